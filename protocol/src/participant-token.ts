@@ -1,0 +1,141 @@
+/**
+ * The local stage's participant token: the contract between the API (which issues it with the
+ * `local` provider) and the local stage (which verifies it on every join).
+ *
+ * Its claims mirror those of an Amazon IVS participant token, so the browser SDK reads both the
+ * same way: `jti` is the participant id, `topic` the stage id, `resource` the stage's ARN-like
+ * name, `capabilities` what the holder may do, `events_url` / `whip_url` where to connect.
+ * IVS signs with ES384 and AWS's key; the local stage uses HS256 and a secret shared by the two
+ * processes.
+ */
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { z } from 'zod';
+
+export const PARTICIPANT_TOKEN_ALGORITHM = 'HS256';
+/** Distinguishes participant tokens from any other token signed by the same deployment. */
+export const PARTICIPANT_TOKEN_AUDIENCE = 'tailcam-local-stage';
+
+export const participantTokenClaimsSchema = z.object({
+  jti: z.string().min(1),
+  topic: z.string().min(1),
+  resource: z.string().min(1),
+  user_id: z.string().min(1),
+  capabilities: z.object({
+    allow_publish: z.boolean(),
+    allow_subscribe: z.boolean(),
+  }),
+  attributes: z.record(z.string(), z.string()),
+  events_url: z.url(),
+  whip_url: z.url(),
+  iat: z.number().int(),
+  exp: z.number().int(),
+});
+
+export type ParticipantTokenClaims = z.infer<typeof participantTokenClaimsSchema>;
+
+export interface IssueParticipantTokenInput {
+  secret: Uint8Array;
+  participantId: string;
+  stageId: string;
+  userId: string;
+  attributes: Record<string, string>;
+  capabilities: { publish: boolean; subscribe: boolean };
+  /** Base URL the browser reaches the local stage at, e.g. `http://127.0.0.1:8080/stage`. */
+  stageBaseUrl: string;
+  ttlSeconds: number;
+  now?: Date;
+}
+
+export function localStageResource(stageId: string): string {
+  return `arn:tailcam:local:stage/${stageId}`;
+}
+
+/** `events_url` (WebSocket) and `whip_url` (HTTP) for a stage base URL. */
+export function localStageEndpoints(stageBaseUrl: string): { eventsUrl: string; whipUrl: string } {
+  const base = new URL(stageBaseUrl.endsWith('/') ? stageBaseUrl : `${stageBaseUrl}/`);
+  const events = new URL('events', base);
+  events.protocol = events.protocol === 'https:' ? 'wss:' : 'ws:';
+  const whip = new URL('whep', base);
+  return { eventsUrl: events.toString(), whipUrl: whip.toString() };
+}
+
+export async function issueParticipantToken(input: IssueParticipantTokenInput): Promise<string> {
+  const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
+  const { eventsUrl, whipUrl } = localStageEndpoints(input.stageBaseUrl);
+  return new SignJWT({
+    topic: input.stageId,
+    resource: localStageResource(input.stageId),
+    user_id: input.userId,
+    capabilities: {
+      allow_publish: input.capabilities.publish,
+      allow_subscribe: input.capabilities.subscribe,
+    },
+    attributes: input.attributes,
+    events_url: eventsUrl,
+    whip_url: whipUrl,
+  })
+    .setProtectedHeader({ alg: PARTICIPANT_TOKEN_ALGORITHM, typ: 'JWT' })
+    .setJti(input.participantId)
+    .setAudience(PARTICIPANT_TOKEN_AUDIENCE)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + input.ttlSeconds)
+    .sign(input.secret);
+}
+
+export type ParticipantTokenFailure = 'malformed' | 'expired' | 'invalid_signature' | 'not_allowed';
+
+export class ParticipantTokenError extends Error {
+  constructor(
+    readonly reason: ParticipantTokenFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ParticipantTokenError';
+  }
+}
+
+export interface VerifyParticipantTokenOptions {
+  secret: Uint8Array;
+  /** The stage being joined: the token's `topic` must name it. */
+  stageId: string;
+  /** The capability the join needs. */
+  capability: 'subscribe' | 'publish';
+  now?: Date;
+}
+
+/** Verifies signature, algorithm, audience, expiry, topic and capability; returns the claims. */
+export async function verifyParticipantToken(
+  token: string,
+  options: VerifyParticipantTokenOptions,
+): Promise<ParticipantTokenClaims> {
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, options.secret, {
+      algorithms: [PARTICIPANT_TOKEN_ALGORITHM],
+      audience: PARTICIPANT_TOKEN_AUDIENCE,
+      currentDate: options.now,
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) {
+      throw new ParticipantTokenError('expired', 'Token is expired');
+    }
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+      throw new ParticipantTokenError('invalid_signature', 'Token signature is invalid');
+    }
+    throw new ParticipantTokenError('malformed', 'Token is malformed');
+  }
+  const parsed = participantTokenClaimsSchema.safeParse(payload);
+  if (!parsed.success) throw new ParticipantTokenError('malformed', 'Token is malformed');
+  const claims = parsed.data;
+  if (claims.topic !== options.stageId) {
+    throw new ParticipantTokenError('not_allowed', 'Token is not valid for this stage');
+  }
+  const allowed =
+    options.capability === 'subscribe'
+      ? claims.capabilities.allow_subscribe
+      : claims.capabilities.allow_publish;
+  if (!allowed) {
+    throw new ParticipantTokenError('not_allowed', `Token does not allow ${options.capability}`);
+  }
+  return claims;
+}
