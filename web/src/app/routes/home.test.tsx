@@ -1,0 +1,87 @@
+import { render, screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { StreamGrid } from '@/features/streams/components/stream-grid';
+import { renderApp } from '@/testing/render-app';
+
+describe('stream selection page', () => {
+  it("shows 'Available Streams', its subtitle and one card per built-in stream, none live", () => {
+    localStorage.setItem('token', 't');
+    renderApp('/home');
+    expect(screen.getByRole('heading', { name: 'Available Streams' })).toBeInTheDocument();
+    expect(screen.getByText('Select a stream to start watching')).toBeInTheDocument();
+
+    const cards = within(screen.getByRole('list', { name: 'Streams' })).getAllByRole('link');
+    expect(cards.map((card) => within(card).getByRole('heading').textContent)).toEqual([
+      'N743AS',
+      'N953AS',
+      'N954AS',
+    ]);
+    for (const card of cards) {
+      expect(within(card).getByText('Click to watch stream')).toBeInTheDocument();
+      expect(within(card).getByRole('img')).toBeInTheDocument();
+      expect(within(card).queryByText('Live')).not.toBeInTheDocument();
+    }
+  });
+
+  it('lays the grid out in 1, 2 and 3 columns at small, medium and large widths', () => {
+    localStorage.setItem('token', 't');
+    renderApp('/home');
+    expect(screen.getByRole('list', { name: 'Streams' })).toHaveClass(
+      'grid-cols-1',
+      'md:grid-cols-2',
+      'lg:grid-cols-3',
+    );
+  });
+
+  it('opens the player of the clicked stream', async () => {
+    localStorage.setItem('token', 't');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => new Promise(() => undefined)),
+    );
+    const { user } = renderApp('/home');
+    await user.click(screen.getByRole('link', { name: /N953AS/ }));
+    expect(screen.getByTestId('location')).toHaveTextContent('/player/N953AS');
+  });
+
+  it.each([['{Enter}'], [' ']])('opens the player from the keyboard with %s', async (key) => {
+    localStorage.setItem('token', 't');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => new Promise(() => undefined)),
+    );
+    const { user } = renderApp('/home');
+    await user.tab(); // header logo
+    await user.tab(); // logout
+    await user.tab(); // first card
+    expect(screen.getByRole('link', { name: /N743AS/ })).toHaveFocus();
+    await user.keyboard(key);
+    expect(screen.getByTestId('location')).toHaveTextContent('/player/N743AS');
+  });
+
+  it("shows a 'Live' badge and the thumbnail image for a live stream that has one", () => {
+    render(
+      <MemoryRouter>
+        <StreamGrid
+          streams={[{ id: 'N1', name: 'N1', isLive: true, thumbnailUrl: '/thumb.jpg' }]}
+          hrefFor={(id) => `/player/${id}`}
+          onOpen={() => undefined}
+        />
+      </MemoryRouter>,
+    );
+    expect(screen.getByText('Live')).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: 'N1 thumbnail' })).toHaveAttribute('src', '/thumb.jpg');
+  });
+
+  it("shows 'No streams available' and 'Check back later for available streams' when the list is empty", () => {
+    render(
+      <MemoryRouter>
+        <StreamGrid streams={[]} hrefFor={(id) => id} onOpen={() => undefined} />
+      </MemoryRouter>,
+    );
+    expect(screen.getByText('No streams available')).toBeInTheDocument();
+    expect(screen.getByText('Check back later for available streams')).toBeInTheDocument();
+    expect(screen.queryByRole('list')).not.toBeInTheDocument();
+  });
+});

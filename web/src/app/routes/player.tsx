@@ -1,0 +1,26 @@
+import { ArrowLeft } from 'lucide-react';
+import { Link, Navigate, useParams } from 'react-router';
+import { paths } from '@/config/paths';
+import { StreamPlayer } from '@/features/player/components/stream-player';
+
+export function PlayerRoute() {
+  const { streamId } = useParams();
+  if (!streamId) return <Navigate to={paths.home.href()} replace />;
+
+  return (
+    <div className="space-y-4">
+      <div className="flex items-center justify-between gap-4">
+        <Link
+          to={paths.home.href()}
+          className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+        >
+          <ArrowLeft aria-hidden="true" className="size-4" />
+          <span className="hidden sm:inline">Back to Selection</span>
+          <span className="sm:hidden">Back</span>
+        </Link>
+        <h1 className="font-mono text-lg font-semibold tracking-wider text-white">{streamId}</h1>
+      </div>
+      <StreamPlayer key={streamId} streamId={streamId} />
+    </div>
+  );
+}

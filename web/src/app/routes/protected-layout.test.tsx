@@ -1,0 +1,55 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { renderApp } from '@/testing/render-app';
+
+describe('route guard and header', () => {
+  it.each(['/home', '/player/N743AS'])(
+    'sends a visitor without a stored token from %s to /',
+    (path) => {
+      renderApp(path);
+      expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+      expect(screen.getByRole('heading', { name: 'Welcome Back' })).toBeInTheDocument();
+    },
+  );
+
+  it('checks only that a token is stored, not whether it is valid', () => {
+    localStorage.setItem('token', 'not-even-a-jwt');
+    renderApp('/home');
+    expect(screen.getByRole('heading', { name: 'Available Streams' })).toBeInTheDocument();
+  });
+
+  it.each(['/player', '/player/'])('sends %s without a stream id to /home', (path) => {
+    localStorage.setItem('token', 't');
+    renderApp(path);
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+  });
+
+  it('takes the viewer home from the header logo', async () => {
+    localStorage.setItem('token', 't');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => new Promise(() => undefined)),
+    );
+    const { user } = renderApp('/player/N743AS');
+    await user.click(screen.getByRole('link', { name: 'Tailcam home' }));
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+  });
+
+  it("logs out with 'Logout': removes the stored token and goes to /", async () => {
+    localStorage.setItem('token', 't');
+    const { user } = renderApp('/home');
+    const logout = screen.getByRole('button', { name: 'Logout' });
+    // On small screens only the icon shows; the button keeps its accessible name.
+    expect(logout.querySelector('svg')).toBeInTheDocument();
+    expect(logout).toHaveTextContent('Logout');
+    expect(screen.getByText('Logout')).toHaveClass('hidden', 'sm:inline');
+    await user.click(logout);
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it('shows no header on the sign-in page', () => {
+    renderApp('/');
+    expect(screen.queryByRole('button', { name: 'Logout' })).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,35 @@
+import { LogOut, Plane } from 'lucide-react';
+import { Link } from 'react-router';
+
+interface AppHeaderProps {
+  homeHref: string;
+  onLogout: () => void;
+}
+
+export function AppHeader({ homeHref, onLogout }: AppHeaderProps) {
+  return (
+    <header className="sticky top-0 z-10 border-b border-slate-800 bg-slate-950/90 backdrop-blur">
+      <div className="mx-auto flex h-16 max-w-7xl items-center justify-between px-4 sm:px-6 lg:px-8">
+        <Link
+          to={homeHref}
+          className="flex items-center gap-2.5 rounded-lg text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+          aria-label="Tailcam home"
+        >
+          <span className="flex size-9 items-center justify-center rounded-lg bg-sky-500 text-slate-950">
+            <Plane aria-hidden="true" className="size-5" />
+          </span>
+          <span className="text-lg font-bold tracking-tight">Tailcam</span>
+        </Link>
+        <button
+          type="button"
+          onClick={onLogout}
+          aria-label="Logout"
+          className="inline-flex items-center gap-2 rounded-lg border border-slate-700 px-3 py-2 text-sm font-medium text-slate-200 transition hover:border-slate-500 hover:bg-slate-800 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+        >
+          <LogOut aria-hidden="true" className="size-4" />
+          <span className="hidden sm:inline">Logout</span>
+        </button>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,91 @@
+import { LogIn } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { login } from '../api/login';
+
+export const LOGIN_FAILED_MESSAGE = 'Invalid credentials';
+
+const inputClassName =
+  'block w-full rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2.5 text-slate-100 placeholder:text-slate-500 focus:border-sky-400 focus:ring-2 focus:ring-sky-400/40 focus:outline-none disabled:cursor-not-allowed disabled:opacity-60';
+
+interface LoginFormProps {
+  onSuccess: (token: string) => void;
+}
+
+export function LoginForm({ onSuccess }: LoginFormProps) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [failed, setFailed] = useState(false);
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (submitting) return;
+    setSubmitting(true);
+    setFailed(false);
+    try {
+      const token = await login({ username, password });
+      onSuccess(token);
+    } catch {
+      // Every failure reads the same to the viewer (SPEC.md §8); the API's own message is for logs.
+      setFailed(true);
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <form className="space-y-5" onSubmit={handleSubmit} aria-busy={submitting}>
+      <div className="space-y-1.5">
+        <label htmlFor="username" className="block text-sm font-medium text-slate-200">
+          Username
+        </label>
+        <input
+          id="username"
+          name="username"
+          type="text"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          disabled={submitting}
+          placeholder="Enter your username"
+          value={username}
+          onChange={(event) => setUsername(event.target.value)}
+          className={inputClassName}
+        />
+      </div>
+      <div className="space-y-1.5">
+        <label htmlFor="password" className="block text-sm font-medium text-slate-200">
+          Password
+        </label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          disabled={submitting}
+          placeholder="Enter your password"
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+          className={inputClassName}
+        />
+      </div>
+      {failed && (
+        <p
+          role="alert"
+          className="rounded-lg border border-red-500/40 bg-red-500/10 px-3.5 py-2.5 text-sm text-red-200"
+        >
+          {LOGIN_FAILED_MESSAGE}
+        </p>
+      )}
+      <button
+        type="submit"
+        disabled={submitting}
+        className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-sky-500 px-4 py-2.5 font-semibold text-slate-950 transition hover:bg-sky-400 focus-visible:ring-2 focus-visible:ring-sky-300 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-900 focus-visible:outline-none disabled:cursor-wait disabled:opacity-70"
+      >
+        <LogIn aria-hidden="true" className="size-4" />
+        {submitting ? 'Signing in...' : 'Sign In'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,65 @@
+import { AlertTriangle, LoaderCircle, MousePointerClick, RefreshCw, WifiOff } from 'lucide-react';
+import type { ReactNode } from 'react';
+
+function Overlay({ children, role }: { children: ReactNode; role: 'status' | 'alert' }) {
+  return (
+    <div
+      role={role}
+      className="absolute inset-0 flex flex-col items-center justify-center gap-3 bg-slate-950/85 p-6 text-center backdrop-blur-sm"
+    >
+      {children}
+    </div>
+  );
+}
+
+export function LoadingOverlay() {
+  return (
+    <Overlay role="status">
+      <LoaderCircle aria-hidden="true" className="size-10 animate-spin text-sky-400" />
+      <p className="text-lg font-semibold text-white">Connecting to stream...</p>
+      <p className="text-sm text-slate-400">This may take a few moments</p>
+    </Overlay>
+  );
+}
+
+export function ReconnectingOverlay({ message }: { message: string }) {
+  return (
+    <Overlay role="status">
+      <WifiOff aria-hidden="true" className="size-10 animate-pulse text-amber-400" />
+      <p className="text-lg font-semibold text-white">{message}</p>
+    </Overlay>
+  );
+}
+
+export function ErrorOverlay({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <Overlay role="alert">
+      <AlertTriangle aria-hidden="true" className="size-10 text-red-400" />
+      <h2 className="text-xl font-semibold text-white">Stream Unavailable</h2>
+      <p className="max-w-md text-sm break-words text-slate-300">{message}</p>
+      <button
+        type="button"
+        onClick={onRetry}
+        className="mt-2 inline-flex items-center gap-2 rounded-lg bg-sky-500 px-4 py-2 font-semibold text-slate-950 transition hover:bg-sky-400 focus-visible:ring-2 focus-visible:ring-sky-300 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-900 focus-visible:outline-none"
+      >
+        <RefreshCw aria-hidden="true" className="size-4" />
+        Retry Connection
+      </button>
+    </Overlay>
+  );
+}
+
+/** Sits over the video without catching the pointer: the click lands on the video itself. */
+export function AutoplayBlockedNotice({ message }: { message: string }) {
+  return (
+    <div
+      role="status"
+      className="pointer-events-none absolute inset-x-0 top-0 flex justify-center p-3 sm:p-4"
+    >
+      <p className="inline-flex items-center gap-2 rounded-lg bg-slate-900/90 px-3.5 py-2 text-sm text-slate-100 shadow-lg ring-1 ring-slate-700">
+        <MousePointerClick aria-hidden="true" className="size-4 shrink-0 text-sky-400" />
+        {message}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import { useRef } from 'react';
+import { AUTOPLAY_BLOCKED_MESSAGE, useStageSession } from '../hooks/use-stage-session';
+import { CONNECTION_LOST_MESSAGE } from '../lib/player-machine';
+import {
+  AutoplayBlockedNotice,
+  ErrorOverlay,
+  LoadingOverlay,
+  ReconnectingOverlay,
+} from './player-overlays';
+
+interface StreamPlayerProps {
+  streamId: string;
+}
+
+/** The live video of one stream with its connection overlays. Mount with `key={streamId}`. */
+export function StreamPlayer({ streamId }: StreamPlayerProps) {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const { state, autoplayBlocked, retry, resumePlayback } = useStageSession(streamId, videoRef);
+
+  return (
+    <div className="relative aspect-video w-full overflow-hidden rounded-xl bg-black shadow-2xl ring-1 shadow-black/40 ring-slate-800">
+      <video
+        ref={videoRef}
+        className="size-full object-contain"
+        aria-label={`Live video from ${streamId}`}
+        data-state={state.status}
+        muted
+        autoPlay
+        controls
+        playsInline
+        onClick={autoplayBlocked ? resumePlayback : undefined}
+      />
+      {state.status === 'loading' && <LoadingOverlay />}
+      {state.status === 'reconnecting' && <ReconnectingOverlay message={CONNECTION_LOST_MESSAGE} />}
+      {state.status === 'error' && <ErrorOverlay message={state.message} onRetry={retry} />}
+      {state.status === 'connected' && autoplayBlocked && (
+        <AutoplayBlockedNotice message={AUTOPLAY_BLOCKED_MESSAGE} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * The stage SDK is a global script loaded outside the app (SPEC.md §7, DESIGN.md §2): the real
+ * Amazon IVS Web Broadcast SDK in production, the local stage's SDK offline. Its types come from
+ * the real package (type-only: nothing of it is bundled), so a misuse of the real SDK fails tsc.
+ */
+import type * as IvsSdk from 'amazon-ivs-web-broadcast';
+
+/** The part of the SDK's public API the player uses. */
+export type StageSdk = Pick<
+  typeof IvsSdk,
+  | 'Stage'
+  | 'StageEvents'
+  | 'StageConnectionState'
+  | 'SubscribeType'
+  | 'StageSubscribeStreamType'
+  | 'StreamType'
+>;
+
+export type Stage = IvsSdk.Stage;
+export type StageStream = IvsSdk.StageStream;
+export type StageStrategy = IvsSdk.StageStrategy;
+export type StageConnectionState = IvsSdk.StageConnectionState;
+export type StageError = IvsSdk.StageError;
+export type StageParticipantInfo = IvsSdk.StageParticipantInfo;
+
+export const SDK_NOT_LOADED_MESSAGE =
+  'The broadcast SDK is not loaded. Please check your connection and reload the page.';
+
+declare global {
+  interface Window {
+    IVSBroadcastClient?: StageSdk;
+  }
+}
+
+export function getStageSdk(): StageSdk | undefined {
+  return window.IVSBroadcastClient;
+}
+
+/** Publishes nothing and subscribes to the video of every participant, never audio (SPEC.md §4). */
+export function createViewerStrategy(sdk: StageSdk): StageStrategy {
+  return {
+    stageStreamsToPublish: () => [],
+    shouldPublishParticipant: () => false,
+    shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
+  };
+}

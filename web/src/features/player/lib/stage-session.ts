@@ -1,0 +1,197 @@
+/**
+ * One viewer's session with one stage: fetches participant tokens, joins, listens, rejoins after
+ * a lost connection, and leaves. Plain TypeScript, no React: `useStageSession` joins it to a page.
+ *
+ * Rules it keeps (SPEC.md §4):
+ * - a token fetch is ignored while another one is in flight;
+ * - the next join waits for the last leave, and its own leave never looks like a lost connection,
+ *   because listeners are removed before `leave()` is called;
+ * - only video is subscribed; the first video track of added streams goes to `onVideoTrack`.
+ */
+import { errorMessage } from '@/lib/error-message';
+import {
+  initialPlayerState,
+  reconnectDelayMs,
+  transition,
+  type PlayerEvent,
+  type PlayerState,
+} from './player-machine';
+import {
+  createViewerStrategy,
+  SDK_NOT_LOADED_MESSAGE,
+  type Stage,
+  type StageConnectionState,
+  type StageError,
+  type StageParticipantInfo,
+  type StageSdk,
+  type StageStream,
+} from './stage-sdk';
+
+export const UNKNOWN_STAGE_ERROR_MESSAGE = 'An unknown stage error occurred.';
+
+export interface StageSessionOptions {
+  stageId: string;
+  getSdk: () => StageSdk | undefined;
+  fetchParticipantToken: (stageId: string, signal: AbortSignal) => Promise<string>;
+  onVideoTrack: (track: MediaStreamTrack) => void;
+}
+
+interface JoinedStage {
+  stage: Stage;
+  removeListeners: () => void;
+}
+
+export class StageSession {
+  private state: PlayerState = initialPlayerState;
+  private readonly subscribers = new Set<() => void>();
+  private joined: JoinedStage | undefined;
+  private tokenFetch: AbortController | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private started = false;
+  private disposed = false;
+
+  constructor(private readonly options: StageSessionOptions) {}
+
+  getState = (): PlayerState => this.state;
+
+  subscribe = (subscriber: () => void): (() => void) => {
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  };
+
+  /** Fetches a participant token and joins the stage. Only the first call does anything. */
+  start(): void {
+    if (this.started || this.disposed) return;
+    this.started = true;
+    void this.connect();
+  }
+
+  /** 'Retry Connection': a new participant token and a new join, at once. */
+  retry(): void {
+    if (this.state.status !== 'error') return;
+    this.dispatch({ type: 'RETRY' });
+    void this.connect();
+  }
+
+  /** Leaves the stage, removes every listener and cancels whatever is pending. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearTimeout(this.reconnectTimer);
+    this.tokenFetch?.abort();
+    this.leaveStage();
+    this.subscribers.clear();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.disposed || this.tokenFetch) return; // one token fetch at a time
+    const sdk = this.options.getSdk();
+    if (!sdk) {
+      this.attemptFailed(SDK_NOT_LOADED_MESSAGE);
+      return;
+    }
+
+    const tokenFetch = new AbortController();
+    this.tokenFetch = tokenFetch;
+    let participantToken: string;
+    try {
+      participantToken = await this.options.fetchParticipantToken(
+        this.options.stageId,
+        tokenFetch.signal,
+      );
+    } catch (error) {
+      if (!tokenFetch.signal.aborted) this.attemptFailed(errorMessage(error));
+      return;
+    } finally {
+      if (this.tokenFetch === tokenFetch) this.tokenFetch = undefined;
+    }
+    if (this.disposed) return;
+
+    this.leaveStage();
+    let stage: Stage;
+    try {
+      stage = new sdk.Stage(participantToken, createViewerStrategy(sdk));
+    } catch (error) {
+      this.attemptFailed(errorMessage(error));
+      return;
+    }
+    this.joined = { stage, removeListeners: this.addListeners(sdk, stage) };
+    try {
+      await stage.join();
+    } catch (error) {
+      if (this.joined?.stage === stage) this.attemptFailed(errorMessage(error));
+    }
+  }
+
+  private addListeners(sdk: StageSdk, stage: Stage): () => void {
+    const { StageEvents, StageConnectionState, StreamType } = sdk;
+
+    const onConnectionStateChanged = (connectionState: StageConnectionState) => {
+      if (connectionState === StageConnectionState.CONNECTED) {
+        this.dispatch({ type: 'STAGE_CONNECTED' });
+      } else if (connectionState === StageConnectionState.DISCONNECTED) {
+        this.dispatch({ type: 'STAGE_DISCONNECTED' });
+      }
+    };
+    const onStreamsAdded = (_participant: StageParticipantInfo, streams: StageStream[]) => {
+      const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
+      if (video) this.options.onVideoTrack(video.mediaStreamTrack);
+    };
+    const onError = (error: StageError) => {
+      const message =
+        typeof error?.message === 'string' && error.message.trim() !== ''
+          ? error.message
+          : UNKNOWN_STAGE_ERROR_MESSAGE;
+      this.dispatch({ type: 'STAGE_ERROR', message });
+    };
+
+    stage.on(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
+    stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
+    stage.on(StageEvents.ERROR, onError);
+    return () => {
+      stage.off(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
+      stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
+      stage.off(StageEvents.ERROR, onError);
+    };
+  }
+
+  /** Listeners first, then leave: the app's own leave must never reach its reconnect rule. */
+  private leaveStage(): void {
+    const joined = this.joined;
+    if (!joined) return;
+    this.joined = undefined;
+    joined.removeListeners();
+    try {
+      joined.stage.leave();
+    } catch {
+      // A stage that cannot leave cleanly is gone either way; nothing is left to undo.
+    }
+  }
+
+  private attemptFailed(message: string): void {
+    this.leaveStage();
+    this.dispatch({ type: 'ATTEMPT_FAILED', message });
+  }
+
+  private dispatch(event: PlayerEvent): void {
+    if (this.disposed) return;
+    const previous = this.state;
+    const next = transition(previous, event);
+    if (next === previous) return;
+    this.state = next;
+
+    if (next.status === 'error') {
+      clearTimeout(this.reconnectTimer);
+      this.leaveStage();
+    } else if (next.status === 'reconnecting') {
+      if (previous.status === 'connected') this.leaveStage();
+      this.scheduleReconnect(next.attempt);
+    }
+    for (const subscriber of this.subscribers) subscriber();
+  }
+
+  private scheduleReconnect(attempt: number): void {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => void this.connect(), reconnectDelayMs(attempt));
+  }
+}

@@ -1,0 +1,52 @@
+import { Video } from 'lucide-react';
+import type { KeyboardEvent } from 'react';
+import { Link } from 'react-router';
+import type { Stream } from '../data/streams';
+import { StreamThumbnail } from './stream-thumbnail';
+
+interface StreamCardProps {
+  stream: Stream;
+  href: string;
+  onOpen: (href: string) => void;
+}
+
+export function StreamCard({ stream, href, onOpen }: StreamCardProps) {
+  // A link opens on Enter by itself; Space is what a button-like card is also expected to take.
+  function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
+    if (event.key === ' ') {
+      event.preventDefault();
+      onOpen(href);
+    }
+  }
+
+  return (
+    <Link
+      to={href}
+      onKeyDown={handleKeyDown}
+      aria-label={`${stream.name}${stream.isLive ? ', live' : ''}: Click to watch stream`}
+      className="group block overflow-hidden rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition hover:-translate-y-0.5 hover:border-sky-500/60 hover:shadow-sky-950/40 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
+    >
+      <div className="relative">
+        <StreamThumbnail name={stream.name} thumbnailUrl={stream.thumbnailUrl} />
+        {stream.isLive && (
+          <span className="absolute top-3 left-3 inline-flex items-center gap-1.5 rounded-full bg-red-600 px-2.5 py-0.5 text-xs font-semibold tracking-wide text-white uppercase">
+            <span aria-hidden="true" className="size-1.5 rounded-full bg-white" />
+            Live
+          </span>
+        )}
+      </div>
+      <div className="flex items-center justify-between gap-3 px-4 py-3.5">
+        <div>
+          <h2 className="font-mono text-lg font-semibold tracking-wider text-white">
+            {stream.name}
+          </h2>
+          <p className="text-sm text-slate-400">Click to watch stream</p>
+        </div>
+        <Video
+          aria-hidden="true"
+          className="size-5 text-slate-500 transition group-hover:text-sky-400"
+        />
+      </div>
+    </Link>
+  );
+}

@@ -1,0 +1,30 @@
+import { Radio } from 'lucide-react';
+import type { Stream } from '../data/streams';
+import { StreamCard } from './stream-card';
+
+interface StreamGridProps {
+  streams: readonly Stream[];
+  hrefFor: (streamId: string) => string;
+  onOpen: (href: string) => void;
+}
+
+export function StreamGrid({ streams, hrefFor, onOpen }: StreamGridProps) {
+  if (streams.length === 0) {
+    return (
+      <div className="flex flex-col items-center rounded-xl border border-dashed border-slate-700 px-6 py-16 text-center">
+        <Radio aria-hidden="true" className="mb-4 size-10 text-slate-500" />
+        <p className="text-lg font-semibold text-slate-200">No streams available</p>
+        <p className="mt-1 text-slate-400">Check back later for available streams</p>
+      </div>
+    );
+  }
+  return (
+    <ul className="grid grid-cols-1 gap-6 md:grid-cols-2 lg:grid-cols-3" aria-label="Streams">
+      {streams.map((stream) => (
+        <li key={stream.id}>
+          <StreamCard stream={stream} href={hrefFor(stream.id)} onOpen={onOpen} />
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,31 @@
+import { Plane } from 'lucide-react';
+
+interface StreamThumbnailProps {
+  name: string;
+  thumbnailUrl?: string;
+}
+
+/** The stream's thumbnail, or a drawn placeholder when the stream has none. */
+export function StreamThumbnail({ name, thumbnailUrl }: StreamThumbnailProps) {
+  if (thumbnailUrl) {
+    return (
+      <img
+        src={thumbnailUrl}
+        alt={`${name} thumbnail`}
+        className="aspect-video w-full object-cover"
+        loading="lazy"
+      />
+    );
+  }
+  return (
+    <div
+      role="img"
+      aria-label={`${name} placeholder image`}
+      className="relative flex aspect-video w-full items-center justify-center overflow-hidden bg-gradient-to-b from-sky-800 via-sky-900 to-slate-900"
+    >
+      <div className="absolute inset-x-0 bottom-0 h-1/3 bg-gradient-to-t from-slate-950/80 to-transparent" />
+      <div className="absolute inset-x-0 top-[62%] h-px bg-sky-300/30" />
+      <Plane aria-hidden="true" className="size-14 -rotate-12 text-sky-100/80 drop-shadow-lg" />
+    </div>
+  );
+}

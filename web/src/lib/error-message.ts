@@ -1,0 +1,11 @@
+export const UNKNOWN_ERROR_MESSAGE = 'An unknown error occurred';
+
+/** The message an error carries, or the spec's generic one when it carries none (SPEC.md §8). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error && error.message.trim() !== '') return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const { message } = error;
+    if (typeof message === 'string' && message.trim() !== '') return message;
+  }
+  return UNKNOWN_ERROR_MESSAGE;
+}

@@ -1,0 +1,21 @@
+import { vi } from 'vitest';
+
+/** jsdom has no MediaStream and no media playback; these stand in for the browser's. */
+export class FakeMediaStream {
+  constructor(readonly tracks: MediaStreamTrack[]) {}
+  getVideoTracks(): MediaStreamTrack[] {
+    return this.tracks.filter((track) => track.kind === 'video');
+  }
+}
+
+export function stubMedia(play: () => Promise<void> = () => Promise.resolve()) {
+  vi.stubGlobal('MediaStream', FakeMediaStream);
+  const playSpy = vi.spyOn(HTMLMediaElement.prototype, 'play').mockImplementation(play);
+  return { playSpy };
+}
+
+export function autoplayRefusal(): Promise<void> {
+  return Promise.reject(
+    new DOMException('play() failed because the user did not interact', 'NotAllowedError'),
+  );
+}
