@@ -135,16 +135,7 @@ export class FakeStageSdk {
   readonly SubscribeType = SubscribeType;
   readonly StageSubscribeStreamType = StageSubscribeStreamType;
   readonly StreamType = StreamType;
-  readonly Stage: new (token: string, strategy: StageStrategy) => FakeStage;
-
-  constructor() {
-    const sdk = this;
-    this.Stage = class extends FakeStage {
-      constructor(token: string, strategy: StageStrategy) {
-        super(token, strategy, sdk);
-      }
-    };
-  }
+  readonly Stage = stageClassFor(this);
 
   get lastStage(): FakeStage {
     const stage = this.stages.at(-1);
@@ -160,6 +151,16 @@ export class FakeStageSdk {
   install(): void {
     window.IVSBroadcastClient = this.asStageSdk();
   }
+}
+
+function stageClassFor(
+  sdk: FakeStageSdk,
+): new (token: string, strategy: StageStrategy) => FakeStage {
+  return class extends FakeStage {
+    constructor(token: string, strategy: StageStrategy) {
+      super(token, strategy, sdk);
+    }
+  };
 }
 
 export function fakeTrack(kind: 'audio' | 'video' = 'video'): MediaStreamTrack {

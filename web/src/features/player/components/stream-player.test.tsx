@@ -1,0 +1,262 @@
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderApp } from '@/testing/render-app';
+import { StreamPlayer } from './stream-player';
+import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
+import { autoplayRefusal, FakeMediaStream, stubMedia } from '@/testing/media-stubs';
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+let sdk: FakeStageSdk;
+let tokenCount: number;
+let fetchSpy: ReturnType<typeof vi.fn>;
+
+beforeEach(() => {
+  localStorage.setItem('token', 'login-token');
+  sdk = new FakeStageSdk();
+  sdk.install();
+  tokenCount = 0;
+  fetchSpy = vi.fn(() =>
+    Promise.resolve(jsonResponse(200, { token: `participant-${++tokenCount}` })),
+  );
+  vi.stubGlobal('fetch', fetchSpy);
+  stubMedia();
+  return () => {
+    delete window.IVSBroadcastClient;
+  };
+});
+
+async function openPlayer(streamId = 'N743AS') {
+  const view = renderApp(`/player/${streamId}`);
+  await waitFor(() => expect(sdk.stages).toHaveLength(1));
+  return view;
+}
+
+function video(): HTMLVideoElement {
+  return screen.getByLabelText(/Live video from/) as HTMLVideoElement;
+}
+
+describe('player page', () => {
+  it("shows 'Connecting to stream...' and 'This may take a few moments' until the stage connects", async () => {
+    await openPlayer();
+    expect(screen.getByText('Connecting to stream...')).toBeInTheDocument();
+    expect(screen.getByText('This may take a few moments')).toBeInTheDocument();
+    act(() => sdk.lastStage.connect());
+    expect(screen.queryByText('Connecting to stream...')).not.toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('has a video that is muted, autoplays, has controls and plays inline', async () => {
+    await openPlayer();
+    const element = video();
+    expect(element.muted).toBe(true);
+    expect(element.autoplay).toBe(true);
+    expect(element.controls).toBe(true);
+    expect(element).toHaveAttribute('playsinline');
+  });
+
+  it("has a back button to /home labelled 'Back to Selection', or 'Back' on small screens", async () => {
+    const { user } = await openPlayer();
+    expect(screen.getByText('Back to Selection')).toHaveClass('hidden', 'sm:inline');
+    expect(screen.getByText('Back')).toHaveClass('sm:hidden');
+    await user.click(screen.getByRole('link', { name: /Back/ }));
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+  });
+
+  it('asks for a participant token with the stored token, the stage id and a session-wide client id', async () => {
+    await openPlayer('N953AS');
+    expect(fetchSpy).toHaveBeenCalledTimes(1);
+    const [url, init] = fetchSpy.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('/api/token');
+    expect(init.method).toBe('POST');
+    expect(init.headers).toEqual({
+      'Content-Type': 'application/json',
+      Authorization: 'Bearer login-token',
+    });
+    const body = JSON.parse(String(init.body)) as { stageId: string; clientId: string };
+    expect(body.stageId).toBe('N953AS');
+    expect(body.clientId).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    const key = Object.keys(sessionStorage).find((name) => name.endsWith('viewer_client_id'));
+    expect(key && sessionStorage.getItem(key)).toBe(body.clientId);
+    expect(sdk.lastStage.token).toBe('participant-1');
+  });
+
+  it('publishes nothing and subscribes to the video of participants only', async () => {
+    await openPlayer();
+    const { strategy } = sdk.lastStage;
+    const participant = {} as Parameters<typeof strategy.shouldPublishParticipant>[0];
+    expect(strategy.stageStreamsToPublish()).toEqual([]);
+    expect(strategy.shouldPublishParticipant(participant)).toBe(false);
+    expect(strategy.shouldSubscribeToParticipant(participant)).toEqual(['video']);
+  });
+
+  it('attaches the first video track of added streams to the video and plays it', async () => {
+    const { playSpy } = stubMedia();
+    await openPlayer();
+    const track = fakeTrack('video');
+    act(() => {
+      sdk.lastStage.connect();
+      sdk.lastStage.addVideoStream(track);
+    });
+    const source = video().srcObject as unknown as FakeMediaStream;
+    expect(source.tracks).toEqual([track]);
+    expect(playSpy).toHaveBeenCalled();
+  });
+
+  it("shows 'Browser blocked autoplay. Please click the video to play.' and plays on a click", async () => {
+    const { playSpy } = stubMedia(autoplayRefusal);
+    const { user } = await openPlayer();
+    act(() => {
+      sdk.lastStage.connect();
+      sdk.lastStage.addVideoStream(fakeTrack('video'));
+    });
+    expect(
+      await screen.findByText('Browser blocked autoplay. Please click the video to play.'),
+    ).toBeInTheDocument();
+
+    playSpy.mockImplementation(() => Promise.resolve());
+    await user.click(video());
+    await waitFor(() =>
+      expect(
+        screen.queryByText('Browser blocked autoplay. Please click the video to play.'),
+      ).not.toBeInTheDocument(),
+    );
+    expect(playSpy).toHaveBeenCalledTimes(2);
+  });
+
+  it.each<[string, () => Promise<Response>, string]>([
+    [
+      'the server error text when the token call is refused',
+      () => Promise.resolve(jsonResponse(404, { error: 'Unknown stream: N743AS' })),
+      'Unknown stream: N743AS',
+    ],
+    [
+      "'Failed to fetch participant token' when a refusal has no error text",
+      () => Promise.resolve(new Response('<html>Bad gateway</html>', { status: 502 })),
+      'Failed to fetch participant token',
+    ],
+    [
+      "'Failed to fetch participant token' when the token call cannot reach the server",
+      () => Promise.reject(new TypeError('Failed to fetch')),
+      'Failed to fetch participant token',
+    ],
+    [
+      "'Failed to fetch participant token' when a 200 carries no token",
+      () => Promise.resolve(jsonResponse(200, {})),
+      'Failed to fetch participant token',
+    ],
+    [
+      'the server error text of a 401, without logging the viewer out',
+      () => Promise.resolve(jsonResponse(401, { error: 'Invalid or expired token' })),
+      'Invalid or expired token',
+    ],
+  ])("shows 'Stream Unavailable' with %s", async (_name, answer, message) => {
+    fetchSpy.mockImplementation(answer);
+    renderApp('/player/N743AS');
+    const overlay = await screen.findByRole('alert');
+    expect(overlay).toHaveTextContent('Stream Unavailable');
+    expect(overlay).toHaveTextContent(message);
+    expect(screen.getByRole('button', { name: 'Retry Connection' })).toBeInTheDocument();
+    expect(sdk.stages).toHaveLength(0);
+    expect(localStorage.getItem('token')).toBe('login-token');
+    expect(screen.getByTestId('location')).toHaveTextContent('/player/N743AS');
+  });
+
+  it("shows 'Authentication token not found. Please log in again.' when no token is stored at fetch time", async () => {
+    localStorage.removeItem('token');
+    // Past the route guard (which only runs on navigation), the player checks again itself.
+    render(<StreamPlayer streamId="N743AS" />);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Authentication token not found. Please log in again.',
+    );
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it('says the broadcast SDK is not loaded when the global script is missing', async () => {
+    delete window.IVSBroadcastClient;
+    renderApp('/player/N743AS');
+    expect(await screen.findByRole('alert')).toHaveTextContent(/The broadcast SDK is not loaded\./);
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it("shows a join failure's own message, and 'An unknown error occurred' when it has none", async () => {
+    const { user } = await openPlayer();
+    act(() => sdk.lastStage.failJoin(new Error('[JOIN_ERROR] Operation timed out')));
+    expect(await screen.findByRole('alert')).toHaveTextContent('[JOIN_ERROR] Operation timed out');
+
+    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(2));
+    act(() => sdk.lastStage.failJoin(new Error('')));
+    expect(await screen.findByRole('alert')).toHaveTextContent('An unknown error occurred');
+  });
+
+  it('shows the message of a Stage constructor that throws', async () => {
+    sdk.nextConstructorError = new Error('[JOIN_ERROR] Token is malformed');
+    renderApp('/player/N743AS');
+    expect(await screen.findByRole('alert')).toHaveTextContent('[JOIN_ERROR] Token is malformed');
+  });
+
+  it("shows a stage error's message, and 'An unknown stage error occurred.' when it has none", async () => {
+    const { user } = await openPlayer();
+    act(() => sdk.lastStage.connect());
+    act(() => sdk.lastStage.emit('error', { name: 'StageError', message: 'Subscribe failed' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Subscribe failed');
+    expect(sdk.stages[0]?.leaveCalls).toBe(1);
+
+    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(2));
+    act(() => sdk.lastStage.emit('error', { name: 'StageError', message: '' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('An unknown stage error occurred.');
+    expect(screen.queryByText('Connecting to stream...')).not.toBeInTheDocument();
+  });
+
+  it("'Retry Connection' fetches a new participant token and joins with it", async () => {
+    fetchSpy.mockImplementationOnce(() =>
+      Promise.resolve(jsonResponse(502, { error: 'The stage service is unavailable' })),
+    );
+    const { user } = renderApp('/player/N743AS');
+    await screen.findByRole('alert');
+    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
+    expect(screen.getByText('Connecting to stream...')).toBeInTheDocument();
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    expect(fetchSpy).toHaveBeenCalledTimes(2);
+    expect(sdk.lastStage.token).toBe('participant-1');
+    act(() => sdk.lastStage.connect());
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it("shows 'Connection lost. Reconnecting...', leaves, and rejoins with a new token after a drop", async () => {
+    await openPlayer();
+    const first = sdk.lastStage;
+    act(() => first.connect());
+    act(() => first.dropConnection());
+
+    expect(screen.getByText('Connection lost. Reconnecting...')).toBeInTheDocument();
+    expect(first.leaveCalls).toBe(1);
+    expect(first.listenerCount()).toBe(0);
+    await waitFor(() => expect(sdk.stages).toHaveLength(2));
+    expect(sdk.lastStage.token).toBe('participant-2');
+
+    act(() => sdk.lastStage.connect());
+    expect(screen.queryByText('Connection lost. Reconnecting...')).not.toBeInTheDocument();
+    expect(sdk.stages).toHaveLength(2); // the app's own leave did not start another reconnect
+  });
+
+  it('leaves the stage and removes every listener when the viewer leaves the page', async () => {
+    const { user } = await openPlayer();
+    const stage = sdk.lastStage;
+    act(() => stage.connect());
+    expect(stage.listenerCount()).toBeGreaterThan(0);
+    await user.click(screen.getByRole('link', { name: 'Tailcam home' }));
+    expect(stage.leaveCalls).toBe(1);
+    expect(stage.listenerCount()).toBe(0);
+    expect(fetchSpy).toHaveBeenCalledTimes(1);
+  });
+});

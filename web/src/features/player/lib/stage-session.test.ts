@@ -1,0 +1,177 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
+import { MAX_RECONNECT_ATTEMPTS } from './player-machine';
+import { StageSession } from './stage-session';
+
+interface PendingFetch {
+  resolve: (token: string) => void;
+  reject: (error: unknown) => void;
+  signal: AbortSignal;
+}
+
+let sdk: FakeStageSdk;
+let fetches: PendingFetch[];
+let tracks: MediaStreamTrack[];
+
+function createSession(options: { sdkLoaded?: boolean } = {}) {
+  return new StageSession({
+    stageId: 'N743AS',
+    getSdk: () => (options.sdkLoaded === false ? undefined : sdk.asStageSdk()),
+    fetchParticipantToken: (_stageId, signal) =>
+      new Promise<string>((resolve, reject) => fetches.push({ resolve, reject, signal })),
+    onVideoTrack: (track) => tracks.push(track),
+  });
+}
+
+/** Lets awaited promises inside the session settle. */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  sdk = new FakeStageSdk();
+  fetches = [];
+  tracks = [];
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function connectedSession() {
+  const session = createSession();
+  session.start();
+  fetches.at(-1)?.resolve('token-1');
+  await settle();
+  sdk.lastStage.connect();
+  await settle();
+  expect(session.getState()).toEqual({ status: 'connected' });
+  return session;
+}
+
+describe('StageSession', () => {
+  it('ignores a second start and a retry while the first token fetch is in flight', async () => {
+    const session = createSession();
+    session.start();
+    session.start();
+    session.retry();
+    expect(fetches).toHaveLength(1);
+    fetches[0]?.resolve('token-1');
+    await settle();
+    expect(sdk.stages).toHaveLength(1);
+    expect(sdk.lastStage.joinCalls).toBe(1);
+  });
+
+  it('sends at most one token fetch at a time, even when retry is pressed repeatedly', async () => {
+    const session = createSession();
+    session.start();
+    fetches[0]?.reject(new Error('Failed to fetch participant token'));
+    await settle();
+    expect(session.getState()).toEqual({
+      status: 'error',
+      message: 'Failed to fetch participant token',
+    });
+    session.retry();
+    session.retry();
+    session.retry();
+    expect(fetches).toHaveLength(2);
+  });
+
+  it('hands the first video track of added streams to the page', async () => {
+    await connectedSession();
+    const track = fakeTrack('video');
+    sdk.lastStage.addVideoStream(track);
+    expect(tracks).toEqual([track]);
+  });
+
+  it('rejoins at once after a drop, then backs off, and gives up after the last attempt', async () => {
+    const session = await connectedSession();
+    sdk.lastStage.dropConnection();
+    expect(session.getState().status).toBe('reconnecting');
+
+    for (let attempt = 1; attempt <= MAX_RECONNECT_ATTEMPTS; attempt += 1) {
+      await vi.runOnlyPendingTimersAsync();
+      expect(fetches).toHaveLength(1 + attempt);
+      fetches.at(-1)?.reject(new Error(`Attempt ${attempt} failed`));
+      await settle();
+    }
+    expect(session.getState()).toEqual({
+      status: 'error',
+      message: `Attempt ${MAX_RECONNECT_ATTEMPTS} failed`,
+    });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fetches).toHaveLength(1 + MAX_RECONNECT_ATTEMPTS);
+  });
+
+  it('waits longer between each failed reconnect attempt', async () => {
+    await connectedSession();
+    sdk.lastStage.dropConnection();
+    await settle();
+    expect(fetches).toHaveLength(2); // the first attempt goes at once
+    fetches[1]?.reject(new Error('down'));
+    await settle();
+    await vi.advanceTimersByTimeAsync(499);
+    expect(fetches).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetches).toHaveLength(3);
+    fetches[2]?.reject(new Error('down'));
+    await settle();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(fetches).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetches).toHaveLength(4);
+  });
+
+  it('counts a failed rejoin as a failed attempt, not as a stage error', async () => {
+    const session = await connectedSession();
+    sdk.lastStage.dropConnection();
+    await settle();
+    fetches[1]?.resolve('token-2');
+    await settle();
+    sdk.lastStage.emit('error', { message: '[JOIN_ERROR] Operation timed out' });
+    sdk.lastStage.failJoin(new Error('[JOIN_ERROR] Operation timed out'));
+    await settle();
+    expect(session.getState()).toEqual({ status: 'reconnecting', attempt: 2 });
+    await vi.advanceTimersByTimeAsync(500);
+    fetches[2]?.resolve('token-3');
+    await settle();
+    sdk.lastStage.connect();
+    expect(session.getState()).toEqual({ status: 'connected' });
+  });
+
+  it('stops everything on dispose: no late join after a token arrives, no reconnect timer', async () => {
+    const session = createSession();
+    session.start();
+    session.dispose();
+    expect(fetches[0]?.signal.aborted).toBe(true);
+    fetches[0]?.resolve('token-1');
+    await settle();
+    expect(sdk.stages).toHaveLength(0);
+
+    const connected = await connectedSession();
+    const stage = sdk.lastStage;
+    stage.dropConnection();
+    connected.dispose();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sdk.stages).toHaveLength(1);
+    expect(fetches).toHaveLength(2);
+    expect(stage.listenerCount()).toBe(0);
+  });
+
+  it('reports the missing SDK without asking for a token', () => {
+    const session = createSession({ sdkLoaded: false });
+    session.start();
+    expect(session.getState()).toMatchObject({ status: 'error' });
+    expect(fetches).toHaveLength(0);
+  });
+
+  it('wakes subscribers on every change of state and not otherwise', async () => {
+    const session = createSession();
+    const subscriber = vi.fn();
+    session.subscribe(subscriber);
+    session.start();
+    fetches[0]?.resolve('token-1');
+    await settle();
+    sdk.lastStage.connect(); // connecting, then connected: only the second changes state
+    expect(subscriber).toHaveBeenCalledTimes(1);
+  });
+});
