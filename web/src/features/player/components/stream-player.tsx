@@ -18,7 +18,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   const { state, autoplayBlocked, retry, resumePlayback } = useStageSession(streamId, videoRef);
 
   return (
-    <div className="relative aspect-video w-full overflow-hidden rounded-xl bg-black shadow-2xl ring-1 shadow-black/40 ring-slate-800">
+    <div className="relative aspect-video max-h-[calc(100vh-10rem)] min-h-72 w-full overflow-hidden rounded-xl bg-black shadow-2xl ring-1 shadow-black/40 ring-slate-800">
       <video
         ref={videoRef}
         className="size-full object-contain"
