@@ -1,0 +1,87 @@
+/**
+ * The local stage process (`node local-stage/dist/stage.js`): reads its configuration from the
+ * environment, loads the participant-token secret shared with the API, and serves the stage on
+ * STAGE_HOST:STAGE_PORT until SIGINT/SIGTERM.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadOrCreateSecret, STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
+import { ConfigError, loadStageConfig } from './server/config';
+import { startLocalStage } from './server/start';
+
+// dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function log(message: string, detail?: unknown): void {
+  const suffix =
+    detail instanceof Error ? `: ${detail.message}` : detail ? ` ${String(detail)}` : '';
+  console.log(`[stage] ${message}${suffix}`);
+}
+
+/** The API may be creating the same secret file this very moment: retry a short read. */
+async function loadSecret(path: string): Promise<Uint8Array> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await loadOrCreateSecret(path);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof Error) || !/too short/.test(error.message))
+        throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadStageConfig(process.env, root);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const secret = config.tokenSecret
+    ? new TextEncoder().encode(config.tokenSecret)
+    : await loadSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
+
+  let stopping = false;
+  const running = await startLocalStage({
+    host: config.host,
+    port: config.port,
+    secret,
+    faultsEnabled: config.faultsEnabled,
+    camera: config.camera,
+    log,
+    onExitRequested: () => {
+      log('exiting on request (fault injection: hard restart)');
+      process.exit(1);
+    },
+  });
+  const { width, height, fps } = config.camera;
+  log(
+    `listening on ${running.url} (cameras ${width}x${height}@${fps}${config.faultsEnabled ? ', faults on' : ''})`,
+  );
+
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    const forced = setTimeout(() => process.exit(0), 3000);
+    forced.unref();
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // The orchestrator is the parent: if it is gone, so is the reason to run.
+  process.on('disconnect', () => stop('parent gone'));
+}
+
+main().catch((error: unknown) => {
+  console.error('[stage] failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,207 @@
+/**
+ * A synthetic aircraft camera: draws the scene on a timer and hands each frame, as I420, to the
+ * video sources of the viewers that watch it. It runs only while someone watches (and for a
+ * short idle time after), so an idle stage costs no CPU.
+ *
+ * The timer schedules each frame against a monotonic clock (frame n is due at start + n/fps),
+ * so it does not drift; when the process falls behind by more than a few frames it skips them
+ * rather than bursting to catch up.
+ *
+ * Each viewer has its own RTCVideoSource (docs/decisions/0022-key-frame-on-join.md): a new
+ * viewer's encoder gets the latest frame several times in quick succession as soon as its
+ * connection is up, so its first (key) frame leaves at once instead of after the encoder's
+ * start-up frames at the camera's pace.
+ */
+import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
+import { drawScene } from './scene';
+import { rgbaToI420, type I420Frame, type NodeVideoSource } from './wrtc';
+
+export type CameraState = 'idle' | 'live' | 'stopped';
+
+export interface CameraOptions {
+  streamId: string;
+  streamIndex: number;
+  width: number;
+  height: number;
+  fps: number;
+  /** How long the camera keeps running after its last viewer leaves. */
+  idleMs: number;
+}
+
+const PRIME_FRAMES = 8;
+const PRIME_INTERVAL_MS = 5;
+const MAX_LAG_FRAMES = 3;
+
+export class Camera {
+  readonly streamId: string;
+  private readonly options: CameraOptions;
+  private readonly canvas: Canvas;
+  private readonly context: SKRSContext2D;
+  private readonly i420: Uint8Array;
+  private readonly sources = new Set<NodeVideoSource>();
+  private readonly primeTimers = new Set<NodeJS.Timeout>();
+  private stateValue: CameraState = 'idle';
+  private frameTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private clockStart = 0;
+  private framesDueSinceStart = 0;
+  private frameCount = 0;
+  private hasFrame = false;
+  private readonly drawTimes: number[] = [];
+
+  constructor(options: CameraOptions) {
+    this.options = options;
+    this.streamId = options.streamId;
+    this.canvas = createCanvas(options.width, options.height);
+    this.context = this.canvas.getContext('2d');
+    this.i420 = new Uint8Array((options.width * options.height * 3) / 2);
+  }
+
+  get state(): CameraState {
+    return this.stateValue;
+  }
+
+  get viewerCount(): number {
+    return this.sources.size;
+  }
+
+  get framesDrawn(): number {
+    return this.frameCount;
+  }
+
+  /** Mean time to draw and convert one frame over the last 100 frames, in ms. */
+  get meanFrameCostMs(): number {
+    if (this.drawTimes.length === 0) return 0;
+    return this.drawTimes.reduce((sum, time) => sum + time, 0) / this.drawTimes.length;
+  }
+
+  /** Draws one frame without sending it (warms fonts and code paths at start-up). */
+  warmUp(): void {
+    this.renderFrame();
+  }
+
+  /** Starts feeding `source`; starts the camera if it was idle. False when stopped. */
+  attach(source: NodeVideoSource): boolean {
+    if (this.stateValue === 'stopped') return false;
+    this.sources.add(source);
+    this.clearIdleTimer();
+    if (this.stateValue === 'idle') this.startClock();
+    return true;
+  }
+
+  detach(source: NodeVideoSource): void {
+    if (!this.sources.delete(source)) return;
+    if (this.sources.size === 0 && this.stateValue === 'live') this.scheduleIdle();
+  }
+
+  /** Sends the latest frame to one source a few times in quick succession (see header). */
+  prime(source: NodeVideoSource): void {
+    if (!this.hasFrame) return;
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (!this.sources.has(source) || sent >= PRIME_FRAMES) {
+        clearInterval(timer);
+        this.primeTimers.delete(timer);
+        return;
+      }
+      sent += 1;
+      source.onFrame(this.frame());
+    }, PRIME_INTERVAL_MS);
+    this.primeTimers.add(timer);
+  }
+
+  /** Fault injection: the camera goes off air; attached sources get no more frames. */
+  stop(): void {
+    this.stateValue = 'stopped';
+    this.sources.clear();
+    this.stopClock();
+    this.clearIdleTimer();
+  }
+
+  /** Back on air after `stop()` (idle until someone watches). */
+  restart(): void {
+    if (this.stateValue !== 'stopped') return;
+    this.stateValue = 'idle';
+  }
+
+  /** Releases timers; the camera is not used afterwards. */
+  close(): void {
+    this.stop();
+  }
+
+  private frame(): I420Frame {
+    return { width: this.options.width, height: this.options.height, data: this.i420 };
+  }
+
+  private startClock(): void {
+    this.stateValue = 'live';
+    this.clockStart = performance.now();
+    this.framesDueSinceStart = 0;
+    this.tick();
+  }
+
+  private stopClock(): void {
+    if (this.frameTimer) clearTimeout(this.frameTimer);
+    this.frameTimer = undefined;
+    for (const timer of this.primeTimers) clearInterval(timer);
+    this.primeTimers.clear();
+  }
+
+  private scheduleIdle(): void {
+    this.clearIdleTimer();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.sources.size === 0 && this.stateValue === 'live') {
+        this.stopClock();
+        this.stateValue = 'idle';
+      }
+    }, this.options.idleMs);
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private tick = (): void => {
+    this.frameTimer = undefined;
+    if (this.stateValue !== 'live') return;
+    this.renderFrame();
+    const frame = this.frame();
+    for (const source of this.sources) source.onFrame(frame);
+
+    const interval = 1000 / this.options.fps;
+    const now = performance.now();
+    this.framesDueSinceStart += 1;
+    let due = this.clockStart + this.framesDueSinceStart * interval;
+    if (now - due > MAX_LAG_FRAMES * interval) {
+      // Too far behind (a stalled event loop): skip the missed frames instead of bursting.
+      this.framesDueSinceStart = Math.ceil((now - this.clockStart) / interval);
+      due = this.clockStart + this.framesDueSinceStart * interval;
+    }
+    this.frameTimer = setTimeout(this.tick, Math.max(0, due - now));
+  };
+
+  private renderFrame(): void {
+    const started = performance.now();
+    drawScene(this.context, this.options.width, this.options.height, {
+      streamId: this.options.streamId,
+      streamIndex: this.options.streamIndex,
+      frame: this.frameCount,
+      captureTimeMs: Date.now(),
+    });
+    const rgba = this.context.getImageData(0, 0, this.options.width, this.options.height);
+    rgbaToI420(
+      {
+        width: this.options.width,
+        height: this.options.height,
+        data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.byteLength),
+      },
+      this.frame(),
+    );
+    this.frameCount += 1;
+    this.hasFrame = true;
+    this.drawTimes.push(performance.now() - started);
+    if (this.drawTimes.length > 100) this.drawTimes.shift();
+  }
+}

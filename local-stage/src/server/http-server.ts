@@ -1,0 +1,243 @@
+/**
+ * The stage process's HTTP surface.
+ *
+ * Public (the API proxies `/stage/...` to it, unchanged):
+ *   GET  /stage/health   200 {status, ready, cameras} once every camera can start
+ *   WS   /stage/events   the signalling socket (../signalling.ts)
+ * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
+ *   GET  /_stats         counts: sockets, peer connections per stage, camera state
+ *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { WebSocketServer } from 'ws';
+import { z } from 'zod';
+import { STAGE_ERROR_CODES } from '../signalling';
+import type { LocalStage } from './local-stage';
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+export interface StageServerOptions {
+  stage: LocalStage;
+  faultsEnabled: boolean;
+  /** Called by the hard-restart fault after it has answered: the process should exit. */
+  onExitRequested?: () => void;
+}
+
+const stageIdField = z.string().min(1).max(64);
+const participantIdField = z.string().min(1).max(128);
+const codeField = z.number().int().min(1).max(99);
+
+const faultBodies = {
+  drop: z.object({
+    participantId: participantIdField.optional(),
+    stageId: stageIdField.optional(),
+    peersOnly: z.boolean().optional(),
+  }),
+  camera: z.object({ stageId: stageIdField, action: z.enum(['stop', 'start', 'restart']) }),
+  failNextJoin: z.object({
+    stageId: stageIdField.optional(),
+    code: codeField.optional(),
+    message: z.string().max(500).optional(),
+  }),
+  stageError: z.object({
+    participantId: participantIdField.optional(),
+    stageId: stageIdField.optional(),
+    message: z.string().max(500).optional(),
+    code: codeField.optional(),
+    category: z.enum(['JOIN_ERROR', 'PUBLISH_ERROR', 'SUBSCRIBE_ERROR']).optional(),
+    fatal: z.boolean().optional(),
+  }),
+  restart: z.object({ hard: z.boolean().optional() }),
+};
+
+export function createStageServer(options: StageServerOptions): Server {
+  const { stage } = options;
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 128 * 1024 });
+  sockets.on('connection', (socket) => stage.accept(socket));
+
+  const server = createServer((request, response) => {
+    handleRequest(request, response, options).catch((error: unknown) => {
+      stage.log('request failed', error);
+      if (!response.headersSent) sendJson(response, 500, { error: 'Internal error' });
+      else response.destroy();
+    });
+  });
+
+  server.on('upgrade', (request, socket, head) => {
+    if (pathOf(request) !== '/stage/events') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+  });
+
+  // Ping every socket; one that misses a pong is cut (its peers released by its session).
+  const alive = new WeakMap<object, boolean>();
+  sockets.on('connection', (socket) => {
+    alive.set(socket, true);
+    socket.on('pong', () => alive.set(socket, true));
+  });
+  const heartbeat = setInterval(() => {
+    for (const socket of sockets.clients) {
+      if (alive.get(socket) === false) {
+        socket.terminate();
+        continue;
+      }
+      alive.set(socket, false);
+      socket.ping();
+    }
+  }, 10_000);
+  heartbeat.unref();
+  server.on('close', () => {
+    clearInterval(heartbeat);
+    sockets.close();
+  });
+  return server;
+}
+
+async function handleRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: StageServerOptions,
+): Promise<void> {
+  const { stage } = options;
+  const path = pathOf(request);
+  const method = request.method ?? 'GET';
+
+  if (path === '/stage/health' && (method === 'GET' || method === 'HEAD')) {
+    return sendJson(response, 200, { status: 'ok', ...stage.health() });
+  }
+  if (path === '/stage/whep') {
+    return sendJson(response, 404, {
+      error: 'Subscriptions are negotiated over the events socket (/stage/events)',
+    });
+  }
+  if (path.startsWith('/_') && !isLoopback(request)) {
+    return sendJson(response, 403, { error: 'Loopback only' });
+  }
+  if (path === '/_stats' && method === 'GET') return sendJson(response, 200, stage.stats());
+  if (path.startsWith('/_faults/')) {
+    if (!options.faultsEnabled) {
+      return sendJson(response, 404, { error: 'Fault injection is off (set STAGE_FAULTS=1)' });
+    }
+    return faultRoutes(path, method, request, response, options);
+  }
+  return sendJson(response, 404, { error: 'Not found' });
+}
+
+async function faultRoutes(
+  path: string,
+  method: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: StageServerOptions,
+): Promise<void> {
+  const { stage } = options;
+  if (path === '/_faults/state' && method === 'GET') return sendJson(response, 200, stage.stats());
+  if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
+  const body = await readJson(request);
+  if (body === undefined) return sendJson(response, 400, { error: 'Body must be JSON' });
+  const parse = <T>(schema: z.ZodType<T>): T | undefined => {
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return parsed.data;
+    sendJson(response, 400, { error: z.prettifyError(parsed.error) });
+    return undefined;
+  };
+
+  switch (path) {
+    case '/_faults/drop': {
+      const target = parse(faultBodies.drop);
+      if (target) sendJson(response, 200, { dropped: stage.drop(target) });
+      return;
+    }
+    case '/_faults/camera': {
+      const command = parse(faultBodies.camera);
+      if (!command) return;
+      let changed = false;
+      if (command.action === 'stop' || command.action === 'restart') {
+        changed = stage.stopCamera(command.stageId);
+      }
+      if (command.action === 'start' || command.action === 'restart') {
+        changed = stage.startCamera(command.stageId) || changed;
+      }
+      sendJson(response, 200, { changed, cameras: stage.health().cameras });
+      return;
+    }
+    case '/_faults/fail-next-join': {
+      const failure = parse(faultBodies.failNextJoin);
+      if (!failure) return;
+      const code = failure.code ?? STAGE_ERROR_CODES.FAILED;
+      stage.failNextJoin({
+        stageId: failure.stageId,
+        code,
+        message: failure.message ?? 'Join refused by fault injection',
+      });
+      sendJson(response, 200, { pending: stage.stats().pendingJoinFailures });
+      return;
+    }
+    case '/_faults/stage-error': {
+      const error = parse(faultBodies.stageError);
+      if (!error) return;
+      const reached = stage.raiseError({
+        participantId: error.participantId,
+        stageId: error.stageId,
+        code: error.code ?? STAGE_ERROR_CODES.FAILED,
+        category: error.category ?? 'SUBSCRIBE_ERROR',
+        message: error.message ?? '',
+        fatal: error.fatal ?? false,
+      });
+      sendJson(response, 200, { reached });
+      return;
+    }
+    case '/_faults/restart': {
+      const restart = parse(faultBodies.restart);
+      if (!restart) return;
+      if (restart.hard) {
+        sendJson(response, 202, { exiting: true });
+        response.on('finish', () => options.onExitRequested?.());
+        return;
+      }
+      sendJson(response, 200, { dropped: stage.restart() });
+      return;
+    }
+    default:
+      sendJson(response, 404, { error: 'No such fault' });
+  }
+}
+
+function pathOf(request: IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://stage.invalid').pathname;
+}
+
+function isLoopback(request: IncomingMessage): boolean {
+  const address = request.socket.remoteAddress ?? '';
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}

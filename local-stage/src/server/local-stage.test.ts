@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { NodeViewer } from '../testing/node-viewer';
+import { startLocalStage, type RunningStage } from './start';
+
+const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
+let running: RunningStage;
+let eventsUrl: string;
+let viewerCount = 0;
+const viewers: NodeViewer[] = [];
+
+async function tokenFor(
+  stageId: string,
+  overrides: Partial<Parameters<typeof issueParticipantToken>[0]> = {},
+): Promise<string> {
+  viewerCount += 1;
+  return issueParticipantToken({
+    secret,
+    participantId: `viewer-${viewerCount}`,
+    stageId,
+    userId: 'user-1',
+    attributes: { clientId: `client-${viewerCount}` },
+    capabilities: { publish: false, subscribe: true },
+    stageBaseUrl: `${running.url}/stage`,
+    ttlSeconds: 60,
+    ...overrides,
+  });
+}
+
+function newViewer(): NodeViewer {
+  const viewer = new NodeViewer(eventsUrl);
+  viewers.push(viewer);
+  return viewer;
+}
+
+async function waitForStats(
+  predicate: (stats: ReturnType<RunningStage['stage']['stats']>) => boolean,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!predicate(running.stage.stats())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+beforeAll(async () => {
+  running = await startLocalStage({
+    host: '127.0.0.1',
+    port: 0,
+    secret,
+    faultsEnabled: true,
+    camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
+  });
+  eventsUrl = `${running.url.replace('http', 'ws')}/stage/events`;
+});
+
+afterAll(async () => {
+  for (const viewer of viewers) viewer.close();
+  await running.close();
+});
+
+describe('local stage over real WebRTC', () => {
+  it('delivers video of the joined aircraft whose pixels name the stream and a fresh capture time', async () => {
+    const viewer = newViewer();
+    const started = performance.now();
+    const joined = await viewer.join(await tokenFor('N953AS'));
+    expect(joined).toMatchObject({
+      type: 'joined',
+      stageId: 'N953AS',
+      participants: [{ userId: 'N953AS', publishing: true, media: ['video'] }],
+    });
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.some((f) => f.strip !== null), 'a decodable frame');
+    const firstFrameMs = performance.now() - started;
+    const first = viewer.frames.find((f) => f.strip !== null);
+    expect(first).toMatchObject({ width: 640, height: 360, strip: { streamIndex: 1 } });
+    const age = (first?.receivedAtMs ?? 0) - (first?.strip?.captureTimeMs ?? 0);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(1000);
+
+    await viewer.waitFor(() => viewer.frames.length >= 31, 'a second of video');
+    const decoded = viewer.frames.filter((f) => f.strip !== null);
+    expect(decoded.length).toBeGreaterThan(viewer.frames.length * 0.9);
+    expect(new Set(decoded.map((f) => f.strip?.streamIndex))).toEqual(new Set([1]));
+    console.log(`join → first decoded frame: ${firstFrameMs.toFixed(0)} ms (Node client)`);
+    viewer.close();
+  });
+
+  it('refuses malformed, forged, expired and other-capability tokens with IVS error codes', async () => {
+    const refusal = async (token: string) => {
+      const viewer = newViewer();
+      const answer = await viewer.join(token);
+      await viewer.waitFor(() => viewer.closed !== undefined, 'the socket to close');
+      return { answer, closed: viewer.closed };
+    };
+    const malformed = await refusal('not-a-jwt');
+    expect(malformed.answer).toMatchObject({
+      type: 'error',
+      code: 1,
+      category: 'JOIN_ERROR',
+      fatal: true,
+    });
+    expect(malformed.closed?.code).toBe(4001);
+
+    const forged = await issueParticipantToken({
+      secret: new TextEncoder().encode('another-secret-that-is-long-enough-too'),
+      participantId: 'forger',
+      stageId: 'N743AS',
+      userId: 'u',
+      attributes: {},
+      capabilities: { publish: false, subscribe: true },
+      stageBaseUrl: `${running.url}/stage`,
+      ttlSeconds: 60,
+    });
+    expect((await refusal(forged)).answer).toMatchObject({ type: 'error', code: 1 });
+    const expired = await tokenFor('N743AS', { now: new Date(Date.now() - 3_600_000) });
+    expect((await refusal(expired)).answer).toMatchObject({ type: 'error', code: 2 });
+    const publishOnly = await tokenFor('N743AS', {
+      capabilities: { publish: true, subscribe: false },
+    });
+    expect((await refusal(publishOnly)).answer).toMatchObject({ type: 'error', code: 8 });
+    const unknownStage = await tokenFor('N000XX');
+    expect((await refusal(unknownStage)).answer).toMatchObject({ type: 'error', code: 8 });
+  });
+
+  it('releases the peer connection on the stage when the viewer closes its socket', async () => {
+    const viewer = newViewer();
+    const token = await tokenFor('N743AS');
+    await viewer.join(token);
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.length > 0, 'a frame');
+    expect(running.stage.stats().stages.N743AS?.peerConnections).toBe(1);
+    viewer.close();
+    await waitForStats((stats) => stats.peerConnections === 0 && stats.sockets === 0, 'release');
+    expect(running.stage.stats().participants).toEqual([]);
+  });
+
+  it('ends the older connection when the same token joins again (token reuse)', async () => {
+    const token = await tokenFor('N954AS');
+    const first = newViewer();
+    await first.join(token);
+    const second = newViewer();
+    expect(await second.join(token)).toMatchObject({ type: 'joined' });
+    await first.waitFor(() => first.closed !== undefined, 'the first socket to close');
+    expect(first.messages).toContainEqual({ type: 'left', reason: 'token-reused' });
+    second.close();
+  });
+});
+
+describe('fault injection', () => {
+  async function fault(path: string, body: unknown = {}) {
+    const response = await fetch(`${running.url}/_faults/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.ok).toBe(true);
+    return (await response.json()) as unknown;
+  }
+
+  it('drops one viewer abruptly and frees its peer connection, leaving others connected', async () => {
+    const dropped = newViewer();
+    const kept = newViewer();
+    await dropped.join(await tokenFor('N743AS', { participantId: 'drop-me' }));
+    await kept.join(await tokenFor('N743AS', { participantId: 'keep-me' }));
+    await dropped.subscribe();
+    await kept.subscribe();
+    await dropped.waitFor(() => dropped.frames.length > 0, 'a frame');
+    await kept.waitFor(() => kept.frames.length > 0, 'a frame');
+
+    expect(await fault('drop', { participantId: 'drop-me' })).toEqual({ dropped: 1 });
+    await dropped.waitFor(() => dropped.closed !== undefined, 'the drop');
+    expect(dropped.closed?.code).toBe(1006);
+    await waitForStats((stats) => stats.peerConnections === 1, 'one peer connection left');
+    expect(running.stage.stats().participants).toEqual([
+      { participantId: 'keep-me', stageId: 'N743AS', peerConnections: 1 },
+    ]);
+    kept.close();
+  });
+
+  it('fails the next join with the requested code, then admits again', async () => {
+    await fault('fail-next-join', { stageId: 'N743AS', code: 6 });
+    const refused = newViewer();
+    expect(await refused.join(await tokenFor('N743AS'))).toMatchObject({
+      type: 'error',
+      code: 6,
+      category: 'JOIN_ERROR',
+    });
+    const admitted = newViewer();
+    expect(await admitted.join(await tokenFor('N743AS'))).toMatchObject({ type: 'joined' });
+    admitted.close();
+  });
+
+  it('raises a stage error with and without a message', async () => {
+    const viewer = newViewer();
+    await viewer.join(await tokenFor('N954AS', { participantId: 'erroring' }));
+    await fault('stage-error', { participantId: 'erroring', message: 'Camera feed interrupted' });
+    await fault('stage-error', { participantId: 'erroring' });
+    await viewer.waitFor(
+      () => viewer.messages.filter((m) => m.type === 'error').length === 2,
+      'two errors',
+    );
+    const errors = viewer.messages.filter((m) => m.type === 'error');
+    expect(errors.map((e) => (e.type === 'error' ? e.message : ''))).toEqual([
+      'Camera feed interrupted',
+      '',
+    ]);
+    expect(viewer.closed).toBeUndefined();
+    viewer.close();
+  });
+
+  it('stops a camera (its publisher leaves) and restarts it as a new publisher', async () => {
+    const viewer = newViewer();
+    await viewer.join(await tokenFor('N953AS'));
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.length > 0, 'a frame');
+    await fault('camera', { stageId: 'N953AS', action: 'stop' });
+    const left = await viewer.waitForMessage((m) => m.type === 'participantLeft');
+    await waitForStats((stats) => stats.stages.N953AS?.peerConnections === 0, 'no peers');
+    expect(running.stage.stats().stages.N953AS?.camera.state).toBe('stopped');
+
+    await fault('camera', { stageId: 'N953AS', action: 'start' });
+    const joined = await viewer.waitForMessage((m) => m.type === 'participantJoined');
+    if (joined.type !== 'participantJoined' || left.type !== 'participantLeft') throw new Error();
+    expect(joined.participant.id).not.toBe(left.participantId);
+    const framesBefore = viewer.frames.length;
+    await viewer.subscribe(joined.participant);
+    await viewer.waitFor(() => viewer.frames.length > framesBefore + 5, 'frames again');
+    viewer.close();
+  });
+
+  it('restarts the stage: every connection is cut', async () => {
+    const viewer = newViewer();
+    await viewer.join(await tokenFor('N743AS'));
+    expect(await fault('restart')).toEqual({ dropped: 1 });
+    await viewer.waitFor(() => viewer.closed !== undefined, 'the cut');
+    await waitForStats((stats) => stats.sockets === 0, 'no sockets');
+  });
+
+  it('answers only on loopback paths outside /stage/, and reports counts', async () => {
+    const state = await fetch(`${running.url}/_faults/state`);
+    expect(await state.json()).toMatchObject({ sockets: 0, peerConnections: 0 });
+    const health = await fetch(`${running.url}/stage/health`);
+    expect(await health.json()).toMatchObject({ status: 'ok', ready: true });
+    expect((await fetch(`${running.url}/stage/_faults/drop`, { method: 'POST' })).status).toBe(404);
+  });
+});

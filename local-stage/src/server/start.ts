@@ -1,0 +1,54 @@
+/** Builds and starts a local stage on a port; used by main.ts and by the tests. */
+import type { AddressInfo } from 'node:net';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { createStageServer } from './http-server';
+import { LocalStage, type LocalStageOptions } from './local-stage';
+
+export interface RunningStage {
+  /** http://host:port of the stage process (no path). */
+  url: string;
+  stage: LocalStage;
+  close(): Promise<void>;
+}
+
+export async function startLocalStage(options: {
+  host: string;
+  port: number;
+  secret: Uint8Array;
+  faultsEnabled: boolean;
+  camera: LocalStageOptions['camera'];
+  maxSessions?: number;
+  log?: LocalStageOptions['log'];
+  onExitRequested?: () => void;
+}): Promise<RunningStage> {
+  const stage = new LocalStage({
+    stageIds: STREAM_IDS,
+    secret: options.secret,
+    camera: options.camera,
+    maxSessions: options.maxSessions,
+    log: options.log,
+  });
+  const server = createStageServer({
+    stage,
+    faultsEnabled: options.faultsEnabled,
+    onExitRequested: options.onExitRequested,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    stage,
+    close: async () => {
+      stage.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

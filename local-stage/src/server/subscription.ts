@@ -1,0 +1,153 @@
+/**
+ * One viewer's subscription to one camera: a send-only RTCPeerConnection fed by the viewer's
+ * own RTCVideoSource. The stage offers (it knows what it sends), the viewer answers, and both
+ * trickle ICE candidates over the events socket.
+ */
+import type { Camera } from './camera';
+import type { IceCandidateMessage, StageMessage } from '../signalling';
+import {
+  RTCPeerConnection,
+  RTCVideoSource,
+  type NodeMediaStreamTrack,
+  type NodePeerConnection,
+  type NodeVideoSource,
+} from './wrtc';
+
+const ANSWER_TIMEOUT_MS = 15_000;
+const DISCONNECTED_GRACE_MS = 5_000;
+
+export interface SubscriptionOptions {
+  id: string;
+  camera: Camera;
+  publisherId: string;
+  send: (message: StageMessage) => void;
+  onClosed: (subscription: Subscription) => void;
+}
+
+export class Subscription {
+  readonly id: string;
+  readonly publisherId: string;
+  private readonly camera: Camera;
+  private readonly send: (message: StageMessage) => void;
+  private readonly onClosed: (subscription: Subscription) => void;
+  private readonly peer: NodePeerConnection;
+  private readonly source: NodeVideoSource;
+  private readonly track: NodeMediaStreamTrack;
+  private closed = false;
+  private primed = false;
+  private pendingCandidates: StageMessage[] | undefined = [];
+  private answerTimer: NodeJS.Timeout | undefined;
+  private disconnectedTimer: NodeJS.Timeout | undefined;
+  /** When the subscription was asked for, and when its connection came up (performance.now). */
+  readonly requestedAt = performance.now();
+  connectedAt: number | undefined;
+
+  constructor(options: SubscriptionOptions) {
+    this.id = options.id;
+    this.publisherId = options.publisherId;
+    this.camera = options.camera;
+    this.send = options.send;
+    this.onClosed = options.onClosed;
+    this.peer = new RTCPeerConnection({ iceServers: [] });
+    this.source = new RTCVideoSource();
+    this.track = this.source.createTrack();
+    this.peer.addTransceiver(this.track, { direction: 'sendonly' });
+    this.peer.onicecandidate = ({ candidate }) => {
+      if (this.closed) return;
+      const message: StageMessage = {
+        type: 'candidate',
+        subscriptionId: this.id,
+        candidate: candidate
+          ? {
+              candidate: candidate.candidate,
+              sdpMid: candidate.sdpMid,
+              sdpMLineIndex: candidate.sdpMLineIndex,
+            }
+          : null,
+      };
+      // Candidates can be gathered before the offer is out; they must not overtake it.
+      if (this.pendingCandidates) this.pendingCandidates.push(message);
+      else this.send(message);
+    };
+    this.peer.onconnectionstatechange = () => this.onConnectionStateChange();
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** Starts the camera feed and sends the offer. False if the camera is off air. */
+  async start(requestId: string): Promise<boolean> {
+    if (!this.camera.attach(this.source)) {
+      this.close('camera-stopped', false);
+      return false;
+    }
+    const offer = await this.peer.createOffer();
+    if (this.closed) return false;
+    await this.peer.setLocalDescription(offer);
+    if (this.closed) return false;
+    this.send({
+      type: 'offer',
+      requestId,
+      subscriptionId: this.id,
+      participantId: this.publisherId,
+      sdp: this.peer.localDescription?.sdp ?? offer.sdp,
+    });
+    for (const candidate of this.pendingCandidates ?? []) this.send(candidate);
+    this.pendingCandidates = undefined;
+    this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
+    return true;
+  }
+
+  async answer(sdp: string): Promise<void> {
+    if (this.closed) return;
+    clearTimeout(this.answerTimer);
+    await this.peer.setRemoteDescription({ type: 'answer', sdp });
+  }
+
+  async addCandidate(candidate: IceCandidateMessage | null): Promise<void> {
+    if (this.closed || candidate === null || candidate.candidate === '') return;
+    // A browser's mDNS (.local) host candidate may not resolve here; the browser's connectivity
+    // checks still reach the stage's own candidates, which is enough on one machine.
+    await this.peer.addIceCandidate(candidate).catch(() => undefined);
+  }
+
+  /**
+   * Ends the subscription and releases the peer connection. `notify` tells the viewer (when the
+   * stage ends it; not when the viewer asked or its socket is gone).
+   */
+  close(reason: string, notify: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.answerTimer);
+    clearTimeout(this.disconnectedTimer);
+    this.camera.detach(this.source);
+    this.peer.onicecandidate = null;
+    this.peer.onconnectionstatechange = null;
+    this.track.stop();
+    this.peer.close();
+    if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });
+    this.onClosed(this);
+  }
+
+  private onConnectionStateChange(): void {
+    if (this.closed) return;
+    const state = this.peer.connectionState;
+    if (state === 'connected') {
+      clearTimeout(this.disconnectedTimer);
+      this.disconnectedTimer = undefined;
+      if (!this.primed) {
+        this.primed = true;
+        this.connectedAt = performance.now();
+        this.camera.prime(this.source);
+      }
+    } else if (state === 'failed') {
+      this.close('connection-failed', true);
+    } else if (state === 'disconnected' && !this.disconnectedTimer) {
+      this.disconnectedTimer = setTimeout(
+        () => this.close('connection-lost', true),
+        DISCONNECTED_GRACE_MS,
+      );
+    }
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * One participant's events socket: join, then subscriptions to the stage's publishers. Messages
+ * are handled one at a time, in order. Closing the socket (or losing it) releases every peer
+ * connection of the session.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import {
+  CLOSE_CODES,
+  STAGE_ERROR_CODES,
+  type ClientMessage,
+  type StageErrorCategoryName,
+  type StageLeftReasonName,
+  type StageMessage,
+} from '../signalling';
+import { JoinRefusedError } from './join-token';
+import type { LocalStage } from './local-stage';
+import { parseClientMessage } from './signalling-schema';
+import { Subscription } from './subscription';
+
+const JOIN_TIMEOUT_MS = 10_000;
+const MAX_SUBSCRIPTIONS = 4;
+const MAX_QUEUED_MESSAGES = 64;
+
+export type SessionState = 'awaiting-join' | 'joined' | 'closed';
+
+export class ViewerSession {
+  participantId: string | undefined;
+  stageId: string | undefined;
+  private stateValue: SessionState = 'awaiting-join';
+  private readonly subscriptions = new Map<string, Subscription>();
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private readonly joinTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly stage: LocalStage,
+  ) {
+    this.joinTimer = setTimeout(
+      () => this.refuse(STAGE_ERROR_CODES.TIMEOUT, 'No join message in time'),
+      JOIN_TIMEOUT_MS,
+    );
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) return this.protocolError();
+      const message = parseClientMessage(data.toString());
+      if (!message) return this.protocolError();
+      if (this.queued >= MAX_QUEUED_MESSAGES) return this.protocolError();
+      this.queued += 1;
+      this.queue = this.queue
+        .then(() => this.handle(message))
+        .catch((error: unknown) => this.stage.log('session error', error))
+        .finally(() => {
+          this.queued -= 1;
+        });
+    });
+    socket.on('close', () => this.release());
+    socket.on('error', () => this.release());
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get peerConnectionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  send(message: StageMessage): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  /** Sends a stage error; a fatal one also ends the session. */
+  sendError(code: number, category: StageErrorCategoryName, message: string, fatal: boolean) {
+    this.send({ type: 'error', code, category, message, fatal });
+    if (fatal) this.closeSocket(CLOSE_CODES.normal, 'stage error');
+  }
+
+  /** The stage ends the session on purpose (IVS's StageLeftReason). */
+  end(reason: StageLeftReasonName): void {
+    this.send({ type: 'left', reason });
+    this.closeSocket(CLOSE_CODES.normal, reason);
+  }
+
+  /** Fault injection: the connection is lost, with no goodbye (socket and peers cut). */
+  drop(): void {
+    this.release();
+    this.socket.terminate();
+  }
+
+  /** Fault injection: only the peer connections are cut; the viewer is told they ended. */
+  dropPeers(): void {
+    for (const subscription of [...this.subscriptions.values()])
+      subscription.close('dropped', true);
+  }
+
+  /** A publisher left the stage: end the subscriptions to it. */
+  publisherLeft(publisherId: string): void {
+    for (const subscription of [...this.subscriptions.values()]) {
+      if (subscription.publisherId === publisherId) subscription.close('publisher-left', false);
+    }
+    this.send({ type: 'participantLeft', participantId: publisherId });
+  }
+
+  private async handle(message: ClientMessage): Promise<void> {
+    if (this.stateValue === 'closed') return;
+    if (message.type === 'join') {
+      if (this.stateValue !== 'awaiting-join') return this.protocolError();
+      return this.join(message.token);
+    }
+    if (this.stateValue !== 'joined') return this.protocolError();
+    switch (message.type) {
+      case 'subscribe':
+        return this.subscribe(message.requestId, message.participantId, message.media);
+      case 'answer':
+        await this.subscriptions.get(message.subscriptionId)?.answer(message.sdp);
+        return;
+      case 'candidate':
+        await this.subscriptions.get(message.subscriptionId)?.addCandidate(message.candidate);
+        return;
+      case 'unsubscribe':
+        this.subscriptions.get(message.subscriptionId)?.close('unsubscribed', false);
+        return;
+      case 'leave':
+        this.closeSocket(CLOSE_CODES.normal, 'left');
+        return;
+    }
+  }
+
+  private async join(token: string): Promise<void> {
+    clearTimeout(this.joinTimer);
+    try {
+      const admitted = await this.stage.admit(this, token);
+      if (this.stateValue === 'closed') return;
+      this.participantId = admitted.participantId;
+      this.stageId = admitted.stageId;
+      this.stateValue = 'joined';
+      this.send({
+        type: 'joined',
+        protocol: 1,
+        participantId: admitted.participantId,
+        stageId: admitted.stageId,
+        participants: admitted.participants,
+      });
+    } catch (error) {
+      if (error instanceof JoinRefusedError) return this.refuse(error.code, error.message);
+      throw error;
+    }
+  }
+
+  private async subscribe(
+    requestId: string,
+    publisherId: string,
+    media: { audio: boolean; video: boolean },
+  ): Promise<void> {
+    const camera = this.stageId ? this.stage.cameraOf(this.stageId, publisherId) : undefined;
+    const refuse = (code: number, message: string) =>
+      this.send({
+        type: 'error',
+        code,
+        category: 'SUBSCRIBE_ERROR',
+        message,
+        fatal: false,
+        requestId,
+      });
+    if (!camera) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
+    // Cameras publish video only: a request without video has nothing to deliver.
+    if (!media.video) return refuse(STAGE_ERROR_CODES.FAILED, 'The publisher sends no audio');
+    if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      return refuse(STAGE_ERROR_CODES.STAGE_AT_CAPACITY, 'Too many subscriptions');
+    }
+    const subscription = new Subscription({
+      id: randomUUID(),
+      camera,
+      publisherId,
+      send: (message) => this.send(message),
+      onClosed: (closed) => {
+        this.subscriptions.delete(closed.id);
+        this.stage.subscriptionClosed(closed);
+      },
+    });
+    this.subscriptions.set(subscription.id, subscription);
+    this.stage.subscriptionOpened(subscription);
+    const started = await subscription.start(requestId);
+    if (!started && this.stateValue !== 'closed') {
+      refuse(STAGE_ERROR_CODES.FAILED, 'The publisher is not publishing');
+    }
+  }
+
+  private refuse(code: number, message: string): void {
+    this.send({ type: 'error', code, category: 'JOIN_ERROR', message, fatal: true });
+    this.closeSocket(CLOSE_CODES.joinRefused, 'join refused');
+  }
+
+  private protocolError(): void {
+    this.closeSocket(CLOSE_CODES.protocolError, 'protocol error');
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    this.release();
+    this.socket.close(code, reason);
+  }
+
+  /** Releases every peer connection; idempotent. */
+  private release(): void {
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'closed';
+    clearTimeout(this.joinTimer);
+    for (const subscription of [...this.subscriptions.values()]) {
+      subscription.close('session-closed', false);
+    }
+    this.stage.sessionClosed(this);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The local stage's signalling protocol: JSON messages over the WebSocket at the participant
+ * token's `events_url` (`/stage/events`). Shared by the stage process and the browser SDK; it has
+ * no dependencies so that it bundles into the SDK. The stage parses what it receives with zod
+ * (server/signalling-schema.ts); the SDK with the guards in sdk/messages.ts.
+ *
+ * One socket per joined participant. The first message is `join`; the stage answers `joined`
+ * (or `error` and closes). Subscribing is one round trip plus trickled candidates: the SDK sends
+ * `subscribe`, the stage answers with an `offer` (send-only media), the SDK replies `answer`, and
+ * both sides trickle `candidate`s. See docs/decisions/0020-local-stage-signalling.md.
+ */
+
+export const SIGNALLING_PROTOCOL_VERSION = 1;
+
+/** The media kinds a local stage participant publishes. */
+export type MediaKind = 'audio' | 'video';
+
+export interface ParticipantDescription {
+  id: string;
+  userId: string;
+  attributes: Record<string, string>;
+  /** Whether the participant publishes media (the cameras do; viewers do not). */
+  publishing: boolean;
+  /** The kinds of media published; a subscriber gets the intersection with what it asks for. */
+  media: MediaKind[];
+}
+
+export interface IceCandidateMessage {
+  candidate: string;
+  sdpMid: string | null;
+  sdpMLineIndex: number | null;
+}
+
+/** Error categories and codes mirror the IVS SDK's StageErrorCategory / StageErrorCode. */
+export type StageErrorCategoryName = 'JOIN_ERROR' | 'PUBLISH_ERROR' | 'SUBSCRIBE_ERROR';
+
+export const STAGE_ERROR_CODES = {
+  TOKEN_MALFORMED: 1,
+  TOKEN_EXPIRED: 2,
+  TIMEOUT: 3,
+  FAILED: 4,
+  CANCELED: 5,
+  STAGE_AT_CAPACITY: 6,
+  CODEC_MISMATCH: 7,
+  TOKEN_NOT_ALLOWED: 8,
+  STAGE_DELETED: 9,
+  PARTICIPANT_DISCONNECTED: 10,
+} as const;
+
+/** The messages IVS's SDK uses for each code; `[CATEGORY] ` is prefixed by the SDK. */
+export const STAGE_ERROR_MESSAGES: Record<number, string> = {
+  1: 'Token is malformed',
+  2: 'Token expired and is no longer valid',
+  3: 'Operation timed out',
+  4: 'Operation failed',
+  5: 'Operation canceled',
+  6: 'Stage at capacity',
+  7: 'Client codec is not supported',
+  8: 'Token not allowed to perform operation',
+  9: 'Stage has been deleted, unable to join',
+  10: 'Participant has been disconnected, unable to join',
+};
+
+/** Why the stage ended a session on its side (IVS's StageLeftReason values). */
+export type StageLeftReasonName =
+  'unknown' | 'token-reused' | 'participant-disconnected' | 'stage-deleted';
+
+export type ClientMessage =
+  | { type: 'join'; token: string }
+  | {
+      type: 'subscribe';
+      requestId: string;
+      participantId: string;
+      media: { audio: boolean; video: boolean };
+    }
+  | { type: 'answer'; subscriptionId: string; sdp: string }
+  | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
+  | { type: 'unsubscribe'; subscriptionId: string }
+  | { type: 'leave' };
+
+export type StageMessage =
+  | {
+      type: 'joined';
+      protocol: number;
+      participantId: string;
+      stageId: string;
+      participants: ParticipantDescription[];
+    }
+  | { type: 'participantJoined'; participant: ParticipantDescription }
+  | { type: 'participantLeft'; participantId: string }
+  | {
+      type: 'offer';
+      requestId: string;
+      subscriptionId: string;
+      participantId: string;
+      sdp: string;
+    }
+  | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
+  | { type: 'subscriptionEnded'; subscriptionId: string; reason: string }
+  | {
+      type: 'error';
+      code: number;
+      category: StageErrorCategoryName;
+      /** Empty when the stage gives no message (the app then shows its own text). */
+      message: string;
+      /** A fatal error ends the session; the stage closes the socket after sending it. */
+      fatal: boolean;
+      requestId?: string;
+    }
+  | { type: 'left'; reason: StageLeftReasonName };
+
+/** WebSocket close codes the stage uses (4000-4999 are free for applications). */
+export const CLOSE_CODES = {
+  /** The participant left, or the stage ended the session with a `left` message. */
+  normal: 1000,
+  /** The stage refused the join (after an `error` message). */
+  joinRefused: 4001,
+  /** The client broke the protocol. */
+  protocolError: 4002,
+} as const;

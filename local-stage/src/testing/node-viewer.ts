@@ -1,0 +1,167 @@
+/**
+ * A viewer in Node for tests and benchmarks: speaks the stage's signalling protocol over a real
+ * WebSocket, answers the stage's offer with a wrtc RTCPeerConnection and reads each received
+ * frame's time strip from its luma plane.
+ */
+import WebSocket from 'ws';
+import type { ParticipantDescription, StageMessage } from '../signalling';
+import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
+import {
+  RTCPeerConnection,
+  RTCVideoSink,
+  type NodePeerConnection,
+  type NodeVideoSink,
+} from '../server/wrtc';
+
+export interface ReceivedFrame {
+  width: number;
+  height: number;
+  strip: TimeStripPayload | null;
+  /** Date.now() when the frame was delivered. */
+  receivedAtMs: number;
+}
+
+export class NodeViewer {
+  readonly messages: StageMessage[] = [];
+  readonly frames: ReceivedFrame[] = [];
+  private socket: WebSocket | undefined;
+  private peer: NodePeerConnection | undefined;
+  private sink: NodeVideoSink | undefined;
+  private subscriptionId: string | undefined;
+  private closedWith: { code: number; reason: string } | undefined;
+  private readonly waiters = new Set<() => void>();
+  private handling: Promise<void> = Promise.resolve();
+
+  constructor(private readonly eventsUrl: string) {}
+
+  /** Opens the socket and sends `join`; resolves with the stage's first answer. */
+  async join(token: string): Promise<StageMessage> {
+    const socket = new WebSocket(this.eventsUrl);
+    this.socket = socket;
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as StageMessage;
+      this.messages.push(message);
+      // One message at a time: a candidate must wait until the offer has been applied.
+      this.handling = this.handling.then(() => this.onMessage(message)).catch(() => undefined);
+      this.notify();
+    });
+    socket.on('close', (code, reason) => {
+      this.closedWith = { code, reason: reason.toString() };
+      this.notify();
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'join', token }));
+    return this.waitForMessage((message) => message.type === 'joined' || message.type === 'error');
+  }
+
+  /** Subscribes to the stage's first publisher (video); resolves with the offer message. */
+  async subscribe(publisher?: ParticipantDescription): Promise<void> {
+    const joined = this.messages.find((message) => message.type === 'joined');
+    const target = publisher ?? (joined?.type === 'joined' ? joined.participants[0] : undefined);
+    if (!target) throw new Error('no publisher to subscribe to');
+    this.send({
+      type: 'subscribe',
+      requestId: `r-${this.messages.length}`,
+      participantId: target.id,
+      media: { audio: false, video: true },
+    });
+    await this.waitForMessage((message) => message.type === 'offer' || message.type === 'error');
+  }
+
+  get closed(): { code: number; reason: string } | undefined {
+    return this.closedWith;
+  }
+
+  get peerState(): string | undefined {
+    return this.peer?.connectionState;
+  }
+
+  send(message: unknown): void {
+    this.socket?.send(JSON.stringify(message));
+  }
+
+  /** Waits (bounded) until `predicate` holds; re-checked on every message, frame or close. */
+  async waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    if (predicate()) return;
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!predicate()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}`));
+      }, timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  async waitForMessage(
+    predicate: (message: StageMessage) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<StageMessage> {
+    await this.waitFor(() => this.messages.some(predicate), 'a stage message', timeoutMs);
+    const found = this.messages.find(predicate);
+    if (!found) throw new Error('unreachable');
+    return found;
+  }
+
+  /** Closes the peer connection and the socket, as a leaving browser does. */
+  close(): void {
+    this.sink?.stop();
+    this.sink = undefined;
+    this.peer?.close();
+    this.socket?.close(1000, 'bye');
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private async onMessage(message: StageMessage): Promise<void> {
+    if (message.type === 'offer') {
+      this.subscriptionId = message.subscriptionId;
+      const peer = new RTCPeerConnection({ iceServers: [] });
+      this.peer = peer;
+      peer.onconnectionstatechange = () => this.notify();
+      peer.onicecandidate = ({ candidate }) =>
+        this.send({
+          type: 'candidate',
+          subscriptionId: message.subscriptionId,
+          candidate: candidate
+            ? {
+                candidate: candidate.candidate,
+                sdpMid: candidate.sdpMid,
+                sdpMLineIndex: candidate.sdpMLineIndex,
+              }
+            : null,
+        });
+      peer.ontrack = ({ track }) => {
+        const sink = new RTCVideoSink(track);
+        this.sink = sink;
+        sink.onframe = ({ frame }) => {
+          this.frames.push({
+            width: frame.width,
+            height: frame.height,
+            strip: decodeTimeStripFromI420(frame),
+            receivedAtMs: Date.now(),
+          });
+          if (this.frames.length > 600) this.frames.splice(0, 300);
+          this.notify();
+        };
+      };
+      await peer.setRemoteDescription({ type: 'offer', sdp: message.sdp });
+      const answer = await peer.createAnswer();
+      await peer.setLocalDescription(answer);
+      this.send({ type: 'answer', subscriptionId: message.subscriptionId, sdp: answer.sdp });
+    } else if (message.type === 'candidate' && message.subscriptionId === this.subscriptionId) {
+      if (message.candidate)
+        await this.peer?.addIceCandidate(message.candidate).catch(() => undefined);
+    }
+  }
+}
