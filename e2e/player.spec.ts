@@ -1,0 +1,81 @@
+import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
+import { localStage, readFrameStamp } from './support/local-stage';
+
+test.describe('watching a stream', () => {
+  test.beforeEach(async ({ page }) => {
+    await signInByApi(page);
+  });
+
+  test('plays N743AS muted from a card click, and the pixels say it is N743AS', async ({
+    page,
+  }) => {
+    await page.goto('/home');
+    await page.getByRole('link', { name: /N743AS/ }).click();
+    await expect(page).toHaveURL(/\/player\/N743AS$/);
+    await expectVideoPlaying(page);
+    await expect(page.getByText('Connecting to stream...')).toBeHidden();
+
+    const video = playerVideo(page);
+    expect(await video.evaluate((element: HTMLVideoElement) => element.muted)).toBe(true);
+    expect(await video.evaluate((element: HTMLVideoElement) => element.controls)).toBe(true);
+    await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe('N743AS');
+  });
+
+  test('each stream shows its own aircraft', async ({ page }) => {
+    for (const streamId of ['N953AS', 'N954AS']) {
+      await page.goto(`/player/${streamId}`);
+      await expectVideoPlaying(page);
+      await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe(streamId);
+    }
+  });
+
+  test('subscribes to video only: the stage sends no audio track', async ({ page }) => {
+    await page.goto('/player/N743AS');
+    await expectVideoPlaying(page);
+    const tracks = await playerVideo(page).evaluate((element: HTMLVideoElement) => {
+      const stream = element.srcObject as MediaStream | null;
+      return stream?.getTracks().map((track) => track.kind) ?? [];
+    });
+    expect(tracks).toEqual(['video']);
+  });
+
+  test('leaving the player leaves the stage: the stage holds no peer connection for the viewer', async ({
+    page,
+  }) => {
+    await page.goto('/player/N954AS');
+    await expectVideoPlaying(page);
+    await expect
+      .poll(async () => (await localStage.stats()).stages.N954AS?.peerConnections)
+      .toBe(1);
+
+    await page.getByRole('link', { name: /Back/ }).click();
+    await expect(page).toHaveURL(/\/home$/);
+    await expect
+      .poll(async () => {
+        const stats = await localStage.stats();
+        return { peerConnections: stats.peerConnections, sockets: stats.sockets };
+      })
+      .toEqual({ peerConnections: 0, sockets: 0 });
+  });
+
+  test("a dropped connection shows 'Connection lost. Reconnecting...' and the video comes back by itself", async ({
+    page,
+  }) => {
+    await page.goto('/player/N743AS');
+    await expectVideoPlaying(page);
+    const tokenCalls: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/token')) tokenCalls.push(request.url());
+    });
+
+    expect((await localStage.drop({ stageId: 'N743AS' })).dropped).toBeGreaterThan(0);
+    await expect(page.getByText('Connection lost. Reconnecting...')).toBeVisible();
+    await expect(page.getByText('Connection lost. Reconnecting...')).toBeHidden({
+      timeout: 20_000,
+    });
+    await expectVideoPlaying(page);
+    expect(tokenCalls.length).toBeGreaterThanOrEqual(1);
+    await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe('N743AS');
+    await expect.poll(async () => (await localStage.stats()).peerConnections).toBe(1);
+  });
+});

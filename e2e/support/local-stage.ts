@@ -1,0 +1,86 @@
+/**
+ * The local stage as a test sees it: its loopback-only stats and fault controls (on the stage's
+ * own port, never behind the API), and the time strip read back from the pixels the browser shows.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Page } from '@playwright/test';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { E2E_STAGE_URL } from './environment';
+
+export interface StageStats {
+  sockets: number;
+  peerConnections: number;
+  participants: { participantId: string; stageId: string; peerConnections: number }[];
+  stages: Record<string, { participants: number; peerConnections: number }>;
+}
+
+async function call<T>(path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${E2E_STAGE_URL}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok)
+    throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export const localStage = {
+  stats: () => call<StageStats>('/_stats'),
+  /** Drops viewers' connections as a network would (not a leave). */
+  drop: (target: { stageId?: string; participantId?: string }) =>
+    call<{ dropped: number }>('/_faults/drop', target),
+  failNextJoin: (failure: { stageId?: string; message?: string }) =>
+    call('/_faults/fail-next-join', failure),
+  raiseError: (error: { stageId?: string; message?: string; fatal?: boolean }) =>
+    call<{ reached: number }>('/_faults/stage-error', error),
+  camera: (stageId: string, action: 'stop' | 'start' | 'restart') =>
+    call('/_faults/camera', { stageId, action }),
+};
+
+const stripDecoder = readFileSync(
+  resolve(import.meta.dirname, '../../local-stage/dist/time-strip.js'),
+  'utf8',
+);
+
+export interface FrameStamp {
+  streamId: string;
+  frame: number;
+  /** How old the displayed frame is: now minus the capture time written in its pixels. */
+  ageMs: number;
+}
+
+/** Reads the time strip of the frame the player's video shows right now (null if unreadable). */
+export async function readFrameStamp(page: Page): Promise<FrameStamp | null> {
+  // page.evaluate runs through DevTools, so the page's CSP does not apply to the test's decoder.
+  await page.evaluate(stripDecoder);
+  const payload = await page.evaluate(() => {
+    const video = document.querySelector('video');
+    if (!video || video.videoWidth === 0) return null;
+    const canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    if (!context) return null;
+    context.drawImage(video, 0, 0);
+    const image = context.getImageData(0, 0, canvas.width, canvas.height);
+    const decoder = (
+      window as unknown as {
+        TailcamTimeStrip: {
+          decodeTimeStrip: (
+            image: ImageData,
+          ) => { captureTimeMs: number; streamIndex: number; frame: number } | null;
+        };
+      }
+    ).TailcamTimeStrip;
+    const decoded = decoder.decodeTimeStrip(image);
+    return decoded && { ...decoded, ageMs: Date.now() - decoded.captureTimeMs };
+  });
+  if (!payload) return null;
+  return {
+    streamId: STREAM_IDS[payload.streamIndex] ?? `unknown-${payload.streamIndex}`,
+    frame: payload.frame,
+    ageMs: payload.ageMs,
+  };
+}
