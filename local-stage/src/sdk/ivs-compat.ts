@@ -1,0 +1,84 @@
+/**
+ * Compile-time checks that the local SDK and the Amazon IVS Web Broadcast SDK cannot drift:
+ * the enum values are the same, the app's real-SDK-typed calls are accepted by the local
+ * `Stage`, and what the local SDK hands back fits where the app expects the real types.
+ * Nothing here runs; `npm run typecheck` fails when a check does.
+ */
+import type * as Real from 'amazon-ivs-web-broadcast';
+import type * as Local from './index';
+
+type Api = typeof Local.IVSBroadcastClient;
+type Rendered<E> = { -readonly [K in keyof E]: `${E[K] & (string | number)}` };
+/** Mutually assignable: same keys, same values (renders numeric enum values as strings). */
+type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check<T extends true> = T;
+
+export type EnumChecks = [
+  Check<Equal<Rendered<typeof Real.StageEvents>, Rendered<Api['StageEvents']>>>,
+  Check<Equal<Rendered<typeof Real.StageConnectionState>, Rendered<Api['StageConnectionState']>>>,
+  Check<Equal<Rendered<typeof Real.SubscribeType>, Rendered<Api['SubscribeType']>>>,
+  Check<
+    Equal<Rendered<typeof Real.StageSubscribeStreamType>, Rendered<Api['StageSubscribeStreamType']>>
+  >,
+  Check<Equal<Rendered<typeof Real.StreamType>, Rendered<Api['StreamType']>>>,
+  Check<Equal<Rendered<typeof Real.StageLeftReason>, Rendered<Api['StageLeftReason']>>>,
+  Check<Equal<Rendered<typeof Real.StageErrorCategory>, Rendered<Api['StageErrorCategory']>>>,
+  Check<Equal<Rendered<typeof Real.StageErrorCode>, Rendered<Api['StageErrorCode']>>>,
+  Check<
+    Equal<
+      Rendered<typeof Real.StageParticipantSubscribeState>,
+      Rendered<Api['StageParticipantSubscribeState']>
+    >
+  >,
+  Check<
+    Equal<
+      Rendered<typeof Real.StageParticipantPublishState>,
+      Rendered<Api['StageParticipantPublishState']>
+    >
+  >,
+];
+
+// Every name the local SDK exports is one the real SDK exports too.
+export type NameCheck = Check<
+  Exclude<keyof Api, keyof typeof import('amazon-ivs-web-broadcast')> extends never ? true : false
+>;
+
+// The app's calls, typed with the real SDK, are accepted by the local Stage.
+declare const realStrategy: Real.StageStrategy;
+declare const token: string;
+declare const LocalStage: Api['Stage'];
+export const stageFromRealTypes = (): Local.Stage => new LocalStage(token, realStrategy);
+export function realTypedUse(stage: Local.Stage, realEvents: typeof Real.StageEvents): void {
+  const onState = (state: `${Real.StageConnectionState}`) => void state;
+  stage.on(realEvents.STAGE_CONNECTION_STATE_CHANGED, onState);
+  stage.off(realEvents.STAGE_CONNECTION_STATE_CHANGED, onState);
+  const onStreams = (_info: { id: string }, streams: { mediaStreamTrack: MediaStreamTrack }[]) =>
+    void streams;
+  stage.on(realEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreams);
+  stage.on(
+    realEvents.ERROR,
+    (error: { message: string; code: number; name: string }) => void error,
+  );
+  stage.on(realEvents.STAGE_LEFT, (reason: `${Real.StageLeftReason}`) => void reason);
+  const joined: Promise<void> = stage.join();
+  void joined;
+  stage.leave();
+}
+
+// What the local SDK hands out fits the real SDK's shapes (members the app may read).
+type StreamMembers = 'id' | 'mediaStreamTrack' | 'isMuted' | 'requestRTCStats' | 'getStats';
+export type StreamShapeCheck = Check<
+  Local.RemoteStageStream extends Pick<Real.RemoteStageStream, StreamMembers> ? true : false
+>;
+export type StreamTypeCheck = Check<
+  Equal<`${Local.RemoteStageStream['streamType']}`, `${Real.StreamType}`>
+>;
+type InfoMembers = 'id' | 'userId' | 'attributes' | 'isLocal' | 'userInfo' | 'isPublishing';
+export type InfoShapeCheck = Check<
+  Local.StageParticipantInfo extends Pick<Real.StageParticipantInfo, InfoMembers> ? true : false
+>;
+export type ErrorShapeCheck = Check<
+  Local.StageError extends Pick<Real.StageError, 'name' | 'message'> & { code: number }
+    ? true
+    : false
+>;

@@ -1,0 +1,67 @@
+/** Participant info and remote streams, shaped like the IVS SDK's. */
+import { StreamType } from './enums';
+
+export type StageParticipantCapability = 'publish' | 'subscribe';
+
+export interface StageParticipantInfo {
+  readonly id: string;
+  readonly userId: string;
+  readonly attributes: Record<string, unknown>;
+  readonly capabilities: Set<StageParticipantCapability>;
+  readonly isLocal: boolean;
+  readonly userInfo: Record<string, unknown>;
+  videoStopped: boolean;
+  audioMuted: boolean;
+  isPublishing: boolean;
+}
+
+/** A stream received from a remote participant (IVS's RemoteStageStream, the parts we have). */
+export class RemoteStageStream {
+  readonly streamType: StreamType;
+  readonly mediaStreamTrack: MediaStreamTrack;
+  readonly participantInfo: StageParticipantInfo;
+  isMuted = false;
+  readonly isAdapting = false;
+  private readonly peer: RTCPeerConnection;
+
+  constructor(
+    track: MediaStreamTrack,
+    participantInfo: StageParticipantInfo,
+    peer: RTCPeerConnection,
+  ) {
+    this.mediaStreamTrack = track;
+    this.streamType = track.kind === 'audio' ? StreamType.AUDIO : StreamType.VIDEO;
+    this.participantInfo = participantInfo;
+    this.peer = peer;
+  }
+
+  /** The MediaStreamTrack's id, as in IVS. */
+  get id(): string {
+    return this.mediaStreamTrack.id;
+  }
+
+  requestRTCStats = async (): Promise<RTCStatsReport | undefined> => {
+    if (this.peer.connectionState === 'closed') return undefined;
+    return this.peer.getStats(this.mediaStreamTrack);
+  };
+
+  /** @deprecated in IVS too; kept for code written against older versions. */
+  getStats = (): Promise<RTCStatsReport | undefined> => this.requestRTCStats();
+
+  requestQualityStats = async (): Promise<undefined> => undefined;
+
+  setMuted = (_muted: boolean): void => undefined;
+
+  // The local stage sends one layer: no simulcast layers to list or select.
+  getLayers = (): never[] => [];
+  getSelectedLayer = (): undefined => undefined;
+  getLowestQualityLayer = (): undefined => undefined;
+  getHighestQualityLayer = (): undefined => undefined;
+
+  on(_event: string, _callback: (...args: unknown[]) => void): void {}
+  off(_event: string, _callback: (...args: unknown[]) => void): void {}
+  hasListenersFor(_event: string): boolean {
+    return false;
+  }
+  cleanup(): void {}
+}

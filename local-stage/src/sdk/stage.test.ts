@@ -1,0 +1,330 @@
+/**
+ * The browser SDK's Stage against a real local stage, in Node: the browser's WebSocket and
+ * RTCPeerConnection are stood in for by `ws` and `@roamhq/wrtc`.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import wrtc from '@roamhq/wrtc';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { startLocalStage, type RunningStage } from '../server/start';
+import { RTCVideoSink, type NodeMediaStreamTrack } from '../server/wrtc';
+import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
+import {
+  StageConnectionState,
+  StageEvents,
+  StageLeftReason,
+  StageSubscribeStreamType,
+  SubscribeType,
+} from './enums';
+import type { StageError } from './errors';
+import type { RemoteStageStream } from './participant';
+import { Stage, type StageStrategy } from './stage';
+
+for (const [name, value] of [
+  ['WebSocket', WebSocket],
+  ['RTCPeerConnection', wrtc.RTCPeerConnection],
+] as const) {
+  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+}
+
+const secret = new TextEncoder().encode('an-sdk-test-secret-that-is-long-enough!!');
+let running: RunningStage;
+let tokens = 0;
+const stages: Stage[] = [];
+
+function strategy(answer: SubscribeType | StageSubscribeStreamType[]): StageStrategy {
+  return {
+    stageStreamsToPublish: () => [],
+    shouldPublishParticipant: () => false,
+    shouldSubscribeToParticipant: () => answer,
+  };
+}
+
+async function token(stageId: string, options: { ttlSeconds?: number; base?: string } = {}) {
+  tokens += 1;
+  return issueParticipantToken({
+    secret,
+    participantId: `sdk-viewer-${tokens}`,
+    stageId,
+    userId: 'user-1',
+    attributes: { clientId: `client-${tokens}` },
+    capabilities: { publish: false, subscribe: true },
+    stageBaseUrl: options.base ?? `${running.url}/stage`,
+    ttlSeconds: options.ttlSeconds ?? 60,
+  });
+}
+
+/** A Stage with every event recorded. */
+function recordedStage(participantToken: string, subscribe: StageStrategy, timeoutMs?: number) {
+  const stage = new Stage(participantToken, subscribe, { joinTimeoutMs: timeoutMs });
+  stages.push(stage);
+  const events: { event: string; args: unknown[] }[] = [];
+  const streams: RemoteStageStream[] = [];
+  for (const event of Object.values(StageEvents)) {
+    stage.on(event, (...args: unknown[]) => events.push({ event, args }));
+  }
+  stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, (_info, added) => streams.push(...added));
+  const states = () =>
+    events
+      .filter((e) => e.event === StageEvents.STAGE_CONNECTION_STATE_CHANGED)
+      .map((e) => e.args[0]);
+  return { stage, events, streams, states };
+}
+
+async function until(predicate: () => boolean, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function firstStrip(track: MediaStreamTrack): Promise<TimeStripPayload> {
+  return new Promise((resolve, reject) => {
+    // The SDK is typed for the browser; in this test its tracks are wrtc's.
+    const sink = new RTCVideoSink(track as unknown as NodeMediaStreamTrack);
+    const timer = setTimeout(() => {
+      sink.stop();
+      reject(new Error('no decodable frame'));
+    }, 10_000);
+    sink.onframe = ({ frame }) => {
+      const strip = decodeTimeStripFromI420(frame);
+      if (!strip) return;
+      clearTimeout(timer);
+      sink.stop();
+      resolve(strip);
+    };
+  });
+}
+
+beforeAll(async () => {
+  running = await startLocalStage({
+    host: '127.0.0.1',
+    port: 0,
+    secret,
+    faultsEnabled: true,
+    camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
+  });
+});
+
+afterEach(() => {
+  for (const stage of stages.splice(0)) stage.leave();
+});
+
+afterAll(async () => {
+  await running.close();
+});
+
+describe('local SDK Stage', () => {
+  it("throws '[JOIN_ERROR] Token is malformed' from the constructor for a token that is not a JWT", () => {
+    expect(() => new Stage('not-a-jwt', strategy(SubscribeType.AUDIO_VIDEO))).toThrow(
+      '[JOIN_ERROR] Token is malformed',
+    );
+    try {
+      new Stage('a.b', strategy(SubscribeType.AUDIO_VIDEO));
+    } catch (error) {
+      expect(error).toMatchObject({ name: 'StageError', code: 1, category: 'JOIN_ERROR' });
+    }
+  });
+
+  it('joins (connecting → connected) and adds a video stream whose pixels name the aircraft', async () => {
+    const started = performance.now();
+    const { stage, events, streams, states } = recordedStage(
+      await token('N954AS'),
+      strategy(SubscribeType.AUDIO_VIDEO),
+    );
+    await stage.join();
+    expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
+    await until(() => streams.length > 0, 'a stream');
+    expect(streams).toHaveLength(1);
+    expect(streams[0]).toMatchObject({ streamType: 'video' });
+    expect(streams[0]?.id).toBe(streams[0]?.mediaStreamTrack.id);
+    const joined = events.filter((e) => e.event === StageEvents.STAGE_PARTICIPANT_JOINED);
+    expect(joined.map((e) => e.args[0])).toMatchObject([
+      { isLocal: true, userId: 'user-1', attributes: { clientId: expect.any(String) } },
+      { isLocal: false, userId: 'N954AS', isPublishing: true },
+    ]);
+    const strip = await firstStrip(streams[0]!.mediaStreamTrack);
+    console.log(`SDK join() → first decoded frame: ${(performance.now() - started).toFixed(0)} ms`);
+    expect(strip.streamIndex).toBe(2);
+    expect(Date.now() - strip.captureTimeMs).toBeLessThan(1000);
+  });
+
+  it('subscribes to video for [VIDEO], and to nothing for NONE or AUDIO_ONLY (cameras send no audio)', async () => {
+    const video = recordedStage(await token('N743AS'), strategy([StageSubscribeStreamType.VIDEO]));
+    await video.stage.join();
+    await until(() => video.streams.length > 0, 'a video stream');
+    expect(video.streams.map((s) => s.streamType)).toEqual(['video']);
+
+    for (const answer of [SubscribeType.NONE, SubscribeType.AUDIO_ONLY]) {
+      const none = recordedStage(await token('N743AS'), strategy(answer));
+      await none.stage.join();
+      await until(
+        () =>
+          none.events.some(
+            (e) =>
+              e.event === StageEvents.STAGE_PARTICIPANT_JOINED &&
+              e.args[0] &&
+              !(e.args[0] as { isLocal: boolean }).isLocal,
+          ),
+        'the camera participant',
+      );
+      expect(none.streams).toEqual([]);
+    }
+    await until(() => running.stage.stats().stages.N743AS?.peerConnections === 1, 'one peer');
+  });
+
+  it('rejects join with a StageError, an error event and state errored for an expired token', async () => {
+    const expired = await issueParticipantToken({
+      secret,
+      participantId: 'expired-viewer',
+      stageId: 'N743AS',
+      userId: 'user-1',
+      attributes: {},
+      capabilities: { publish: false, subscribe: true },
+      stageBaseUrl: `${running.url}/stage`,
+      ttlSeconds: 60,
+      now: new Date(Date.now() - 3_600_000),
+    });
+    const { stage, events, states } = recordedStage(expired, strategy(SubscribeType.AUDIO_VIDEO));
+    const error = await stage.join().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      name: 'StageError',
+      code: 2,
+      category: 'JOIN_ERROR',
+      message: '[JOIN_ERROR] Token expired and is no longer valid',
+    });
+    expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.ERRORED]);
+    expect(events.find((e) => e.event === StageEvents.ERROR)?.args[0]).toBe(error);
+  });
+
+  it('reports a dropped connection as disconnected, without stageLeft, and the stage frees the peer', async () => {
+    const { stage, events, streams, states } = recordedStage(
+      await token('N953AS'),
+      strategy(SubscribeType.AUDIO_VIDEO),
+    );
+    await stage.join();
+    await until(() => streams.length > 0, 'a stream');
+    const before = running.stage.stats().peerConnections;
+    await fetch(`${running.url}/_faults/drop`, { method: 'POST', body: '{"stageId":"N953AS"}' });
+    await until(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
+    expect(events.some((e) => e.event === StageEvents.STAGE_LEFT)).toBe(false);
+    await until(() => running.stage.stats().peerConnections < before, 'the peer to be freed');
+  });
+
+  it('reports a peer connection cut by the stage as disconnected', async () => {
+    const { stage, streams, states } = recordedStage(
+      await token('N953AS'),
+      strategy(SubscribeType.AUDIO_VIDEO),
+    );
+    await stage.join();
+    await until(() => streams.length > 0, 'a stream');
+    await fetch(`${running.url}/_faults/drop`, {
+      method: 'POST',
+      body: '{"stageId":"N953AS","peersOnly":true}',
+    });
+    await until(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
+  });
+
+  it("leave() ends with stageLeft 'user-initiated' and the stage holds no peer for the viewer", async () => {
+    const participantToken = await token('N743AS');
+    const { stage, events, streams } = recordedStage(
+      participantToken,
+      strategy(SubscribeType.AUDIO_VIDEO),
+    );
+    await stage.join();
+    await until(() => streams.length > 0, 'a stream');
+    const participantId = `sdk-viewer-${tokens}`;
+    expect(running.stage.stats().participants).toContainEqual({
+      participantId,
+      stageId: 'N743AS',
+      peerConnections: 1,
+    });
+    events.length = 0;
+    stage.leave();
+    expect(events.map((e) => e.event)).toEqual([
+      StageEvents.STAGE_PARTICIPANT_LEFT,
+      StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED,
+      StageEvents.STAGE_PARTICIPANT_LEFT,
+      StageEvents.STAGE_CONNECTION_STATE_CHANGED,
+      StageEvents.STAGE_LEFT,
+    ]);
+    expect(events.at(-1)?.args).toEqual([StageLeftReason.USER_INITIATED]);
+    await until(
+      () => !running.stage.stats().participants.some((p) => p.participantId === participantId),
+      'the stage to release the viewer',
+    );
+  });
+
+  it('passes on a stage error with its message, and with an empty message when it has none', async () => {
+    const { stage, events } = recordedStage(await token('N954AS'), strategy(SubscribeType.NONE));
+    await stage.join();
+    const participantId = `sdk-viewer-${tokens}`;
+    for (const body of [{ participantId, message: 'Camera overheated' }, { participantId }]) {
+      await fetch(`${running.url}/_faults/stage-error`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    }
+    await until(() => events.filter((e) => e.event === StageEvents.ERROR).length === 2, 'errors');
+    const messages = events
+      .filter((e) => e.event === StageEvents.ERROR)
+      .map((e) => (e.args[0] as StageError).message);
+    expect(messages).toEqual(['[SUBSCRIBE_ERROR] Camera overheated', '']);
+  });
+
+  it('keeps trying while the stage is unreachable, then joins when it is back', async () => {
+    // A port that accepts TCP connections and cuts them at once, as a stage mid-restart would.
+    const attempts: number[] = [];
+    const refusing = createServer((socket) => {
+      attempts.push(Date.now());
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const port = (refusing.address() as AddressInfo).port;
+    const { stage, states } = recordedStage(
+      await token('N743AS', { base: `http://127.0.0.1:${port}/stage` }),
+      strategy(SubscribeType.NONE),
+    );
+    const joining = stage.join();
+    await until(() => attempts.length >= 2, 'two refused attempts');
+    expect(states()).toEqual([StageConnectionState.CONNECTING]);
+    await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    const back = await startLocalStage({
+      host: '127.0.0.1',
+      port,
+      secret,
+      faultsEnabled: false,
+      camera: { width: 320, height: 180, fps: 15, idleMs: 0 },
+    });
+    try {
+      await joining;
+      expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
+      stage.leave();
+    } finally {
+      await back.close();
+    }
+  });
+
+  it("rejects with '[JOIN_ERROR] Operation timed out' when the stage never answers", async () => {
+    const spare = await startLocalStage({
+      host: '127.0.0.1',
+      port: 0,
+      secret,
+      faultsEnabled: false,
+      camera: { width: 320, height: 180, fps: 15, idleMs: 0 },
+    });
+    const base = `${spare.url}/stage`;
+    await spare.close();
+    const { stage } = recordedStage(
+      await token('N743AS', { base }),
+      strategy(SubscribeType.NONE),
+      600,
+    );
+    await expect(stage.join()).rejects.toMatchObject({
+      code: 3,
+      message: '[JOIN_ERROR] Operation timed out',
+    });
+  });
+});

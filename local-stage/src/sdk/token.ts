@@ -1,0 +1,78 @@
+/**
+ * Reads a participant token in the browser (no signature check: the stage does that). Like the
+ * IVS SDK, a string that is not a JWT with the stage's claims is refused at once.
+ */
+import { StageErrorCategory, StageErrorCode } from './enums';
+import { ivsError } from './errors';
+
+export interface StageTokenClaims {
+  participantId: string;
+  stageId: string;
+  userId: string;
+  attributes: Record<string, string>;
+  eventsUrl: string;
+  whipUrl: string;
+  canSubscribe: boolean;
+  canPublish: boolean;
+  expiresAtMs: number | undefined;
+}
+
+function base64UrlDecode(part: string): string {
+  const base64 = part.replace(/-/g, '+').replace(/_/g, '/');
+  const padded = base64 + '='.repeat((4 - (base64.length % 4)) % 4);
+  const binary = atob(padded);
+  const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isWebSocketUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'ws:' || url.protocol === 'wss:';
+  } catch {
+    return false;
+  }
+}
+
+/** Parses the claims; throws `[JOIN_ERROR] Token is malformed` when they are not there. */
+export function parseStageToken(token: unknown): StageTokenClaims {
+  const malformed = () => ivsError(StageErrorCode.TOKEN_MALFORMED, StageErrorCategory.JOIN_ERROR);
+  if (typeof token !== 'string') throw malformed();
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) {
+    throw malformed();
+  }
+  let claims: unknown;
+  try {
+    claims = JSON.parse(base64UrlDecode(parts[1] ?? ''));
+  } catch {
+    throw malformed();
+  }
+  if (!isRecord(claims)) throw malformed();
+  const { jti, topic, user_id, attributes, capabilities, events_url, whip_url, exp } = claims;
+  if (typeof jti !== 'string' || typeof topic !== 'string' || !isWebSocketUrl(events_url)) {
+    throw malformed();
+  }
+  const stringAttributes: Record<string, string> = {};
+  if (isRecord(attributes)) {
+    for (const [key, value] of Object.entries(attributes)) {
+      if (typeof value === 'string') stringAttributes[key] = value;
+    }
+  }
+  return {
+    participantId: jti,
+    stageId: topic,
+    userId: typeof user_id === 'string' ? user_id : '',
+    attributes: stringAttributes,
+    eventsUrl: events_url,
+    whipUrl: typeof whip_url === 'string' ? whip_url : '',
+    canSubscribe: isRecord(capabilities) && capabilities.allow_subscribe === true,
+    canPublish: isRecord(capabilities) && capabilities.allow_publish === true,
+    expiresAtMs: typeof exp === 'number' ? exp * 1000 : undefined,
+  };
+}
