@@ -1,9 +1,187 @@
-// Starts Tailcam: the API server (which serves the web app). Replaced by the full orchestrator
-// (API + local stage) in issue 4.
+// Starts Tailcam (`npm start`, after `npm run build`): the local stage process and the API
+// server, which serves the web app and proxies /stage/ to the stage. Prints the URL and the demo
+// login once a first viewer could join; stops both on Ctrl-C / SIGTERM, leaving no process
+// behind. The stage is restarted (with backoff) if it dies; the API keeps serving meanwhile and
+// viewers reconnect by themselves. If the API dies, everything stops.
+// See docs/decisions/0023-local-stage-process-model.md. Plain Node, no dependencies.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const server = spawn(process.execPath, ['server/dist/server.js'], { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code) => process.exit(code ?? 0));
+const apiEntry = process.env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
+const stageEntry = process.env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+const CONFIG_ERROR_EXIT_CODE = 2;
+
+const stageHost = process.env.STAGE_HOST || '127.0.0.1';
+const stagePort = process.env.STAGE_PORT || '8091';
+const stageUrl =
+  process.env.LOCAL_STAGE_URL ||
+  `http://${stageHost.includes(':') ? `[${stageHost}]` : stageHost}:${stagePort}`;
+
+for (const entry of [apiEntry, stageEntry]) {
+  if (!existsSync(new URL(entry, `file://${root}`))) {
+    console.error(`[tailcam] ${entry} is missing: run \`npm run build\` first (npm start does).`);
+    process.exit(1);
+  }
+}
+
+const log = (message) => console.log(`[tailcam] ${message}`);
+let stopping = false;
+let printed = false;
+let apiUrl;
+let demoViewer;
+
+// ---- The stage: restarted with backoff when it dies. ----
+
+let stage;
+let stageStarts = 0;
+let stageFailuresInARow = 0;
+let stageRestartTimer;
+let stageStartedAt = 0;
+
+function startStage() {
+  stageStarts += 1;
+  stageStartedAt = Date.now();
+  stage = spawn(process.execPath, [stageEntry], {
+    cwd: root,
+    env: process.env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const child = stage;
+  child.on('error', (error) => log(`could not start the stage: ${error.message}`));
+  child.on('exit', (code, signal) => {
+    if (stage === child) stage = undefined;
+    if (stopping) return;
+    if (code === CONFIG_ERROR_EXIT_CODE) {
+      log('the local stage refused its configuration (see above); stopping.');
+      void shutdown(CONFIG_ERROR_EXIT_CODE);
+      return;
+    }
+    // A stage that ran for a while before dying starts a fresh backoff series.
+    stageFailuresInARow = Date.now() - stageStartedAt > 30_000 ? 1 : stageFailuresInARow + 1;
+    if (!printed && stageFailuresInARow > 5) {
+      log('the local stage keeps failing at start-up (see above); stopping.');
+      void shutdown(1);
+      return;
+    }
+    const delay = Math.min(10_000, 200 * 2 ** (stageFailuresInARow - 1));
+    // Bounded logging: the first restarts, then one line in ten.
+    if (stageFailuresInARow <= 3 || stageFailuresInARow % 10 === 0) {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      log(`the local stage stopped (${how}); restarting in ${delay} ms (restart #${stageStarts}).`);
+    }
+    stageRestartTimer = setTimeout(() => {
+      stageRestartTimer = undefined;
+      if (!stopping) startStage();
+    }, delay);
+  });
+}
+
+// ---- The API: its exit ends the run. ----
+
+const api = spawn(process.execPath, [apiEntry], {
+  cwd: root,
+  env: { ...process.env, LOCAL_STAGE_URL: stageUrl },
+  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+});
+api.on('message', (message) => {
+  if (typeof message !== 'object' || message === null) return;
+  if (message.type === 'listening' && typeof message.url === 'string') apiUrl = message.url;
+  if (
+    message.type === 'demo-viewer' &&
+    typeof message.username === 'string' &&
+    typeof message.password === 'string'
+  ) {
+    demoViewer = { username: message.username, password: message.password };
+  }
+});
+api.on('error', (error) => {
+  log(`could not start the API: ${error.message}`);
+  void shutdown(1);
+});
+api.on('exit', (code, signal) => {
+  if (stopping) return;
+  if (signal === 'SIGINT') return void shutdown(0); // Ctrl-C reached the API first
+  log(`the API stopped (${signal ? `signal ${signal}` : `code ${code}`}); stopping.`);
+  void shutdown(code ?? 1);
+});
+
+startStage();
+
+// ---- Ready: the API answers and a viewer's join would succeed through it. ----
+
+async function ok(url, check) {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    if (!response.ok) return false;
+    return check ? check(await response.json()) : true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilReady() {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!stopping && Date.now() < deadline) {
+    if (
+      apiUrl &&
+      (await ok(new URL('/api/health', apiUrl))) &&
+      (await ok(new URL('/stage/health', apiUrl), (body) => body?.ready === true))
+    ) {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+waitUntilReady().then((ready) => {
+  if (stopping) return;
+  if (!ready) {
+    log(
+      apiUrl
+        ? `the local stage did not become reachable through ${apiUrl}/stage/ in time; stopping.`
+        : 'the API did not report that it is listening in time; stopping.',
+    );
+    void shutdown(1);
+    return;
+  }
+  printed = true;
+  const lines = ['', `Tailcam is running at ${apiUrl}`];
+  if (demoViewer) {
+    lines.push(`Demo login: ${demoViewer.username} / ${demoViewer.password}`);
+  } else {
+    lines.push('Sign in with your account (`npm run users -- passwd demo` resets the demo login).');
+  }
+  lines.push('Press Ctrl-C to stop.', '');
+  console.log(lines.join('\n'));
+});
+
+// ---- Stopping: both children, bounded, then exit. ----
+
+function stopChild(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  clearTimeout(stageRestartTimer);
+  await Promise.all([stopChild(api), stopChild(stage)]);
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => void shutdown(0));
+}

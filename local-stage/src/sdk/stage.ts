@@ -86,7 +86,7 @@ export type StageEventMap = {
 
 const DEFAULT_JOIN_TIMEOUT_MS = 60_000;
 const JOIN_ANSWER_TIMEOUT_MS = 10_000;
-const RETRY_MIN_MS = 250;
+const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 2_000;
 const PEER_DISCONNECTED_GRACE_MS = 1_000;
 
@@ -197,7 +197,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
         if (canceled) throw canceled;
         if (outcome === 'joined') return;
         if (outcome instanceof StageError) throw outcome;
-        const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** attempt, deadline - Date.now());
+        const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 1.5 ** attempt, deadline - Date.now());
         if (wait <= 0) {
           throw ivsError(StageErrorCode.TIMEOUT, StageErrorCategory.JOIN_ERROR);
         }

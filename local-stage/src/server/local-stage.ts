@@ -48,6 +48,8 @@ export interface StageStats {
   pendingJoinFailures: number;
   /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
   recentConnectMs: number[];
+  /** This process's CPU time so far (user + system, µs) and resident memory, for benchmarks. */
+  process: { cpuMicros: number; rssBytes: number; uptimeMs: number };
 }
 
 export class LocalStage {
@@ -152,6 +154,7 @@ export class LocalStage {
   }
 
   stats(): StageStats {
+    const cpu = process.cpuUsage();
     const joined = [...this.sessions].filter((session) => session.state === 'joined');
     const stages: StageStats['stages'] = {};
     for (const entry of this.stages.values()) {
@@ -178,6 +181,11 @@ export class LocalStage {
       })),
       pendingJoinFailures: this.joinFailures.length,
       recentConnectMs: this.connectTimes.map((ms) => Math.round(ms)),
+      process: {
+        cpuMicros: cpu.user + cpu.system,
+        rssBytes: process.memoryUsage.rss(),
+        uptimeMs: Math.round(process.uptime() * 1000),
+      },
     };
   }
 
