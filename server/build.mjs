@@ -1,0 +1,23 @@
+// Bundles the server and the accounts CLI into dist/: workspace code (@tailcam/*) is inlined,
+// npm dependencies stay external and are resolved from node_modules at run time.
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const { dependencies } = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8'));
+const external = Object.keys(dependencies).filter((name) => !name.startsWith('@tailcam/'));
+
+await build({
+  absWorkingDir: here,
+  entryPoints: { server: 'src/server.ts', users: 'src/cli/users.ts' },
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  external,
+  logLevel: 'warning',
+});
+console.log(`[server] built dist/server.js and dist/users.js (external: ${external.join(', ')})`);

@@ -1,0 +1,17 @@
+import { PGlite } from '@electric-sql/pglite';
+let t = Date.now();
+const db = new PGlite();
+await db.waitReady;
+console.log('ready', Date.now() - t);
+await db.exec('create table t(id uuid primary key, u text);');
+t = Date.now();
+const c = await db.clone();
+await c.waitReady;
+console.log('clone', Date.now() - t);
+t = Date.now();
+const c2 = await db.clone();
+await c2.waitReady;
+console.log('clone2', Date.now() - t);
+t = Date.now();
+await c2.close();
+console.log('close', Date.now() - t);

@@ -1,0 +1,98 @@
+/**
+ * Account administration (the users CLI, directly or through the running server's admin socket):
+ * the rules for names and passwords live here, once.
+ */
+import { hashPassword } from '../auth/passwords';
+import { DuplicateUsernameError, type User, type UserStore } from '../db/user-store';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export type AccountErrorCode =
+  'duplicate_username' | 'invalid_username' | 'invalid_password' | 'unknown_user';
+
+export class AccountError extends Error {
+  constructor(
+    readonly code: AccountErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+export interface UserSummary {
+  username: string;
+  createdAt: string;
+  disabled: boolean;
+}
+
+function checkUsername(username: string): void {
+  if (!USERNAME_PATTERN.test(username)) {
+    throw new AccountError(
+      'invalid_username',
+      `"${username}" is not a valid username: use 1 to 64 letters, digits, or . _ @ - (starting with a letter or digit)`,
+    );
+  }
+}
+
+function checkPassword(password: string): void {
+  if (password.length === 0) throw new AccountError('invalid_password', 'Password is empty');
+  if (password.length > MAX_PASSWORD_LENGTH) {
+    throw new AccountError(
+      'invalid_password',
+      `Password is longer than ${MAX_PASSWORD_LENGTH} characters`,
+    );
+  }
+  if (password.includes('\u0000')) {
+    throw new AccountError('invalid_password', 'Password contains a NUL character');
+  }
+}
+
+function unknownUser(username: string): AccountError {
+  return new AccountError('unknown_user', `No user named "${username}"`);
+}
+
+export function summarize(user: User): UserSummary {
+  return {
+    username: user.username,
+    createdAt: user.createdAt.toISOString(),
+    disabled: user.disabledAt !== null,
+  };
+}
+
+export interface Accounts {
+  add(username: string, password: string): Promise<UserSummary>;
+  list(): Promise<UserSummary[]>;
+  passwd(username: string, password: string): Promise<void>;
+  disable(username: string): Promise<void>;
+}
+
+export function createAccounts(store: UserStore): Accounts {
+  return {
+    async add(username, password) {
+      checkUsername(username);
+      checkPassword(password);
+      try {
+        return summarize(await store.createUser(username, await hashPassword(password)));
+      } catch (error) {
+        if (error instanceof DuplicateUsernameError) {
+          throw new AccountError('duplicate_username', `A user named "${username}" already exists`);
+        }
+        throw error;
+      }
+    },
+    async list() {
+      return (await store.listUsers()).map(summarize);
+    },
+    async passwd(username, password) {
+      checkPassword(password);
+      if (!(await store.setPasswordHash(username, await hashPassword(password)))) {
+        throw unknownUser(username);
+      }
+    },
+    async disable(username) {
+      if (!(await store.disableUser(username))) throw unknownUser(username);
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * Builds the Fastify app: plugins, hooks and routes, with nothing listening. `server.ts` listens;
+ * tests call `inject`.
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { createLoginTokens } from './auth/login-token';
+import { createPasswordVerifier, type PasswordVerifier } from './auth/passwords';
+import type { Config } from './config';
+import type { UserStore } from './db/user-store';
+import { HttpError } from './http/errors';
+import {
+  createMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimitStore,
+} from './http/rate-limit';
+import { contentSecurityPolicy, registerSecurityHeaders } from './http/security-headers';
+import { zodSerializerCompiler, zodValidatorCompiler } from './http/zod-schema';
+import type { StageProvider } from './providers/stage-provider';
+import { registerHealthRoutes } from './routes/health';
+import { registerLoginRoute } from './routes/login';
+import { registerParticipantTokenRoute } from './routes/participant-token';
+import { registerStageProxy } from './routes/stage-proxy';
+import { registerStageSdkRoute } from './routes/stage-sdk';
+import { registerWebApp } from './routes/web-app';
+
+/** Bodies of the JSON API are tiny: a username and a password, or two ids. */
+export const API_BODY_LIMIT = 4 * 1024;
+
+export type AppConfig = Pick<
+  Config,
+  | 'repoRoot'
+  | 'stageProvider'
+  | 'ivs'
+  | 'loginTokenHours'
+  | 'localStage'
+  | 'webDistDir'
+  | 'corsOrigins'
+  | 'trustProxy'
+  | 'publicUrl'
+>;
+
+export interface AppDeps {
+  store: UserStore;
+  stageProvider: StageProvider;
+  /** Signs and verifies login tokens. */
+  authSecret: Uint8Array;
+  rateLimitStore?: RateLimitStore;
+  passwords?: PasswordVerifier;
+  /** A pino logger; none when omitted (tests). */
+  logger?: FastifyBaseLogger;
+  now?: () => Date;
+}
+
+function clientMessage(error: FastifyError, status: number): string {
+  switch (error.code) {
+    case 'FST_ERR_VALIDATION':
+      return error.message;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Request body is empty';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Request body is not valid JSON';
+  }
+  if (error instanceof SyntaxError) return 'Request body is not valid JSON';
+  return STATUS_CODES[status] ?? 'Bad request';
+}
+
+export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const trustProxy = config.trustProxy;
+  const app = Fastify({
+    ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
+    trustProxy:
+      typeof trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < trustProxy
+        : trustProxy,
+    bodyLimit: API_BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(zodSerializerCompiler);
+  // JSON only: text/plain bodies are refused with 415 rather than parsed as strings.
+  app.removeContentTypeParser('text/plain');
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ error: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      request.log.info({ code: error.code, status }, 'request refused');
+      return reply.code(status).send({ error: clientMessage(error, status) });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    if (path === '/api' || path.startsWith('/api/')) {
+      return reply.code(404).send({ error: `Not found: ${request.method} ${path.slice(0, 200)}` });
+    }
+    return reply.code(404).type('text/plain; charset=utf-8').send('Not found\n');
+  });
+
+  registerSecurityHeaders(app, {
+    csp: contentSecurityPolicy({
+      stageProvider: config.stageProvider,
+      ivsSdkUrl: config.ivs.sdkUrl,
+    }),
+    corsOrigins: config.corsOrigins,
+  });
+
+  const store = deps.store;
+  const loginTokens = createLoginTokens({
+    secret: deps.authSecret,
+    ttlHours: config.loginTokenHours,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  const rateLimiter = createRateLimiter(
+    deps.rateLimitStore ?? createMemoryRateLimitStore(),
+    deps.now === undefined ? Date.now : () => deps.now!().getTime(),
+  );
+
+  registerHealthRoutes(app, { store });
+  registerLoginRoute(app, {
+    store,
+    passwords: deps.passwords ?? createPasswordVerifier(),
+    loginTokens,
+    rateLimiter,
+  });
+  registerParticipantTokenRoute(app, {
+    store,
+    loginTokens,
+    stageProvider: deps.stageProvider,
+    publicUrl: config.publicUrl,
+  });
+  registerStageSdkRoute(app, {
+    stageProvider: config.stageProvider,
+    sdkFile: config.stageProvider === 'ivs' ? config.ivs.sdkFile : config.localStage.sdkFile,
+    sdkUrl: config.ivs.sdkUrl,
+    repoRoot: config.repoRoot,
+  });
+  if (config.stageProvider === 'local') {
+    await registerStageProxy(app, { upstream: config.localStage.url });
+  }
+  await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });
+  return app;
+}

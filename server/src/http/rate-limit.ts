@@ -1,0 +1,59 @@
+/**
+ * Fixed-window rate limiting behind a store interface: in memory for one process now; a shared
+ * store (e.g. Redis or PostgreSQL) can implement `RateLimitStore` when the API runs replicated.
+ */
+export interface RateLimitStore {
+  /** Counts one hit on `key` in the window that contains now; returns the count and window end. */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+}
+
+export function createMemoryRateLimitStore(options: { maxKeys?: number } = {}): RateLimitStore {
+  const maxKeys = options.maxKeys ?? 100_000;
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  return {
+    async hit(key, windowMs, now) {
+      let window = windows.get(key);
+      if (window === undefined || window.resetAt <= now) {
+        if (windows.size >= maxKeys) {
+          for (const [staleKey, stale] of windows) {
+            if (stale.resetAt <= now) windows.delete(staleKey);
+          }
+          // Still full of live windows: forget the oldest rather than grow without bound.
+          if (windows.size >= maxKeys) windows.delete(windows.keys().next().value!);
+        }
+        window = { count: 0, resetAt: now + windowMs };
+        windows.set(key, window);
+      }
+      window.count += 1;
+      return { count: window.count, resetAt: window.resetAt };
+    },
+  };
+}
+
+export interface RateLimitRule {
+  /** Namespaces the keys of one rule, e.g. 'login-address'. */
+  name: string;
+  max: number;
+  windowMs: number;
+}
+
+export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export function createRateLimiter(store: RateLimitStore, now: () => number = Date.now) {
+  return {
+    async check(rule: RateLimitRule, key: string): Promise<RateLimitVerdict> {
+      const time = now();
+      const { count, resetAt } = await store.hit(`${rule.name}:${key}`, rule.windowMs, time);
+      if (count <= rule.max) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((resetAt - time) / 1000)) };
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** Login attempts: generous for a person mistyping, tight enough to make guessing slow. */
+export const LOGIN_RATE_LIMITS = {
+  perAddress: { name: 'login-address', max: 30, windowMs: 60_000 },
+  perUsername: { name: 'login-username', max: 10, windowMs: 60_000 },
+} satisfies Record<string, RateLimitRule>;

@@ -1,0 +1,84 @@
+import { CreateParticipantTokenCommand, IVSRealTimeClient } from '@aws-sdk/client-ivs-realtime';
+import type { StreamId } from '@tailcam/protocol/streams';
+import { StageProviderError, type StageProvider } from './stage-provider';
+
+const AWS_TIMEOUT_MS = 5_000;
+
+/** Maps any failure of the AWS call to a message safe to show a viewer; the cause is logged. */
+export function describeIvsError(error: unknown): string {
+  const name = error instanceof Error ? error.name : '';
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  switch (name) {
+    case 'AccessDeniedException':
+      return 'The streaming service refused access to this stream';
+    case 'ResourceNotFoundException':
+      return 'This stream is not set up on the streaming service';
+    case 'ValidationException':
+      return 'The streaming service rejected the token request';
+    case 'PendingVerification':
+      return 'The streaming service account is pending verification';
+    case 'ServiceQuotaExceededException':
+      return 'The streaming service is at capacity; try again later';
+    case 'ThrottlingException':
+    case 'TooManyRequestsException':
+      return 'The streaming service is busy; try again in a moment';
+    case 'InternalServerException':
+    case 'ServiceUnavailableException':
+      return 'The streaming service had an internal error; try again in a moment';
+    case 'CredentialsProviderError':
+    case 'UnrecognizedClientException':
+    case 'InvalidSignatureException':
+    case 'ExpiredTokenException':
+    case 'InvalidClientTokenId':
+      return 'The streaming service is not configured correctly';
+    case 'TimeoutError':
+    case 'AbortError':
+    case 'RequestTimeout':
+      return 'The streaming service did not answer in time; try again in a moment';
+  }
+  if (/^(ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)/.test(code)) {
+    return 'Could not reach the streaming service; try again in a moment';
+  }
+  return 'Could not get a token from the streaming service';
+}
+
+export function createIvsStageProvider(options: {
+  client: Pick<IVSRealTimeClient, 'send'>;
+  stageArns: Partial<Record<StreamId, string>>;
+  durationMinutes: number;
+}): StageProvider {
+  return {
+    name: 'ivs',
+    async createParticipantToken(request) {
+      const stageArn = options.stageArns[request.stageId];
+      if (stageArn === undefined) {
+        throw new StageProviderError('This stream is not set up on the streaming service');
+      }
+      let output;
+      try {
+        output = await options.client.send(
+          new CreateParticipantTokenCommand({
+            stageArn,
+            userId: request.userId,
+            capabilities: ['SUBSCRIBE'],
+            attributes: { clientId: request.clientId },
+            duration: options.durationMinutes,
+          }),
+          { abortSignal: AbortSignal.timeout(AWS_TIMEOUT_MS) },
+        );
+      } catch (error) {
+        throw new StageProviderError(describeIvsError(error), { cause: error });
+      }
+      const token = output.participantToken?.token;
+      if (token === undefined || token === '') {
+        throw new StageProviderError('The streaming service answered without a token');
+      }
+      return token;
+    },
+  };
+}
+
+export function createIvsClient(region: string): IVSRealTimeClient {
+  return new IVSRealTimeClient({ region, maxAttempts: 2 });
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isStreamId } from '@tailcam/protocol/streams';
+import type { LoginTokens } from '../auth/login-token';
+import type { UserStore } from '../db/user-store';
+import { HttpError } from '../http/errors';
+import type { ZodTypeProvider } from '../http/zod-schema';
+import { StageProviderError, type StageProvider } from '../providers/stage-provider';
+import { errorResponses, tokenBody, tokenResponse } from './api-schemas';
+
+const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+function requestOrigin(request: FastifyRequest): string {
+  const host = request.host;
+  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) {
+    throw new HttpError(400, 'Invalid Host header');
+  }
+  return `${request.protocol}://${host}`;
+}
+
+export function registerParticipantTokenRoute(
+  app: FastifyInstance,
+  deps: {
+    store: UserStore;
+    loginTokens: LoginTokens;
+    stageProvider: StageProvider;
+    publicUrl: string | undefined;
+  },
+): void {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/api/token',
+    {
+      schema: { body: tokenBody, response: { 200: tokenResponse, ...errorResponses } },
+      // Authentication comes first: an anonymous caller learns nothing about the body's rules.
+      onRequest: async (request) => {
+        const header = request.headers.authorization;
+        if (header === undefined) throw new HttpError(401, 'Missing bearer token');
+        const match = /^Bearer ([A-Za-z0-9._~+/=-]{1,4096})$/.exec(header);
+        if (match === null) throw new HttpError(401, 'Malformed Authorization header');
+        const identity = await deps.loginTokens.verify(match[1]!);
+        if (identity === undefined) throw new HttpError(401, 'Invalid or expired token');
+        const user = await deps.store.findById(identity.userId);
+        if (user === undefined) throw new HttpError(401, 'Invalid or expired token');
+        if (user.disabledAt !== null) throw new HttpError(401, 'This account is disabled');
+        request.user = { id: user.id, username: user.username };
+      },
+    },
+    async (request) => {
+      const { stageId, clientId } = request.body;
+      if (!isStreamId(stageId)) throw new HttpError(404, `Unknown stream: ${stageId}`);
+      const user = request.user;
+      if (user === undefined) throw new Error('authentication hook did not run');
+      try {
+        const token = await deps.stageProvider.createParticipantToken({
+          stageId,
+          clientId,
+          userId: user.id,
+          username: user.username,
+          requestOrigin: deps.publicUrl ?? requestOrigin(request),
+        });
+        request.log.info({ userId: user.id, stageId }, 'participant token issued');
+        return { token };
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        const publicMessage =
+          error instanceof StageProviderError
+            ? error.publicMessage
+            : 'Could not get a participant token';
+        request.log.error(
+          { err: error, provider: deps.stageProvider.name, stageId },
+          'stage provider failed',
+        );
+        throw new HttpError(502, publicMessage);
+      }
+    },
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: { id: string; username: string };
+  }
+}

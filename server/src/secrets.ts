@@ -1,0 +1,20 @@
+/** The two signing secrets: configured, or generated once into DATA_DIR (local provider). */
+import { join } from 'node:path';
+import { loadOrCreateSecret, STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
+import type { Config } from './config';
+
+export const AUTH_SECRET_FILE = 'auth-secret';
+
+export async function loadAuthSecret(config: Config): Promise<Uint8Array> {
+  if (config.authSecret !== undefined) return new TextEncoder().encode(config.authSecret);
+  // parseConfig requires AUTH_SECRET with ivs, so only the local default gets here.
+  return loadOrCreateSecret(join(config.dataDir, AUTH_SECRET_FILE));
+}
+
+/** Signs local participant tokens; the local stage process reads the same file. */
+export async function loadStageTokenSecret(config: Config): Promise<Uint8Array> {
+  if (config.localStage.tokenSecret !== undefined) {
+    return new TextEncoder().encode(config.localStage.tokenSecret);
+  }
+  return loadOrCreateSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
+}

@@ -1,0 +1,140 @@
+/**
+ * Production entry point (`node server/dist/server.js`): reads the configuration, opens and
+ * migrates the user store, listens, and shuts down gracefully on SIGINT/SIGTERM.
+ */
+import type { AddressInfo } from 'node:net';
+import { createAccounts } from './accounts/accounts';
+import { startAdminSocket, type AdminSocket } from './accounts/admin-socket';
+import { buildApp } from './app';
+import { ConfigError, parseConfig, readEnv, type Config } from './config';
+import { DataDirBusyError, openUserStore } from './db/open-store';
+import type { UserStore } from './db/user-store';
+import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
+import { createLogger } from './logger';
+import { findRepoRoot } from './paths';
+import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
+import { createLocalStageProvider } from './providers/local-provider';
+import type { StageProvider } from './providers/stage-provider';
+import { loadAuthSecret, loadStageTokenSecret } from './secrets';
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+function fail(message: string): never {
+  console.error(`[tailcam server] ${message}`);
+  process.exit(1);
+}
+
+async function createStageProvider(config: Config): Promise<StageProvider> {
+  if (config.stageProvider === 'local') {
+    return createLocalStageProvider({
+      secret: await loadStageTokenSecret(config),
+      ttlMinutes: config.participantTokenMinutes,
+      publicUrl: config.publicUrl,
+    });
+  }
+  return createIvsStageProvider({
+    client: createIvsClient(config.ivs.region!),
+    stageArns: config.ivs.stageArns,
+    durationMinutes: config.participantTokenMinutes,
+  });
+}
+
+function listeningUrl(config: Config, address: AddressInfo | string | null): string {
+  if (config.publicUrl !== undefined) return config.publicUrl;
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function main(): Promise<void> {
+  const repoRoot = findRepoRoot();
+  let config: Config;
+  try {
+    config = parseConfig(readEnv(repoRoot), repoRoot);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  let store: UserStore;
+  try {
+    store = await openUserStore(
+      config.databaseUrl === undefined
+        ? { dataDir: config.dataDir }
+        : { databaseUrl: config.databaseUrl },
+      'server',
+    );
+  } catch (error) {
+    if (error instanceof DataDirBusyError) {
+      fail(`${error.message}. Is Tailcam already running? Stop it first, or set another DATA_DIR.`);
+    }
+    logger.fatal({ err: error }, 'cannot open the user database');
+    fail('Cannot open the user database; see the log above.');
+  }
+
+  const demoViewer = await ensureDemoViewer(store, config.stageProvider);
+  const app = await buildApp(config, {
+    store,
+    stageProvider: await createStageProvider(config),
+    authSecret: await loadAuthSecret(config),
+    logger,
+  });
+
+  let adminSocket: AdminSocket | undefined;
+  if (config.databaseUrl === undefined) {
+    try {
+      adminSocket = await startAdminSocket(config.dataDir, createAccounts(store), logger);
+    } catch (error) {
+      logger.warn(
+        { err: error },
+        'admin socket unavailable: `npm run users` works only while the server is stopped',
+      );
+    }
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      await app.close();
+      await adminSocket?.close();
+      await store.close();
+    } catch (error) {
+      logger.error({ err: error }, 'error while shutting down');
+      process.exitCode = 1;
+    }
+    clearTimeout(timer);
+    process.exit();
+  };
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    logger.fatal({ err: error }, 'cannot listen');
+    await adminSocket?.close();
+    await store.close();
+    fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
+  const url = listeningUrl(config, app.server.address());
+  logger.info({ url, stageProvider: config.stageProvider }, 'Tailcam API listening');
+  if (demoViewer !== undefined) announceDemoViewer(demoViewer);
+  process.send?.({ type: 'listening', url });
+}
+
+main().catch((error: unknown) => {
+  console.error('[tailcam server] failed to start:', error);
+  process.exit(1);
+});
