@@ -89,6 +89,7 @@ async function runThroughServer(
       busy.ownerRole === 'server'
         ? `The Tailcam server (process ${busy.ownerPid}) holds ${config.dataDir}, but its admin socket ${socketPath} does not answer. Run this command as the user that runs the server, or stop the server and try again.`
         : `Another process (${busy.ownerPid}, ${busy.ownerRole}) is using ${config.dataDir}. Wait for it to finish, or stop it, and try again.`,
+      { cause: error },
     );
   }
 }

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { SignJWT, decodeJwt } from 'jose';
+import { verifyParticipantToken } from '@tailcam/protocol/participant-token';
+import { StageProviderError, type StageProvider } from '../providers/stage-provider';
+import { build, authSecret, CLIENT_ID, stageTokenSecret } from '../test/helpers';
+
+function tokenRequest(token: string | undefined, payload: unknown = {}, host?: string) {
+  return {
+    method: 'POST' as const,
+    url: '/api/token',
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(host === undefined ? {} : { host }),
+    },
+    payload: payload as object,
+  };
+}
+
+const validBody = { stageId: 'N743AS', clientId: CLIENT_ID };
+
+async function signedIn(options: Parameters<typeof build>[0] = {}) {
+  const test = await build(options);
+  const user = await test.addUser('alice', 'correct horse');
+  const token = await test.login('alice', 'correct horse');
+  return { ...test, user, token };
+}
+
+describe('POST /api/token', () => {
+  it('issues a subscribe-only local stage token carrying the user and client ids', async () => {
+    const { app, token, user } = await signedIn();
+    const response = await app.inject(tokenRequest(token, validBody, 'tailcam.test:8080'));
+    expect(response.statusCode).toBe(200);
+    const participantToken = response.json<{ token: string }>().token;
+    const claims = await verifyParticipantToken(participantToken, {
+      secret: stageTokenSecret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims).toMatchObject({
+      topic: 'N743AS',
+      user_id: user.id,
+      attributes: { clientId: CLIENT_ID },
+      capabilities: { allow_publish: false, allow_subscribe: true },
+      events_url: 'ws://tailcam.test:8080/stage/events',
+      whip_url: 'http://tailcam.test:8080/stage/whep',
+    });
+    expect(claims.exp - claims.iat).toBe(3600);
+    expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('points the stage URLs at PUBLIC_URL when it is set', async () => {
+    const { app, token } = await signedIn({ config: { publicUrl: 'https://tailcam.example' } });
+    const response = await app.inject(tokenRequest(token, validBody, 'internal:8080'));
+    const claims = decodeJwt(response.json<{ token: string }>().token);
+    expect(claims.events_url).toBe('wss://tailcam.example/stage/events');
+  });
+
+  it('answers 404 naming an unknown stream', async () => {
+    const { app, token } = await signedIn();
+    const response = await app.inject(tokenRequest(token, { ...validBody, stageId: 'N000XX' }));
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'Unknown stream: N000XX' });
+  });
+
+  it.each([
+    ['a missing stageId', { clientId: CLIENT_ID }],
+    ['a numeric stageId', { stageId: 743, clientId: CLIENT_ID }],
+    ['a client id that is not a UUID', { stageId: 'N743AS', clientId: 'client-1' }],
+    ['a NUL character in the stageId', { stageId: 'N743\u0000AS', clientId: CLIENT_ID }],
+    ['an absurdly long stageId', { stageId: 'N'.repeat(2000), clientId: CLIENT_ID }],
+  ])('refuses %s with a 400', async (_name, payload) => {
+    const { app, token } = await signedIn();
+    const response = await app.inject(tokenRequest(token, payload));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatch(/^Invalid request body: /);
+  });
+
+  it('refuses malformed JSON with a 400', async () => {
+    const { app, token } = await signedIn();
+    const response = await app.inject({
+      ...tokenRequest(token),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: '{"stageId":',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'Request body is not valid JSON' });
+  });
+
+  it('answers 401 without a token, with a malformed header, and with a forged token', async () => {
+    const { app, user } = await signedIn();
+    const forged = await new SignJWT({ name: 'alice' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user.id)
+      .setAudience('tailcam-api')
+      .setIssuer('tailcam')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('not-the-server-secret-but-long-enough-!!'));
+    const cases = [
+      [undefined, 'Missing bearer token'],
+      ['not a jwt', 'Malformed Authorization header'],
+      ['abc.def.ghi', 'Invalid or expired token'],
+      [forged, 'Invalid or expired token'],
+    ] as const;
+    for (const [token, message] of cases) {
+      const response = await app.inject(tokenRequest(token, validBody));
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ error: message });
+    }
+    const basic = await app.inject({
+      ...tokenRequest(undefined, validBody),
+      headers: { authorization: 'Basic YWxpY2U6eA==' },
+    });
+    expect(basic.statusCode).toBe(401);
+  });
+
+  it('answers 401 with an expired token', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const { app, token } = await signedIn({ deps: { now: () => now } });
+    now = new Date(now.getTime() + 12 * 3600 * 1000 + 1000);
+    const response = await app.inject(tokenRequest(token, validBody));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'Invalid or expired token' });
+  });
+
+  it('answers 401 once the user is disabled, even with a token issued before', async () => {
+    const { app, token, store } = await signedIn();
+    await store.disableUser('alice');
+    const response = await app.inject(tokenRequest(token, validBody));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'This account is disabled' });
+  });
+
+  it('answers 401 for a valid token whose user no longer exists', async () => {
+    const { app } = await build();
+    const token = await new SignJWT({ name: 'ghost' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('00000000-0000-4000-8000-000000000000')
+      .setAudience('tailcam-api')
+      .setIssuer('tailcam')
+      .setExpirationTime('1h')
+      .sign(authSecret);
+    const response = await app.inject(tokenRequest(token, validBody));
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('answers 502 with a safe message when the provider fails, keeping details for the log', async () => {
+    const failing: StageProvider = {
+      name: 'ivs',
+      createParticipantToken: async () => {
+        throw new StageProviderError('The streaming service is busy; try again in a moment', {
+          cause: new Error('arn:aws:ivs:secret-internal-detail'),
+        });
+      },
+    };
+    const { app, token } = await signedIn({ deps: { stageProvider: failing } });
+    const response = await app.inject(tokenRequest(token, validBody));
+    expect(response.statusCode).toBe(502);
+    expect(response.json()).toEqual({
+      error: 'The streaming service is busy; try again in a moment',
+    });
+  });
+
+  it('answers 502 with a generic message when the provider throws something unexpected', async () => {
+    const broken: StageProvider = {
+      name: 'local',
+      createParticipantToken: async () => {
+        throw new TypeError('cannot read properties of undefined');
+      },
+    };
+    const { app, token } = await signedIn({ deps: { stageProvider: broken } });
+    const response = await app.inject(tokenRequest(token, validBody));
+    expect(response.statusCode).toBe(502);
+    expect(response.json()).toEqual({ error: 'Could not get a participant token' });
+  });
+
+  it('refuses a Host header that cannot make a URL', async () => {
+    const { app, token } = await signedIn();
+    const response = await app.inject(tokenRequest(token, validBody, 'evil.example/x?'));
+    expect(response.statusCode).toBe(400);
+  });
+});
