@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { build, tempDir, testConfig } from '../test/helpers';
+import { STAGE_UNREACHABLE } from './stage-proxy';
+
+describe('web app', () => {
+  it.each(['/', '/home', '/player/N743AS', '/player/anything/else'])(
+    'answers index.html for the app route %s, never cached',
+    async (url) => {
+      const { app } = await build();
+      const response = await app.inject({ url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.body).toContain('<title>Tailcam</title>');
+    },
+  );
+
+  it('caches hashed assets for a year and revalidates other files', async () => {
+    const { app } = await build();
+    const asset = await app.inject({ url: '/assets/index-abc123.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const favicon = await app.inject({ url: '/favicon.svg' });
+    expect(favicon.statusCode).toBe(200);
+    expect(favicon.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('answers 404 for unknown files, and JSON 404 for unknown API routes', async () => {
+    const { app } = await build();
+    const missing = await app.inject({ url: '/assets/nope.js' });
+    expect(missing.statusCode).toBe(404);
+    const api = await app.inject({ url: '/api/users' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toEqual({ error: 'Not found: GET /api/users' });
+    const apiPost = await app.inject({ method: 'POST', url: '/api/nothing', payload: {} });
+    expect(apiPost.statusCode).toBe(404);
+    expect(apiPost.json()).toEqual({ error: 'Not found: POST /api/nothing' });
+    expect((await app.inject({ url: '/../package.json' })).statusCode).toBe(404);
+  });
+
+  it('answers a clear 503 on the app routes when the web app is not built', async () => {
+    const { app } = await build({ config: { webDistDir: join(tempDir(), 'dist') } });
+    for (const url of ['/', '/home', '/player/N743AS']) {
+      const response = await app.inject({ url });
+      expect(response.statusCode).toBe(503);
+      expect(response.body).toMatch(
+        /web app is not built: .*index\.html is missing\. Run `npm run build`/,
+      );
+    }
+    expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
+  });
+});
+
+describe('/sdk/stage.js', () => {
+  it('serves the real Amazon IVS SDK file with the ivs provider, as UTF-8 JavaScript', async () => {
+    const config = testConfig({ stageProvider: 'ivs' });
+    const { app } = await build({ config });
+    const response = await app.inject({ url: '/sdk/stage.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(response.rawPayload.equals(readFileSync(config.ivs.sdkFile))).toBe(true);
+    expect(response.body).toContain('live-video.net');
+    const again = await app.inject({
+      url: '/sdk/stage.js',
+      headers: { 'if-none-match': String(response.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('redirects to IVS_SDK_URL when one is configured, and allows that origin in the CSP', async () => {
+    const sdkUrl = 'https://web-broadcast.live-video.net/1.41.0/amazon-ivs-web-broadcast.js';
+    const base = testConfig({ stageProvider: 'ivs' });
+    const { app } = await build({
+      config: { stageProvider: 'ivs', ivs: { ...base.ivs, sdkUrl } },
+    });
+    const response = await app.inject({ url: '/sdk/stage.js' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe(sdkUrl);
+    expect(response.headers['content-security-policy']).toContain(
+      "script-src 'self' https://web-broadcast.live-video.net;",
+    );
+  });
+
+  it('serves the local stage SDK bundle with the local provider', async () => {
+    const { app, config } = await build();
+    const response = await app.inject({ url: '/sdk/stage.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(response.body).toBe(readFileSync(config.localStage.sdkFile, 'utf8'));
+  });
+
+  it('answers a clear 503 naming the missing local SDK bundle', async () => {
+    const base = testConfig();
+    const sdkFile = join(base.repoRoot, 'local-stage', 'dist', 'no-such-stage-sdk.js');
+    const { app } = await build({ config: { localStage: { ...base.localStage, sdkFile } } });
+    const response = await app.inject({ url: '/sdk/stage.js' });
+    expect(response.statusCode).toBe(503);
+    expect(response.body).toContain(
+      'The local stage SDK is not built: local-stage/dist/no-such-stage-sdk.js is missing. Run `npm run build`',
+    );
+  });
+});
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+  });
+}
+
+/** A stand-in for the local stage: echoes HTTP requests and accepts WebSocket upgrades. */
+async function fakeStage(): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      res.writeHead(201, { 'content-type': 'application/sdp', location: '/stage/whep/p-1' });
+      res.end(`${req.method} ${req.url} ${req.headers['content-type']} ${body}`);
+    });
+  });
+  server.on('connection', (socket) => sockets.add(socket));
+  server.on('upgrade', (req, socket) => {
+    const accept = createHash('sha1')
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    const message = Buffer.from(`hello ${req.url}`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    socket.write(Buffer.concat([Buffer.from([0x81, message.length]), message]));
+  });
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return listen(server);
+}
+
+/** Opens a WebSocket through `base` and resolves with the first text frame received. */
+function firstWebSocketMessage(base: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, {
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': Buffer.from('0123456789abcdef').toString('base64'),
+      },
+    });
+    req.on('upgrade', (_res, socket, head) => {
+      let buffered = head;
+      const read = (chunk: Buffer) => {
+        buffered = Buffer.concat([buffered, chunk]);
+        if (buffered.length >= 2 && buffered.length >= 2 + buffered[1]!) {
+          socket.destroy();
+          resolve(buffered.subarray(2, 2 + buffered[1]!).toString());
+        }
+      };
+      socket.on('data', read);
+      read(Buffer.alloc(0));
+    });
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('local stage proxy', () => {
+  it('forwards HTTP requests under /stage/ unchanged, prefix kept', async () => {
+    const upstream = await fakeStage();
+    const base = testConfig();
+    const { app } = await build({ config: { localStage: { ...base.localStage, url: upstream } } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/stage/whep?x=1',
+      headers: { 'content-type': 'application/sdp' },
+      payload: 'v=0\r\n',
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers.location).toBe('/stage/whep/p-1');
+    expect(response.body).toBe('POST /stage/whep?x=1 application/sdp v=0\r\n');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('forwards WebSocket upgrades under /stage/', async () => {
+    const upstream = await fakeStage();
+    const base = testConfig();
+    const { app } = await build({ config: { localStage: { ...base.localStage, url: upstream } } });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    expect(await firstWebSocketMessage(address, '/stage/events')).toBe('hello /stage/events');
+  });
+
+  it('answers a JSON 502 when the stage is down, and keeps serving the API', async () => {
+    const { app } = await build();
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const response = await fetch(`${address}/stage/whep`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sdp' },
+      body: 'v=0',
+    });
+    expect(response.status).toBeGreaterThanOrEqual(502);
+    expect(response.status).toBeLessThanOrEqual(503);
+    expect(await response.json()).toEqual({ error: STAGE_UNREACHABLE });
+    expect((await fetch(`${address}/api/health`)).status).toBe(200);
+  });
+
+  it('proxies only /stage/, and nothing at all with the ivs provider', async () => {
+    const upstream = await fakeStage();
+    const base = testConfig();
+    const local = await build({ config: { localStage: { ...base.localStage, url: upstream } } });
+    expect((await local.app.inject({ url: '/stages' })).statusCode).toBe(404);
+    const ivs = await build({
+      config: { stageProvider: 'ivs', localStage: { ...base.localStage, url: upstream } },
+    });
+    expect((await ivs.app.inject({ url: '/stage/events' })).statusCode).toBe(404);
+  });
+});
