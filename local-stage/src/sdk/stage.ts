@@ -480,11 +480,14 @@ export class Stage extends TypedEmitter<StageEventMap> {
           : null,
       });
     };
+    // Tracks of the offer arrive while it is applied; they are announced together, as IVS does.
+    let pending: RemoteStageStream[] | undefined = [];
     peer.ontrack = ({ track }) => {
       if (session.closed || participant.subscription !== subscription) return;
       const stream = new RemoteStageStream(track, participant.info, peer);
       subscription.streams.push(stream);
-      this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, [stream]);
+      if (pending) pending.push(stream);
+      else this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, [stream]);
     };
     peer.onconnectionstatechange = () => {
       if (session.closed || participant.subscription !== subscription) return;
@@ -508,6 +511,11 @@ export class Stage extends TypedEmitter<StageEventMap> {
     };
     try {
       await peer.setRemoteDescription({ type: 'offer', sdp: message.sdp });
+      const added = pending;
+      pending = undefined;
+      if (added.length > 0 && !session.closed && participant.subscription === subscription) {
+        this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, added);
+      }
       const answer = await peer.createAnswer();
       await peer.setLocalDescription({ type: 'answer', sdp: asDtlsServer(answer.sdp ?? '') });
       if (session.closed || participant.subscription !== subscription) return;

@@ -68,7 +68,7 @@ describe('local stage over real WebRTC', () => {
     expect(joined).toMatchObject({
       type: 'joined',
       stageId: 'N953AS',
-      participants: [{ userId: 'N953AS', publishing: true, media: ['video'] }],
+      participants: [{ userId: 'N953AS', publishing: true, media: ['audio', 'video'] }],
     });
     await viewer.subscribe();
     await viewer.waitFor(() => viewer.frames.some((f) => f.strip !== null), 'a decodable frame');
@@ -84,7 +84,22 @@ describe('local stage over real WebRTC', () => {
     expect(decoded.length).toBeGreaterThan(viewer.frames.length * 0.9);
     expect(new Set(decoded.map((f) => f.strip?.streamIndex))).toEqual(new Set([1]));
     console.log(`join → first decoded frame: ${firstFrameMs.toFixed(0)} ms (Node client)`);
+    expect(viewer.trackKinds).toEqual(['video']);
     viewer.close();
+  });
+
+  it('sends the cabin audio only to a viewer that asks for it', async () => {
+    const listener = newViewer();
+    await listener.join(await tokenFor('N743AS'));
+    await listener.subscribe(undefined, { audio: true, video: false });
+    await listener.waitFor(() => listener.peerState === 'connected', 'a connection');
+    expect(listener.trackKinds).toEqual(['audio']);
+    expect(running.stage.stats().stages.N743AS).toMatchObject({
+      audioListeners: 1,
+      camera: { viewers: 0 },
+    });
+    listener.close();
+    await waitForStats((stats) => stats.stages.N743AS?.audioListeners === 0, 'the audio to stop');
   });
 
   it('refuses malformed, forged, expired and other-capability tokens with IVS error codes', async () => {

@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
+import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
 import { JoinRefusedError, verifyJoinToken } from './join-token';
 import type { Subscription } from './subscription';
@@ -23,6 +24,7 @@ export interface LocalStageOptions {
 interface StageEntry {
   stageId: string;
   camera: Camera;
+  audio: CabinAudio;
   /** Bumped when the camera comes back on air: a new publisher participant id. */
   generation: number;
 }
@@ -40,6 +42,7 @@ export interface StageStats {
     string,
     {
       camera: { state: CameraState; framesDrawn: number; meanFrameCostMs: number; viewers: number };
+      audioListeners: number;
       participants: number;
       peerConnections: number;
     }
@@ -67,7 +70,8 @@ export class LocalStage {
     options.stageIds.forEach((stageId, streamIndex) => {
       const camera = new Camera({ streamId: stageId, streamIndex, ...options.camera });
       camera.warmUp();
-      this.stages.set(stageId, { stageId, camera, generation: 1 });
+      const audio = new CabinAudio(streamIndex);
+      this.stages.set(stageId, { stageId, camera, audio, generation: 1 });
     });
   }
 
@@ -117,16 +121,20 @@ export class LocalStage {
       userId: stageId,
       attributes: { kind: 'camera', tailNumber: stageId },
       publishing: true,
-      media: ['video'],
+      media: ['audio', 'video'],
     };
   }
 
-  cameraOf(stageId: string, participantId: string): Camera | undefined {
+  /** The camera and cabin audio of a publisher on the stage, while it is on air. */
+  publisherMedia(
+    stageId: string,
+    participantId: string,
+  ): { camera: Camera; audio: CabinAudio } | undefined {
     const entry = this.stages.get(stageId);
     if (!entry || entry.camera.state === 'stopped' || publisherId(entry) !== participantId) {
       return undefined;
     }
-    return entry.camera;
+    return entry;
   }
 
   subscriptionOpened(subscription: Subscription): void {
@@ -160,6 +168,7 @@ export class LocalStage {
     for (const entry of this.stages.values()) {
       const viewers = joined.filter((session) => session.stageId === entry.stageId);
       stages[entry.stageId] = {
+        audioListeners: entry.audio.listenerCount,
         camera: {
           state: entry.camera.state,
           framesDrawn: entry.camera.framesDrawn,
@@ -226,6 +235,7 @@ export class LocalStage {
     if (!entry || entry.camera.state === 'stopped') return false;
     const leaving = publisherId(entry);
     entry.camera.stop();
+    entry.audio.stop();
     for (const session of this.matchSessions({ stageId })) session.publisherLeft(leaving);
     return true;
   }
@@ -261,7 +271,10 @@ export class LocalStage {
   /** Closes every session and camera (process shutdown). */
   close(): void {
     for (const session of [...this.sessions]) session.drop();
-    for (const entry of this.stages.values()) entry.camera.close();
+    for (const entry of this.stages.values()) {
+      entry.camera.close();
+      entry.audio.stop();
+    }
   }
 
   private matchSessions(target: { participantId?: string; stageId?: string }): ViewerSession[] {

@@ -3,6 +3,7 @@
  * own RTCVideoSource. The stage offers (it knows what it sends), the viewer answers, and both
  * trickle ICE candidates over the events socket.
  */
+import type { CabinAudio } from './cabin-audio';
 import type { Camera } from './camera';
 import type { IceCandidateMessage, StageMessage } from '../signalling';
 import {
@@ -19,6 +20,9 @@ const DISCONNECTED_GRACE_MS = 5_000;
 export interface SubscriptionOptions {
   id: string;
   camera: Camera;
+  audio: CabinAudio;
+  /** What the viewer gets (already limited to what the publisher sends). */
+  media: { audio: boolean; video: boolean };
   publisherId: string;
   send: (message: StageMessage) => void;
   onClosed: (subscription: Subscription) => void;
@@ -28,6 +32,9 @@ export class Subscription {
   readonly id: string;
   readonly publisherId: string;
   private readonly camera: Camera;
+  private readonly audio: CabinAudio;
+  private readonly media: { audio: boolean; video: boolean };
+  private audioTrack: NodeMediaStreamTrack | undefined;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
   private readonly peer: NodePeerConnection;
@@ -46,12 +53,14 @@ export class Subscription {
     this.id = options.id;
     this.publisherId = options.publisherId;
     this.camera = options.camera;
+    this.audio = options.audio;
+    this.media = options.media;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.peer = new RTCPeerConnection({ iceServers: [] });
     this.source = new RTCVideoSource();
     this.track = this.source.createTrack();
-    this.peer.addTransceiver(this.track, { direction: 'sendonly' });
+    if (this.media.video) this.peer.addTransceiver(this.track, { direction: 'sendonly' });
     this.peer.onicecandidate = ({ candidate }) => {
       if (this.closed) return;
       const message: StageMessage = {
@@ -78,9 +87,13 @@ export class Subscription {
 
   /** Starts the camera feed and sends the offer. False if the camera is off air. */
   async start(requestId: string): Promise<boolean> {
-    if (!this.camera.attach(this.source)) {
+    if (this.media.video && !this.camera.attach(this.source)) {
       this.close('camera-stopped', false);
       return false;
+    }
+    if (this.media.audio) {
+      this.audioTrack = this.audio.createTrack();
+      this.peer.addTransceiver(this.audioTrack, { direction: 'sendonly' });
     }
     const offer = await this.peer.createOffer();
     if (this.closed) return false;
@@ -122,6 +135,7 @@ export class Subscription {
     clearTimeout(this.answerTimer);
     clearTimeout(this.disconnectedTimer);
     this.camera.detach(this.source);
+    if (this.audioTrack) this.audio.release(this.audioTrack);
     this.peer.onicecandidate = null;
     this.peer.onconnectionstatechange = null;
     this.track.stop();
@@ -139,7 +153,7 @@ export class Subscription {
       if (!this.primed) {
         this.primed = true;
         this.connectedAt = performance.now();
-        this.camera.prime(this.source);
+        if (this.media.video) this.camera.prime(this.source);
       }
     } else if (state === 'failed') {
       this.close('connection-failed', true);

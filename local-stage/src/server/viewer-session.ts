@@ -153,7 +153,9 @@ export class ViewerSession {
     publisherId: string,
     media: { audio: boolean; video: boolean },
   ): Promise<void> {
-    const camera = this.stageId ? this.stage.cameraOf(this.stageId, publisherId) : undefined;
+    const publisher = this.stageId
+      ? this.stage.publisherMedia(this.stageId, publisherId)
+      : undefined;
     const refuse = (code: number, message: string) =>
       this.send({
         type: 'error',
@@ -163,15 +165,16 @@ export class ViewerSession {
         fatal: false,
         requestId,
       });
-    if (!camera) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
-    // Cameras publish video only: a request without video has nothing to deliver.
-    if (!media.video) return refuse(STAGE_ERROR_CODES.FAILED, 'The publisher sends no audio');
+    if (!publisher) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
+    if (!media.audio && !media.video) return refuse(STAGE_ERROR_CODES.FAILED, 'Nothing asked for');
     if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
       return refuse(STAGE_ERROR_CODES.STAGE_AT_CAPACITY, 'Too many subscriptions');
     }
     const subscription = new Subscription({
       id: randomUUID(),
-      camera,
+      camera: publisher.camera,
+      audio: publisher.audio,
+      media,
       publisherId,
       send: (message) => this.send(message),
       onClosed: (closed) => {

@@ -24,6 +24,8 @@ export interface ReceivedFrame {
 export class NodeViewer {
   readonly messages: StageMessage[] = [];
   readonly frames: ReceivedFrame[] = [];
+  /** The kinds of the tracks received, in order. */
+  readonly trackKinds: string[] = [];
   private socket: WebSocket | undefined;
   private peer: NodePeerConnection | undefined;
   private sink: NodeVideoSink | undefined;
@@ -58,7 +60,10 @@ export class NodeViewer {
   }
 
   /** Subscribes to the stage's first publisher (video); resolves with the offer message. */
-  async subscribe(publisher?: ParticipantDescription): Promise<void> {
+  async subscribe(
+    publisher?: ParticipantDescription,
+    media: { audio: boolean; video: boolean } = { audio: false, video: true },
+  ): Promise<void> {
     const joined = this.messages.find((message) => message.type === 'joined');
     const target = publisher ?? (joined?.type === 'joined' ? joined.participants[0] : undefined);
     if (!target) throw new Error('no publisher to subscribe to');
@@ -66,7 +71,7 @@ export class NodeViewer {
       type: 'subscribe',
       requestId: `r-${this.messages.length}`,
       participantId: target.id,
-      media: { audio: false, video: true },
+      media,
     });
     await this.waitForMessage((message) => message.type === 'offer' || message.type === 'error');
   }
@@ -142,6 +147,9 @@ export class NodeViewer {
             : null,
         });
       peer.ontrack = ({ track }) => {
+        this.trackKinds.push(track.kind);
+        this.notify();
+        if (track.kind !== 'video') return;
         const sink = new RTCVideoSink(track);
         this.sink = sink;
         sink.onframe = ({ frame }) => {
