@@ -221,14 +221,21 @@ const fromRoot = (repoRoot: string, path: string) =>
 
 /** Validates the environment; throws ConfigError listing every bad variable. */
 export function parseConfig(env: Env, repoRoot: string): Config {
+  const problems: string[] = [];
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    problems.push(
+      ...parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
     );
   }
+  const optional = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const trustProxy = parseTrustProxy(optional('TRUST_PROXY'), problems);
+  const corsOrigins = parseOrigins(optional('CORS_ORIGINS'), problems);
+  if (!parsed.success) throw new ConfigError(problems);
   const values = parsed.data;
-  const problems: string[] = [];
   const stageArns =
     values.IVS_STAGE_ARNS === undefined ? {} : parseStageArns(values.IVS_STAGE_ARNS, problems);
 
@@ -252,8 +259,6 @@ export function parseConfig(env: Env, repoRoot: string): Config {
       }
     }
   }
-  const trustProxy = parseTrustProxy(values.TRUST_PROXY, problems);
-  const corsOrigins = parseOrigins(values.CORS_ORIGINS, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {

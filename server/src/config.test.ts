@@ -1,0 +1,148 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig, parseStoreConfig, readEnv } from './config';
+import { tempDir } from './test/helpers';
+
+const root = '/srv/tailcam';
+const arns =
+  'N743AS=arn:aws:ivs:us-east-1:123456789012:stage/AAAAAAAAAAAA,N953AS=arn:aws:ivs:us-east-1:123456789012:stage/BBBBBBBBBBBB,N954AS=arn:aws:ivs:us-east-1:123456789012:stage/CCCCCCCCCCCC';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env, root);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('has working defaults for the embedded local stage', () => {
+    const config = parseConfig({}, root);
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: '/srv/tailcam/data',
+      databaseUrl: undefined,
+      authSecret: undefined,
+      stageProvider: 'local',
+      participantTokenMinutes: 60,
+      loginTokenHours: 12,
+      localStage: {
+        url: 'http://127.0.0.1:8091',
+        sdkFile: '/srv/tailcam/local-stage/dist/stage-sdk.js',
+      },
+      webDistDir: '/srv/tailcam/web/dist',
+      corsOrigins: [],
+      trustProxy: false,
+      logLevel: 'info',
+      publicUrl: undefined,
+    });
+    expect(config.ivs.sdkFile).toMatch(/amazon-ivs-web-broadcast\.js$/);
+  });
+
+  it('resolves relative paths from the repository root, not the working directory', () => {
+    const config = parseConfig({ DATA_DIR: 'var/db', WEB_DIST_DIR: '/opt/web' }, root);
+    expect(config.dataDir).toBe('/srv/tailcam/var/db');
+    expect(config.webDistDir).toBe('/opt/web');
+  });
+
+  it('reads a complete ivs configuration', () => {
+    const config = parseConfig(
+      {
+        STAGE_PROVIDER: 'ivs',
+        AUTH_SECRET: 'x'.repeat(40),
+        AWS_REGION: 'us-east-1',
+        IVS_STAGE_ARNS: arns,
+        PUBLIC_URL: 'https://tailcam.example/',
+        CORS_ORIGINS: 'https://a.example, https://b.example',
+        TRUST_PROXY: '1',
+      },
+      root,
+    );
+    expect(config.ivs.stageArns.N953AS).toBe(
+      'arn:aws:ivs:us-east-1:123456789012:stage/BBBBBBBBBBBB',
+    );
+    expect(config.publicUrl).toBe('https://tailcam.example');
+    expect(config.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.trustProxy).toBe(1);
+  });
+
+  it('names every bad variable in one readable error', () => {
+    expect(
+      problemsOf({
+        PORT: 'eighty',
+        STAGE_PROVIDER: 'youtube',
+        PARTICIPANT_TOKEN_MINUTES: '0',
+        LOG_LEVEL: 'loud',
+        AUTH_SECRET: 'short',
+        PUBLIC_URL: 'tailcam.example',
+      }),
+    ).toEqual([
+      'PORT: must be a whole number between 0 and 65535',
+      'AUTH_SECRET: must be at least 32 characters long',
+      'STAGE_PROVIDER: must be "local" or "ivs"',
+      'PARTICIPANT_TOKEN_MINUTES: must be at least 1',
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+      'PUBLIC_URL: must be an http(s) URL (the address browsers use to reach this server)',
+    ]);
+    expect(() => parseConfig({ PORT: 'x' }, root)).toThrow(/^Invalid configuration:\n {2}- PORT/);
+  });
+
+  it('requires AUTH_SECRET, AWS_REGION and stage ARNs with ivs', () => {
+    const problems = problemsOf({ STAGE_PROVIDER: 'ivs' });
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^AUTH_SECRET: required with STAGE_PROVIDER=ivs/);
+    expect(problems[1]).toMatch(/^AWS_REGION: required/);
+    expect(problems[2]).toMatch(/^IVS_STAGE_ARNS: required/);
+  });
+
+  it('requires a stage ARN for each of the three streams', () => {
+    const base = { STAGE_PROVIDER: 'ivs', AUTH_SECRET: 'x'.repeat(40), AWS_REGION: 'eu-west-1' };
+    expect(
+      problemsOf({
+        ...base,
+        IVS_STAGE_ARNS: 'N743AS=arn:aws:ivs:us-east-1:123456789012:stage/AAAAAAAAAAAA',
+      }),
+    ).toEqual(['IVS_STAGE_ARNS: no stage ARN for N953AS, N954AS']);
+    expect(problemsOf({ ...base, IVS_STAGE_ARNS: `${arns},N111XX=arn:x` })).toEqual([
+      'IVS_STAGE_ARNS: "N111XX=arn:x" must be STREAM=ARN with STREAM one of N743AS, N953AS, N954AS',
+    ]);
+    expect(
+      problemsOf({ ...base, IVS_STAGE_ARNS: arns.replace('stage/AAAA', 'channel/AAAA') }),
+    ).toEqual(['IVS_STAGE_ARNS: the ARN for N743AS is not an IVS stage ARN']);
+  });
+
+  it('refuses bad CORS origins, TRUST_PROXY values and database URLs', () => {
+    expect(
+      problemsOf({
+        CORS_ORIGINS: 'https://ok.example,https://bad.example/path',
+        TRUST_PROXY: 'maybe',
+        DATABASE_URL: 'mysql://x',
+      }),
+    ).toEqual([
+      'DATABASE_URL: must be a postgres:// or postgresql:// URL',
+      'TRUST_PROXY: must be true, false, a number of hops, or a comma-separated list of addresses',
+      'CORS_ORIGINS: "https://bad.example/path" is not an origin such as https://app.example',
+    ]);
+  });
+
+  it('reads .env from the repository root, with the environment taking precedence', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '.env'), 'PORT=9000\nHOST=0.0.0.0\n# comment\nLOG_LEVEL="debug"\n');
+    const config = parseConfig(readEnv(dir, { PORT: '9100' }), dir);
+    expect(config.port).toBe(9100);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it('gives the users CLI its database settings without requiring the provider settings', () => {
+    expect(parseStoreConfig({ STAGE_PROVIDER: 'ivs', DATA_DIR: 'db' }, root)).toEqual({
+      repoRoot: root,
+      dataDir: '/srv/tailcam/db',
+      databaseUrl: undefined,
+    });
+  });
+});
