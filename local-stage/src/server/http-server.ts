@@ -205,8 +205,15 @@ async function faultRoutes(
   }
 }
 
+/**
+ * The request's path, exactly as sent. A URL parser would resolve dot segments (also encoded
+ * ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`), letting a request that the API
+ * proxies because it starts with /stage/ reach the loopback-only routes; such paths are refused.
+ */
 function pathOf(request: IncomingMessage): string {
-  return new URL(request.url ?? '/', 'http://stage.invalid').pathname;
+  const path = (request.url ?? '/').split('?')[0] ?? '/';
+  if (!path.startsWith('/') || /\.\.|%2e|%2f|%5c|\\|\/\//i.test(path)) return '/invalid-path';
+  return path;
 }
 
 function isLoopback(request: IncomingMessage): boolean {

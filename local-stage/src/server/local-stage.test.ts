@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { NodeViewer } from '../testing/node-viewer';
@@ -42,6 +43,19 @@ async function waitForStats(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** GET with the path sent exactly as given (fetch would normalise it first). */
+function rawStatus(path: string): Promise<number | undefined> {
+  const { hostname, port } = new URL(running.url);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path, method: 'GET' }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    })
+      .on('error', reject)
+      .end();
+  });
 }
 
 beforeAll(async () => {
@@ -259,5 +273,13 @@ describe('fault injection', () => {
     const health = await fetch(`${running.url}/stage/health`);
     expect(await health.json()).toMatchObject({ status: 'ok', ready: true });
     expect((await fetch(`${running.url}/stage/_faults/drop`, { method: 'POST' })).status).toBe(404);
+    // A path the API would proxy (it starts with /stage/) must not resolve to a fault route.
+    for (const sneaky of [
+      '/stage/%2e%2e/_faults/state',
+      '/stage/%2E%2E/_stats',
+      '/stage//_stats',
+    ]) {
+      expect(await rawStatus(sneaky), sneaky).toBe(404);
+    }
   });
 });
