@@ -1,0 +1,153 @@
+/**
+ * scripts/start.mjs, the `npm start` orchestrator, with the real stage process (bundled from
+ * source into a temporary directory) and a stand-in API (testing/fake-api.mjs).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const fakeApi = fileURLToPath(new URL('./testing/fake-api.mjs', import.meta.url));
+let stageEntry: string;
+const started: ChildProcess[] = [];
+
+let buildDir: string;
+
+beforeAll(async () => {
+  // Inside the package, so that the bundle's npm imports resolve as dist/stage.js's do.
+  mkdirSync(join(root, 'local-stage/dist'), { recursive: true });
+  buildDir = mkdtempSync(join(root, 'local-stage/dist/test-stage-'));
+  stageEntry = join(buildDir, 'stage.mjs');
+  await build({
+    entryPoints: [fileURLToPath(new URL('./main.ts', import.meta.url))],
+    outfile: stageEntry,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    alias: { '@tailcam/protocol': join(root, 'protocol/src') },
+    logLevel: 'warning',
+  });
+}, 30_000);
+
+afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function startScript(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TAILCAM_API_ENTRY: fakeApi,
+      TAILCAM_STAGE_ENTRY: stageEntry,
+      STAGE_TOKEN_SECRET: 'orchestrator-test-secret-long-enough-for-hs256',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const waitForOutput = async (pattern: RegExp, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(output)) {
+      if (Date.now() > deadline) throw new Error(`no ${pattern} in output:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return output;
+  };
+  return { child, output: () => output, waitForOutput };
+}
+
+function childrenOf(pid: number): number[] {
+  const listing = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return listing.stdout
+    .split('\n')
+    .map((line) => Number(line.trim()))
+    .filter((child) => child > 0);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start (scripts/start.mjs)', () => {
+  it('prints the URL and demo login once, restarts a dead stage, and SIGTERM leaves no process', async () => {
+    const stagePort = await freePort();
+    const run = startScript({
+      STAGE_PORT: String(stagePort),
+      STAGE_FAULTS: '1',
+      FAKE_DEMO_VIEWER: 'correct-horse-battery',
+    });
+    const printed = await run.waitForOutput(/Demo login: demo \/ correct-horse-battery/);
+    const url = /Tailcam is running at (\S+)/.exec(printed)?.[1];
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await fetch(`${url}/stage/health`)).json()).toMatchObject({ ready: true });
+
+    // The stage dies: the API keeps serving, the stage comes back on its own.
+    await fetch(`http://127.0.0.1:${stagePort}/_faults/restart`, {
+      method: 'POST',
+      body: '{"hard":true}',
+    });
+    await run.waitForOutput(/restarting in \d+ ms/);
+    expect((await fetch(`${url}/api/health`)).ok).toBe(true);
+    const deadline = Date.now() + 10_000;
+    while (
+      !(await fetch(`${url}/stage/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error(`stage did not come back:\n${run.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(run.output().match(/Tailcam is running/g)).toHaveLength(1);
+
+    const children = childrenOf(run.child.pid ?? 0);
+    expect(children).toHaveLength(2);
+    run.child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) =>
+      run.child.once('exit', (exitCode) => resolve(exitCode)),
+    );
+    expect(code).toBe(0);
+    expect(children.filter(isAlive)).toEqual([]);
+  });
+
+  it('says how to reset the demo login when the API sends none, and stops when the API dies', async () => {
+    const run = startScript({ STAGE_PORT: String(await freePort()) });
+    await run.waitForOutput(/npm run users -- passwd demo/);
+    const [api] = childrenOf(run.child.pid ?? 0).filter((pid) =>
+      spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout.includes(
+        'fake-api',
+      ),
+    );
+    const children = childrenOf(run.child.pid ?? 0);
+    process.kill(api ?? 0, 'SIGKILL');
+    await new Promise((resolve) => run.child.once('exit', resolve));
+    expect(run.output()).toMatch(/the API stopped/);
+    expect(children.filter(isAlive)).toEqual([]);
+  });
+});
