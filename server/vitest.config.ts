@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
-    testTimeout: 20_000,
+    globalSetup: ['src/test/global-setup.ts'],
+    testTimeout: 60_000,
     hookTimeout: 30_000,
   },
 });

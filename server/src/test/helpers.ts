@@ -3,10 +3,10 @@
  * an in-memory PGlite store. PGlite takes seconds to boot, so one instance serves a whole test
  * file and is emptied for every app.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { afterAll, inject, onTestFinished } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppConfig, type AppDeps } from '../app';
 import { createAccounts } from '../accounts/accounts';
@@ -33,7 +33,9 @@ afterAll(async () => {
 
 /** The file's shared in-memory store, migrated and emptied. */
 export async function freshStore(): Promise<UserStore> {
-  sharedClient ??= openPgliteClient(undefined).then(async (client) => {
+  sharedClient ??= openPgliteClient(undefined, {
+    loadDataDir: new Blob([readFileSync(inject('pgliteDump'))]),
+  }).then(async (client) => {
     await migrate(client);
     return client;
   });
