@@ -87,7 +87,7 @@ export class Subscription {
 
   /** Starts the camera feed and sends the offer. False if the camera is off air. */
   async start(requestId: string): Promise<boolean> {
-    if (this.media.video && !this.camera.attach(this.source)) {
+    if (this.media.video && this.camera.state === 'stopped') {
       this.close('camera-stopped', false);
       return false;
     }
@@ -108,6 +108,11 @@ export class Subscription {
     });
     for (const candidate of this.pendingCandidates ?? []) this.send(candidate);
     this.pendingCandidates = undefined;
+    // After the offer is out: an idle camera draws its first frame now, while the viewer answers.
+    if (this.media.video && !this.camera.attach(this.source)) {
+      this.close('camera-stopped', true);
+      return false;
+    }
     this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
     return true;
   }
