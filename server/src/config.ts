@@ -234,21 +234,19 @@ export function parseConfig(env: Env, repoRoot: string): Config {
   };
   const trustProxy = parseTrustProxy(optional('TRUST_PROXY'), problems);
   const corsOrigins = parseOrigins(optional('CORS_ORIGINS'), problems);
-  if (!parsed.success) throw new ConfigError(problems);
-  const values = parsed.data;
-  const stageArns =
-    values.IVS_STAGE_ARNS === undefined ? {} : parseStageArns(values.IVS_STAGE_ARNS, problems);
+  const arnsText = optional('IVS_STAGE_ARNS');
+  const stageArns = arnsText === undefined ? {} : parseStageArns(arnsText, problems);
 
-  if (values.STAGE_PROVIDER === 'ivs') {
-    if (values.AUTH_SECRET === undefined) {
+  if (optional('STAGE_PROVIDER') === 'ivs') {
+    if (optional('AUTH_SECRET') === undefined) {
       problems.push(
         'AUTH_SECRET: required with STAGE_PROVIDER=ivs (at least 32 random characters, e.g. `openssl rand -base64 48`)',
       );
     }
-    if (values.AWS_REGION === undefined) {
+    if (optional('AWS_REGION') === undefined) {
       problems.push('AWS_REGION: required with STAGE_PROVIDER=ivs (e.g. us-east-1)');
     }
-    if (values.IVS_STAGE_ARNS === undefined) {
+    if (arnsText === undefined) {
       problems.push(
         `IVS_STAGE_ARNS: required with STAGE_PROVIDER=ivs (${STREAM_IDS.map((id) => `${id}=arn:aws:ivs:...`).join(',')})`,
       );
@@ -259,7 +257,8 @@ export function parseConfig(env: Env, repoRoot: string): Config {
       }
     }
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const values = parsed.data;
 
   return {
     repoRoot,

@@ -28,9 +28,10 @@ export async function ensureDemoViewer(
 
 export function announceDemoViewer(
   viewer: DemoViewer,
-  send: ((message: unknown) => boolean) | undefined = process.send?.bind(process),
+  /** The IPC channel to the parent; null or absent when there is none. */
+  send: ((message: unknown) => boolean) | null = process.send?.bind(process) ?? null,
 ): void {
-  if (send !== undefined) {
+  if (send !== null) {
     send({ type: 'demo-viewer', username: viewer.username, password: viewer.password });
     return;
   }

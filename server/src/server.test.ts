@@ -1,0 +1,85 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleEntry } from './test/bundle';
+import { tempDir } from './test/helpers';
+
+let bundledServer: { file: string; remove(): void };
+
+beforeAll(async () => {
+  bundledServer = await bundleEntry('src/server.ts');
+});
+afterAll(() => bundledServer?.remove());
+
+interface Message {
+  type: string;
+  [key: string]: unknown;
+}
+
+function start(env: Record<string, string>): {
+  child: ChildProcess;
+  messages: Message[];
+  output: () => string;
+} {
+  let output = '';
+  const child = fork(bundledServer.file, [], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const messages: Message[] = [];
+  child.on('message', (message) => messages.push(message as Message));
+  return { child, messages, output: () => output };
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => resolve(code));
+  });
+}
+
+describe('server process', () => {
+  it('creates a demo viewer, reports it and its address over IPC, serves, and stops on SIGTERM', async () => {
+    const dataDir = join(tempDir('tailcam-server-'), 'data');
+    const { child, messages, output } = start({ DATA_DIR: dataDir });
+    await expect
+      .poll(() => messages.map((message) => message.type), { timeout: 45_000 })
+      .toContain('listening');
+    const demo = messages.find((message) => message.type === 'demo-viewer');
+    expect(demo).toMatchObject({ username: 'demo', password: expect.stringMatching(/^.{20,}$/) });
+    // With IPC, the credentials go to the parent only: not to stdout, not into the logs.
+    expect(output()).not.toContain(String(demo?.password));
+    const url = String(messages.find((message) => message.type === 'listening')?.url);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    const login = await fetch(`${url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo', password: demo?.password }),
+    });
+    expect(login.status).toBe(200);
+    expect(existsSync(join(dataDir, 'admin.sock'))).toBe(true);
+    expect(existsSync(join(dataDir, 'stage-token-secret'))).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'admin.sock'))).toBe(false);
+  });
+
+  it('refuses to start with a readable list of what is wrong in the configuration', async () => {
+    const { child, output } = start({
+      DATA_DIR: tempDir(),
+      STAGE_PROVIDER: 'ivs',
+      PORT: 'http',
+    });
+    expect(await exited(child)).toBe(1);
+    expect(output()).toContain('Invalid configuration:');
+    expect(output()).toContain('  - PORT: must be a whole number between 0 and 65535');
+    expect(output()).toContain('  - AWS_REGION: required with STAGE_PROVIDER=ivs');
+  });
+});
