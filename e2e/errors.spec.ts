@@ -89,6 +89,18 @@ test.describe('error catalogue', () => {
     page,
   }) => {
     await page.addInitScript(() => {
+      // A browser that refuses autoplay ignores the autoplay attribute and rejects play().
+      const autoplay = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'autoplay');
+      Object.defineProperty(HTMLMediaElement.prototype, 'autoplay', {
+        ...autoplay,
+        get: () => false,
+        set: () => undefined,
+      });
+      const setAttribute = Element.prototype.setAttribute;
+      Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
+        if (this instanceof HTMLMediaElement && name.toLowerCase() === 'autoplay') return;
+        setAttribute.call(this, name, value);
+      };
       const realPlay = HTMLMediaElement.prototype.play;
       let refuse = true;
       HTMLMediaElement.prototype.play = function play(this: HTMLMediaElement) {

@@ -57,7 +57,8 @@ test.describe('routes, header and layout', () => {
     await page.goto('/player/N743AS');
     const back = page.getByRole('link', { name: 'Back', exact: true });
     await expect(back).toBeVisible();
-    await expect(back).toHaveText('Back');
+    await expect(back.getByText('Back', { exact: true })).toBeVisible();
+    await expect(back.getByText('Back to Selection')).toBeHidden();
     const logout = page.getByRole('button', { name: 'Logout' });
     await expect(logout).toBeVisible();
     await expect(logout.getByText('Logout')).toBeHidden();
@@ -71,7 +72,8 @@ test.describe('routes, header and layout', () => {
     await signInByApi(page);
     await page.goto('/player/N743AS');
     const back = page.getByRole('link', { name: 'Back to Selection' });
-    await expect(back).toHaveText('Back to Selection');
+    await expect(back.getByText('Back to Selection')).toBeVisible();
+    await expect(back.getByText('Back', { exact: true })).toBeHidden();
     await expect(page.getByRole('button', { name: 'Logout' }).getByText('Logout')).toBeVisible();
     await back.click();
     await expect(page).toHaveURL(/\/home$/);

@@ -1,4 +1,11 @@
-import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
+import {
+  expect,
+  expectVideoPlaying,
+  playerVideo,
+  recordWhenShown,
+  signInByApi,
+  test,
+} from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 
 test.describe('watching a stream', () => {
@@ -61,6 +68,7 @@ test.describe('watching a stream', () => {
   test("a dropped connection shows 'Connection lost. Reconnecting...' and the video comes back by itself", async ({
     page,
   }) => {
+    const connectionLostShown = await recordWhenShown(page, 'Connection lost. Reconnecting...');
     await page.goto('/player/N743AS');
     await expectVideoPlaying(page);
     const tokenCalls: string[] = [];

@@ -76,16 +76,14 @@ test.describe('signing in', () => {
     await page.keyboard.press('Space');
     await expect(page).toHaveURL(/\/player\/N953AS$/);
 
-    // Header logo, Logout, then the back link.
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    // After a navigation, focus moves to the page's main content: the back link comes first.
     await page.keyboard.press('Tab');
     await expect(page.getByRole('link', { name: /Back/ })).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/home$/);
 
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    // Logout is the last control of the header, just before the main content.
+    await page.keyboard.press('Shift+Tab');
     await expect(page.getByRole('button', { name: 'Logout' })).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/$/);

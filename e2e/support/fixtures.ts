@@ -3,24 +3,24 @@
  * through the API), watching the player's video, and the local stage's loopback-only controls.
  */
 import { expect, test as base, type Page } from '@playwright/test';
-import { E2E_BASE_URL, E2E_PASSWORD, E2E_USERNAME } from './environment';
+import { E2E_PASSWORD, E2E_USERNAME } from './environment';
 
-export async function loginToken(): Promise<string> {
-  const response = await fetch(`${E2E_BASE_URL}/api/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username: E2E_USERNAME, password: E2E_PASSWORD }),
-  });
-  expect(response.status, 'the e2e viewer can log in').toBe(200);
-  const body = (await response.json()) as { token: string };
-  return body.token;
+/** The login token global setup got for the whole run (see global-setup.ts). */
+export function loginToken(): string {
+  const token = process.env.E2E_LOGIN_TOKEN;
+  if (!token)
+    throw new Error('E2E_LOGIN_TOKEN is not set: run the suite through playwright.config.ts');
+  return token;
 }
 
 /** Stores a real login token before any page script runs, as a signed-in browser would have. */
 export async function signInByApi(page: Page): Promise<void> {
-  const token = await loginToken();
+  const token = loginToken();
   await page.addInitScript((value) => {
-    if (!localStorage.getItem('token')) localStorage.setItem('token', value);
+    // Once per tab: a logout in the test must stay a logout on the next page load.
+    if (sessionStorage.getItem('e2e-signed-in')) return;
+    sessionStorage.setItem('e2e-signed-in', '1');
+    localStorage.setItem('token', value);
   }, token);
 }
 
@@ -60,6 +60,21 @@ export async function expectVideoPlaying(page: Page): Promise<void> {
   await expect
     .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
     .toBeGreaterThan(before.time);
+}
+
+/**
+ * Records whether `text` was ever shown, however briefly (a fast reconnect shows its message for
+ * a few milliseconds). Call before the page loads; poll the returned function.
+ */
+export async function recordWhenShown(page: Page, text: string): Promise<() => Promise<boolean>> {
+  await page.addInitScript((wanted) => {
+    const seen = () => document.body?.innerText.includes(wanted) ?? false;
+    new MutationObserver(() => {
+      if (seen()) sessionStorage.setItem(`e2e-shown:${wanted}`, '1');
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  }, text);
+  return () =>
+    page.evaluate((wanted) => sessionStorage.getItem(`e2e-shown:${wanted}`) === '1', text);
 }
 
 export const test = base;

@@ -53,6 +53,19 @@ async function waitFor(
   throw new Error(`Timed out after ${options.timeoutMs} ms waiting for ${description}`);
 }
 
+async function login(): Promise<string> {
+  const response = await fetch(`${E2E_BASE_URL}/api/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: E2E_USERNAME, password: E2E_PASSWORD }),
+  });
+  const body = (await response.json()) as { token?: unknown };
+  if (response.status !== 200 || typeof body.token !== 'string') {
+    throw new Error(`The e2e viewer cannot log in: ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body.token;
+}
+
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
     if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -110,6 +123,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     },
   );
   process.env.E2E_DATA_DIR = dataDir;
+  // One login for the whole run: tests that only need to be signed in reuse it, so the login rate
+  // limit (which the product must keep) is spent only by the tests about signing in.
+  process.env.E2E_LOGIN_TOKEN = await login();
 
   return async () => {
     await stop(product);

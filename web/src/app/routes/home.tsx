@@ -1,10 +1,12 @@
 import { useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
+import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
 
 export function HomeRoute() {
   const navigate = useNavigate();
+  useDocumentTitle('Available Streams');
   return (
     <>
       <div className="mb-6 sm:mb-8">

@@ -1,10 +1,12 @@
 import { ArrowLeft } from 'lucide-react';
 import { Link, Navigate, useParams } from 'react-router';
 import { paths } from '@/config/paths';
+import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamPlayer } from '@/features/player/components/stream-player';
 
 export function PlayerRoute() {
   const { streamId } = useParams();
+  useDocumentTitle(streamId ?? 'Player');
   if (!streamId) return <Navigate to={paths.home.href()} replace />;
 
   return (

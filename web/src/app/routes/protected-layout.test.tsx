@@ -53,3 +53,20 @@ describe('route guard and header', () => {
     expect(screen.queryByRole('button', { name: 'Logout' })).not.toBeInTheDocument();
   });
 });
+
+describe('after a navigation', () => {
+  it('moves focus to the main content and names the page after it', async () => {
+    localStorage.setItem('token', 't');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => new Promise(() => undefined)),
+    );
+    const { user } = renderApp('/home');
+    expect(document.title).toBe('Available Streams · Tailcam');
+    expect(screen.getByRole('main')).not.toHaveFocus();
+
+    await user.click(screen.getByRole('link', { name: /N954AS/ }));
+    expect(screen.getByRole('main')).toHaveFocus();
+    expect(document.title).toBe('N954AS · Tailcam');
+  });
+});

@@ -1,4 +1,5 @@
-import { Navigate, Outlet, useNavigate } from 'react-router';
+import { useEffect, useRef } from 'react';
+import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { AppHeader } from '@/components/layout/app-header';
 import { paths } from '@/config/paths';
 import { clearAuthToken, hasAuthToken } from '@/lib/auth-token';
@@ -6,6 +7,17 @@ import { clearAuthToken, hasAuthToken } from '@/lib/auth-token';
 /** Protected routes: only the presence of a stored token is checked (SPEC.md §2). */
 export function ProtectedLayout() {
   const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const mainRef = useRef<HTMLElement>(null);
+  const firstPath = useRef(pathname);
+
+  // After a navigation inside the app, focus moves to the new page's content, as a page load
+  // would: a keyboard user goes on from there instead of from a control that is gone.
+  useEffect(() => {
+    if (pathname !== firstPath.current) mainRef.current?.focus({ preventScroll: true });
+    firstPath.current = '';
+  }, [pathname]);
+
   if (!hasAuthToken()) return <Navigate to={paths.signIn.href()} replace />;
 
   function handleLogout() {
@@ -16,7 +28,11 @@ export function ProtectedLayout() {
   return (
     <div className="flex min-h-screen flex-col">
       <AppHeader homeHref={paths.home.href()} onLogout={handleLogout} />
-      <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 sm:py-8 lg:px-8">
+      <main
+        ref={mainRef}
+        tabIndex={-1}
+        className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 outline-none sm:px-6 sm:py-8 lg:px-8"
+      >
         <Outlet />
       </main>
     </div>

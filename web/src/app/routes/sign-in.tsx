@@ -1,11 +1,13 @@
 import { Plane } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
+import { useDocumentTitle } from '@/lib/use-document-title';
 import { LoginForm } from '@/features/auth/components/login-form';
 import { setAuthToken } from '@/lib/auth-token';
 
 export function SignInRoute() {
   const navigate = useNavigate();
+  useDocumentTitle('Sign in');
 
   function handleSuccess(token: string) {
     setAuthToken(token);

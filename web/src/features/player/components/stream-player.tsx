@@ -28,7 +28,14 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
         autoPlay
         controls
         playsInline
-        onClick={autoplayBlocked ? resumePlayback : undefined}
+        onClick={
+          autoplayBlocked
+            ? (event) => {
+                event.preventDefault(); // the click plays; the native controls must not toggle back
+                resumePlayback();
+              }
+            : undefined
+        }
       />
       {state.status === 'loading' && <LoadingOverlay />}
       {state.status === 'reconnecting' && <ReconnectingOverlay message={CONNECTION_LOST_MESSAGE} />}
