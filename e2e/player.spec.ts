@@ -77,7 +77,7 @@ test.describe('watching a stream', () => {
     });
 
     expect((await localStage.drop({ stageId: 'N743AS' })).dropped).toBeGreaterThan(0);
-    await expect(page.getByText('Connection lost. Reconnecting...')).toBeVisible();
+    await expect.poll(connectionLostShown).toBe(true);
     await expect(page.getByText('Connection lost. Reconnecting...')).toBeHidden({
       timeout: 20_000,
     });
