@@ -15,6 +15,7 @@ import { STAGE_ERROR_CODES } from '../signalling';
 import type { LocalStage } from './local-stage';
 
 const MAX_BODY_BYTES = 16 * 1024;
+const MAX_SOCKETS = 256;
 
 export interface StageServerOptions {
   stage: LocalStage;
@@ -66,6 +67,11 @@ export function createStageServer(options: StageServerOptions): Server {
   server.on('upgrade', (request, socket, head) => {
     if (pathOf(request) !== '/stage/events') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    // Sockets that never join are dropped after 10 s; this bounds how many can wait meanwhile.
+    if (sockets.clients.size >= MAX_SOCKETS) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
     }
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
