@@ -1,13 +1,18 @@
 /**
- * Boots PGlite once for the whole run and stores a migrated, empty database as a tarball; test
- * files start their in-memory database from it instead of running initdb each (seconds each).
+ * A migrated, empty PGlite database as a tarball, made once and cached under
+ * node_modules/.cache (keyed by the PGlite version and the migrations): test files start their
+ * in-memory database from it instead of running initdb each, which takes seconds.
  */
-import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestProject } from 'vitest/node';
-import { migrate } from '../db/migrations';
+import { migrate, migrations } from '../db/migrations';
 import { openPgliteClient } from '../db/pglite-client';
+import { findRepoRoot } from '../paths';
+
+interface ProvideContext {
+  provide(key: 'pgliteDump', value: string): void;
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,13 +20,30 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(join(tmpdir(), 'tailcam-pglite-'));
-  const file = join(dir, 'migrated.tar');
-  const client = await openPgliteClient(undefined);
-  await migrate(client);
-  writeFileSync(file, Buffer.from(await (await client.dump()).arrayBuffer()));
-  await client.close();
+export default async function setup(project: ProvideContext) {
+  const root = findRepoRoot();
+  const pgliteVersion = String(
+    (
+      JSON.parse(
+        readFileSync(join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
+      ) as { version?: unknown }
+    ).version,
+  );
+  const key = createHash('sha256')
+    .update(pgliteVersion)
+    .update(JSON.stringify(migrations))
+    .digest('hex')
+    .slice(0, 16);
+  const dir = join(root, 'node_modules', '.cache', 'tailcam-server-test');
+  const file = join(dir, `pglite-migrated-${key}.tar`);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const client = await openPgliteClient(undefined);
+    await migrate(client);
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, Buffer.from(await (await client.dump()).arrayBuffer()));
+    await client.close();
+    renameSync(partial, file);
+  }
   project.provide('pgliteDump', file);
-  return () => rmSync(dir, { recursive: true, force: true });
 }
