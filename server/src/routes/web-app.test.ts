@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -53,6 +53,15 @@ describe('web app', () => {
       );
     }
     expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
+  });
+
+  it('serves the web app once it is built, without a restart', async () => {
+    const webDistDir = join(tempDir(), 'dist');
+    const { app } = await build({ config: { webDistDir } });
+    expect((await app.inject({ url: '/home' })).statusCode).toBe(503);
+    mkdirSync(webDistDir);
+    writeFileSync(join(webDistDir, 'index.html'), '<!doctype html><title>Tailcam</title>');
+    expect((await app.inject({ url: '/home' })).statusCode).toBe(200);
   });
 });
 
