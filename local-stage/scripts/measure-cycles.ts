@@ -88,8 +88,11 @@ try {
     `stage RSS: start ${mb(before.process.rssBytes)}, after ${warmUpCycles} cycles ${mb(warm.process.rssBytes)}, ` +
       `end ${mb(after.process.rssBytes)} (${(((after.process.rssBytes - warm.process.rssBytes) / warm.process.rssBytes) * 100).toFixed(1)} % since warm-up)`,
   );
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
 } finally {
   child.kill('SIGTERM');
   await once(child, 'exit');
-  process.exit(0); // see measure-viewers.ts
+  process.exit(process.exitCode ?? 0); // see measure-viewers.ts
 }

@@ -32,10 +32,15 @@ const child = spawn(
   },
 );
 
-async function stats(): Promise<{ process: { cpuMicros: number } }> {
+interface Stats {
+  process: { cpuMicros: number };
+  stages: Record<string, { camera: { state: string; meanFrameCostMs: number } }>;
+}
+
+async function stats(): Promise<Stats> {
   const response = await fetch(`${base}/_stats`);
   if (!response.ok) throw new Error(`stats: ${response.status}`);
-  return (await response.json()) as { process: { cpuMicros: number } };
+  return (await response.json()) as Stats;
 }
 
 try {
@@ -102,10 +107,21 @@ try {
   console.log(
     `stage CPU with ${viewerCount} viewers: ${(cores * 100).toFixed(1)} % of a core (${((cores / viewerCount) * 100).toFixed(1)} % per viewer, cameras included)`,
   );
+  const cameraFps = Number(process.env.STAGE_CAMERA_FPS ?? 30);
+  const cameraCores = Object.values(cpuEnd.stages)
+    .filter((stage) => stage.camera.state === 'live')
+    .reduce((sum, stage) => sum + (stage.camera.meanFrameCostMs * cameraFps) / 1000, 0);
+  console.log(
+    `of which cameras (drawing + conversion) ${(cameraCores * 100).toFixed(1)} %; ` +
+      `the rest per viewer (encoder, network) ${(((cores - cameraCores) / viewerCount) * 100).toFixed(1)} %`,
+  );
   for (const viewer of viewers) viewer.close();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
 } finally {
   child.kill('SIGTERM');
   await once(child, 'exit');
   // Exit at once: wrtc's native finalizers can abort a natural exit with live peer objects.
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 }
