@@ -15,11 +15,18 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
 
-const stageHost = process.env.STAGE_HOST || '127.0.0.1';
-const stagePort = process.env.STAGE_PORT || '8091';
+// The stage listens on STAGE_HOST:STAGE_PORT; the API finds it at LOCAL_STAGE_URL. Either may be
+// given: the other follows from it.
+const givenStageUrl = process.env.LOCAL_STAGE_URL
+  ? new URL(process.env.LOCAL_STAGE_URL)
+  : undefined;
+const stageHost =
+  process.env.STAGE_HOST || givenStageUrl?.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
+const stagePort = process.env.STAGE_PORT || givenStageUrl?.port || '8091';
 const stageUrl =
   process.env.LOCAL_STAGE_URL ||
   `http://${stageHost.includes(':') ? `[${stageHost}]` : stageHost}:${stagePort}`;
+const stageEnv = { ...process.env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
 
 for (const entry of [apiEntry, stageEntry]) {
   if (!existsSync(new URL(entry, `file://${root}`))) {
@@ -47,7 +54,7 @@ function startStage() {
   stageStartedAt = Date.now();
   stage = spawn(process.execPath, [stageEntry], {
     cwd: root,
-    env: process.env,
+    env: stageEnv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const child = stage;
