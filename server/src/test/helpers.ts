@@ -3,7 +3,7 @@
  * an in-memory PGlite store. PGlite takes seconds to boot, so one instance serves a whole test
  * file and is emptied for every app.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject, onTestFinished } from 'vitest';
@@ -45,8 +45,17 @@ export async function freshStore(): Promise<UserStore> {
   return { ...createUserStore(client), close: async () => {} };
 }
 
+const tempDirs: string[] = [];
+
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory, deleted when the test file ends. */
 export function tempDir(prefix = 'tailcam-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /** A built web app: index.html, a hashed asset and a favicon. */
