@@ -22,7 +22,7 @@ await Promise.all([
     logLevel: 'warning',
   }),
   build({
-    entryPoints: [`${here}src/sdk/index.ts`],
+    entryPoints: [`${here}src/sdk/ivs-broadcast-client.ts`],
     outfile: `${here}dist/stage-sdk.js`,
     bundle: true,
     platform: 'browser',

@@ -96,7 +96,7 @@ describe.skipIf(!executablePath)('the SDK bundle in Chromium', () => {
       camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
     });
     const [sdk, strip] = await Promise.all([
-      bundle('./index.ts'),
+      bundle('./ivs-broadcast-client.ts'),
       bundle('./time-strip-global.ts'),
     ]);
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });

@@ -5,7 +5,7 @@
  * Nothing here runs; `npm run typecheck` fails when a check does.
  */
 import type * as Real from 'amazon-ivs-web-broadcast';
-import type * as Local from './index';
+import type * as Local from './ivs-broadcast-client';
 
 type Api = typeof Local.IVSBroadcastClient;
 type Rendered<E> = { -readonly [K in keyof E]: `${E[K] & (string | number)}` };
