@@ -5,6 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { ParticipantDescription, StageMessage } from '../signalling';
+import { parseStageMessage } from '../sdk/messages';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import {
   RTCPeerConnection,
@@ -41,7 +42,8 @@ export class NodeViewer {
     const socket = new WebSocket(this.eventsUrl);
     this.socket = socket;
     socket.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as StageMessage;
+      const message = parseStageMessage(data.toString());
+      if (!message) return;
       this.messages.push(message);
       // One message at a time: a candidate must wait until the offer has been applied.
       this.handling = this.handling.then(() => this.onMessage(message)).catch(() => undefined);

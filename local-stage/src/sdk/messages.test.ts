@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { parseStageMessage } from './messages';
+import { parseStageToken } from './token';
+
+describe('stage messages in the SDK', () => {
+  it('reads the messages of the protocol', () => {
+    expect(
+      parseStageMessage(
+        JSON.stringify({
+          type: 'joined',
+          protocol: 1,
+          participantId: 'p',
+          stageId: 'N743AS',
+          participants: [
+            {
+              id: 'c',
+              userId: 'N743AS',
+              attributes: { a: 'b', n: 1 },
+              publishing: true,
+              media: ['video', 'x'],
+            },
+          ],
+        }),
+      ),
+    ).toEqual({
+      type: 'joined',
+      protocol: 1,
+      participantId: 'p',
+      stageId: 'N743AS',
+      participants: [
+        { id: 'c', userId: 'N743AS', attributes: { a: 'b' }, publishing: true, media: ['video'] },
+      ],
+    });
+    expect(parseStageMessage('{"type":"left","reason":"token-reused"}')).toEqual({
+      type: 'left',
+      reason: 'token-reused',
+    });
+    expect(parseStageMessage('{"type":"error","code":2,"category":"JOIN_ERROR"}')).toEqual({
+      type: 'error',
+      code: 2,
+      category: 'JOIN_ERROR',
+      message: '',
+      fatal: false,
+    });
+  });
+
+  it('ignores what is not a message it knows', () => {
+    for (const text of ['', 'null', '[]', '{"type":"nope"}', '{"type":"offer","sdp":1}', '{']) {
+      expect(parseStageMessage(text)).toBeNull();
+    }
+    expect(parseStageMessage('{"type":"left","reason":"gremlins"}')).toEqual({
+      type: 'left',
+      reason: 'unknown',
+    });
+  });
+});
+
+describe('participant token in the SDK', () => {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = {
+    jti: 'p-1',
+    topic: 'N743AS',
+    user_id: 'u-1',
+    attributes: { clientId: 'c-1' },
+    capabilities: { allow_publish: false, allow_subscribe: true },
+    events_url: 'ws://127.0.0.1:8080/stage/events',
+    whip_url: 'http://127.0.0.1:8080/stage/whep',
+    exp: 2_000_000_000,
+  };
+
+  it('reads the claims of a well-formed token without checking its signature', () => {
+    expect(parseStageToken(`${encode({ alg: 'HS256' })}.${encode(claims)}.c2ln`)).toMatchObject({
+      participantId: 'p-1',
+      stageId: 'N743AS',
+      eventsUrl: 'ws://127.0.0.1:8080/stage/events',
+      canSubscribe: true,
+      canPublish: false,
+      expiresAtMs: 2_000_000_000_000,
+    });
+  });
+
+  it("refuses what is not a stage token with '[JOIN_ERROR] Token is malformed'", () => {
+    for (const token of [
+      'not-a-jwt',
+      `${encode({})}.${encode({ ...claims, events_url: 'http://x/' })}.c2ln`,
+      `${encode({})}.${encode({ ...claims, jti: 5 })}.c2ln`,
+      `${encode({})}.bm90IGpzb24.c2ln`,
+      `${encode({})}.${encode(claims)}.c2ln.extra`,
+    ]) {
+      expect(() => parseStageToken(token), token).toThrow('[JOIN_ERROR] Token is malformed');
+    }
+  });
+});
