@@ -7,6 +7,7 @@ import { createAccounts } from './accounts/accounts';
 import { startAdminSocket, type AdminSocket } from './accounts/admin-socket';
 import { buildApp } from './app';
 import { ConfigError, parseConfig, readEnv, type Config } from './config';
+import { withUserCache } from './db/cached-user-store';
 import { DataDirBusyError, openUserStore } from './db/open-store';
 import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
@@ -59,12 +60,14 @@ async function main(): Promise<void> {
 
   let store: UserStore;
   try {
-    store = await openUserStore(
+    const opened = await openUserStore(
       config.databaseUrl === undefined
         ? { dataDir: config.dataDir }
         : { databaseUrl: config.databaseUrl },
       'server',
     );
+    // With PGlite this process is the only writer, so it may remember user rows (see 0015).
+    store = config.databaseUrl === undefined ? withUserCache(opened) : opened;
   } catch (error) {
     if (error instanceof DataDirBusyError) {
       fail(`${error.message}. Is Tailcam already running? Stop it first, or set another DATA_DIR.`);

@@ -26,12 +26,16 @@ export interface LoginTokens {
   verify(token: string): Promise<LoginIdentity | undefined>;
 }
 
+/** Verified tokens are remembered (bounded) until they expire: a viewer reuses one token. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createLoginTokens(options: {
   secret: Uint8Array;
   ttlHours: number;
   now?: () => Date;
 }): LoginTokens {
   const now = options.now ?? (() => new Date());
+  const verified = new Map<string, { identity: LoginIdentity; expiresAt: number }>();
   return {
     issue({ userId, username }) {
       const issuedAt = Math.floor(now().getTime() / 1000);
@@ -45,6 +49,12 @@ export function createLoginTokens(options: {
         .sign(options.secret);
     },
     async verify(token) {
+      const cached = verified.get(token);
+      if (cached !== undefined) {
+        if (cached.expiresAt > now().getTime()) return cached.identity;
+        verified.delete(token);
+        return undefined;
+      }
       try {
         const { payload } = await jwtVerify(token, options.secret, {
           algorithms: [LOGIN_TOKEN_ALGORITHM],
@@ -54,7 +64,11 @@ export function createLoginTokens(options: {
           currentDate: now(),
         });
         const claims = claimsSchema.safeParse(payload);
-        return claims.success ? { userId: claims.data.sub, username: claims.data.name } : undefined;
+        if (!claims.success) return undefined;
+        const identity = { userId: claims.data.sub, username: claims.data.name };
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, { identity, expiresAt: claims.data.exp * 1000 });
+        return identity;
       } catch {
         return undefined;
       }

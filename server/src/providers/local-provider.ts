@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { createParticipantTokenSigner } from '@tailcam/protocol/participant-token-signer';
 import { StageProviderError, type StageProvider } from './stage-provider';
 
 /**
@@ -12,12 +12,12 @@ export function createLocalStageProvider(options: {
   ttlMinutes: number;
   publicUrl: string | undefined;
 }): StageProvider {
+  const sign = createParticipantTokenSigner(options.secret);
   return {
     name: 'local',
     async createParticipantToken(request) {
       try {
-        return await issueParticipantToken({
-          secret: options.secret,
+        return sign({
           participantId: randomUUID(),
           stageId: request.stageId,
           userId: request.userId,

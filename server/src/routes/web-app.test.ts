@@ -199,6 +199,16 @@ describe('local stage proxy', () => {
     expect(response.headers.location).toBe('/stage/whep/p-1');
     expect(response.body).toBe('POST /stage/whep?x=1 application/sdp v=0\r\n');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+    // SDP offers are bigger than the API's 4 KiB body limit; the proxy streams them untouched.
+    const offer = `v=0\r\n${'a=candidate:1 1 udp 2122260223 192.0.2.1 50000 typ host\r\n'.repeat(400)}`;
+    const big = await app.inject({
+      method: 'POST',
+      url: '/stage/whep',
+      headers: { 'content-type': 'application/sdp' },
+      payload: offer,
+    });
+    expect(big.statusCode).toBe(201);
+    expect(big.body).toBe(`POST /stage/whep application/sdp ${offer}`);
   });
 
   it('forwards WebSocket upgrades under /stage/', async () => {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { issueParticipantToken, verifyParticipantToken } from './participant-token';
+import { createParticipantTokenSigner } from './participant-token-signer';
+
+const secret = new TextEncoder().encode('a-test-secret-that-is-long-enough-for-hs256');
+const input = {
+  participantId: 'p-1',
+  stageId: 'N743AS',
+  userId: 'user-1',
+  attributes: { clientId: '6f1c3a52-6f0e-4a63-9d8b-7d7c4c7f8a11' },
+  capabilities: { publish: false, subscribe: true },
+  stageBaseUrl: 'https://tailcam.example/stage',
+  ttlSeconds: 60,
+  now: new Date('2026-01-01T00:00:00Z'),
+};
+
+describe('participant token signer', () => {
+  it('signs exactly the token issueParticipantToken issues', async () => {
+    const sign = createParticipantTokenSigner(secret);
+    expect(sign(input)).toBe(await issueParticipantToken({ ...input, secret }));
+  });
+
+  it('makes tokens the local stage accepts', async () => {
+    const token = createParticipantTokenSigner(secret)({ ...input, now: new Date() });
+    const claims = await verifyParticipantToken(token, {
+      secret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims).toMatchObject({ jti: 'p-1', events_url: 'wss://tailcam.example/stage/events' });
+  });
+});
