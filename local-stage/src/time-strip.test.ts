@@ -6,6 +6,7 @@ import {
   drawTimeStrip,
   encodeTimeStrip,
   timeStripGeometry,
+  writeTimeStripI420,
   type TimeStripPayload,
 } from './time-strip';
 
@@ -66,6 +67,15 @@ describe('time strip', () => {
       luma[pixel] = 0.299 * r + 0.587 * g + 0.114 * b;
     }
     expect(decodeTimeStripFromI420({ width: 1280, height: 720, data: luma })).toEqual(payload);
+  });
+
+  it('writes the same strip straight into an I420 frame', () => {
+    const frame = { width: 640, height: 360, data: new Uint8Array(640 * 360 * 1.5).fill(90) };
+    writeTimeStripI420(frame, payload);
+    expect(decodeTimeStripFromI420(frame)).toEqual(payload);
+    const odd = { width: 1280, height: 720, data: new Uint8Array(1280 * 720 * 1.5).fill(200) };
+    writeTimeStripI420(odd, { ...payload, streamIndex: 0 });
+    expect(decodeTimeStripFromI420(odd)).toEqual({ ...payload, streamIndex: 0 });
   });
 
   it('answers null for a frame without a strip and for a strip with a flipped cell', () => {

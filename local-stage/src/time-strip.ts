@@ -119,6 +119,40 @@ export function drawTimeStrip(
   });
 }
 
+/** Luma of black and white in limited-range (BT.601) video, as libyuv's RGB → I420 gives. */
+const LUMA_BLACK = 16;
+const LUMA_WHITE = 235;
+
+/**
+ * Writes the strip for `payload` straight into an I420 frame (Y plane, then U, then V): the
+ * same cells as drawTimeStrip, in neutral grey chroma. Width and height must be even.
+ */
+export function writeTimeStripI420(
+  frame: { width: number; height: number; data: Uint8Array },
+  payload: TimeStripPayload,
+): void {
+  const { width, height, data } = frame;
+  const geometry = timeStripGeometry(width, height);
+  const cells = encodeTimeStrip(payload);
+  const top = Math.round(geometry.y);
+  for (let row = 0; row < TIME_STRIP_ROWS; row += 1) {
+    const y0 = Math.round(geometry.y + row * geometry.cellSize);
+    const y1 = Math.min(height, Math.round(geometry.y + (row + 1) * geometry.cellSize));
+    for (let column = 0; column < TIME_STRIP_COLUMNS; column += 1) {
+      const x0 = Math.round(column * geometry.cellSize);
+      const x1 = Math.round((column + 1) * geometry.cellSize);
+      const luma = cells[row * TIME_STRIP_COLUMNS + column] ? LUMA_WHITE : LUMA_BLACK;
+      for (let y = y0; y < y1; y += 1) data.fill(luma, y * width + x0, y * width + x1);
+    }
+  }
+  const chromaWidth = width / 2;
+  const chromaTop = Math.floor(top / 2);
+  const uOffset = width * height;
+  const vOffset = uOffset + chromaWidth * (height / 2);
+  data.fill(128, uOffset + chromaTop * chromaWidth, vOffset);
+  data.fill(128, vOffset + chromaTop * chromaWidth, vOffset + chromaWidth * (height / 2));
+}
+
 /** Reads the strip through a luma sampler; null when no valid strip is there. */
 export function decodeTimeStripWith(
   width: number,

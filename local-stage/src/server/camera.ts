@@ -12,9 +12,8 @@
  * connection is up, so its first (key) frame leaves at once instead of after the encoder's
  * start-up frames at the camera's pace.
  */
-import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
-import { drawScene } from './scene';
-import { rgbaToI420, type I420Frame, type NodeVideoSource } from './wrtc';
+import { SceneRenderer } from './scene';
+import type { I420Frame, NodeVideoSource } from './wrtc';
 
 export type CameraState = 'idle' | 'live' | 'stopped';
 
@@ -35,8 +34,7 @@ const MAX_LAG_FRAMES = 3;
 export class Camera {
   readonly streamId: string;
   private readonly options: CameraOptions;
-  private readonly canvas: Canvas;
-  private readonly context: SKRSContext2D;
+  private readonly scene: SceneRenderer;
   private readonly i420: Uint8Array;
   private readonly sources = new Set<NodeVideoSource>();
   private readonly primeTimers = new Set<NodeJS.Timeout>();
@@ -52,8 +50,7 @@ export class Camera {
   constructor(options: CameraOptions) {
     this.options = options;
     this.streamId = options.streamId;
-    this.canvas = createCanvas(options.width, options.height);
-    this.context = this.canvas.getContext('2d');
+    this.scene = new SceneRenderer(options);
     this.i420 = new Uint8Array((options.width * options.height * 3) / 2);
   }
 
@@ -184,21 +181,7 @@ export class Camera {
 
   private renderFrame(): void {
     const started = performance.now();
-    drawScene(this.context, this.options.width, this.options.height, {
-      streamId: this.options.streamId,
-      streamIndex: this.options.streamIndex,
-      frame: this.frameCount,
-      captureTimeMs: Date.now(),
-    });
-    const rgba = this.context.getImageData(0, 0, this.options.width, this.options.height);
-    rgbaToI420(
-      {
-        width: this.options.width,
-        height: this.options.height,
-        data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.byteLength),
-      },
-      this.frame(),
-    );
+    this.scene.render(this.frameCount, Date.now(), this.i420);
     this.frameCount += 1;
     this.hasFrame = true;
     this.drawTimes.push(performance.now() - started);
