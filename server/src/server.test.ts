@@ -42,7 +42,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 describe('server process', () => {
-  it('creates a demo viewer, reports it and its address over IPC, serves, and stops on SIGTERM', async () => {
+  it('creates a demo viewer, reports it and its address over IPC, serves, and stops cleanly on SIGINT + SIGTERM', async () => {
     const dataDir = join(tempDir('tailcam-server-'), 'data');
     const { child, messages, output } = start({ DATA_DIR: dataDir });
     await expect
@@ -65,6 +65,8 @@ describe('server process', () => {
     expect(existsSync(join(dataDir, 'admin.sock'))).toBe(true);
     expect(existsSync(join(dataDir, 'stage-token-secret'))).toBe(true);
 
+    // Ctrl-C: SIGINT to the whole group, then the orchestrator's SIGTERM; still a clean stop.
+    child.kill('SIGINT');
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
     expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);

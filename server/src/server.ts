@@ -96,13 +96,16 @@ async function main(): Promise<void> {
     }
   }
 
-  let closing = false;
+  let closingSince: number | undefined;
   const shutdown = async (signal: string) => {
-    if (closing) {
+    if (closingSince !== undefined) {
+      // Ctrl-C reaches the whole process group and the orchestrator then sends SIGTERM: a
+      // second signal right away is that echo. A later one means "stop now".
+      if (Date.now() - closingSince < 2_000) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    closing = true;
+    closingSince = Date.now();
     logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
