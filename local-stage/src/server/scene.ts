@@ -6,7 +6,7 @@
  *
  * The scene is written straight into the I420 frame (flat shapes need no canvas), and only the
  * HUD band is drawn with @napi-rs/canvas and read back: reading back a whole 640x360 canvas costs
- * about 4 ms a frame, the HUD band a tenth of that (docs/decisions/0025-camera-rendering.md).
+ * 2-4 ms a frame, the HUD band a fraction of that (docs/decisions/0025-camera-rendering.md).
  */
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { timeStripGeometry, writeTimeStripI420 } from '../time-strip';
