@@ -8,8 +8,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const lockfile = `${root}package-lock.json`;
 const installed = `${root}node_modules/.package-lock.json`;
 
-const stale =
-  !existsSync(installed) || statSync(installed).mtimeMs < statSync(lockfile).mtimeMs;
+const stale = !existsSync(installed) || statSync(installed).mtimeMs < statSync(lockfile).mtimeMs;
 
 if (stale) {
   console.log('[tailcam] installing npm dependencies (npm ci)...');
