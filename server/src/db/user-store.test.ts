@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { build, CLIENT_ID } from '../test/helpers';
+import { openMigratedStore } from './open-store';
 import pg from 'pg';
 import { migrate } from './migrations';
 import { openPgliteClient } from './pglite-client';
@@ -102,4 +104,22 @@ describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
   describeUserStore('PostgreSQL', async () =>
     openPostgresClient({ connectionString: testDatabaseUrl!, schema, max: 4 }),
   );
+
+  it('serves sign-in and participant tokens with the accounts in PostgreSQL', async () => {
+    const store = await openMigratedStore(
+      openPostgresClient({ connectionString: testDatabaseUrl!, schema, max: 4 }),
+    );
+    onTestFinished(() => store.close());
+    const { app, addUser, login } = await build({ deps: { store } });
+    await addUser('frank', 'correct horse');
+    const token = await login('FRANK', 'correct horse');
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { stageId: 'N743AS', clientId: CLIENT_ID },
+    });
+    expect(response.statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/ready' })).statusCode).toBe(200);
+  });
 });

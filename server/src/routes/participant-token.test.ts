@@ -113,6 +113,15 @@ describe('POST /api/token', () => {
     expect(basic.statusCode).toBe(401);
   });
 
+  it('answers 401 when a participant token is presented as the login token', async () => {
+    const { app, token } = await signedIn();
+    const issued = await app.inject(tokenRequest(token, validBody));
+    const participantToken = issued.json<{ token: string }>().token;
+    const response = await app.inject(tokenRequest(participantToken, validBody));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'Invalid or expired token' });
+  });
+
   it('answers 401 with an expired token', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const { app, token } = await signedIn({ deps: { now: () => now } });
