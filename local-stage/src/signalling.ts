@@ -101,8 +101,14 @@ export type StageMessage =
       type: 'error';
       code: number;
       category: StageErrorCategoryName;
-      /** Empty when the stage gives no message (the app then shows its own text). */
+      /**
+       * What the SDK's StageError says after `[CATEGORY] `. For a refused join, IVS's text for
+       * the code (or a fault's own message); mid-session, empty when the stage gives none (the
+       * app then shows its own text).
+       */
       message: string;
+      /** Why exactly, for developers (the SDK's StageError.details). */
+      details?: string;
       /** A fatal error ends the session; the stage closes the socket after sending it. */
       fatal: boolean;
       requestId?: string;

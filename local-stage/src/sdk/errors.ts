@@ -44,3 +44,10 @@ export function stageRaisedError(
 ): StageError {
   return new StageError(asCode(code), category, message ? `[${category}] ${message}` : '');
 }
+
+/** A join the stage refused: `[JOIN_ERROR] ` and the stage's text (IVS's for the code if none). */
+export function joinRefused(code: number, message: string, details = ''): StageError {
+  const known = asCode(code);
+  const text = message || STAGE_ERROR_MESSAGES[known] || 'Operation failed';
+  return new StageError(known, StageErrorCategory.JOIN_ERROR, `[JOIN_ERROR] ${text}`, details);
+}

@@ -122,6 +122,7 @@ export function parseStageMessage(text: string): StageMessage | null {
         code: value.code,
         category: category ?? 'JOIN_ERROR',
         message: isString(value.message) ? value.message : '',
+        ...(isString(value.details) ? { details: value.details } : {}),
         fatal: value.fatal === true,
         ...(isString(value.requestId) ? { requestId: value.requestId } : {}),
       };

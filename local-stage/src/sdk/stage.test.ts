@@ -204,9 +204,24 @@ describe('local SDK Stage', () => {
       code: 2,
       category: 'JOIN_ERROR',
       message: '[JOIN_ERROR] Token expired and is no longer valid',
+      details: 'Token is expired',
     });
     expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.ERRORED]);
     expect(events.find((e) => e.event === StageEvents.ERROR)?.args[0]).toBe(error);
+  });
+
+  it("rejects a join the stage refuses with the stage's own message", async () => {
+    await fetch(`${running.url}/_faults/fail-next-join`, {
+      method: 'POST',
+      body: JSON.stringify({ stageId: 'N954AS', code: 6, message: 'Stage is full' }),
+    });
+    const { stage } = recordedStage(await token('N954AS'), strategy(SubscribeType.NONE));
+    await expect(stage.join()).rejects.toMatchObject({
+      name: 'StageError',
+      code: 6,
+      category: 'JOIN_ERROR',
+      message: '[JOIN_ERROR] Stage is full',
+    });
   });
 
   it('reports a dropped connection as disconnected, without stageLeft, and the stage frees the peer', async () => {

@@ -31,7 +31,7 @@ import {
   StageSubscribeStreamType,
   SubscribeType,
 } from './enums';
-import { ivsError, StageError, stageRaisedError } from './errors';
+import { ivsError, joinRefused, StageError, stageRaisedError } from './errors';
 import { parseStageMessage } from './messages';
 import { RemoteStageStream, type StageParticipantInfo } from './participant';
 import { parseStageToken, type StageTokenClaims } from './token';
@@ -272,7 +272,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
             finish('joined');
             this.onJoined(session, message);
           } else if (message.type === 'error') {
-            finish(ivsError(message.code, StageErrorCategory.JOIN_ERROR, message.message));
+            finish(joinRefused(message.code, message.message, message.details));
           }
           return;
         }

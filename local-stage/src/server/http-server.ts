@@ -176,7 +176,7 @@ async function faultRoutes(
       stage.failNextJoin({
         stageId: failure.stageId,
         code,
-        message: failure.message ?? 'Join refused by fault injection',
+        message: failure.message,
       });
       sendJson(response, 200, { pending: stage.stats().pendingJoinFailures });
       return;

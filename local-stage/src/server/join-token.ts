@@ -9,14 +9,19 @@ import {
   verifyParticipantToken,
   type ParticipantTokenClaims,
 } from '@tailcam/protocol/participant-token';
-import { STAGE_ERROR_CODES } from '../signalling';
+import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../signalling';
 
+/**
+ * A refused join: an IVS error code, the message the viewer sees (IVS's text for the code unless
+ * given), and details for logs and curious developers (why exactly).
+ */
 export class JoinRefusedError extends Error {
   constructor(
     readonly code: number,
-    message: string,
+    message?: string,
+    readonly details = '',
   ) {
-    super(message);
+    super(message || (STAGE_ERROR_MESSAGES[code] ?? 'Operation failed'));
     this.name = 'JoinRefusedError';
   }
 }
@@ -29,11 +34,12 @@ export async function verifyJoinToken(
   try {
     topic = decodeJwt(token).topic;
   } catch {
-    throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, 'Token is malformed');
+    throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, undefined, 'Not a JWT');
   }
   if (typeof topic !== 'string' || !options.stageIds.includes(topic)) {
     throw new JoinRefusedError(
       STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED,
+      undefined,
       'Token is not valid for a stage this local stage serves',
     );
   }
@@ -48,12 +54,12 @@ export async function verifyJoinToken(
     if (!(error instanceof ParticipantTokenError)) throw error;
     switch (error.reason) {
       case 'expired':
-        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_EXPIRED, error.message);
+        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_EXPIRED, undefined, error.message);
       case 'not_allowed':
-        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED, error.message);
+        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED, undefined, error.message);
       case 'invalid_signature':
       case 'malformed':
-        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, error.message);
+        throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, undefined, error.message);
     }
   }
 }

@@ -210,11 +210,19 @@ describe('fault injection', () => {
 
   it('fails the next join with the requested code, then admits again', async () => {
     await fault('fail-next-join', { stageId: 'N743AS', code: 6 });
+    await fault('fail-next-join', { stageId: 'N743AS', message: 'Stage is closed for tests' });
     const refused = newViewer();
     expect(await refused.join(await tokenFor('N743AS'))).toMatchObject({
       type: 'error',
       code: 6,
       category: 'JOIN_ERROR',
+      message: 'Stage at capacity',
+    });
+    const refusedAgain = newViewer();
+    expect(await refusedAgain.join(await tokenFor('N743AS'))).toMatchObject({
+      type: 'error',
+      code: 4,
+      message: 'Stage is closed for tests',
     });
     const admitted = newViewer();
     expect(await admitted.join(await tokenFor('N743AS'))).toMatchObject({ type: 'joined' });

@@ -32,7 +32,8 @@ interface StageEntry {
 export interface JoinFailure {
   stageId?: string;
   code: number;
-  message: string;
+  /** What the viewer's join error says; IVS's text for the code when absent. */
+  message?: string;
 }
 
 export interface StageStats {
@@ -95,11 +96,13 @@ export class LocalStage {
     );
     if (failureIndex >= 0) {
       const [failure] = this.joinFailures.splice(failureIndex, 1);
-      if (failure) throw new JoinRefusedError(failure.code, failure.message);
+      if (failure) {
+        throw new JoinRefusedError(failure.code, failure.message, 'fault injection');
+      }
     }
     const joined = [...this.sessions].filter((other) => other.state === 'joined');
     if (joined.length >= (this.options.maxSessions ?? 64)) {
-      throw new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY, 'Stage at capacity');
+      throw new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
     }
     // A token holds one connection at a time (as with IVS): the newer join wins.
     for (const other of joined) {

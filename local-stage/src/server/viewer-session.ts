@@ -38,7 +38,7 @@ export class ViewerSession {
     private readonly stage: LocalStage,
   ) {
     this.joinTimer = setTimeout(
-      () => this.refuse(STAGE_ERROR_CODES.TIMEOUT, 'No join message in time'),
+      () => this.refuse(new JoinRefusedError(STAGE_ERROR_CODES.TIMEOUT, undefined, 'No join')),
       JOIN_TIMEOUT_MS,
     );
     socket.on('message', (data, isBinary) => {
@@ -143,7 +143,7 @@ export class ViewerSession {
         participants: admitted.participants,
       });
     } catch (error) {
-      if (error instanceof JoinRefusedError) return this.refuse(error.code, error.message);
+      if (error instanceof JoinRefusedError) return this.refuse(error);
       throw error;
     }
   }
@@ -190,8 +190,15 @@ export class ViewerSession {
     }
   }
 
-  private refuse(code: number, message: string): void {
-    this.send({ type: 'error', code, category: 'JOIN_ERROR', message, fatal: true });
+  private refuse(error: JoinRefusedError): void {
+    this.send({
+      type: 'error',
+      code: error.code,
+      category: 'JOIN_ERROR',
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      fatal: true,
+    });
     this.closeSocket(CLOSE_CODES.joinRefused, 'join refused');
   }
 
