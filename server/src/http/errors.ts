@@ -9,9 +9,3 @@ export class HttpError extends Error {
     this.name = 'HttpError';
   }
 }
-
-export const errorBodySchemaJson = {
-  type: 'object',
-  properties: { error: { type: 'string' } },
-  required: ['error'],
-} as const;
