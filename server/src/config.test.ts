@@ -39,6 +39,7 @@ describe('configuration', () => {
       trustProxy: false,
       logLevel: 'info',
       publicUrl: undefined,
+      rateLimitStore: 'memory',
     });
     expect(config.ivs.sdkFile).toMatch(/amazon-ivs-web-broadcast\.js$/);
   });
@@ -127,6 +128,19 @@ describe('configuration', () => {
       'TRUST_PROXY: must be true, false, a number of hops, or a comma-separated list of addresses',
       'CORS_ORIGINS: "https://bad.example/path" is not an origin such as https://app.example',
     ]);
+  });
+
+  it('shares the login rate limit in PostgreSQL only when DATABASE_URL names one', () => {
+    expect(problemsOf({ RATE_LIMIT_STORE: 'postgres' })).toEqual([
+      'RATE_LIMIT_STORE: "postgres" needs DATABASE_URL (the windows live in that database)',
+    ]);
+    expect(problemsOf({ RATE_LIMIT_STORE: 'redis' })).toEqual([
+      'RATE_LIMIT_STORE: must be "memory" or "postgres"',
+    ]);
+    expect(
+      parseConfig({ RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgresql://db/tailcam' }, root)
+        .rateLimitStore,
+    ).toBe('postgres');
   });
 
   it('reads .env from the repository root, with the environment taking precedence', () => {

@@ -100,6 +100,10 @@ const envSchema = z.object({
     z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   ),
   PUBLIC_URL: urlText('the address browsers use to reach this server'),
+  RATE_LIMIT_STORE: z.preprocess(
+    emptyToUndefined,
+    z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
+  ),
 });
 
 export type TrustProxy = boolean | number | string[];
@@ -127,6 +131,8 @@ export interface Config {
   trustProxy: TrustProxy;
   logLevel: (typeof logLevels)[number];
   publicUrl: string | undefined;
+  /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
+  rateLimitStore: 'memory' | 'postgres';
 }
 
 export class ConfigError extends Error {
@@ -143,7 +149,10 @@ export function readEnv(repoRoot: string, env: Env = process.env): Env {
   return { ...fromFile, ...env };
 }
 
-function parseStageArns(text: string, problems: string[]): Partial<Record<StreamId, string>> {
+export function parseStageArns(
+  text: string,
+  problems: string[],
+): Partial<Record<StreamId, string>> {
   const arns: Partial<Record<StreamId, string>> = {};
   for (const entry of text.split(',')) {
     const trimmed = entry.trim();
@@ -257,6 +266,11 @@ export function parseConfig(env: Env, repoRoot: string): Config {
       }
     }
   }
+  if (optional('RATE_LIMIT_STORE') === 'postgres' && optional('DATABASE_URL') === undefined) {
+    problems.push(
+      'RATE_LIMIT_STORE: "postgres" needs DATABASE_URL (the windows live in that database)',
+    );
+  }
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const values = parsed.data;
 
@@ -289,6 +303,7 @@ export function parseConfig(env: Env, repoRoot: string): Config {
     trustProxy,
     logLevel: values.LOG_LEVEL,
     publicUrl: values.PUBLIC_URL?.replace(/\/$/, ''),
+    rateLimitStore: values.RATE_LIMIT_STORE,
   };
 }
 

@@ -9,6 +9,9 @@ import { buildApp } from './app';
 import { ConfigError, parseConfig, readEnv, type Config } from './config';
 import { withUserCache } from './db/cached-user-store';
 import { DataDirBusyError, openUserStore } from './db/open-store';
+import { openPostgresClient } from './db/postgres-client';
+import { createPostgresRateLimitStore } from './db/postgres-rate-limit-store';
+import type { SqlClient } from './db/sql-client';
 import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
 import { createLogger } from './logger';
@@ -77,11 +80,20 @@ async function main(): Promise<void> {
   }
 
   const demoViewer = await ensureDemoViewer(store, config.stageProvider);
+  // Shared login rate limit (decision 0030): its own small pool, so that a burst of guesses
+  // never queues behind the user lookups. openUserStore has already migrated the table.
+  let rateLimitClient: SqlClient | undefined;
+  if (config.rateLimitStore === 'postgres' && config.databaseUrl !== undefined) {
+    rateLimitClient = openPostgresClient({ connectionString: config.databaseUrl, max: 4 });
+  }
   const app = await buildApp(config, {
     store,
     stageProvider: await createStageProvider(config),
     authSecret: await loadAuthSecret(config),
     logger,
+    ...(rateLimitClient === undefined
+      ? {}
+      : { rateLimitStore: createPostgresRateLimitStore(rateLimitClient) }),
   });
 
   let adminSocket: AdminSocket | undefined;
@@ -115,6 +127,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await adminSocket?.close();
+      await rateLimitClient?.close();
       await store.close();
     } catch (error) {
       logger.error({ err: error }, 'error while shutting down');
@@ -131,11 +144,15 @@ async function main(): Promise<void> {
   } catch (error) {
     logger.fatal({ err: error }, 'cannot listen');
     await adminSocket?.close();
+    await rateLimitClient?.close();
     await store.close();
     fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
   const url = listeningUrl(config, app.server.address());
-  logger.info({ url, stageProvider: config.stageProvider }, 'Tailcam API listening');
+  logger.info(
+    { url, stageProvider: config.stageProvider, rateLimitStore: config.rateLimitStore },
+    'Tailcam API listening',
+  );
   if (demoViewer !== undefined) announceDemoViewer(demoViewer);
   process.send?.({ type: 'listening', url });
 }

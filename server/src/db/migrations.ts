@@ -27,6 +27,19 @@ export const migrations: readonly Migration[] = [
       CREATE UNIQUE INDEX users_username_lower_key ON users (lower(username));
     `,
   },
+  {
+    version: 2,
+    name: 'rate_limits',
+    // Shared login rate-limit windows when RATE_LIMIT_STORE=postgres (decision 0030).
+    sql: `
+      CREATE TABLE rate_limits (
+        key text PRIMARY KEY,
+        window_start bigint NOT NULL,
+        count integer NOT NULL
+      );
+      CREATE INDEX rate_limits_window_start_idx ON rate_limits (window_start);
+    `,
+  },
 ];
 
 export async function migrate(client: SqlClient): Promise<number[]> {

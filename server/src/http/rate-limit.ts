@@ -1,6 +1,7 @@
 /**
- * Fixed-window rate limiting behind a store interface: in memory for one process now; a shared
- * store (e.g. Redis or PostgreSQL) can implement `RateLimitStore` when the API runs replicated.
+ * Fixed-window rate limiting behind a store interface: in memory for one process (the default),
+ * or in PostgreSQL shared by every instance behind a load balancer (`RATE_LIMIT_STORE=postgres`,
+ * db/postgres-rate-limit-store.ts, decision 0030).
  */
 export interface RateLimitStore {
   /** Counts one hit on `key` in the window that contains now; returns the count and window end. */
