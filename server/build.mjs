@@ -1,4 +1,4 @@
-// Bundles the server and the accounts CLI into dist/: workspace code (@tailcam/*) is inlined,
+// Bundles the server and its CLIs (users, ivs, doctor) into dist/: workspace code (@tailcam/*) is inlined,
 // npm dependencies stay external and are resolved from node_modules at run time.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,12 @@ const external = Object.keys(dependencies).filter((name) => !name.startsWith('@t
 
 await build({
   absWorkingDir: here,
-  entryPoints: { server: 'src/server.ts', users: 'src/cli/users.ts' },
+  entryPoints: {
+    server: 'src/server.ts',
+    users: 'src/cli/users.ts',
+    ivs: 'src/cli/ivs.ts',
+    doctor: 'src/cli/doctor.ts',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',
@@ -20,4 +25,6 @@ await build({
   external,
   logLevel: 'warning',
 });
-console.log(`[server] built dist/server.js and dist/users.js (external: ${external.join(', ')})`);
+console.log(
+  `[server] built dist/server.js, users.js, ivs.js and doctor.js (external: ${external.join(', ')})`,
+);

@@ -1,0 +1,15 @@
+/** `npm run doctor`: checks this deployment's configuration, database, SDK and AWS stages. */
+import { readEnv } from '../config';
+import { formatCheck, runDoctor, summary } from '../doctor/doctor';
+import { findRepoRoot } from '../paths';
+
+const repoRoot = findRepoRoot();
+try {
+  const results = await runDoctor({ env: readEnv(repoRoot), repoRoot });
+  for (const result of results) process.stdout.write(`${formatCheck(result)}\n`);
+  process.stdout.write(`${summary(results)}\n`);
+  process.exitCode = results.some((result) => result.status === 'FAIL') ? 1 : 0;
+} catch (error) {
+  process.stderr.write(`doctor: could not finish: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}
