@@ -1,0 +1,92 @@
+/** Headless Chromium (Debian's) with pages that are signed in and carry the page probe. */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { pageProbe, type G2gSample, type JoinMarks } from './page-probe';
+import { API_URL } from './product';
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  // Many viewer pages share one browser in the capacity part: none of them may be throttled.
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+export async function launchChromium(): Promise<Browser> {
+  const executablePath =
+    [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+      (path): path is string => !!path && existsSync(path),
+    ) ?? '/usr/bin/chromium';
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}
+
+export async function signedInContext(
+  browser: Browser,
+  loginToken: string,
+): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL: API_URL,
+    viewport: { width: 1280, height: 720 },
+  });
+  await context.addInitScript(pageProbe(loginToken));
+  return context;
+}
+
+/** The probe's record of the last click and what followed it. */
+export function readJoin(page: Page): Promise<JoinMarks> {
+  return page.evaluate(() => {
+    const bench = (window as unknown as { __bench: JoinMarks }).__bench;
+    return {
+      clickAt: bench.clickAt,
+      firstFrameAt: bench.firstFrameAt,
+      loadedDataAt: bench.loadedDataAt,
+      marks: bench.marks,
+    };
+  });
+}
+
+export function waitForFirstFrame(page: Page, timeoutMs = 20_000): Promise<unknown> {
+  return page.waitForFunction(
+    () => (window as unknown as { __bench: JoinMarks }).__bench.firstFrameAt !== undefined,
+    undefined,
+    { timeout: timeoutMs },
+  );
+}
+
+export async function takeG2gSamples(page: Page): Promise<G2gSample[]> {
+  return page.evaluate(() => {
+    const g2g = (window as unknown as { __bench: { g2g: { samples: G2gSample[] } } }).__bench.g2g;
+    const samples = g2g.samples;
+    g2g.samples = [];
+    return samples;
+  });
+}
+
+export function setG2g(page: Page, on: boolean): Promise<void> {
+  return page.evaluate((value) => {
+    (window as unknown as { __bench: { g2g: { on: boolean } } }).__bench.g2g.on = value;
+  }, on);
+}
+
+export function framesPerSecond(page: Page, windowMs: number): Promise<number> {
+  return page.evaluate(
+    (ms) => (window as unknown as { __benchFps: (ms: number) => Promise<number> }).__benchFps(ms),
+    windowMs,
+  );
+}
+
+/** Frames presented so far on the page (all videos). */
+export function framesPresented(page: Page): Promise<number> {
+  return page.evaluate(() => (window as unknown as { __bench: { frames: number } }).__bench.frames);
+}
+
+export function streamCard(page: Page, streamId: string) {
+  return page.getByRole('link', {
+    name: new RegExp(`^${streamId}(, live)?: Click to watch stream$`),
+  });
+}

@@ -1,0 +1,19 @@
+/** One line of the benchmark table: a figure of DESIGN.md §6 (or a figure that explains one). */
+export interface BenchRow {
+  /** The part that measured it (`join`, `g2g`, ...). */
+  part: string;
+  what: string;
+  target: string;
+  median: string;
+  p95: string;
+  /** true: meets its target; false: misses it; undefined: informative, no target. */
+  pass: boolean | undefined;
+  note: string;
+}
+
+export interface PartOutcome {
+  rows: BenchRow[];
+  /** Load average (1, 5, 15 min) when the part started and ended. */
+  load: { start: string; end: string };
+  seconds: number;
+}

@@ -1,0 +1,104 @@
+/**
+ * Click on a stream card → first frame presented in the player, measured in the page: the click
+ * is stamped (capture phase) with performance.now(), the frame by the video's first
+ * requestVideoFrameCallback. Two ways in, alternating the three streams:
+ * - `fresh`: /home loaded anew before each click (a viewer arriving: new page, new SDK socket);
+ * - `warm`: back to the grid inside the app and click again (SPA navigation, page kept).
+ * The steps in between (token fetch from Resource Timing, socket, `joined`, `offer`, peer
+ * connected) are medians of the same joins.
+ */
+import type { Page } from '@playwright/test';
+import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
+import type { BenchContext } from '../lib/context';
+import type { BenchRow } from '../lib/result';
+import { median, p95, round } from '../lib/stats';
+
+const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
+
+interface JoinSample {
+  totalMs: number;
+  loadedDataMs: number;
+  steps: Record<string, number>;
+}
+
+async function measureClick(page: Page, streamId: string): Promise<JoinSample> {
+  await streamCard(page, streamId).click();
+  await waitForFirstFrame(page);
+  const join = await readJoin(page);
+  const token = await page.evaluate((clickAt) => {
+    const entry = performance
+      .getEntriesByType('resource')
+      .filter((e) => e.name.endsWith('/api/token') && e.startTime >= clickAt - 1)
+      .at(-1) as PerformanceResourceTiming | undefined;
+    return entry && { start: entry.startTime, end: entry.responseEnd };
+  }, join.clickAt);
+  const steps: Record<string, number> = {};
+  if (token) {
+    steps['token fetch start'] = token.start - join.clickAt;
+    steps['token fetch end'] = token.end - join.clickAt;
+  }
+  for (const mark of join.marks) {
+    if (steps[mark.name] === undefined) steps[mark.name] = mark.at - join.clickAt;
+  }
+  return {
+    totalMs: (join.firstFrameAt ?? Number.NaN) - join.clickAt,
+    loadedDataMs: (join.loadedDataAt ?? Number.NaN) - join.clickAt,
+    steps,
+  };
+}
+
+function rowsFor(mode: string, samples: JoinSample[], primary: boolean): BenchRow[] {
+  const totals = samples.map((sample) => sample.totalMs);
+  const stepNames = [
+    'token fetch start',
+    'token fetch end',
+    'ws-created',
+    'ws-open',
+    'ws-joined',
+    'ws-offer',
+    'pc-connected',
+  ];
+  const steps = stepNames
+    .map((name) => {
+      const values = samples.map((sample) => sample.steps[name] ?? Number.NaN);
+      return `${name} ${round(median(values))}`;
+    })
+    .join(', ');
+  const medianMs = median(totals);
+  return [
+    {
+      part: 'join',
+      what: `click → first frame (${mode}, n=${samples.length})`,
+      target: primary ? '≤ 200 ms median' : '(≤ 200 ms)',
+      median: `${round(medianMs)} ms`,
+      p95: `${round(p95(totals))} ms`,
+      pass: primary ? medianMs <= 200 : undefined,
+      note: `loadeddata ${round(median(samples.map((s) => s.loadedDataMs)))} ms; medians after the click: ${steps}`,
+    },
+  ];
+}
+
+export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
+  const joins = bench.options.joins;
+  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  try {
+    const page = await context.newPage();
+    const fresh: JoinSample[] = [];
+    // One unrecorded join first: Chromium's first video decoder in the browser process.
+    for (let index = -1; index < joins; index += 1) {
+      await page.goto('/home');
+      const sample = await measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS');
+      if (index >= 0) fresh.push(sample);
+    }
+    const warm: JoinSample[] = [];
+    await page.goto('/home');
+    for (let index = 0; index < joins; index += 1) {
+      warm.push(await measureClick(page, STREAMS[index % 3] ?? 'N743AS'));
+      await page.getByRole('link', { name: /Back/ }).click();
+      await streamCard(page, 'N743AS').waitFor();
+    }
+    return [...rowsFor('fresh /home', fresh, true), ...rowsFor('warm, in-app', warm, false)];
+  } finally {
+    await context.close();
+  }
+}

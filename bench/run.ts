@@ -1,0 +1,157 @@
+/**
+ * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
+ * [--reconnects=10] [--json=FILE]`: measures DESIGN.md §6 against the production build (built by
+ * the npm script) started as `npm start` starts it, with the local stage, in headless Chromium,
+ * and prints target vs measured. Every loop is bounded; the whole run takes a few minutes.
+ * What each figure means: docs/benchmarks.md.
+ */
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { launchChromium } from './lib/browser';
+import type { BenchContext, BenchOptions } from './lib/context';
+import { startProduct } from './lib/product';
+import type { BenchRow, PartOutcome } from './lib/result';
+import { loadAverage } from './lib/stats';
+import { runBundle } from './parts/bundle';
+import { runCapacity } from './parts/capacity';
+import { runCycles } from './parts/cycles';
+import { runG2g } from './parts/g2g';
+import { runJoin } from './parts/join';
+import { runReconnect } from './parts/reconnect';
+import { runToken } from './parts/token';
+
+const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
+  bundle: runBundle,
+  join: runJoin,
+  g2g: runG2g,
+  reconnect: runReconnect,
+  capacity: runCapacity,
+  token: runToken,
+  cycles: runCycles,
+};
+
+function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
+    if (!match?.[1]) throw new Error(`Unknown argument ${arg} (expected --name=value)`);
+    flags.set(match[1], match[2] ?? '');
+  }
+  const count = (name: string, fallback: number, max: number) => {
+    const value = Number(flags.get(name) ?? fallback);
+    if (!Number.isInteger(value) || value < 1 || value > max) {
+      throw new Error(`--${name} must be an integer from 1 to ${max}`);
+    }
+    return value;
+  };
+  const only = (flags.get('only') ?? Object.keys(PARTS).join(','))
+    .split(',')
+    .filter((name) => name !== '');
+  const unknown = only.filter((name) => !(name in PARTS));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`,
+    );
+  }
+  return {
+    only,
+    json: flags.get('json'),
+    options: {
+      joins: count('joins', 20, 200),
+      cycles: count('cycles', 300, 1000),
+      maxViewers: count('max-viewers', 16, 32),
+      reconnects: count('reconnects', 10, 50),
+    },
+  };
+}
+
+function machine(): string {
+  const model = cpus()[0]?.model ?? 'unknown CPU';
+  let chromium: string;
+  try {
+    chromium = execSync('/usr/bin/chromium --version 2>/dev/null', {
+      encoding: 'utf8',
+      timeout: 10_000,
+    }).trim();
+  } catch {
+    chromium = 'Chromium (version unknown)';
+  }
+  return `${cpus().length} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${chromium}`;
+}
+
+function printTable(rows: BenchRow[]): void {
+  const header = ['part', 'what', 'target', 'median', 'p95/p99', 'result'];
+  const body = rows.map((row) => [
+    row.part,
+    row.what,
+    row.target,
+    row.median,
+    row.p95,
+    row.pass === undefined ? 'info' : row.pass ? 'PASS' : 'MISS',
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...body.map((line) => (line[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
+  for (const cells of body) console.log(line(cells));
+  console.log('');
+  for (const row of rows) if (row.note) console.log(`- ${row.part}, ${row.what}: ${row.note}`);
+}
+
+const { only, options, json } = parseArgs(process.argv.slice(2));
+const startedAt = Date.now();
+console.log(`Tailcam bench: ${only.join(', ')}`);
+console.log(`machine: ${machine()}; load average ${loadAverage()}`);
+
+const product = await startProduct();
+const browser = await launchChromium();
+const outcomes: Record<string, PartOutcome> = {};
+const rows: BenchRow[] = [];
+try {
+  const bench: BenchContext = { product, browser, options };
+  for (const name of only) {
+    const run = PARTS[name];
+    if (!run) continue;
+    const load = { start: loadAverage(), end: '' };
+    const partStart = Date.now();
+    console.log(`- ${name} (load average ${load.start}) ...`);
+    let partRows: BenchRow[];
+    try {
+      partRows = await run(bench);
+    } catch (error) {
+      partRows = [
+        {
+          part: name,
+          what: 'the part failed',
+          target: '',
+          median: '–',
+          p95: '–',
+          pass: false,
+          note: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
+        },
+      ];
+    }
+    load.end = loadAverage();
+    const seconds = Math.round((Date.now() - partStart) / 1000);
+    outcomes[name] = { rows: partRows, load, seconds };
+    for (const row of partRows)
+      row.note = `${row.note}${row.note ? '; ' : ''}load ${load.start} → ${load.end}`;
+    rows.push(...partRows);
+    console.log(`  done in ${seconds} s`);
+  }
+} finally {
+  await browser.close();
+  await product.stop();
+}
+console.log('');
+printTable(rows);
+console.log(
+  `\n${Math.round((Date.now() - startedAt) / 1000)} s in all; load average now ${loadAverage()}`,
+);
+if (json)
+  writeFileSync(json, `${JSON.stringify({ machine: machine(), options, outcomes }, null, 2)}\n`);
+process.exitCode = rows.some((row) => row.pass === false) ? 1 : 0;
