@@ -18,7 +18,11 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   const { state, autoplayBlocked, retry, resumePlayback } = useStageSession(streamId, videoRef);
 
   return (
-    <div className="relative aspect-video max-h-[calc(100vh-10rem)] min-h-72 w-full overflow-hidden rounded-xl bg-black shadow-2xl ring-1 shadow-black/40 ring-slate-800">
+    <div
+      // Overlays need more room than a 16:9 box has on a phone; playing video does not.
+      data-overlay={state.status !== 'connected' || undefined}
+      className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800"
+    >
       <video
         ref={videoRef}
         className="size-full object-contain"
