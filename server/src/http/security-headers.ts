@@ -48,6 +48,8 @@ export function registerSecurityHeaders(
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(headers);
     reply.header('x-request-id', request.id);
+    // API answers carry tokens and account state: no browser or proxy may keep a copy.
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     if (allowed.size === 0) return;
     reply.header('vary', 'Origin');
     const origin = request.headers.origin;
