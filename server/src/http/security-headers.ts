@@ -1,7 +1,8 @@
 /**
  * Security headers on every response, and CORS closed unless CORS_ORIGINS lists origins.
- * The CSP allows what the stage SDK needs and nothing more: the local SDK talks to this origin
- * only; the IVS SDK also reaches *.live-video.net (HTTPS and WebSocket) and starts blob: workers.
+ * The CSP allows what the stage SDK needs and nothing more (decision 0032): the local SDK talks
+ * to this origin only; the IVS SDK also reaches *.live-video.net on port 443 (HTTPS and
+ * WebSocket: stage events, WHIP, stats, device configuration) and starts a blob: worker.
  */
 import type { FastifyInstance } from 'fastify';
 

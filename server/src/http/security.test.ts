@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
-import { build, CLIENT_ID } from '../test/helpers';
+import { build, CLIENT_ID, testConfig } from '../test/helpers';
 import type { UserStore } from '../db/user-store';
 
 const expectedHeaders = {
@@ -38,12 +38,28 @@ describe('security headers', () => {
     );
   });
 
-  it('let the IVS SDK reach *.live-video.net and start blob: workers with the ivs provider', async () => {
+  it('let the IVS SDK reach *.live-video.net and start blob: workers with the ivs provider, and nothing more', async () => {
     const { app } = await build({ config: { stageProvider: 'ivs' } });
-    const csp = String((await app.inject({ url: '/' })).headers['content-security-policy']);
-    expect(csp).toContain("connect-src 'self' https://*.live-video.net wss://*.live-video.net; ");
-    expect(csp).toContain("worker-src 'self' blob:");
-    expect(csp).toContain("script-src 'self';");
+    const csp = (await app.inject({ url: '/' })).headers['content-security-policy'];
+    expect(csp).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://*.live-video.net wss://*.live-video.net; media-src 'self' blob:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    );
+  });
+
+  it('admit the origin of IVS_SDK_URL as a script source, with the ivs provider only', async () => {
+    const ivsSdk = {
+      sdkUrl: 'https://web-broadcast.live-video.net/1.41.0/amazon-ivs-web-broadcast.js',
+    };
+    const ivs = await build({
+      config: { stageProvider: 'ivs', ivs: { ...testConfig().ivs, ...ivsSdk } },
+    });
+    const csp = String((await ivs.app.inject({ url: '/' })).headers['content-security-policy']);
+    expect(csp).toContain("; script-src 'self' https://web-broadcast.live-video.net; ");
+    const local = await build({ config: { ivs: { ...testConfig().ivs, ...ivsSdk } } });
+    const localCsp = String(
+      (await local.app.inject({ url: '/' })).headers['content-security-policy'],
+    );
+    expect(localCsp).toContain("; script-src 'self'; ");
   });
 });
 
