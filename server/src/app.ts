@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { createLoginTokens } from './auth/login-token';
 import { createPasswordVerifier, type PasswordVerifier } from './auth/passwords';
 import type { Config } from './config';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './db/database-errors';
 import type { UserStore } from './db/user-store';
 import { HttpError } from './http/errors';
 import {
@@ -96,6 +97,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     if (status >= 400 && status < 500) {
       request.log.info({ code: error.code, status }, 'request refused');
       return reply.code(status).send({ error: clientMessage(error, status) });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'database unavailable');
+      return reply.code(503).send({ error: DATABASE_UNAVAILABLE });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'Internal server error' });
