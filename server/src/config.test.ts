@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, parseStoreConfig, readEnv } from './config';
+import { ConfigError, exportAwsVariables, parseConfig, parseStoreConfig, readEnv } from './config';
 import { tempDir } from './test/helpers';
 
 const root = '/srv/tailcam';
@@ -141,6 +141,12 @@ describe('configuration', () => {
       parseConfig({ RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgresql://db/tailcam' }, root)
         .rateLimitStore,
     ).toBe('postgres');
+  });
+
+  it('hands AWS variables from .env to the AWS SDK, without overriding the environment', () => {
+    const target: Record<string, string | undefined> = { AWS_REGION: 'eu-west-1' };
+    exportAwsVariables({ AWS_REGION: 'us-east-1', AWS_PROFILE: 'tailcam', PORT: '9000' }, target);
+    expect(target).toEqual({ AWS_REGION: 'eu-west-1', AWS_PROFILE: 'tailcam' });
   });
 
   it('reads .env from the repository root, with the environment taking precedence', () => {

@@ -142,6 +142,19 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The AWS SDK reads its credentials and profile from the process environment only. `AWS_*`
+ * variables that come from `.env` are copied there (the environment still wins), so that a
+ * `.env` works for AWS as it does for everything else.
+ */
+export function exportAwsVariables(env: Env, target: Env = process.env): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('AWS_') && value !== undefined && target[name] === undefined) {
+      target[name] = value;
+    }
+  }
+}
+
 /** Reads `<repoRoot>/.env` if present; the process environment wins over it. */
 export function readEnv(repoRoot: string, env: Env = process.env): Env {
   const file = join(repoRoot, '.env');

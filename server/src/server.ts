@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createAccounts } from './accounts/accounts';
 import { startAdminSocket, type AdminSocket } from './accounts/admin-socket';
 import { buildApp } from './app';
-import { ConfigError, parseConfig, readEnv, type Config } from './config';
+import { ConfigError, exportAwsVariables, parseConfig, readEnv, type Config } from './config';
 import { withUserCache } from './db/cached-user-store';
 import { DataDirBusyError, openUserStore } from './db/open-store';
 import { openPostgresClient } from './db/postgres-client';
@@ -54,7 +54,9 @@ async function main(): Promise<void> {
   const repoRoot = findRepoRoot();
   let config: Config;
   try {
-    config = parseConfig(readEnv(repoRoot), repoRoot);
+    const env = readEnv(repoRoot);
+    exportAwsVariables(env);
+    config = parseConfig(env, repoRoot);
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
