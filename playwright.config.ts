@@ -1,5 +1,10 @@
 import { defineConfig } from '@playwright/test';
-import { E2E_BASE_URL, CHROMIUM_ARGS, chromiumExecutable } from './e2e/support/environment';
+import {
+  E2E_BASE_URL,
+  E2E_PORT,
+  CHROMIUM_ARGS,
+  chromiumExecutable,
+} from './e2e/support/environment';
 
 /**
  * End-to-end tests: the production build started as `npm start` starts it (API, database, local
@@ -15,8 +20,12 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   forbidOnly: !!process.env.CI,
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'e2e/.artifacts/report' }]],
-  outputDir: 'e2e/.artifacts/results',
+  reporter: [
+    ['list'],
+    ['html', { open: 'never', outputFolder: `e2e/.artifacts/report-${E2E_PORT}` }],
+  ],
+  // Per port, so runs of the suite side by side (on other ports) never clear each other's files.
+  outputDir: `e2e/.artifacts/results-${E2E_PORT}`,
   use: {
     baseURL: E2E_BASE_URL,
     browserName: 'chromium',

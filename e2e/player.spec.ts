@@ -4,19 +4,16 @@ import {
   playerVideo,
   recordWhenShown,
   signInByApi,
+  signInThroughForm,
   test,
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 
-test.describe('watching a stream', () => {
-  test.beforeEach(async ({ page }) => {
-    await signInByApi(page);
-  });
-
-  test('plays N743AS muted from a card click, and the pixels say it is N743AS', async ({
+test.describe('a viewer signing in and watching', () => {
+  test('signs in, plays N743AS whose pixels say N743AS, and going back leaves no peer connection on the stage', async ({
     page,
   }) => {
-    await page.goto('/home');
+    await signInThroughForm(page);
     await page.getByRole('link', { name: /N743AS/ }).click();
     await expect(page).toHaveURL(/\/player\/N743AS$/);
     await expectVideoPlaying(page);
@@ -26,6 +23,24 @@ test.describe('watching a stream', () => {
     expect(await video.evaluate((element: HTMLVideoElement) => element.muted)).toBe(true);
     expect(await video.evaluate((element: HTMLVideoElement) => element.controls)).toBe(true);
     await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe('N743AS');
+    await expect
+      .poll(async () => (await localStage.stats()).stages.N743AS?.peerConnections)
+      .toBe(1);
+
+    await page.getByRole('link', { name: /Back/ }).click();
+    await expect(page).toHaveURL(/\/home$/);
+    await expect
+      .poll(async () => {
+        const stats = await localStage.stats();
+        return { peerConnections: stats.peerConnections, sockets: stats.sockets };
+      })
+      .toEqual({ peerConnections: 0, sockets: 0 });
+  });
+});
+
+test.describe('watching a stream', () => {
+  test.beforeEach(async ({ page }) => {
+    await signInByApi(page);
   });
 
   test('each stream shows its own aircraft', async ({ page }) => {
@@ -44,25 +59,6 @@ test.describe('watching a stream', () => {
       return stream?.getTracks().map((track) => track.kind) ?? [];
     });
     expect(tracks).toEqual(['video']);
-  });
-
-  test('leaving the player leaves the stage: the stage holds no peer connection for the viewer', async ({
-    page,
-  }) => {
-    await page.goto('/player/N954AS');
-    await expectVideoPlaying(page);
-    await expect
-      .poll(async () => (await localStage.stats()).stages.N954AS?.peerConnections)
-      .toBe(1);
-
-    await page.getByRole('link', { name: /Back/ }).click();
-    await expect(page).toHaveURL(/\/home$/);
-    await expect
-      .poll(async () => {
-        const stats = await localStage.stats();
-        return { peerConnections: stats.peerConnections, sockets: stats.sockets };
-      })
-      .toEqual({ peerConnections: 0, sockets: 0 });
   });
 
   test("a dropped connection shows 'Connection lost. Reconnecting...' and the video comes back by itself", async ({

@@ -97,7 +97,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   };
   addViewer(env);
 
-  const log = openSync(join(artifacts, 'product.log'), 'w');
+  const log = openSync(join(artifacts, `product-${E2E_PORT}.log`), 'w');
   const product = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
     env,
@@ -119,7 +119,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     {
       timeoutMs: 90_000,
       gaveUp: () =>
-        exited ? 'scripts/start.mjs exited; see e2e/.artifacts/product.log' : undefined,
+        exited ? `scripts/start.mjs exited; see e2e/.artifacts/product-${E2E_PORT}.log` : undefined,
     },
   );
   process.env.E2E_DATA_DIR = dataDir;
