@@ -17,6 +17,14 @@ export async function registerStageProxy(
     prefix: '/stage',
     rewritePrefix: '/stage',
     websocket: true,
+    wsHooks: {
+      // When the stage cannot be reached, the proxy closes the browser's socket with the error's
+      // text as the reason ('connect ECONNREFUSED 127.0.0.1:8091'). This hook runs just before
+      // that close: closing first, with a reason that names nothing internal, takes its place.
+      onDisconnect(_context, source) {
+        if (source.readyState === source.OPEN) source.close(1011, STAGE_UNREACHABLE);
+      },
+    },
     replyOptions: {
       onError(reply, { error }) {
         const status =
