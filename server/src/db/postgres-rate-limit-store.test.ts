@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRateLimiter, LOGIN_RATE_LIMITS } from '../http/rate-limit';
 import { build } from '../test/helpers';
 import { migrate } from './migrations';
@@ -68,7 +69,15 @@ function describeStore(name: string, open: () => Promise<SqlClient>, instances: 
   });
 }
 
-describeStore('PGlite', () => openPgliteClient(undefined), 1);
+// From the migrated dump global setup caches (decision 0014): no initdb.
+describeStore(
+  'PGlite',
+  () =>
+    openPgliteClient(undefined, {
+      loadDataDir: new Blob([readFileSync(inject('pgliteDump'))]),
+    }),
+  1,
+);
 
 describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
   const schema = `tailcam_test_${randomBytes(6).toString('hex')}`;
