@@ -1,0 +1,51 @@
+/**
+ * The soak in 30 seconds (the long one is `npm run soak`): Chromium viewers joining and leaving
+ * on an instance of their own, through the real app and SDK. It asserts counts only, never times
+ * or memory: every join played, nothing left open in the page after a leave, nothing left on the
+ * stage once all have gone, no page or server errors.
+ */
+import { expect, test } from '@playwright/test';
+import { runSoak } from '../soak/soak-run';
+
+test('30 s of joins and leaves by 3 viewers leave no peer connection, socket or listener behind', async () => {
+  test.setTimeout(90_000);
+  const result = await runSoak({
+    name: 'soak-e2e',
+    port: 48180,
+    stagePort: 48191,
+    viewers: 3,
+    joins: 1_000,
+    durationMs: 30_000,
+    dwellMs: [500, 1_500],
+    closePageEvery: 5,
+  });
+  test.info().annotations.push({
+    type: 'soak',
+    description: `${result.joins} joins, ${result.leaves} leaves, up to ${result.maxConcurrentPeerConnections} peer connections at once`,
+  });
+  expect(result.joins).toBeGreaterThanOrEqual(6);
+  expect(result.leaves).toBe(result.joins);
+  expect(result.failedJoins).toEqual([]);
+  // The in-page instruments see the player's connections and listeners while it plays...
+  expect(result.whilePlaying.openPeerConnections).toBeGreaterThanOrEqual(1);
+  expect(result.whilePlaying.openSockets).toBeGreaterThanOrEqual(1);
+  expect(result.whilePlaying.stageListeners).toBeGreaterThanOrEqual(3);
+  // ...and none of them after a leave.
+  expect(result.leavesWithLeftovers).toBe(0);
+  expect(result.worstAfterLeave).toEqual({
+    openPeerConnections: 0,
+    openSockets: 0,
+    stageListeners: 0,
+  });
+  expect(result.finalStage).toEqual({
+    sockets: 0,
+    peerConnections: 0,
+    participants: 0,
+    audioListeners: 0,
+    cameraViewers: 0,
+  });
+  expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(3);
+  expect(result.pageErrors).toEqual([]);
+  expect(result.consoleErrors).toEqual([]);
+  expect(result.serverErrorLines).toEqual([]);
+});

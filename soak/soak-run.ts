@@ -1,0 +1,366 @@
+/**
+ * The soak: Chromium viewers joining and leaving streams on an instance of Tailcam of its own,
+ * through the real app and SDK, while the local stage's /_stats is sampled. What it measures:
+ * joins that played, leaks (peer connections, sockets and SDK listeners left behind, in the page
+ * after each in-app leave and on the stage at the end), errors (page errors, console errors,
+ * error lines in the API and stage logs) and the stage's memory. `npm run soak` runs the long
+ * version (soak/soak.ts); e2e/soak.spec.ts a 30-second one that asserts the counts.
+ */
+import { readFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/support/environment';
+import { Product, type StageStats } from '../e2e/support/faults-product';
+
+export interface SoakOptions {
+  name: string;
+  port: number;
+  stagePort: number;
+  /** Concurrent viewers (each a Chromium page). */
+  viewers: number;
+  /** Stop after this many joins in all, or at the deadline, whichever comes first. */
+  joins: number;
+  durationMs: number;
+  /** How long a viewer watches before leaving: a random time in this range. */
+  dwellMs: [number, number];
+  /** Every n-th leave closes the page instead of using the app's Back link (an abrupt leave). */
+  closePageEvery: number;
+  log?: (line: string) => void;
+}
+
+export interface InPageCounts {
+  openPeerConnections: number;
+  openSockets: number;
+  stageListeners: number;
+}
+
+export interface StageSample {
+  atMs: number;
+  sockets: number;
+  peerConnections: number;
+  rssMiB: number;
+}
+
+export interface SoakResult {
+  durationMs: number;
+  joins: number;
+  leaves: number;
+  failedJoins: string[];
+  /** The smallest in-page counts seen while a video played: proves the instruments count. */
+  whilePlaying: InPageCounts;
+  /** The largest in-page counts seen once a leave through the app had settled (all should be 0). */
+  worstAfterLeave: InPageCounts;
+  leavesWithLeftovers: number;
+  pageErrors: string[];
+  consoleErrors: string[];
+  serverErrorLines: string[];
+  stageSamples: StageSample[];
+  maxConcurrentPeerConnections: number;
+  /** The stage once every viewer has gone. */
+  finalStage: {
+    sockets: number;
+    peerConnections: number;
+    participants: number;
+    audioListeners: number;
+    cameraViewers: number;
+  };
+  rssMiB: { start: number; peak: number; end: number };
+  joinMs: { p50: number; p95: number; max: number };
+}
+
+const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
+const VIEWER = 'soak-viewer';
+const PASSWORD = 'soak viewer password 1';
+
+/**
+ * Runs before any page script: keeps every RTCPeerConnection and WebSocket the page makes, so
+ * that the test can count those still open.
+ */
+function instrumentConnections(): void {
+  const tracked = { peerConnections: [] as RTCPeerConnection[], sockets: [] as WebSocket[] };
+  Object.defineProperty(window, '__soakConnections', { value: tracked });
+  const NativePeerConnection = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends NativePeerConnection {
+    constructor(...args: ConstructorParameters<typeof RTCPeerConnection>) {
+      super(...args);
+      tracked.peerConnections.push(this);
+    }
+  };
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      tracked.sockets.push(this);
+    }
+  };
+}
+
+/** Mirrors the SDK's Stage listener sets (on/off), to count the listeners the app leaves. */
+function instrumentStageListeners(): void {
+  const target = window as unknown as {
+    IVSBroadcastClient?: { Stage: { prototype: Record<string, unknown> } };
+    __soakListeners?: Map<object, Map<string, Set<unknown>>>;
+  };
+  const prototype = target.IVSBroadcastClient?.Stage.prototype;
+  if (prototype === undefined || target.__soakListeners !== undefined) return;
+  const listeners = new Map<object, Map<string, Set<unknown>>>();
+  target.__soakListeners = listeners;
+  const on = prototype.on as (this: object, event: string, callback: unknown) => void;
+  const off = prototype.off as (this: object, event: string, callback: unknown) => void;
+  prototype.on = function (this: object, event: string, callback: unknown) {
+    let byEvent = listeners.get(this);
+    if (byEvent === undefined) listeners.set(this, (byEvent = new Map()));
+    let set = byEvent.get(event);
+    if (set === undefined) byEvent.set(event, (set = new Set()));
+    set.add(callback);
+    on.call(this, event, callback);
+  };
+  prototype.off = function (this: object, event: string, callback: unknown) {
+    listeners.get(this)?.get(event)?.delete(callback);
+    off.call(this, event, callback);
+  };
+}
+
+async function inPageCounts(page: Page): Promise<InPageCounts> {
+  return page.evaluate(() => {
+    const target = window as unknown as {
+      __soakConnections: { peerConnections: RTCPeerConnection[]; sockets: WebSocket[] };
+      __soakListeners?: Map<object, Map<string, Set<unknown>>>;
+    };
+    const tracked = target.__soakConnections;
+    // Forget the closed ones, so that the lists stay small over hundreds of joins.
+    tracked.peerConnections = tracked.peerConnections.filter(
+      (pc) => pc.signalingState !== 'closed',
+    );
+    tracked.sockets = tracked.sockets.filter((socket) => socket.readyState < WebSocket.CLOSING);
+    let stageListeners = 0;
+    for (const byEvent of target.__soakListeners?.values() ?? []) {
+      for (const set of byEvent.values()) stageListeners += set.size;
+    }
+    return {
+      openPeerConnections: tracked.peerConnections.length,
+      openSockets: tracked.sockets.length,
+      stageListeners,
+    };
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return true;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return false;
+}
+
+/** Until the player's video has decoded frames and its time moves. */
+async function waitForPlayback(page: Page, timeoutMs: number): Promise<boolean> {
+  const video = page.getByLabel(/^Live video from /);
+  let first: { frames: number; time: number } | undefined;
+  return waitUntil(async () => {
+    const now = await video.evaluate((element: HTMLVideoElement) => ({
+      frames: element.getVideoPlaybackQuality().totalVideoFrames,
+      time: element.currentTime,
+    }));
+    if (now.frames === 0) return false;
+    first ??= now;
+    return now.frames > first.frames + 3 && now.time > first.time;
+  }, timeoutMs);
+}
+
+const randomBetween = ([min, max]: [number, number]) => min + Math.random() * (max - min);
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+}
+
+/** Error lines in the product's log: pino level ≥ 50 (error, fatal) and anything unhandled. */
+function serverErrorLines(logFile: string): string[] {
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(
+      (line) =>
+        /"level":(5\d|60)/.test(line) || /unhandled|uncaught|TypeError|RangeError/i.test(line),
+    );
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const log = options.log ?? (() => {});
+  const product = new Product({
+    name: options.name,
+    port: options.port,
+    stagePort: options.stagePort,
+  });
+  let browser: Browser | undefined;
+  let sampling = true;
+  try {
+    product.addViewer(VIEWER, PASSWORD);
+    await product.start();
+    const loginToken = await product.loginToken(VIEWER, PASSWORD);
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
+
+    const started = Date.now();
+    const deadline = started + options.durationMs;
+    const stageSamples: StageSample[] = [];
+    const sample = async (): Promise<StageStats> => {
+      const stats = await product.stageStats();
+      stageSamples.push({
+        atMs: Date.now() - started,
+        sockets: stats.sockets,
+        peerConnections: stats.peerConnections,
+        rssMiB: Math.round(stats.process.rssBytes / 2 ** 20),
+      });
+      return stats;
+    };
+    await sample();
+    const sampler = (async () => {
+      while (sampling) {
+        await new Promise((done) => setTimeout(done, 2_000));
+        if (sampling) await sample().catch(() => {});
+      }
+    })();
+
+    const pageErrors: string[] = [];
+    const consoleErrors: string[] = [];
+    const failedJoins: string[] = [];
+    const joinMs: number[] = [];
+    const worstAfterLeave: InPageCounts = {
+      openPeerConnections: 0,
+      openSockets: 0,
+      stageListeners: 0,
+    };
+    let whilePlaying: InPageCounts | undefined;
+    let leavesWithLeftovers = 0;
+    let joins = 0;
+    let leaves = 0;
+    const moreToDo = () => joins < options.joins && Date.now() < deadline;
+
+    const openPage = async (): Promise<Page> => {
+      const page = await browser!.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      await page.addInitScript(instrumentConnections);
+      await page.addInitScript((token) => localStorage.setItem('token', token), loginToken);
+      await page.goto(`${product.baseUrl}/home`);
+      await page.evaluate(instrumentStageListeners);
+      return page;
+    };
+
+    const viewer = async (slot: number) => {
+      let page = await openPage();
+      for (let round = 0; moreToDo(); round += 1) {
+        const streamId = STREAMS[(slot + round) % STREAMS.length]!;
+        joins += 1;
+        const joinStarted = Date.now();
+        await page.getByRole('link', { name: new RegExp(streamId) }).click();
+        if (await waitForPlayback(page, 20_000)) {
+          joinMs.push(Date.now() - joinStarted);
+          const counts = await inPageCounts(page);
+          whilePlaying = {
+            openPeerConnections: Math.min(
+              whilePlaying?.openPeerConnections ?? Infinity,
+              counts.openPeerConnections,
+            ),
+            openSockets: Math.min(whilePlaying?.openSockets ?? Infinity, counts.openSockets),
+            stageListeners: Math.min(
+              whilePlaying?.stageListeners ?? Infinity,
+              counts.stageListeners,
+            ),
+          };
+        } else {
+          failedJoins.push(`viewer ${slot}, join ${round}, ${streamId}`);
+        }
+        await page.waitForTimeout(randomBetween(options.dwellMs));
+        leaves += 1;
+        if (leaves % options.closePageEvery === 0) {
+          // An abrupt leave: the tab goes while the video plays; the stage must notice alone.
+          await page.close();
+          page = await openPage();
+          continue;
+        }
+        await page.getByRole('link', { name: /Back/ }).click();
+        await page.waitForURL(/\/home$/);
+        const settled = await waitUntil(async () => {
+          const counts = await inPageCounts(page);
+          return counts.openPeerConnections + counts.openSockets + counts.stageListeners === 0;
+        }, 5_000);
+        if (!settled) {
+          leavesWithLeftovers += 1;
+          const counts = await inPageCounts(page);
+          worstAfterLeave.openPeerConnections = Math.max(
+            worstAfterLeave.openPeerConnections,
+            counts.openPeerConnections,
+          );
+          worstAfterLeave.openSockets = Math.max(worstAfterLeave.openSockets, counts.openSockets);
+          worstAfterLeave.stageListeners = Math.max(
+            worstAfterLeave.stageListeners,
+            counts.stageListeners,
+          );
+        }
+        if (leaves % 25 === 0) {
+          const last = stageSamples.at(-1);
+          log(
+            `${Math.round((Date.now() - started) / 1000)} s: ${joins} joins, ${leaves} leaves, stage ${last?.peerConnections} peer connections, ${last?.rssMiB} MiB`,
+          );
+        }
+      }
+      await page.close();
+    };
+
+    await Promise.all(Array.from({ length: options.viewers }, (_, slot) => viewer(slot)));
+    const durationMs = Date.now() - started;
+    sampling = false;
+    await sampler;
+
+    // Every viewer has gone: the stage must come back to nothing.
+    let final = await sample();
+    await waitUntil(async () => {
+      final = await sample();
+      return final.sockets === 0 && final.peerConnections === 0;
+    }, 15_000);
+    const stats = final as StageStats & {
+      participants?: unknown[];
+      stages: Record<
+        string,
+        { participants: number; audioListeners?: number; camera?: { viewers?: number } }
+      >;
+    };
+    const perStage = Object.values(stats.stages);
+    const rss = stageSamples.map((s) => s.rssMiB);
+    return {
+      durationMs,
+      joins,
+      leaves,
+      failedJoins,
+      whilePlaying: whilePlaying ?? { openPeerConnections: 0, openSockets: 0, stageListeners: 0 },
+      worstAfterLeave,
+      leavesWithLeftovers,
+      pageErrors,
+      consoleErrors,
+      serverErrorLines: serverErrorLines(product.logFile),
+      stageSamples,
+      maxConcurrentPeerConnections: Math.max(...stageSamples.map((s) => s.peerConnections)),
+      finalStage: {
+        sockets: stats.sockets,
+        peerConnections: stats.peerConnections,
+        participants: perStage.reduce((sum, stage) => sum + stage.participants, 0),
+        audioListeners: perStage.reduce((sum, stage) => sum + (stage.audioListeners ?? 0), 0),
+        cameraViewers: perStage.reduce((sum, stage) => sum + (stage.camera?.viewers ?? 0), 0),
+      },
+      rssMiB: { start: rss[0] ?? 0, peak: Math.max(...rss), end: rss.at(-1) ?? 0 },
+      joinMs: {
+        p50: percentile(joinMs, 50),
+        p95: percentile(joinMs, 95),
+        max: Math.max(0, ...joinMs),
+      },
+    };
+  } finally {
+    sampling = false;
+    await browser?.close();
+    await product.dispose();
+  }
+}
