@@ -62,6 +62,8 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       cycles: count('cycles', 300, 1000),
       maxViewers: count('max-viewers', 16, 32),
       reconnects: count('reconnects', 10, 50),
+      hoverMs: Number(flags.get('hover') ?? 0),
+      ab: (flags.get('ab') ?? '').split(',').filter((flag) => flag !== ''),
     },
   };
 }

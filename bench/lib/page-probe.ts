@@ -35,6 +35,7 @@ export function pageProbe(loginToken: string): string {
   return `${stripDecoder}
 ;(${String.raw`(loginToken) => {
   localStorage.setItem('token', loginToken);
+  window.__tailcamExp = JSON.parse(localStorage.getItem('tailcam-exp') || '{}');
   const bench = {
     clickAt: undefined, firstFrameAt: undefined, loadedDataAt: undefined, marks: [],
     frames: 0, sourceAt: undefined, firstFrameAfterSource: undefined,
@@ -60,9 +61,14 @@ export function pageProbe(loginToken: string): string {
       this.addEventListener('open', () => mark('ws-open'));
       this.addEventListener('message', (event) => {
         if (typeof event.data !== 'string') return;
-        const type = /"type":"(joined|offer)"/.exec(event.data);
+        const type = /"type":"(joined|offer|candidate)"/.exec(event.data);
         if (type) mark('ws-' + type[1]);
       });
+    }
+    send(data) {
+      const type = typeof data === 'string' && /"type":"(subscribe|answer|candidate)"/.exec(data);
+      if (type) mark('ws-sent-' + type[1]);
+      super.send(data);
     }
   };
 
@@ -74,6 +80,9 @@ export function pageProbe(loginToken: string): string {
       mark('pc-created');
       this.addEventListener('connectionstatechange', () => {
         if (this.connectionState === 'connected') mark('pc-connected');
+      });
+      this.addEventListener('iceconnectionstatechange', () => {
+        if (this.iceConnectionState === 'connected') mark('ice-connected');
       });
     }
     close() {

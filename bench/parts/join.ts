@@ -21,8 +21,16 @@ interface JoinSample {
   steps: Record<string, number>;
 }
 
-async function measureClick(page: Page, streamId: string): Promise<JoinSample> {
-  await streamCard(page, streamId).click();
+/** How long a mouse user's pointer rests on the card before the click, in the `hover` mode. */
+const HOVER_MS = 150;
+
+async function measureClick(page: Page, streamId: string, hoverMs = 0): Promise<JoinSample> {
+  const card = streamCard(page, streamId);
+  if (hoverMs > 0) {
+    await card.hover();
+    await page.waitForTimeout(hoverMs);
+  }
+  await card.click();
   await waitForFirstFrame(page);
   const join = await readJoin(page);
   const token = await page.evaluate((clickAt) => {
@@ -55,7 +63,12 @@ function rowsFor(mode: string, samples: JoinSample[], primary: boolean): BenchRo
     'ws-created',
     'ws-open',
     'ws-joined',
+    'ws-sent-subscribe',
     'ws-offer',
+    'ws-sent-answer',
+    'ws-candidate',
+    'ws-sent-candidate',
+    'ice-connected',
     'pc-connected',
   ];
   const steps = stepNames
@@ -83,12 +96,41 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
   const context = await signedInContext(bench.browser, bench.product.loginToken);
   try {
     const page = await context.newPage();
+    if (bench.options.ab.length > 0) {
+      const flags = Object.fromEntries(bench.options.ab.map((flag) => [flag, true]));
+      const groups: JoinSample[][] = [[], []];
+      await page.goto('/home');
+      for (let index = -1; index < joins * 2; index += 1) {
+        const group = index < 0 ? 0 : index % 2;
+        await page.evaluate(
+          (value) => localStorage.setItem('tailcam-exp', value),
+          JSON.stringify(group === 1 ? flags : {}),
+        );
+        await page.goto('/home');
+        const sample = await measureClick(
+          page,
+          STREAMS[Math.floor((index + 3) / 2) % 3] ?? 'N743AS',
+          bench.options.hoverMs,
+        );
+        if (index >= 0) groups[group]?.push(sample);
+      }
+      await page.evaluate(() => localStorage.removeItem('tailcam-exp'));
+      return [
+        ...rowsFor('A: without flags', groups[0] ?? [], false),
+        ...rowsFor(`B: ${bench.options.ab.join('+')}`, groups[1] ?? [], false),
+      ];
+    }
     const fresh: JoinSample[] = [];
     // One unrecorded join first: Chromium's first video decoder in the browser process.
     for (let index = -1; index < joins; index += 1) {
       await page.goto('/home');
       const sample = await measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS');
       if (index >= 0) fresh.push(sample);
+    }
+    const hovered: JoinSample[] = [];
+    for (let index = 0; index < joins; index += 1) {
+      await page.goto('/home');
+      hovered.push(await measureClick(page, STREAMS[index % 3] ?? 'N743AS', HOVER_MS));
     }
     const warm: JoinSample[] = [];
     await page.goto('/home');
@@ -97,7 +139,11 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       await page.getByRole('link', { name: /Back/ }).click();
       await streamCard(page, 'N743AS').waitFor();
     }
-    return [...rowsFor('fresh /home', fresh, true), ...rowsFor('warm, in-app', warm, false)];
+    return [
+      ...rowsFor('fresh /home', fresh, true),
+      ...rowsFor(`fresh /home, pointer on the card ${HOVER_MS} ms before`, hovered, false),
+      ...rowsFor('warm, in-app', warm, false),
+    ];
   } finally {
     await context.close();
   }

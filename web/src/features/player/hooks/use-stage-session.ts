@@ -2,9 +2,11 @@ import { useCallback, useEffect, useRef, useState, type RefObject } from 'react'
 import { getParticipantToken } from '../api/get-participant-token';
 import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
 import { getClientId } from '../lib/client-id';
+import { firstFetchUsing } from '../lib/participant-token-prefetch';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
 import { getStageSdk } from '../lib/stage-sdk';
 import { StageSession } from '../lib/stage-session';
+import { useParticipantTokenPrefetcher } from './participant-token-prefetch';
 
 export const AUTOPLAY_BLOCKED_MESSAGE = 'Browser blocked autoplay. Please click the video to play.';
 
@@ -27,13 +29,16 @@ export function useStageSession(
   const [state, setState] = useState<PlayerState>(initialPlayerState);
   const [autoplayBlocked, setAutoplayBlocked] = useState(false);
   const sessionRef = useRef<StageSession | null>(null);
+  const prefetcher = useParticipantTokenPrefetcher();
 
   useEffect(() => {
     const session = new StageSession({
       stageId,
       getSdk: getStageSdk,
-      fetchParticipantToken: (id, signal) =>
+      // The first join takes a token fetched ahead (decision 0040) when there is one.
+      fetchParticipantToken: firstFetchUsing(prefetcher?.take(stageId), (id, signal) =>
         getParticipantToken({ stageId: id, clientId: getClientId() }, signal),
+      ),
       onVideoTrack: (track) => {
         const video = videoRef.current;
         if (!video) return;
@@ -51,7 +56,7 @@ export function useStageSession(
       session.dispose();
       if (sessionRef.current === session) sessionRef.current = null;
     };
-  }, [stageId, videoRef]);
+  }, [stageId, videoRef, prefetcher]);
 
   const retry = useCallback(() => sessionRef.current?.retry(), []);
 
