@@ -176,13 +176,17 @@ function percentile(values: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 }
 
-/** Error lines in the product's log: pino level ≥ 50 (error, fatal) and anything unhandled. */
+/**
+ * Error lines in the product's log: pino level ≥ 50 (error, fatal), anything unhandled, and the
+ * start script's note that the stage died (a crash would otherwise pass as a reconnect).
+ */
 function serverErrorLines(logFile: string): string[] {
   return readFileSync(logFile, 'utf8')
     .split('\n')
     .filter(
       (line) =>
-        /"level":(5\d|60)/.test(line) || /unhandled|uncaught|TypeError|RangeError/i.test(line),
+        /"level":(5\d|60)/.test(line) ||
+        /unhandled|uncaught|TypeError|RangeError|the local stage stopped/i.test(line),
     );
 }
 
