@@ -7,7 +7,7 @@
  */
 import { execSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { launchChromium } from './lib/browser';
 import type { BenchContext, BenchOptions } from './lib/context';
 import { startProduct } from './lib/product';
@@ -108,6 +108,12 @@ const { only, options, json } = parseArgs(process.argv.slice(2));
 const startedAt = Date.now();
 console.log(`Tailcam bench: ${only.join(', ')}`);
 console.log(`machine: ${machine()}; load average ${loadAverage()}`);
+if ((loadavg()[0] ?? 0) > cpus().length) {
+  console.log(
+    `note: the load average is above the ${cpus().length} cores: other work is running, so the ` +
+      'timings below are pessimistic (medians help; the load is printed next to every part).',
+  );
+}
 
 const product = await startProduct();
 const browser = await launchChromium();

@@ -40,10 +40,12 @@ function addViewer(env: NodeJS.ProcessEnv, viewer: { username: string; password:
     env,
     input: `${viewer.password}\n`,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 180_000, // a busy machine: the CLI starts Node, opens PGlite and hashes with argon2id
   });
   if (result.status !== 0) {
-    throw new Error(`Could not create ${viewer.username}:\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `Could not create ${viewer.username} (${result.signal ?? `exit ${result.status}`}):\n${result.stdout}\n${result.stderr}`,
+    );
   }
 }
 
