@@ -6,6 +6,8 @@ import {
   chromiumExecutable,
 } from './e2e/support/environment';
 
+const OWN_INSTANCE_SPECS = ['**/ivs-*.spec.ts', '**/faults.spec.ts', '**/soak.spec.ts'];
+
 /**
  * End-to-end tests: the production build started as `npm start` starts it (API, database, local
  * stage, WebRTC), driven in Debian's Chromium. `npx playwright test` runs the suite.
@@ -17,7 +19,10 @@ export default defineConfig({
   timeout: 45_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  workers: 1,
+  // Two lanes, one worker each: the specs that share the product global setup starts (their
+  // assertions count the stage's viewers, so they run one at a time), and beside them the specs
+  // that start instances of their own (IVS mode, faults, soak), mostly waiting on timeouts.
+  workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [
@@ -26,6 +31,18 @@ export default defineConfig({
   ],
   // Per port, so runs of the suite side by side (on other ports) never clear each other's files.
   outputDir: `e2e/.artifacts/results-${E2E_PORT}`,
+  projects: [
+    {
+      name: 'shared-product',
+      testIgnore: OWN_INSTANCE_SPECS,
+      workers: 1,
+    },
+    {
+      name: 'own-instances',
+      testMatch: OWN_INSTANCE_SPECS,
+      workers: 1,
+    },
+  ],
   use: {
     baseURL: E2E_BASE_URL,
     browserName: 'chromium',

@@ -39,19 +39,25 @@ export interface RunningProduct {
 
 /** Builds what `npm start` would build, if any output is missing. */
 export function ensureBuilt(): void {
-  const outputs = ['web/dist/index.html', 'server/dist/server.js', 'local-stage/dist/stage.js'];
+  const outputs = [
+    'web/dist/index.html',
+    'server/dist/server.js',
+    'server/dist/users.js',
+    'local-stage/dist/stage.js',
+  ];
   if (outputs.every((file) => existsSync(join(ROOT, file)))) return;
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
 }
 
+/** Creates a viewer with the accounts CLI, as an operator would (the built one: ensureBuilt). */
 export function addViewer(env: NodeJS.ProcessEnv, viewer: Viewer): void {
-  const result = spawnSync('npm', ['run', '--silent', 'users', '--', 'add', viewer.username], {
+  const result = spawnSync(process.execPath, ['server/dist/users.js', 'add', viewer.username], {
     cwd: ROOT,
     env,
     input: `${viewer.password}\n`,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 180_000,
   });
   if (result.status !== 0) {
     throw new Error(`Could not create ${viewer.username}:\n${result.stdout}\n${result.stderr}`);

@@ -1,23 +1,29 @@
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { paths } from '@/config/paths';
+import { ParticipantTokenPrefetchProvider } from '@/features/player/hooks/participant-token-prefetch';
 import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
 
-/** The route table of SPEC.md §2. Declarative mode: the app loads no data through the router. */
+/**
+ * The route table of SPEC.md §2. Declarative mode: the app loads no data through the router. The
+ * token prefetcher (decision 0040) lives beside it, so the grid and the player share one.
+ */
 export function AppRoutes() {
   return (
-    <Routes>
-      <Route path={paths.signIn.path} element={<SignInRoute />} />
-      <Route element={<ProtectedLayout />}>
-        <Route path={paths.home.path} element={<HomeRoute />} />
-        <Route path={paths.player.path} element={<PlayerRoute />} />
-        {/* `/player/` without a stream id: the player requires one (SPEC.md §5). */}
-        <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
-      </Route>
-      <Route path="*" element={<Navigate to={paths.home.href()} replace />} />
-    </Routes>
+    <ParticipantTokenPrefetchProvider>
+      <Routes>
+        <Route path={paths.signIn.path} element={<SignInRoute />} />
+        <Route element={<ProtectedLayout />}>
+          <Route path={paths.home.path} element={<HomeRoute />} />
+          <Route path={paths.player.path} element={<PlayerRoute />} />
+          {/* `/player/` without a stream id: the player requires one (SPEC.md §5). */}
+          <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
+        </Route>
+        <Route path="*" element={<Navigate to={paths.home.href()} replace />} />
+      </Routes>
+    </ParticipantTokenPrefetchProvider>
   );
 }
 

@@ -1,7 +1,9 @@
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
+import { FakeStageSdk } from '@/testing/fake-stage-sdk';
+import { stubMedia } from '@/testing/media-stubs';
 import { renderApp } from '@/testing/render-app';
 
 describe('stream selection page', () => {
@@ -83,5 +85,33 @@ describe('stream selection page', () => {
     expect(screen.getByText('No streams available')).toBeInTheDocument();
     expect(screen.getByText('Check back later for available streams')).toBeInTheDocument();
     expect(screen.queryByRole('list')).not.toBeInTheDocument();
+  });
+});
+
+describe('opening a stream from the grid', () => {
+  it('fetches the participant token while the pointer rests on a card, and the player joins with it', async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    stubMedia();
+    const fetchSpy = vi.fn(() =>
+      Promise.resolve(
+        new Response(JSON.stringify({ token: 'prefetched-token' }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+      ),
+    );
+    vi.stubGlobal('fetch', fetchSpy);
+    const { user } = renderApp('/home');
+
+    await user.hover(screen.getByRole('link', { name: /N953AS/ }));
+    await waitFor(() => expect(fetchSpy).toHaveBeenCalledTimes(1));
+    await user.click(screen.getByRole('link', { name: /N953AS/ }));
+
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    expect(sdk.lastStage.token).toBe('prefetched-token');
+    expect(fetchSpy).toHaveBeenCalledTimes(1);
+    delete window.IVSBroadcastClient;
   });
 });

@@ -3,9 +3,11 @@ import { paths } from '@/config/paths';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
+import { usePrefetchParticipantToken } from '@/features/player/hooks/participant-token-prefetch';
 
 export function HomeRoute() {
   const navigate = useNavigate();
+  const prefetchParticipantToken = usePrefetchParticipantToken();
   useDocumentTitle('Available Streams');
   return (
     <>
@@ -19,6 +21,7 @@ export function HomeRoute() {
         streams={BUILT_IN_STREAMS}
         hrefFor={paths.player.href}
         onOpen={(href) => void navigate(href)}
+        onIntent={prefetchParticipantToken}
       />
     </>
   );

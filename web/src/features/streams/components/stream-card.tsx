@@ -1,5 +1,5 @@
 import { Video } from 'lucide-react';
-import type { KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import type { Stream } from '../data/streams';
 import { StreamThumbnail } from './stream-thumbnail';
@@ -8,9 +8,19 @@ interface StreamCardProps {
   stream: Stream;
   href: string;
   onOpen: (href: string) => void;
+  /** The viewer is about to open the stream: the pointer rests on the card, focus, a press. */
+  onIntent?: (streamId: string) => void;
 }
 
-export function StreamCard({ stream, href, onOpen }: StreamCardProps) {
+/** How long the pointer rests on a card before it counts as an intent (a pass-over does not). */
+const HOVER_INTENT_MS = 65;
+
+export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) {
+  const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const intent = () => onIntent?.(stream.id);
+  const cancelHover = () => clearTimeout(hoverTimer.current);
+  useEffect(() => () => clearTimeout(hoverTimer.current), []);
+
   // A link opens on Enter by itself; Space is what a button-like card is also expected to take.
   function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
     if (event.key === ' ') {
@@ -23,6 +33,16 @@ export function StreamCard({ stream, href, onOpen }: StreamCardProps) {
     <Link
       to={href}
       onKeyDown={handleKeyDown}
+      onPointerEnter={() => {
+        cancelHover();
+        hoverTimer.current = setTimeout(intent, HOVER_INTENT_MS);
+      }}
+      onPointerLeave={cancelHover}
+      onPointerDown={() => {
+        cancelHover();
+        intent();
+      }}
+      onFocus={intent}
       aria-label={`${stream.name}${stream.isLive ? ', live' : ''}: Click to watch stream`}
       className="group block overflow-hidden rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition hover:-translate-y-0.5 hover:border-sky-500/60 hover:shadow-sky-950/40 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
     >

@@ -6,9 +6,10 @@ interface StreamGridProps {
   streams: readonly Stream[];
   hrefFor: (streamId: string) => string;
   onOpen: (href: string) => void;
+  onIntent?: (streamId: string) => void;
 }
 
-export function StreamGrid({ streams, hrefFor, onOpen }: StreamGridProps) {
+export function StreamGrid({ streams, hrefFor, onOpen, onIntent }: StreamGridProps) {
   if (streams.length === 0) {
     return (
       <div className="flex flex-col items-center rounded-xl border border-dashed border-slate-700 px-6 py-16 text-center">
@@ -22,7 +23,12 @@ export function StreamGrid({ streams, hrefFor, onOpen }: StreamGridProps) {
     <ul className="grid grid-cols-1 gap-6 md:grid-cols-2 lg:grid-cols-3" aria-label="Streams">
       {streams.map((stream) => (
         <li key={stream.id}>
-          <StreamCard stream={stream} href={hrefFor(stream.id)} onOpen={onOpen} />
+          <StreamCard
+            stream={stream}
+            href={hrefFor(stream.id)}
+            onOpen={onOpen}
+            onIntent={onIntent}
+          />
         </li>
       ))}
     </ul>
