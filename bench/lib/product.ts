@@ -1,14 +1,18 @@
 /**
  * Tailcam as `npm start` runs it (scripts/start.mjs: the API and the local stage, production
  * builds), on the benchmark's own ports, with a throwaway data directory, viewers created through
- * the accounts CLI and the stage's fault controls on. Mirrors e2e/support/global-setup.ts.
+ * the accounts CLI and the stage's fault controls on: e2e/support/product.ts does the starting.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import {
+  login as loginAt,
+  startProduct as startSharedProduct,
+  type Viewer,
+} from '../../e2e/support/product';
 
-export const ROOT = resolve(import.meta.dirname, '..', '..');
+export { ROOT } from '../../e2e/support/product';
+
 export const API_PORT = Number(process.env.BENCH_PORT ?? 38080);
 export const STAGE_PORT = Number(process.env.BENCH_STAGE_PORT ?? 38091);
 export const API_URL = `http://127.0.0.1:${API_PORT}`;
@@ -34,102 +38,21 @@ export interface Product {
   stop: () => Promise<void>;
 }
 
-function addViewer(env: NodeJS.ProcessEnv, viewer: { username: string; password: string }) {
-  const result = spawnSync('npm', ['run', '--silent', 'users', '--', 'add', viewer.username], {
-    cwd: ROOT,
-    env,
-    input: `${viewer.password}\n`,
-    encoding: 'utf8',
-    timeout: 180_000, // a busy machine: the CLI starts Node, opens PGlite and hashes with argon2id
-  });
-  if (result.status !== 0) {
-    throw new Error(
-      `Could not create ${viewer.username} (${result.signal ?? `exit ${result.status}`}):\n${result.stdout}\n${result.stderr}`,
-    );
-  }
-}
-
-export async function login(viewer: { username: string; password: string }): Promise<string> {
-  const response = await fetch(`${API_URL}/api/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(viewer),
-  });
-  const body: unknown = await response.json().catch(() => undefined);
-  const token =
-    typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined;
-  if (!response.ok || typeof token !== 'string') {
-    throw new Error(`${viewer.username} cannot log in: ${response.status}`);
-  }
-  return token;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const killer = setTimeout(() => {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    }, 10_000);
-    child.once('exit', () => {
-      clearTimeout(killer);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
+export function login(viewer: Viewer): Promise<string> {
+  return loginAt(API_URL, viewer);
 }
 
 export async function startProduct(): Promise<Product> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tailcam-bench-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: String(API_PORT),
-    STAGE_PORT: String(STAGE_PORT),
-    LOCAL_STAGE_URL: STAGE_URL,
-    DATA_DIR: dataDir,
-    STAGE_PROVIDER: 'local',
-    STAGE_FAULTS: '1',
-    LOG_LEVEL: 'warn',
-  };
-  addViewer(env, VIEWER);
-  addViewer(env, LOGIN_VIEWER);
-
-  const logFile = join(dataDir, 'product.log');
-  const log = openSync(logFile, 'w');
-  const product = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', log, log],
-    detached: true, // its own process group, so that stopping reaches every child
+  const product = await startSharedProduct({
+    port: API_PORT,
+    stagePort: STAGE_PORT,
+    viewers: [VIEWER, LOGIN_VIEWER],
+    logFile: join(tmpdir(), `tailcam-bench-${API_PORT}.log`),
   });
-  let exited = false;
-  product.once('exit', () => (exited = true));
-  const stop = async () => {
-    await stopChild(product);
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (exited) throw new Error(`scripts/start.mjs exited; see ${logFile}`);
-    const ready = await Promise.all([
-      fetch(`${API_URL}/api/health`),
-      fetch(`${API_URL}/stage/health`),
-    ]).then(
-      ([api, stage]) => api.ok && stage.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error('Tailcam did not become ready within 90 s');
-    }
-    await new Promise((done) => setTimeout(done, 200));
-  }
   try {
-    return { dataDir, logFile, loginToken: await login(VIEWER), stop };
+    return { ...product, loginToken: await login(VIEWER) };
   } catch (error) {
-    await stop();
+    await product.stop();
     throw error;
   }
 }
