@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRateLimiter, LOGIN_RATE_LIMITS } from '../http/rate-limit';
 import { build } from '../test/helpers';
@@ -9,6 +7,7 @@ import { openPgliteClient } from './pglite-client';
 import { createPostgresRateLimitStore } from './postgres-rate-limit-store';
 import { openPostgresClient } from './postgres-client';
 import type { SqlClient } from './sql-client';
+import { useTemporarySchema } from '../test/postgres-schema';
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -80,18 +79,7 @@ describeStore(
 );
 
 describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
-  const schema = `tailcam_test_${randomBytes(6).toString('hex')}`;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: testDatabaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  });
-  afterAll(async () => {
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin?.end();
-  });
+  const schema = useTemporarySchema(testDatabaseUrl!);
 
   // Two pools stand for two API instances behind a load balancer.
   describeStore(

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { build, CLIENT_ID } from '../test/helpers';
 import { openMigratedStore } from './open-store';
-import pg from 'pg';
 import { migrate } from './migrations';
 import { openPgliteClient } from './pglite-client';
 import { openPostgresClient } from './postgres-client';
 import type { SqlClient } from './sql-client';
 import { createUserStore, DuplicateUsernameError, type UserStore } from './user-store';
+import { useTemporarySchema } from '../test/postgres-schema';
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -87,19 +86,7 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
 describeUserStore('PGlite', () => openPgliteClient(undefined));
 
 describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
-  // Each run gets its own schema, so concurrent runs against one server never collide.
-  const schema = `tailcam_test_${randomBytes(6).toString('hex')}`;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: testDatabaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  });
-  afterAll(async () => {
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin?.end();
-  });
+  const schema = useTemporarySchema(testDatabaseUrl!);
 
   describeUserStore('PostgreSQL', async () =>
     openPostgresClient({ connectionString: testDatabaseUrl!, schema, max: 4 }),

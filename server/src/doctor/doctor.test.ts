@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -8,14 +7,14 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-ivs-realtime';
 import { mockClient } from 'aws-sdk-client-mock';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../db/data-dir-lock';
 import { migrate } from '../db/migrations';
 import { openUserStore } from '../db/open-store';
 import { openPostgresClient } from '../db/postgres-client';
 import { fakeLocalSdk, fakeWebDist, repoRoot, tempDir } from '../test/helpers';
 import { formatCheck, runDoctor, summary } from './doctor';
+import { useTemporarySchema } from '../test/postgres-schema';
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 if (testDatabaseUrl === undefined) {
@@ -165,18 +164,7 @@ describe('npm run doctor', () => {
 });
 
 describe.skipIf(testDatabaseUrl === undefined)('npm run doctor against PostgreSQL', () => {
-  const schema = `tailcam_test_${randomBytes(6).toString('hex')}`;
-  let admin: pg.Client;
-
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: testDatabaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  });
-  afterAll(async () => {
-    await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin?.end();
-  });
+  const schema = useTemporarySchema(testDatabaseUrl!);
 
   const open = () => openPostgresClient({ connectionString: testDatabaseUrl!, schema, max: 1 });
   const check = async () =>
