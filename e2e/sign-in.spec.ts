@@ -77,10 +77,12 @@ test.describe('signing in', () => {
     await expect(page).toHaveURL(/\/player\/N953AS$/);
 
     // After a navigation, focus moves to the page's main content: the back link comes first.
+    await expect(page.getByRole('main')).toBeFocused();
     await page.keyboard.press('Tab');
     await expect(page.getByRole('link', { name: /Back/ })).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/home$/);
+    await expect(page.getByRole('main')).toBeFocused();
 
     // Logout is the last control of the header, just before the main content.
     await page.keyboard.press('Shift+Tab');
