@@ -41,6 +41,9 @@ export class Subscription {
   private readonly source: NodeVideoSource;
   private readonly track: NodeMediaStreamTrack;
   private closed = false;
+  /** Native peer-connection calls under way: closing the peer under one can crash libwebrtc. */
+  private nativeCallsInFlight = 0;
+  private closePeerWhenSettled = false;
   private primed = false;
   private pendingCandidates: StageMessage[] | undefined = [];
   private answerTimer: NodeJS.Timeout | undefined;
@@ -95,9 +98,9 @@ export class Subscription {
       this.audioTrack = this.audio.createTrack();
       this.peer.addTransceiver(this.audioTrack, { direction: 'sendonly' });
     }
-    const offer = await this.peer.createOffer();
+    const offer = await this.native(() => this.peer.createOffer());
     if (this.closed) return false;
-    await this.peer.setLocalDescription(offer);
+    await this.native(() => this.peer.setLocalDescription(offer));
     if (this.closed) return false;
     this.send({
       type: 'offer',
@@ -120,14 +123,14 @@ export class Subscription {
   async answer(sdp: string): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.answerTimer);
-    await this.peer.setRemoteDescription({ type: 'answer', sdp });
+    await this.native(() => this.peer.setRemoteDescription({ type: 'answer', sdp }));
   }
 
   async addCandidate(candidate: IceCandidateMessage | null): Promise<void> {
     if (this.closed || candidate === null || candidate.candidate === '') return;
     // A browser's mDNS (.local) host candidate may not resolve here; the browser's connectivity
     // checks still reach the stage's own candidates, which is enough on one machine.
-    await this.peer.addIceCandidate(candidate).catch(() => undefined);
+    await this.native(() => this.peer.addIceCandidate(candidate)).catch(() => undefined);
   }
 
   /**
@@ -144,9 +147,24 @@ export class Subscription {
     this.peer.onicecandidate = null;
     this.peer.onconnectionstatechange = null;
     this.track.stop();
-    this.peer.close();
+    if (this.nativeCallsInFlight > 0) this.closePeerWhenSettled = true;
+    else this.peer.close();
     if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });
     this.onClosed(this);
+  }
+
+  /** Runs a native call; a close asked for meanwhile happens once every such call has settled. */
+  private async native<T>(call: () => Promise<T>): Promise<T> {
+    this.nativeCallsInFlight += 1;
+    try {
+      return await call();
+    } finally {
+      this.nativeCallsInFlight -= 1;
+      if (this.nativeCallsInFlight === 0 && this.closePeerWhenSettled) {
+        this.closePeerWhenSettled = false;
+        this.peer.close();
+      }
+    }
   }
 
   private onConnectionStateChange(): void {
