@@ -3,6 +3,7 @@
  * SDK's values. ivs-compat.ts checks them against the package's declarations at compile time,
  * and ivs-compat.test.ts against its published declaration file at test time.
  */
+import { STAGE_ERROR_CODES } from '../signalling';
 
 export const StageEvents = {
   STAGE_CONNECTION_STATE_CHANGED: 'stageConnectionStateChanged',
@@ -74,17 +75,9 @@ export const StageErrorCategory = {
 } as const;
 export type StageErrorCategory = (typeof StageErrorCategory)[keyof typeof StageErrorCategory];
 
+/** The codes the stage sends (one list, in the signalling protocol), and the SDK's own two. */
 export const StageErrorCode = {
-  TOKEN_MALFORMED: 1,
-  TOKEN_EXPIRED: 2,
-  TIMEOUT: 3,
-  FAILED: 4,
-  CANCELED: 5,
-  STAGE_AT_CAPACITY: 6,
-  CODEC_MISMATCH: 7,
-  TOKEN_NOT_ALLOWED: 8,
-  STAGE_DELETED: 9,
-  PARTICIPANT_DISCONNECTED: 10,
+  ...STAGE_ERROR_CODES,
   TOKEN_EXCHANGE_REQUEST_INVALID: 11,
   TOKEN_EXCHANGE_FAILED: 12,
 } as const;
