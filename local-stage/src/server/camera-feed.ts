@@ -13,6 +13,7 @@
 import {
   RTCPeerConnection as TapPeerConnection,
   RTCRtpCodecParameters,
+  type RTCRtpReceiver,
   type RtpPacket,
 } from 'werift';
 import type { CabinAudio } from './cabin-audio';
@@ -51,7 +52,7 @@ export class CameraFeed {
   private readonly log: (message: string, detail?: unknown) => void;
   private encoder: NodePeerConnection | undefined;
   private tap: TapPeerConnection | undefined;
-  private videoSsrc: number | undefined;
+  private videoReceiver: { receiver: RTCRtpReceiver; ssrc: number } | undefined;
   private keyFrameRequestedAt: number | undefined;
   private readyPromise: Promise<void> | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -108,17 +109,13 @@ export class CameraFeed {
     ) {
       return;
     }
-    const receiver = this.tap
-      ?.getTransceivers()
-      .find((transceiver) => transceiver.kind === 'video')?.receiver;
-    const ssrc = this.videoSsrc;
-    // Before the encoder's first packet there is nothing to refresh: its first frame is a key frame.
-    if (!receiver || ssrc === undefined) return;
+    const video = this.videoReceiver;
+    if (!video) return;
     this.keyFrameRequestedAt = now;
     // The frame goes to the encoder once the PLI is on its way: handed over before, it would be
     // encoded as a delta frame and the key frame would wait for the camera's next tick.
-    void receiver
-      .sendRtcpPLI(ssrc)
+    void video.receiver
+      .sendRtcpPLI(video.ssrc)
       .catch(() => undefined)
       .then(() => setTimeout(() => this.camera.sendLatestFrame(this.source), PLI_SETTLE_MS));
   }
@@ -162,11 +159,12 @@ export class CameraFeed {
     encoder.onicecandidate = ({ candidate }) => {
       if (candidate?.candidate) void tap.addIceCandidate(candidate).catch(() => undefined);
     };
-    // The track's SSRC and receiver are not always known when werift announces it: the video's
-    // SSRC is taken from its packets, the receiver from the video transceiver when a PLI is sent.
     tap.onTrack.subscribe((track) => {
-      if (track.kind === 'video') track.onReceiveRtp.subscribe((packet) => this.onVideo(packet));
-      else if (track.kind === 'audio') {
+      const receiver = tap.getReceivers().find((candidate) => candidate.tracks.includes(track));
+      if (track.kind === 'video' && receiver && track.ssrc !== undefined) {
+        this.videoReceiver = { receiver, ssrc: track.ssrc };
+        track.onReceiveRtp.subscribe((packet) => this.onVideo(packet));
+      } else if (track.kind === 'audio') {
         track.onReceiveRtp.subscribe((packet) => this.onAudio(packet));
       }
     });
@@ -194,7 +192,6 @@ export class CameraFeed {
   private onVideo(packet: RtpPacket): void {
     if (packet.payload.length === 0) return; // padding
     const keyFrameStart = isVp8KeyFrameStart(packet.payload);
-    this.videoSsrc = packet.header.ssrc;
     this.received.video += 1;
     if (keyFrameStart) {
       this.received.keyFrames += 1;
@@ -228,7 +225,7 @@ export class CameraFeed {
   }
 
   private teardown(): void {
-    this.videoSsrc = undefined;
+    this.videoReceiver = undefined;
     if (this.encoder) {
       this.encoder.onicecandidate = null;
       this.encoder.close();

@@ -24,7 +24,6 @@ const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
 const KEY_FRAME_RETRY_MS = 300;
 const KEY_FRAME_RETRIES = 10;
-const KEY_FRAME_SLOW_RETRY_MS = 2_000;
 /** A key frame and the few frames after it (360p: about 10 packets a key frame, 3 a frame). */
 const MAX_HELD_PACKETS = 120;
 
@@ -205,15 +204,12 @@ export class Subscription implements FeedListener {
     }
   }
 
-  /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
   private askForKeyFrame(retries: number): void {
     this.feed.requestKeyFrame();
-    this.keyFrameTimer = setTimeout(
-      () => {
-        if (!this.closed && !this.videoOpen) this.askForKeyFrame(Math.max(0, retries - 1));
-      },
-      retries > 0 ? KEY_FRAME_RETRY_MS : KEY_FRAME_SLOW_RETRY_MS,
-    );
+    if (retries <= 0) return;
+    this.keyFrameTimer = setTimeout(() => {
+      if (!this.closed && !this.videoOpen) this.askForKeyFrame(retries - 1);
+    }, KEY_FRAME_RETRY_MS);
   }
 }
 
