@@ -86,9 +86,7 @@ export class CabinAudio {
  * number of 10 ms frames (the pitch moves by under 0.3 % to fit), so the loop's end meets its start.
  */
 export function droneLoop(baseHz: number): Int16Array {
-  const frames = Math.round(
-    (PHASE_PERIOD * SAMPLE_RATE) / (2 * Math.PI * baseHz) / SAMPLES_PER_FRAME,
-  );
+  const frames = Math.round((PHASE_PERIOD * SAMPLE_RATE) / (2 * Math.PI * baseHz) / SAMPLES_PER_FRAME);
   const length = frames * SAMPLES_PER_FRAME;
   const step = PHASE_PERIOD / length;
   const loop = new Int16Array(length);
