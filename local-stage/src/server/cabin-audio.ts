@@ -1,9 +1,8 @@
 /**
  * The aircraft's cabin sound: a quiet engine drone (two low tones with a slow beat and a little
- * noise), sent only to viewers whose strategy asks for audio. One RTCAudioSource and one track
- * per aircraft (encoded once by the camera's feed), fed 10 ms frames of 48 kHz mono while at
- * least one viewer listens; scheduled against a monotonic clock so it neither drifts nor bursts
- * after a stall.
+ * noise), sent only to viewers whose strategy asks for audio. One RTCAudioSource per aircraft,
+ * fed 10 ms frames of 48 kHz mono while at least one viewer listens; scheduled against a
+ * monotonic clock so it neither drifts nor bursts after a stall.
  */
 import { RTCAudioSource, type NodeAudioSource, type NodeMediaStreamTrack } from './wrtc';
 
@@ -16,9 +15,7 @@ const PHASE_PERIOD = 388 * Math.PI;
 
 export class CabinAudio {
   private readonly source: NodeAudioSource = new RTCAudioSource();
-  /** The aircraft's one audio track (the camera feed sends it). */
-  readonly track: NodeMediaStreamTrack = this.source.createTrack();
-  private readonly listeners = new Set<object>();
+  private readonly listeners = new Set<NodeMediaStreamTrack>();
   private readonly samples = new Int16Array(SAMPLES_PER_FRAME);
   private readonly baseHz: number;
   private timer: NodeJS.Timeout | undefined;
@@ -36,31 +33,29 @@ export class CabinAudio {
     return this.listeners.size;
   }
 
-  /** One more viewer listens; the sound runs while anyone does. */
-  listen(listener: object): void {
-    this.listeners.add(listener);
+  /** A new track for one viewer; the sound runs while any such track is open. */
+  createTrack(): NodeMediaStreamTrack {
+    const track = this.source.createTrack();
+    this.listeners.add(track);
     if (!this.timer) {
       this.clockStart = performance.now();
       this.framesSent = 0;
       this.tick();
     }
+    return track;
   }
 
-  release(listener: object): void {
-    if (this.listeners.delete(listener) && this.listeners.size === 0) this.stop();
+  release(track: NodeMediaStreamTrack): void {
+    if (!this.listeners.delete(track)) return;
+    track.stop();
+    if (this.listeners.size === 0) this.stop();
   }
 
-  /** Silence until the next listener (the camera went off air, or the stage closes). */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    for (const track of this.listeners) track.stop();
     this.listeners.clear();
-  }
-
-  /** Ends the track for good (process shutdown). */
-  close(): void {
-    this.stop();
-    this.track.stop();
   }
 
   private tick = (): void => {

@@ -28,7 +28,6 @@ export async function startLocalStage(options: {
     maxSessions: options.maxSessions,
     log: options.log,
   });
-  await stage.ready();
   const server = createStageServer({
     stage,
     faultsEnabled: options.faultsEnabled,

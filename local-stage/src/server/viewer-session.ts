@@ -172,7 +172,8 @@ export class ViewerSession {
     }
     const subscription = new Subscription({
       id: randomUUID(),
-      feed: publisher.feed,
+      camera: publisher.camera,
+      audio: publisher.audio,
       media,
       publisherId,
       send: (message) => this.send(message),
