@@ -517,7 +517,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
         this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, added);
       }
       const answer = await peer.createAnswer();
-      await peer.setLocalDescription({ type: 'answer', sdp: asDtlsServer(answer.sdp ?? '') });
+      await peer.setLocalDescription(answer);
       if (session.closed || participant.subscription !== subscription) return;
       this.send(session, {
         type: 'answer',
@@ -626,16 +626,6 @@ export class Stage extends TypedEmitter<StageEventMap> {
     this.state = state;
     this.emit(StageEvents.STAGE_CONNECTION_STATE_CHANGED, state);
   }
-}
-
-/**
- * Makes the viewer the DTLS server (`a=setup:passive`; the stage offers `actpass`). The stage,
- * as DTLS client, sends its ClientHello once its own ICE check succeeds; when the browser is the
- * client, its first ClientHello often reaches the stage before the stage's ICE is ready and waits
- * for a retransmission: about 60 ms more to the first frame, measured in Chromium.
- */
-function asDtlsServer(sdp: string): string {
-  return sdp.replace(/^a=setup:active\r?$/gm, (line) => line.replace('active', 'passive'));
 }
 
 function closeSubscription(subscription: Subscription): void {

@@ -1,16 +1,15 @@
 /**
  * A synthetic aircraft camera: draws the scene on a timer and hands each frame, as I420, to the
- * video sources of the viewers that watch it. It runs only while someone watches (and for a
- * short idle time after), so an idle stage costs no CPU.
+ * video source attached (its feed's). It runs only while someone watches (and for a short idle
+ * time after), so an idle stage costs no CPU.
  *
  * The timer schedules each frame against a monotonic clock (frame n is due at start + n/fps),
  * so it does not drift; when the process falls behind by more than a few frames it skips them
  * rather than bursting to catch up.
  *
- * Each viewer has its own RTCVideoSource (docs/decisions/0022-key-frame-on-join.md): a new
- * viewer's encoder gets the latest frame several times in quick succession as soon as its
- * connection is up, so its first (key) frame leaves at once instead of after the encoder's
- * start-up frames at the camera's pace.
+ * The camera feeds one RTCVideoSource, its feed's (docs/decisions/0026-one-encoder-per-camera.md);
+ * `sendLatestFrame` hands the latest frame over again at once when a new viewer needs a key frame,
+ * so it is encoded now rather than at the next tick (docs/decisions/0022-key-frame-on-join.md).
  */
 import { SceneRenderer } from './scene';
 import type { I420Frame, NodeVideoSource } from './wrtc';
@@ -27,8 +26,6 @@ export interface CameraOptions {
   idleMs: number;
 }
 
-const PRIME_FRAMES = 8;
-const PRIME_INTERVAL_MS = 5;
 const MAX_LAG_FRAMES = 3;
 
 export class Camera {
@@ -37,7 +34,6 @@ export class Camera {
   private readonly scene: SceneRenderer;
   private readonly i420: Uint8Array;
   private readonly sources = new Set<NodeVideoSource>();
-  private readonly primeTimers = new Set<NodeJS.Timeout>();
   private stateValue: CameraState = 'idle';
   private frameTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -58,7 +54,8 @@ export class Camera {
     return this.stateValue;
   }
 
-  get viewerCount(): number {
+  /** Sources fed (the feed's one while anyone watches). */
+  get sourceCount(): number {
     return this.sources.size;
   }
 
@@ -91,20 +88,9 @@ export class Camera {
     if (this.sources.size === 0 && this.stateValue === 'live') this.scheduleIdle();
   }
 
-  /** Sends the latest frame to one source a few times in quick succession (see header). */
-  prime(source: NodeVideoSource): void {
-    if (!this.hasFrame) return;
-    let sent = 0;
-    const timer = setInterval(() => {
-      if (!this.sources.has(source) || sent >= PRIME_FRAMES) {
-        clearInterval(timer);
-        this.primeTimers.delete(timer);
-        return;
-      }
-      sent += 1;
-      source.onFrame(this.frame());
-    }, PRIME_INTERVAL_MS);
-    this.primeTimers.add(timer);
+  /** Hands the latest frame to `source` once more, now (a key frame was asked for). */
+  sendLatestFrame(source: NodeVideoSource): void {
+    if (this.hasFrame && this.sources.has(source)) source.onFrame(this.frame());
   }
 
   /** Fault injection: the camera goes off air; attached sources get no more frames. */
@@ -140,8 +126,6 @@ export class Camera {
   private stopClock(): void {
     if (this.frameTimer) clearTimeout(this.frameTimer);
     this.frameTimer = undefined;
-    for (const timer of this.primeTimers) clearInterval(timer);
-    this.primeTimers.clear();
   }
 
   private scheduleIdle(): void {

@@ -116,6 +116,34 @@ describe('local stage over real WebRTC', () => {
     await waitForStats((stats) => stats.stages.N743AS?.audioListeners === 0, 'the audio to stop');
   });
 
+  it('sends one aircraft to two viewers as the same frames; the first plays on while the second joins', async () => {
+    const first = newViewer();
+    await first.join(await tokenFor('N953AS'));
+    await first.subscribe();
+    await first.waitFor(() => first.frames.length >= 10, 'ten frames');
+    const second = newViewer();
+    await second.join(await tokenFor('N953AS'));
+    const joinedAt = Date.now();
+    await second.subscribe();
+    await second.waitFor(() => second.frames.length >= 10, 'ten frames');
+    expect(second.frames[0]?.receivedAtMs ?? Infinity).toBeLessThan(joinedAt + 2_000);
+
+    // The first viewer's picture never stalled while the second joined (no gap over 250 ms).
+    const during = first.frames.filter((frame) => frame.receivedAtMs >= joinedAt - 100);
+    const gaps = during
+      .slice(1)
+      .map((frame, index) => frame.receivedAtMs - (during[index]?.receivedAtMs ?? 0));
+    expect(Math.max(...gaps)).toBeLessThan(250);
+    // Both decode the very same camera frames (one encoded stream, forwarded to each).
+    const firstFrames = new Set(first.frames.map((frame) => frame.strip?.frame));
+    const shared = second.frames.filter((frame) => firstFrames.has(frame.strip?.frame));
+    expect(shared.length).toBeGreaterThanOrEqual(5);
+    expect(running.stage.stats().stages.N953AS?.camera.viewers).toBe(2);
+    first.close();
+    second.close();
+    await waitForStats((stats) => stats.stages.N953AS?.camera.viewers === 0, 'both to leave');
+  });
+
   it('refuses malformed, forged, expired and other-capability tokens with IVS error codes', async () => {
     const refusal = async (token: string) => {
       const viewer = newViewer();

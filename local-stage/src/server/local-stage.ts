@@ -8,6 +8,7 @@ import type { ParticipantDescription, StageErrorCategoryName } from '../signalli
 import { STAGE_ERROR_CODES } from '../signalling';
 import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
+import { CameraFeed } from './camera-feed';
 import { JoinRefusedError, verifyJoinToken } from './join-token';
 import type { Subscription } from './subscription';
 import { ViewerSession } from './viewer-session';
@@ -25,6 +26,8 @@ interface StageEntry {
   stageId: string;
   camera: Camera;
   audio: CabinAudio;
+  /** The camera and its sound, encoded once for all its viewers. */
+  feed: CameraFeed;
   /** Bumped when the camera comes back on air: a new publisher participant id. */
   generation: number;
 }
@@ -72,7 +75,8 @@ export class LocalStage {
       const camera = new Camera({ streamId: stageId, streamIndex, ...options.camera });
       camera.warmUp();
       const audio = new CabinAudio(streamIndex);
-      this.stages.set(stageId, { stageId, camera, audio, generation: 1 });
+      const feed = new CameraFeed({ camera, audio, log: this.log });
+      this.stages.set(stageId, { stageId, camera, audio, feed, generation: 1 });
     });
   }
 
@@ -128,11 +132,13 @@ export class LocalStage {
     };
   }
 
-  /** The camera and cabin audio of a publisher on the stage, while it is on air. */
-  publisherMedia(
-    stageId: string,
-    participantId: string,
-  ): { camera: Camera; audio: CabinAudio } | undefined {
+  /** Connects every camera's encoder to its tap (before the stage takes viewers). */
+  async ready(): Promise<void> {
+    await Promise.all([...this.stages.values()].map((entry) => entry.feed.ready()));
+  }
+
+  /** The feed of a publisher on the stage, while it is on air. */
+  publisherMedia(stageId: string, participantId: string): { feed: CameraFeed } | undefined {
     const entry = this.stages.get(stageId);
     if (!entry || entry.camera.state === 'stopped' || publisherId(entry) !== participantId) {
       return undefined;
@@ -176,7 +182,7 @@ export class LocalStage {
           state: entry.camera.state,
           framesDrawn: entry.camera.framesDrawn,
           meanFrameCostMs: Math.round(entry.camera.meanFrameCostMs * 100) / 100,
-          viewers: entry.camera.viewerCount,
+          viewers: entry.feed.videoListenerCount,
         },
         participants: viewers.length,
         peerConnections: viewers.reduce((sum, session) => sum + session.peerConnectionCount, 0),
@@ -275,8 +281,9 @@ export class LocalStage {
   close(): void {
     for (const session of [...this.sessions]) session.drop();
     for (const entry of this.stages.values()) {
+      entry.feed.close();
       entry.camera.close();
-      entry.audio.stop();
+      entry.audio.close();
     }
   }
 

@@ -28,6 +28,7 @@ export async function startLocalStage(options: {
     maxSessions: options.maxSessions,
     log: options.log,
   });
+  await stage.ready();
   const server = createStageServer({
     stage,
     faultsEnabled: options.faultsEnabled,

@@ -1,26 +1,36 @@
 /**
- * One viewer's subscription to one camera: a send-only RTCPeerConnection fed by the viewer's
- * own RTCVideoSource. The stage offers (it knows what it sends), the viewer answers, and both
- * trickle ICE candidates over the events socket.
+ * One viewer's subscription to one camera: a send-only werift RTCPeerConnection that forwards
+ * the camera feed's packets, already encoded once for every viewer (camera-feed.ts,
+ * docs/decisions/0026-one-encoder-per-camera.md). The stage offers (it knows what it sends) with
+ * its host candidates in the offer, controls ICE and nominates the first pair that works, and is
+ * the DTLS server; the viewer answers and starts the DTLS handshake once nominated.
+ *
+ * Video starts at a key frame: when the connection comes up the subscription asks the feed for
+ * one and forwards from its first packet, asking again if it does not come.
  */
-import type { CabinAudio } from './cabin-audio';
-import type { Camera } from './camera';
-import type { IceCandidateMessage, StageMessage } from '../signalling';
 import {
   RTCPeerConnection,
-  RTCVideoSource,
-  type NodeMediaStreamTrack,
-  type NodePeerConnection,
-  type NodeVideoSource,
-} from './wrtc';
+  RTCRtpCodecParameters,
+  useSdesMid,
+  type RTCRtpSender,
+  type RtpPacket,
+} from 'werift';
+import type { CameraFeed, FeedListener } from './camera-feed';
+import { keepEarlyDtls } from './early-dtls';
+import { asDtlsServer } from './sdp';
+import type { IceCandidateMessage, StageMessage } from '../signalling';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
+const KEY_FRAME_RETRY_MS = 300;
+const KEY_FRAME_RETRIES = 10;
+const KEY_FRAME_SLOW_RETRY_MS = 2_000;
+/** A key frame and the few frames after it (360p: about 10 packets a key frame, 3 a frame). */
+const MAX_HELD_PACKETS = 120;
 
 export interface SubscriptionOptions {
   id: string;
-  camera: Camera;
-  audio: CabinAudio;
+  feed: CameraFeed;
   /** What the viewer gets (already limited to what the publisher sends). */
   media: { audio: boolean; video: boolean };
   publisherId: string;
@@ -28,24 +38,22 @@ export interface SubscriptionOptions {
   onClosed: (subscription: Subscription) => void;
 }
 
-export class Subscription {
+export class Subscription implements FeedListener {
   readonly id: string;
   readonly publisherId: string;
-  private readonly camera: Camera;
-  private readonly audio: CabinAudio;
-  private readonly media: { audio: boolean; video: boolean };
-  private audioTrack: NodeMediaStreamTrack | undefined;
+  readonly media: { audio: boolean; video: boolean };
+  private readonly feed: CameraFeed;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
-  private readonly peer: NodePeerConnection;
-  private readonly source: NodeVideoSource;
-  private readonly track: NodeMediaStreamTrack;
+  private readonly peer: RTCPeerConnection;
+  private readonly videoSender: RTCRtpSender | undefined;
+  private readonly audioSender: RTCRtpSender | undefined;
   private closed = false;
-  /** Native peer-connection calls under way: closing the peer under one can crash libwebrtc. */
-  private nativeCallsInFlight = 0;
-  private closePeerWhenSettled = false;
-  private primed = false;
-  private pendingCandidates: StageMessage[] | undefined = [];
+  private connected = false;
+  /** Video flows once a key frame has opened it; until then the latest key frame is held. */
+  private videoOpen = false;
+  private held: RtpPacket[] | undefined;
+  private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
   private disconnectedTimer: NodeJS.Timeout | undefined;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
@@ -55,67 +63,53 @@ export class Subscription {
   constructor(options: SubscriptionOptions) {
     this.id = options.id;
     this.publisherId = options.publisherId;
-    this.camera = options.camera;
-    this.audio = options.audio;
+    this.feed = options.feed;
     this.media = options.media;
     this.send = options.send;
     this.onClosed = options.onClosed;
-    this.peer = new RTCPeerConnection({ iceServers: [] });
-    this.source = new RTCVideoSource();
-    this.track = this.source.createTrack();
-    if (this.media.video) this.peer.addTransceiver(this.track, { direction: 'sendonly' });
-    this.peer.onicecandidate = ({ candidate }) => {
-      if (this.closed) return;
-      const message: StageMessage = {
-        type: 'candidate',
-        subscriptionId: this.id,
-        candidate: candidate
-          ? {
-              candidate: candidate.candidate,
-              sdpMid: candidate.sdpMid,
-              sdpMLineIndex: candidate.sdpMLineIndex,
-            }
-          : null,
-      };
-      // Candidates can be gathered before the offer is out; they must not overtake it.
-      if (this.pendingCandidates) this.pendingCandidates.push(message);
-      else this.send(message);
-    };
-    this.peer.onconnectionstatechange = () => this.onConnectionStateChange();
+    this.peer = new RTCPeerConnection(viewerPeerConfig());
+    if (this.media.video) {
+      this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
+      // The viewer lost a picture: the feed's encoder sends a key frame for everyone.
+      this.videoSender.onPictureLossIndication.subscribe(() => this.feed.requestKeyFrame());
+    }
+    if (this.media.audio) {
+      this.audioSender = this.peer.addTransceiver('audio', { direction: 'sendonly' }).sender;
+    }
+    this.peer.connectionStateChange.subscribe(() => this.onConnectionStateChange());
+    for (const transport of this.peer.dtlsTransports) {
+      // No server-reflexive candidates: werift would ask a public STUN server for each one.
+      transport.iceTransport.connection.stunServer = undefined;
+      keepEarlyDtls(transport);
+    }
   }
 
   get isOpen(): boolean {
     return !this.closed;
   }
 
-  /** Starts the camera feed and sends the offer. False if the camera is off air. */
+  /** Sends the offer and starts the camera feed. False if the camera is off air. */
   async start(requestId: string): Promise<boolean> {
-    if (this.media.video && this.camera.state === 'stopped') {
+    await this.feed.ready();
+    if (this.closed) return false;
+    const offer = await this.peer.createOffer();
+    await this.peer.setLocalDescription(offer);
+    if (this.closed) return false;
+    // After the offer is ready: an idle camera draws its first frame while the viewer answers.
+    if (!this.feed.add(this)) {
       this.close('camera-stopped', false);
       return false;
     }
-    if (this.media.audio) {
-      this.audioTrack = this.audio.createTrack();
-      this.peer.addTransceiver(this.audioTrack, { direction: 'sendonly' });
-    }
-    const offer = await this.native(() => this.peer.createOffer());
-    if (this.closed) return false;
-    await this.native(() => this.peer.setLocalDescription(offer));
-    if (this.closed) return false;
+    // The key frame is asked for now, not once connected: it is encoded and paced out while the
+    // viewer answers and connects, and held until then.
+    if (this.media.video) this.feed.requestKeyFrame();
     this.send({
       type: 'offer',
       requestId,
       subscriptionId: this.id,
       participantId: this.publisherId,
-      sdp: this.peer.localDescription?.sdp ?? offer.sdp,
+      sdp: asDtlsServer(this.peer.localDescription?.sdp ?? offer.sdp),
     });
-    for (const candidate of this.pendingCandidates ?? []) this.send(candidate);
-    this.pendingCandidates = undefined;
-    // After the offer is out: an idle camera draws its first frame now, while the viewer answers.
-    if (this.media.video && !this.camera.attach(this.source)) {
-      this.close('camera-stopped', true);
-      return false;
-    }
     this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
     return true;
   }
@@ -123,14 +117,50 @@ export class Subscription {
   async answer(sdp: string): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.answerTimer);
-    await this.native(() => this.peer.setRemoteDescription({ type: 'answer', sdp }));
+    await this.peer.setRemoteDescription({ type: 'answer', sdp });
   }
 
+  /**
+   * The viewer's candidates. A browser's host candidates are mDNS names (.local), which the stage
+   * does not look up: the viewer's own checks reach the stage's candidates and become
+   * peer-reflexive pairs, which is enough on one machine.
+   */
   async addCandidate(candidate: IceCandidateMessage | null): Promise<void> {
     if (this.closed || candidate === null || candidate.candidate === '') return;
-    // A browser's mDNS (.local) host candidate may not resolve here; the browser's connectivity
-    // checks still reach the stage's own candidates, which is enough on one machine.
-    await this.native(() => this.peer.addIceCandidate(candidate)).catch(() => undefined);
+    if (/\.local\s/.test(candidate.candidate)) return;
+    await this.peer.addIceCandidate(candidate).catch(() => undefined);
+  }
+
+  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean): void {
+    if (!this.videoSender) return;
+    if (this.videoOpen) {
+      this.forward(packet);
+      return;
+    }
+    // Not open yet: hold on to the latest key frame and what follows, until the connection is up.
+    if (keyFrameStart) this.held = [packet];
+    else if (this.held) this.held.push(packet);
+    if (this.held && this.held.length > MAX_HELD_PACKETS) this.held = undefined;
+    if (this.connected) this.openVideo();
+  }
+
+  /** Sends the held key frame (and the frames after it) and forwards from then on. */
+  private openVideo(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    this.videoOpen = true;
+    clearTimeout(this.keyFrameTimer);
+    for (const packet of held) this.forward(packet);
+  }
+
+  private forward(packet: RtpPacket): void {
+    void this.videoSender?.sendRtp(packet).catch(() => undefined);
+  }
+
+  onAudioPacket(packet: RtpPacket): void {
+    if (!this.connected || !this.audioSender) return;
+    void this.audioSender.sendRtp(packet).catch(() => undefined);
   }
 
   /**
@@ -140,31 +170,15 @@ export class Subscription {
   close(reason: string, notify: boolean): void {
     if (this.closed) return;
     this.closed = true;
+    this.connected = false;
     clearTimeout(this.answerTimer);
     clearTimeout(this.disconnectedTimer);
-    this.camera.detach(this.source);
-    if (this.audioTrack) this.audio.release(this.audioTrack);
-    this.peer.onicecandidate = null;
-    this.peer.onconnectionstatechange = null;
-    this.track.stop();
-    if (this.nativeCallsInFlight > 0) this.closePeerWhenSettled = true;
-    else this.peer.close();
+    clearTimeout(this.keyFrameTimer);
+    this.held = undefined;
+    this.feed.remove(this);
+    void this.peer.close().catch(() => undefined);
     if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });
     this.onClosed(this);
-  }
-
-  /** Runs a native call; a close asked for meanwhile happens once every such call has settled. */
-  private async native<T>(call: () => Promise<T>): Promise<T> {
-    this.nativeCallsInFlight += 1;
-    try {
-      return await call();
-    } finally {
-      this.nativeCallsInFlight -= 1;
-      if (this.nativeCallsInFlight === 0 && this.closePeerWhenSettled) {
-        this.closePeerWhenSettled = false;
-        this.peer.close();
-      }
-    }
   }
 
   private onConnectionStateChange(): void {
@@ -173,12 +187,15 @@ export class Subscription {
     if (state === 'connected') {
       clearTimeout(this.disconnectedTimer);
       this.disconnectedTimer = undefined;
-      if (!this.primed) {
-        this.primed = true;
-        this.connectedAt = performance.now();
-        if (this.media.video) this.camera.prime(this.source);
+      if (!this.connected) {
+        this.connected = true;
+        this.connectedAt ??= performance.now();
+        if (this.media.video && !this.videoOpen) {
+          if (this.held) this.openVideo();
+          else this.askForKeyFrame(KEY_FRAME_RETRIES);
+        }
       }
-    } else if (state === 'failed') {
+    } else if (state === 'failed' || state === 'closed') {
       this.close('connection-failed', true);
     } else if (state === 'disconnected' && !this.disconnectedTimer) {
       this.disconnectedTimer = setTimeout(
@@ -187,4 +204,44 @@ export class Subscription {
       );
     }
   }
+
+  /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
+  private askForKeyFrame(retries: number): void {
+    this.feed.requestKeyFrame();
+    this.keyFrameTimer = setTimeout(
+      () => {
+        if (!this.closed && !this.videoOpen) this.askForKeyFrame(Math.max(0, retries - 1));
+      },
+      retries > 0 ? KEY_FRAME_RETRY_MS : KEY_FRAME_SLOW_RETRY_MS,
+    );
+  }
 }
+
+/**
+ * The viewers' peer connections: VP8 and Opus with the payload types browsers use, the media id
+ * header extension (BUNDLE), host candidates on IPv4 only, all of them in the offer.
+ */
+const viewerPeerConfig = () => ({
+  codecs: {
+    video: [
+      new RTCRtpCodecParameters({
+        mimeType: 'video/VP8',
+        clockRate: 90_000,
+        payloadType: 96,
+        rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
+      }),
+    ],
+    audio: [
+      new RTCRtpCodecParameters({
+        mimeType: 'audio/opus',
+        clockRate: 48_000,
+        channels: 2,
+        payloadType: 111,
+      }),
+    ],
+  },
+  headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
+  iceServers: [],
+  iceUseIpv6: false,
+  bundlePolicy: 'max-bundle' as const,
+});

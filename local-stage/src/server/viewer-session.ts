@@ -172,8 +172,7 @@ export class ViewerSession {
     }
     const subscription = new Subscription({
       id: randomUUID(),
-      camera: publisher.camera,
-      audio: publisher.audio,
+      feed: publisher.feed,
       media,
       publisherId,
       send: (message) => this.send(message),

@@ -167,11 +167,8 @@ export class NodeViewer {
       };
       await peer.setRemoteDescription({ type: 'offer', sdp: message.sdp });
       const answer = await peer.createAnswer();
-      // As the browser SDK does: the viewer is the DTLS server (see sdk/stage.ts asDtlsServer).
-      const sdp = answer.sdp.replace(/^a=setup:active\r?$/gm, (line) =>
-        line.replace('active', 'passive'),
-      );
-      await peer.setLocalDescription({ type: 'answer', sdp });
+      await peer.setLocalDescription(answer);
+      const sdp = peer.localDescription?.sdp ?? answer.sdp;
       this.send({ type: 'answer', subscriptionId: message.subscriptionId, sdp });
     } else if (message.type === 'candidate' && message.subscriptionId === this.subscriptionId) {
       if (message.candidate)

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { isVp8KeyFrameStart } from './vp8';
+
+describe('isVp8KeyFrameStart', () => {
+  // Descriptor: X=1, S=1, PID=0; extension: I=1 with a 15-bit picture id; then the frame header.
+  const withPictureId = (frameHeader: number, first = 0x90) =>
+    new Uint8Array([first, 0x80, 0x81, 0x23, frameHeader, 0x00]);
+
+  it('finds a key frame at the start of partition 0', () => {
+    expect(isVp8KeyFrameStart(withPictureId(0x10))).toBe(true);
+    expect(isVp8KeyFrameStart(new Uint8Array([0x10, 0x50]))).toBe(true); // no extension
+  });
+
+  it('refuses inter frames, continuation packets and other partitions', () => {
+    expect(isVp8KeyFrameStart(withPictureId(0x11))).toBe(false); // P bit set: inter frame
+    expect(isVp8KeyFrameStart(withPictureId(0x10, 0x80))).toBe(false); // S=0: a continuation
+    expect(isVp8KeyFrameStart(withPictureId(0x10, 0x91))).toBe(false); // partition 1
+  });
+
+  it('skips a 7-bit picture id, TL0PICIDX and TID/KEYIDX', () => {
+    expect(isVp8KeyFrameStart(new Uint8Array([0x90, 0xf0, 0x05, 0x01, 0x02, 0x10]))).toBe(true);
+    expect(isVp8KeyFrameStart(new Uint8Array([0x90, 0xf0, 0x05, 0x01, 0x02, 0x11]))).toBe(false);
+  });
+
+  it('is false for truncated payloads', () => {
+    expect(isVp8KeyFrameStart(new Uint8Array([]))).toBe(false);
+    expect(isVp8KeyFrameStart(new Uint8Array([0x90, 0x80, 0x81]))).toBe(false);
+  });
+});
