@@ -7,9 +7,7 @@
 import { createHmac, type KeyObject, createSecretKey } from 'node:crypto';
 import {
   PARTICIPANT_TOKEN_ALGORITHM,
-  PARTICIPANT_TOKEN_AUDIENCE,
-  localStageEndpoints,
-  localStageResource,
+  participantTokenClaims,
   type IssueParticipantTokenInput,
 } from './participant-token';
 
@@ -24,26 +22,9 @@ export function createParticipantTokenSigner(
 ): (input: ParticipantTokenSignerInput) => string {
   const key: KeyObject = createSecretKey(secret);
   return (input) => {
-    const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-    const { eventsUrl, whipUrl } = localStageEndpoints(input.stageBaseUrl);
-    const payload = Buffer.from(
-      JSON.stringify({
-        topic: input.stageId,
-        resource: localStageResource(input.stageId),
-        user_id: input.userId,
-        capabilities: {
-          allow_publish: input.capabilities.publish,
-          allow_subscribe: input.capabilities.subscribe,
-        },
-        attributes: input.attributes,
-        events_url: eventsUrl,
-        whip_url: whipUrl,
-        jti: input.participantId,
-        aud: PARTICIPANT_TOKEN_AUDIENCE,
-        iat: nowSeconds,
-        exp: nowSeconds + input.ttlSeconds,
-      }),
-    ).toString('base64url');
+    const payload = Buffer.from(JSON.stringify(participantTokenClaims(input))).toString(
+      'base64url',
+    );
     const signature = createHmac('sha256', key).update(`${HEADER}.${payload}`).digest('base64url');
     return `${HEADER}.${payload}.${signature}`;
   };

@@ -59,10 +59,16 @@ export function localStageEndpoints(stageBaseUrl: string): { eventsUrl: string; 
   return { eventsUrl: events.toString(), whipUrl: whip.toString() };
 }
 
-export async function issueParticipantToken(input: IssueParticipantTokenInput): Promise<string> {
+/**
+ * A token's claims, in the order they are signed: `issueParticipantToken` and the synchronous
+ * signer (participant-token-signer.ts) both sign exactly this object, so their tokens are equal.
+ */
+export function participantTokenClaims(
+  input: Omit<IssueParticipantTokenInput, 'secret'>,
+): ParticipantTokenClaims & { aud: string } {
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
   const { eventsUrl, whipUrl } = localStageEndpoints(input.stageBaseUrl);
-  return new SignJWT({
+  return {
     topic: input.stageId,
     resource: localStageResource(input.stageId),
     user_id: input.userId,
@@ -73,12 +79,16 @@ export async function issueParticipantToken(input: IssueParticipantTokenInput): 
     attributes: input.attributes,
     events_url: eventsUrl,
     whip_url: whipUrl,
-  })
+    jti: input.participantId,
+    aud: PARTICIPANT_TOKEN_AUDIENCE,
+    iat: nowSeconds,
+    exp: nowSeconds + input.ttlSeconds,
+  };
+}
+
+export async function issueParticipantToken(input: IssueParticipantTokenInput): Promise<string> {
+  return new SignJWT(participantTokenClaims(input))
     .setProtectedHeader({ alg: PARTICIPANT_TOKEN_ALGORITHM, typ: 'JWT' })
-    .setJti(input.participantId)
-    .setAudience(PARTICIPANT_TOKEN_AUDIENCE)
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(nowSeconds + input.ttlSeconds)
     .sign(input.secret);
 }
 
