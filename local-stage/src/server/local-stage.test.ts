@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { NodeViewer } from '../testing/node-viewer';
 import { startLocalStage, type RunningStage } from './start';
+import { DTLS_HANDSHAKE_TIMEOUT_MS } from './subscription';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;
@@ -191,6 +192,30 @@ describe('local stage over real WebRTC', () => {
     viewer.close();
     await waitForStats((stats) => stats.peerConnections === 0 && stats.sockets === 0, 'release');
     expect(running.stage.stats().participants).toEqual([]);
+  });
+
+  it('ends a subscription whose DTLS handshake never ends, so the viewer can reconnect', async () => {
+    // The viewer, a DTLS client, tells the stage it is the DTLS server: both sides send a
+    // ClientHello and wait for the other's answer. ICE connects, DTLS never does.
+    const viewer = new NodeViewer(eventsUrl, (sdp) =>
+      sdp.replace(/^a=setup:active(?=\r?$)/gm, 'a=setup:passive'),
+    );
+    viewers.push(viewer);
+    await viewer.join(await tokenFor('N953AS'));
+    await viewer.subscribe();
+    const offer = viewer.messages.find((message) => message.type === 'offer');
+    const ended = await viewer.waitForMessage(
+      (message) => message.type === 'subscriptionEnded',
+      DTLS_HANDSHAKE_TIMEOUT_MS + 3_000,
+    );
+    expect(ended).toEqual({
+      type: 'subscriptionEnded',
+      subscriptionId: offer?.type === 'offer' ? offer.subscriptionId : undefined,
+      reason: 'dtls-timeout',
+    });
+    expect(viewer.frames).toHaveLength(0);
+    await waitForStats((stats) => (stats.stages.N953AS?.peerConnections ?? 0) === 0, 'release');
+    viewer.close();
   });
 
   it('ends the older connection when the same token joins again (token reuse)', async () => {

@@ -22,6 +22,13 @@ import type { IceCandidateMessage, StageMessage } from '../signalling';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
+/**
+ * ICE up and DTLS still not done after this long: the handshake is stuck (seen about once in 30
+ * rejoins under load, with werift as the DTLS server and the viewer's retransmissions going
+ * unanswered), and ending the subscription lets the viewer's player reconnect. A working handshake
+ * takes 30–60 ms here.
+ */
+export const DTLS_HANDSHAKE_TIMEOUT_MS = 3_000;
 const KEY_FRAME_RETRY_MS = 300;
 const KEY_FRAME_RETRIES = 10;
 const KEY_FRAME_SLOW_RETRY_MS = 2_000;
@@ -36,6 +43,9 @@ export interface SubscriptionOptions {
   publisherId: string;
   send: (message: StageMessage) => void;
   onClosed: (subscription: Subscription) => void;
+  /** Logs what the stage operator should know (a stuck handshake). */
+  log?: (message: string) => void;
+  dtlsHandshakeTimeoutMs?: number;
 }
 
 export class Subscription implements FeedListener {
@@ -56,6 +66,9 @@ export class Subscription implements FeedListener {
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
   private disconnectedTimer: NodeJS.Timeout | undefined;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  private readonly log: (message: string) => void;
+  private readonly dtlsHandshakeTimeoutMs: number;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
   connectedAt: number | undefined;
@@ -67,6 +80,8 @@ export class Subscription implements FeedListener {
     this.media = options.media;
     this.send = options.send;
     this.onClosed = options.onClosed;
+    this.log = options.log ?? (() => undefined);
+    this.dtlsHandshakeTimeoutMs = options.dtlsHandshakeTimeoutMs ?? DTLS_HANDSHAKE_TIMEOUT_MS;
     this.peer = new RTCPeerConnection(viewerPeerConfig());
     if (this.media.video) {
       this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
@@ -77,6 +92,14 @@ export class Subscription implements FeedListener {
       this.audioSender = this.peer.addTransceiver('audio', { direction: 'sendonly' }).sender;
     }
     this.peer.connectionStateChange.subscribe(() => this.onConnectionStateChange());
+    this.peer.iceConnectionStateChange.subscribe((state) => {
+      if (state === 'connected' && !this.connected && !this.handshakeTimer) {
+        this.handshakeTimer = setTimeout(
+          () => this.onHandshakeTimeout(),
+          this.dtlsHandshakeTimeoutMs,
+        );
+      }
+    });
     for (const transport of this.peer.dtlsTransports) {
       // No server-reflexive candidates: werift would ask a public STUN server for each one.
       transport.iceTransport.connection.stunServer = undefined;
@@ -174,6 +197,7 @@ export class Subscription implements FeedListener {
     clearTimeout(this.answerTimer);
     clearTimeout(this.disconnectedTimer);
     clearTimeout(this.keyFrameTimer);
+    clearTimeout(this.handshakeTimer);
     this.held = undefined;
     this.feed.remove(this);
     void this.peer.close().catch(() => undefined);
@@ -187,6 +211,7 @@ export class Subscription implements FeedListener {
     if (state === 'connected') {
       clearTimeout(this.disconnectedTimer);
       this.disconnectedTimer = undefined;
+      clearTimeout(this.handshakeTimer);
       if (!this.connected) {
         this.connected = true;
         this.connectedAt ??= performance.now();
@@ -203,6 +228,15 @@ export class Subscription implements FeedListener {
         DISCONNECTED_GRACE_MS,
       );
     }
+  }
+
+  /** The viewer reached the stage but the DTLS handshake never ended: start again. */
+  private onHandshakeTimeout(): void {
+    if (this.closed || this.connected) return;
+    this.log(
+      `subscription ${this.id}: no DTLS after ${this.dtlsHandshakeTimeoutMs} ms with ICE up; ending it`,
+    );
+    this.close('dtls-timeout', true);
   }
 
   /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */

@@ -176,6 +176,7 @@ export class ViewerSession {
       media,
       publisherId,
       send: (message) => this.send(message),
+      log: (message) => this.stage.log(message),
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);
         this.stage.subscriptionClosed(closed);

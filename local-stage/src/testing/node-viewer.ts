@@ -35,7 +35,11 @@ export class NodeViewer {
   private readonly waiters = new Set<() => void>();
   private handling: Promise<void> = Promise.resolve();
 
-  constructor(private readonly eventsUrl: string) {}
+  constructor(
+    private readonly eventsUrl: string,
+    /** Edits the answer the stage is sent (tests of a broken peer). */
+    private readonly editAnswer: (sdp: string) => string = (sdp) => sdp,
+  ) {}
 
   /** Opens the socket and sends `join`; resolves with the stage's first answer. */
   async join(token: string): Promise<StageMessage> {
@@ -168,7 +172,7 @@ export class NodeViewer {
       await peer.setRemoteDescription({ type: 'offer', sdp: message.sdp });
       const answer = await peer.createAnswer();
       await peer.setLocalDescription(answer);
-      const sdp = peer.localDescription?.sdp ?? answer.sdp;
+      const sdp = this.editAnswer(peer.localDescription?.sdp ?? answer.sdp);
       this.send({ type: 'answer', subscriptionId: message.subscriptionId, sdp });
     } else if (message.type === 'candidate' && message.subscriptionId === this.subscriptionId) {
       if (message.candidate)
