@@ -28,6 +28,22 @@ describe('keepEarlyDtls', () => {
     expect(delivered).toEqual([clientHello]);
   });
 
+  it('replays before any record that arrives once the endpoint listens (a retransmission)', async () => {
+    const { transport, onData, onStateChange } = fakeTransport();
+    keepEarlyDtls(transport as unknown as RTCDtlsTransport);
+    onData.execute(clientHello);
+
+    const delivered: Buffer[] = [];
+    transport.state = 'connecting';
+    onStateChange.execute('connecting');
+    onData.subscribe((data) => delivered.push(data));
+    // Whatever runs after the state change, even the very next microtask, comes after the replay.
+    const retransmission = Buffer.from([22, 0xfe, 0xfd, 0, 1]);
+    await Promise.resolve();
+    onData.execute(retransmission);
+    expect(delivered).toEqual([clientHello, retransmission]);
+  });
+
   it('holds nothing once the transport has started, and replays nothing when it fails', async () => {
     const { transport, onData, onStateChange } = fakeTransport();
     keepEarlyDtls(transport as unknown as RTCDtlsTransport);

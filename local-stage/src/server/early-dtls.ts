@@ -29,8 +29,12 @@ export function keepEarlyDtls(transport: RTCDtlsTransport): void {
     held.unSubscribe();
     watch.unSubscribe();
     if (state !== 'connecting' || early.length === 0) return;
-    // 'connecting' is announced just before the DTLS endpoint is created: hand over after it.
-    setImmediate(() => {
+    // 'connecting' is announced just before the DTLS endpoint is created, in the same task: hand
+    // over in a microtask, after it and before any packet that arrives later. (A macrotask let a
+    // live ClientHello retransmission in first, and its answer could bring the viewer's second
+    // ClientHello before the replayed first one: werift then made new keys for the old hello
+    // and the handshake never finished.)
+    queueMicrotask(() => {
       for (const record of early.splice(0)) ice.onData.execute(record);
     });
   });

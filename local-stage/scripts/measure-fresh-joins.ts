@@ -1,0 +1,82 @@
+/**
+ * First joins of freshly started stage processes (`npx tsx local-stage/scripts/measure-fresh-joins.ts
+ * [rounds]`, after `npm run build -w local-stage`): each round starts `dist/stage.js`, joins one
+ * Node viewer (libwebrtc, the DTLS client as a browser is), waits for a decoded frame and kills the
+ * process. A cold process is where werift's DTLS server is slowest and the viewer retransmits its
+ * hellos, so this is where a handshake can get stuck (docs/decisions/0026-one-encoder-per-camera.md):
+ * it reports how many rounds ended in the stage's `dtls-timeout` or without a frame, and the median
+ * join → first frame. Run it with both cores busy to make stalls likelier.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { NodeViewer } from '../src/testing/node-viewer';
+
+const rounds = Number(process.argv[2] ?? 40);
+const secretText = 'fresh-joins-secret-that-is-long-enough-for-hs256';
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const basePort = 19000 + Math.floor(Math.random() * 900);
+
+async function startStage(port: number) {
+  const child = spawn(process.execPath, ['dist/stage.js'], {
+    cwd: packageDir,
+    env: { ...process.env, STAGE_PORT: String(port), STAGE_TOKEN_SECRET: secretText },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the stage did not start in 20 s')), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('listening')) return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return child;
+}
+
+const joinTimes: number[] = [];
+let stuck = 0;
+for (let round = 0; round < rounds; round += 1) {
+  const port = basePort + (round % 50);
+  const stage = await startStage(port);
+  const token = await issueParticipantToken({
+    secret: new TextEncoder().encode(secretText),
+    participantId: `fresh-${round}`,
+    stageId: 'N953AS',
+    userId: 'measure',
+    attributes: {},
+    capabilities: { publish: false, subscribe: true },
+    stageBaseUrl: `http://127.0.0.1:${port}/stage`,
+    ttlSeconds: 60,
+  });
+  const viewer = new NodeViewer(`ws://127.0.0.1:${port}/stage/events`);
+  const started = performance.now();
+  const ended = () => viewer.messages.some((message) => message.type === 'subscriptionEnded');
+  try {
+    await viewer.join(token);
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.length > 0 || ended(), 'a frame', 8_000);
+  } catch {
+    // Counted below: no frame.
+  }
+  const elapsed = performance.now() - started;
+  const ok = viewer.frames.length > 0 && !ended();
+  if (ok) joinTimes.push(elapsed);
+  else stuck += 1;
+  console.log(
+    `round ${round}: ${ok ? 'frame' : ended() ? 'subscription ended' : 'no frame'} after ` +
+      `${elapsed.toFixed(0)} ms (peer ${viewer.peerState ?? 'none'})`,
+  );
+  viewer.close();
+  stage.kill('SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+joinTimes.sort((a, b) => a - b);
+const median = joinTimes[Math.floor(joinTimes.length / 2)];
+console.log(
+  `${rounds} fresh stages: ${stuck} without video; join → first frame median ` +
+    `${median === undefined ? '–' : median.toFixed(0)} ms`,
+);
+process.exit(stuck > 0 ? 1 : 0);
