@@ -23,10 +23,10 @@ import type { IceCandidateMessage, StageMessage } from '../signalling';
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
 /**
- * ICE up and DTLS still not done after this long: the handshake is stuck (seen about once in 30
- * rejoins under load, with werift as the DTLS server and the viewer's retransmissions going
- * unanswered), and ending the subscription lets the viewer's player reconnect. A working handshake
- * takes 30–60 ms here.
+ * ICE up and DTLS still not done after this long: the handshake is stuck, and ending the
+ * subscription lets the viewer's player reconnect. A safety net: werift's DTLS server stuck about
+ * one first join in 40 under load until the early-DTLS replay moved to a microtask (decision
+ * 0026). A working handshake takes 30–60 ms here.
  */
 export const DTLS_HANDSHAKE_TIMEOUT_MS = 3_000;
 const KEY_FRAME_RETRY_MS = 300;
@@ -45,7 +45,6 @@ export interface SubscriptionOptions {
   onClosed: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
-  dtlsHandshakeTimeoutMs?: number;
 }
 
 export class Subscription implements FeedListener {
@@ -68,7 +67,6 @@ export class Subscription implements FeedListener {
   private disconnectedTimer: NodeJS.Timeout | undefined;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: (message: string) => void;
-  private readonly dtlsHandshakeTimeoutMs: number;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
   connectedAt: number | undefined;
@@ -81,7 +79,6 @@ export class Subscription implements FeedListener {
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.log = options.log ?? (() => undefined);
-    this.dtlsHandshakeTimeoutMs = options.dtlsHandshakeTimeoutMs ?? DTLS_HANDSHAKE_TIMEOUT_MS;
     this.peer = new RTCPeerConnection(viewerPeerConfig());
     if (this.media.video) {
       this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
@@ -96,7 +93,7 @@ export class Subscription implements FeedListener {
       if (state === 'connected' && !this.connected && !this.handshakeTimer) {
         this.handshakeTimer = setTimeout(
           () => this.onHandshakeTimeout(),
-          this.dtlsHandshakeTimeoutMs,
+          DTLS_HANDSHAKE_TIMEOUT_MS,
         );
       }
     });
@@ -234,7 +231,7 @@ export class Subscription implements FeedListener {
   private onHandshakeTimeout(): void {
     if (this.closed || this.connected) return;
     this.log(
-      `subscription ${this.id}: no DTLS after ${this.dtlsHandshakeTimeoutMs} ms with ICE up; ending it`,
+      `subscription ${this.id}: no DTLS after ${DTLS_HANDSHAKE_TIMEOUT_MS} ms with ICE up; ending it`,
     );
     this.close('dtls-timeout', true);
   }
