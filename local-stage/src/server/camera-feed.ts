@@ -17,7 +17,7 @@ import {
 } from 'werift';
 import type { CabinAudio } from './cabin-audio';
 import type { Camera } from './camera';
-import { withSessionIceLite } from './sdp';
+import { withSessionIceLite, withVideoBitrate } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
 import {
   RTCPeerConnection,
@@ -27,8 +27,12 @@ import {
   type NodeVideoSource,
 } from './wrtc';
 
-/** What the viewers of 360p30 get: enough for the scene's detail, little for their decoders. */
-export const FEED_VIDEO_KBPS = { start: 700, max: 900 } as const;
+/**
+ * What the viewers of 360p30 get: enough for the scene's detail, little for their decoders. Set
+ * in the answer the encoder receives: the tap sends no congestion feedback, so without a start
+ * figure the encoder would stay at its 300 kbit/s default.
+ */
+const FEED_VIDEO_KBPS = { start: 700, max: 900 } as const;
 /** A key frame asked for and not seen within this time is asked for again. */
 const KEY_FRAME_PENDING_MS = 250;
 const RESTART_DELAY_MS = 1_000;
@@ -56,8 +60,6 @@ export class CameraFeed {
   private readyPromise: Promise<void> | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Packets received from the encoder, by kind (stats and tests). */
-  readonly received = { video: 0, audio: 0, keyFrames: 0 };
 
   constructor(options: {
     camera: Camera;
@@ -186,7 +188,7 @@ export class CameraFeed {
     const answer = tap.localDescription?.sdp ?? '';
     await encoder.setRemoteDescription({
       type: 'answer',
-      sdp: withVideoBitrate(withSessionIceLite(answer)),
+      sdp: withVideoBitrate(withSessionIceLite(answer), FEED_VIDEO_KBPS),
     });
     await connected;
   }
@@ -195,11 +197,7 @@ export class CameraFeed {
     if (packet.payload.length === 0) return; // padding
     const keyFrameStart = isVp8KeyFrameStart(packet.payload);
     this.videoSsrc = packet.header.ssrc;
-    this.received.video += 1;
-    if (keyFrameStart) {
-      this.received.keyFrames += 1;
-      this.keyFrameRequestedAt = undefined;
-    }
+    if (keyFrameStart) this.keyFrameRequestedAt = undefined;
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);
@@ -208,7 +206,6 @@ export class CameraFeed {
 
   private onAudio(packet: RtpPacket): void {
     if (packet.payload.length === 0) return;
-    this.received.audio += 1;
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.audio) listener.onAudioPacket(packet.clone());
@@ -237,21 +234,6 @@ export class CameraFeed {
     this.encoder = undefined;
     this.tap = undefined;
   }
-}
-
-/**
- * The encoder's bitrate, set in the answer it receives (libwebrtc reads `x-google-*-bitrate`
- * from the negotiated codec): the tap sends no congestion feedback, so without a start figure
- * the encoder would stay at its 300 kbit/s default.
- */
-export function withVideoBitrate(sdp: string): string {
-  const { start, max } = FEED_VIDEO_KBPS;
-  return sdp.replace(
-    /^a=rtpmap:(\d+) VP8\/90000(?=\r?$)/m,
-    (line, payloadType: string) =>
-      `${line}\r\na=fmtp:${payloadType} x-google-start-bitrate=${start};` +
-      `x-google-min-bitrate=${Math.round(start / 2)};x-google-max-bitrate=${max}`,
-  );
 }
 
 /** The encoder's header extensions mean nothing on the viewers' connections. */

@@ -54,11 +54,6 @@ export class Camera {
     return this.stateValue;
   }
 
-  /** Sources fed (the feed's one while anyone watches). */
-  get sourceCount(): number {
-    return this.sources.size;
-  }
-
   get framesDrawn(): number {
     return this.frameCount;
   }

@@ -5,8 +5,8 @@
  * its host candidates in the offer, controls ICE and nominates the first pair that works, and is
  * the DTLS server; the viewer answers and starts the DTLS handshake once nominated.
  *
- * Video starts at a key frame: when the connection comes up the subscription asks the feed for
- * one and forwards from its first packet, asking again if it does not come.
+ * Video starts at a key frame: the subscription asks the feed for one when its offer goes out,
+ * holds it until the connection is up, then forwards from it; it asks again until one comes.
  */
 import {
   RTCPeerConnection,
