@@ -1,4 +1,4 @@
-/** The fixed, built-in list of aircraft streams (SPEC.md §2, §9). The id is the tail number. */
+/** The fixed, built-in list of aircraft streams (docs/product.md#constants). The id is the tail number. */
 export const STREAM_IDS = ['N743AS', 'N953AS', 'N954AS'] as const;
 
 export type StreamId = (typeof STREAM_IDS)[number];

@@ -2,7 +2,7 @@
  * `Stage` of the local SDK: the IVS Web Broadcast SDK's Stage API over the local stage's
  * signalling socket (../signalling.ts) and one RTCPeerConnection per subscribed participant.
  *
- * Behaviour mirrored from IVS 1.41 (DESIGN.md §2):
+ * Behaviour mirrored from IVS 1.41 (docs/product.md#stage-sdk):
  * - a token that is not a JWT with stage claims throws `[JOIN_ERROR] Token is malformed` from
  *   the constructor;
  * - `join()` moves connecting → connected, or to errored with an `error` event and a rejected
