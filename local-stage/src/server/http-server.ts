@@ -2,7 +2,8 @@
  * The stage process's HTTP surface.
  *
  * Public (the API proxies `/stage/...` to it, unchanged):
- *   GET  /stage/health   200 {status, ready, cameras} once every camera can start
+ *   GET  /stage/health   200 {status:'ok', ready:true, cameras} when a viewer's join would be
+ *                        served; else 503 {status:'unavailable', ready:false, reason, cameras}
  *   WS   /stage/events   the signalling socket (../signalling.ts)
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
  *   GET  /_stats         counts: sockets, peer connections per stage, camera state
@@ -12,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { STAGE_ERROR_CODES } from '../signalling';
+import { faultBodies } from './control';
 import type { LocalStage } from './local-stage';
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -23,33 +25,6 @@ export interface StageServerOptions {
   /** Called by the hard-restart fault after it has answered: the process should exit. */
   onExitRequested?: () => void;
 }
-
-const stageIdField = z.string().min(1).max(64);
-const participantIdField = z.string().min(1).max(128);
-const codeField = z.number().int().min(1).max(99);
-
-const faultBodies = {
-  drop: z.object({
-    participantId: participantIdField.optional(),
-    stageId: stageIdField.optional(),
-    peersOnly: z.boolean().optional(),
-  }),
-  camera: z.object({ stageId: stageIdField, action: z.enum(['stop', 'start', 'restart']) }),
-  failNextJoin: z.object({
-    stageId: stageIdField.optional(),
-    code: codeField.optional(),
-    message: z.string().max(500).optional(),
-  }),
-  stageError: z.object({
-    participantId: participantIdField.optional(),
-    stageId: stageIdField.optional(),
-    message: z.string().max(500).optional(),
-    code: codeField.optional(),
-    category: z.enum(['JOIN_ERROR', 'PUBLISH_ERROR', 'SUBSCRIBE_ERROR']).optional(),
-    fatal: z.boolean().optional(),
-  }),
-  restart: z.object({ hard: z.boolean().optional() }),
-};
 
 export function createStageServer(options: StageServerOptions): Server {
   const { stage } = options;
@@ -111,7 +86,10 @@ async function handleRequest(
   const method = request.method ?? 'GET';
 
   if (path === '/stage/health' && (method === 'GET' || method === 'HEAD')) {
-    return sendJson(response, 200, { status: 'ok', ...stage.health() });
+    const health = stage.health();
+    return health.ready
+      ? sendJson(response, 200, { status: 'ok', ...health })
+      : sendJson(response, 503, { status: 'unavailable', ...health });
   }
   if (path === '/stage/whep') {
     return sendJson(response, 404, {

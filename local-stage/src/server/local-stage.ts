@@ -7,8 +7,9 @@ import type { WebSocket } from 'ws';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { CabinAudio } from './cabin-audio';
-import { Camera, type CameraState } from './camera';
+import { Camera } from './camera';
 import { CameraFeed } from './camera-feed';
+import type { StageStats } from './control';
 import { JoinRefusedError, verifyJoinToken } from './join-token';
 import type { Subscription } from './subscription';
 import { ViewerSession } from './viewer-session';
@@ -37,26 +38,6 @@ export interface JoinFailure {
   code: number;
   /** What the viewer's join error says; IVS's text for the code when absent. */
   message?: string;
-}
-
-export interface StageStats {
-  sockets: number;
-  peerConnections: number;
-  stages: Record<
-    string,
-    {
-      camera: { state: CameraState; framesDrawn: number; meanFrameCostMs: number; viewers: number };
-      audioListeners: number;
-      participants: number;
-      peerConnections: number;
-    }
-  >;
-  participants: { participantId: string; stageId: string; peerConnections: number }[];
-  pendingJoinFailures: number;
-  /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
-  recentConnectMs: number[];
-  /** This process's CPU time so far (user + system, µs) and resident memory, for benchmarks. */
-  process: { cpuMicros: number; rssBytes: number; uptimeMs: number };
 }
 
 export class LocalStage {

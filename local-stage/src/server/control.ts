@@ -1,0 +1,62 @@
+/**
+ * The stage's loopback-only control surface as its callers see it: what `GET /_stats` answers and
+ * the bodies the `/_faults/...` routes accept (http-server.ts). Tests, benchmarks and soaks import
+ * these through `@tailcam/local-stage/control`, so their client cannot drift from the stage.
+ */
+import { z } from 'zod';
+
+const perStage = z.object({
+  camera: z.object({
+    // camera.ts's CameraState: LocalStage.stats() does not compile if the two part.
+    state: z.enum(['idle', 'live', 'stopped']),
+    framesDrawn: z.number(),
+    meanFrameCostMs: z.number(),
+    viewers: z.number(),
+  }),
+  audioListeners: z.number(),
+  participants: z.number(),
+  peerConnections: z.number(),
+});
+
+export const stageStatsSchema = z.object({
+  sockets: z.number(),
+  peerConnections: z.number(),
+  stages: z.record(z.string(), perStage),
+  participants: z.array(
+    z.object({ participantId: z.string(), stageId: z.string(), peerConnections: z.number() }),
+  ),
+  pendingJoinFailures: z.number(),
+  /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
+  recentConnectMs: z.array(z.number()),
+  /** This process's CPU time so far (user + system, µs) and resident memory, for benchmarks. */
+  process: z.object({ cpuMicros: z.number(), rssBytes: z.number(), uptimeMs: z.number() }),
+});
+
+export type StageStats = z.infer<typeof stageStatsSchema>;
+
+const stageIdField = z.string().min(1).max(64);
+const participantIdField = z.string().min(1).max(128);
+const codeField = z.number().int().min(1).max(99);
+
+export const faultBodies = {
+  drop: z.object({
+    participantId: participantIdField.optional(),
+    stageId: stageIdField.optional(),
+    peersOnly: z.boolean().optional(),
+  }),
+  camera: z.object({ stageId: stageIdField, action: z.enum(['stop', 'start', 'restart']) }),
+  failNextJoin: z.object({
+    stageId: stageIdField.optional(),
+    code: codeField.optional(),
+    message: z.string().max(500).optional(),
+  }),
+  stageError: z.object({
+    participantId: participantIdField.optional(),
+    stageId: stageIdField.optional(),
+    message: z.string().max(500).optional(),
+    code: codeField.optional(),
+    category: z.enum(['JOIN_ERROR', 'PUBLISH_ERROR', 'SUBSCRIBE_ERROR']).optional(),
+    fatal: z.boolean().optional(),
+  }),
+  restart: z.object({ hard: z.boolean().optional() }),
+};
