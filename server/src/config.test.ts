@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, exportAwsVariables, parseConfig, parseStoreConfig, readEnv } from './config';
-import { tempDir } from './test/helpers';
+import { ConfigError, parseConfig, parseStageArns, parseStoreConfig } from './config';
+import { ivsSdkFile } from './paths';
 
 const root = '/srv/tailcam';
 const arns =
@@ -38,9 +36,11 @@ describe('configuration', () => {
       corsOrigins: [],
       trustProxy: false,
       logLevel: 'info',
+      logFormat: undefined,
       publicUrl: undefined,
       rateLimitStore: 'memory',
     });
+    expect(config.ivs.sdkFile).toBe(ivsSdkFile(root));
     expect(config.ivs.sdkFile).toMatch(/amazon-ivs-web-broadcast\.js$/);
   });
 
@@ -130,6 +130,55 @@ describe('configuration', () => {
     ]);
   });
 
+  it('still applies the rules between variables when another variable is bad', () => {
+    expect(problemsOf({ STAGE_PROVIDER: 'ivs', PORT: 'x', LOG_FORMAT: 'fancy' })).toEqual([
+      'PORT: must be a whole number between 0 and 65535',
+      'LOG_FORMAT: must be json or pretty',
+      expect.stringMatching(/^AUTH_SECRET: required with STAGE_PROVIDER=ivs/),
+      'AWS_REGION: required with STAGE_PROVIDER=ivs (e.g. us-east-1)',
+      'IVS_STAGE_ARNS: required with STAGE_PROVIDER=ivs (N743AS=arn:aws:ivs:...,N953AS=arn:aws:ivs:...,N954AS=arn:aws:ivs:...)',
+    ]);
+  });
+
+  it('names a bad variable once, not again as missing', () => {
+    expect(
+      problemsOf({
+        STAGE_PROVIDER: 'ivs',
+        AUTH_SECRET: 'short',
+        AWS_REGION: 'eu-west-1',
+        IVS_STAGE_ARNS: 'N111XX=arn:x',
+      }),
+    ).toEqual([
+      'AUTH_SECRET: must be at least 32 characters long',
+      'IVS_STAGE_ARNS: "N111XX=arn:x" must be STREAM=ARN with STREAM one of N743AS, N953AS, N954AS',
+    ]);
+    expect(problemsOf({ RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'mysql://x' })).toEqual([
+      'DATABASE_URL: must be a postgres:// or postgresql:// URL',
+    ]);
+  });
+
+  it('reads every form of TRUST_PROXY', () => {
+    const trustProxy = (value: string) => parseConfig({ TRUST_PROXY: value }, root).trustProxy;
+    expect(trustProxy('true')).toBe(true);
+    expect(trustProxy('false')).toBe(false);
+    expect(trustProxy(' ')).toBe(false);
+    expect(trustProxy('2')).toBe(2);
+    expect(trustProxy('10.0.0.1, 10.0.0.0/8,::1')).toEqual(['10.0.0.1', '10.0.0.0/8', '::1']);
+  });
+
+  it('takes LOG_FORMAT json or pretty, and leaves it to the terminal when unset', () => {
+    expect(parseConfig({ LOG_FORMAT: 'pretty' }, root).logFormat).toBe('pretty');
+    expect(parseConfig({ LOG_FORMAT: 'json' }, root).logFormat).toBe('json');
+    expect(parseConfig({ LOG_FORMAT: '' }, root).logFormat).toBeUndefined();
+  });
+
+  it('parses stage ARNs for the ivs CLI, keeping the good entries beside the bad', () => {
+    expect(parseStageArns(`${arns.split(',')[1]}, N111XX=arn:x`)).toEqual({
+      arns: { N953AS: 'arn:aws:ivs:us-east-1:123456789012:stage/BBBBBBBBBBBB' },
+      problems: ['"N111XX=arn:x" must be STREAM=ARN with STREAM one of N743AS, N953AS, N954AS'],
+    });
+  });
+
   it('shares the login rate limit in PostgreSQL only when DATABASE_URL names one', () => {
     expect(problemsOf({ RATE_LIMIT_STORE: 'postgres' })).toEqual([
       'RATE_LIMIT_STORE: "postgres" needs DATABASE_URL (the windows live in that database)',
@@ -141,21 +190,6 @@ describe('configuration', () => {
       parseConfig({ RATE_LIMIT_STORE: 'postgres', DATABASE_URL: 'postgresql://db/tailcam' }, root)
         .rateLimitStore,
     ).toBe('postgres');
-  });
-
-  it('hands AWS variables from .env to the AWS SDK, without overriding the environment', () => {
-    const target: Record<string, string | undefined> = { AWS_REGION: 'eu-west-1' };
-    exportAwsVariables({ AWS_REGION: 'us-east-1', AWS_PROFILE: 'tailcam', PORT: '9000' }, target);
-    expect(target).toEqual({ AWS_REGION: 'eu-west-1', AWS_PROFILE: 'tailcam' });
-  });
-
-  it('reads .env from the repository root, with the environment taking precedence', () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, '.env'), 'PORT=9000\nHOST=0.0.0.0\n# comment\nLOG_LEVEL="debug"\n');
-    const config = parseConfig(readEnv(dir, { PORT: '9100' }), dir);
-    expect(config.port).toBe(9100);
-    expect(config.host).toBe('0.0.0.0');
-    expect(config.logLevel).toBe('debug');
   });
 
   it('gives the users CLI its database settings without requiring the provider settings', () => {

@@ -1,16 +1,15 @@
 /**
- * Configuration: environment variables (plus an optional `.env` in the repository root, which the
- * environment overrides), validated once at start by one schema. Every bad variable is reported
- * by name in a single readable error.
+ * Configuration: environment variables (env.ts adds `.env`), validated once at start by one
+ * schema. Each variable is parsed into its typed value, the rules between variables are
+ * refinements of the same schema, and every bad variable is reported by name in a single
+ * readable error.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
-import { parseEnv } from 'node:util';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
-
-export type Env = Record<string, string | undefined>;
+import type { Env } from './env';
+import { ivsSdkFile, localStageSdkFile, webDistDir } from './paths';
 
 const emptyToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -47,9 +46,113 @@ const urlText = (what: string) =>
       .optional(),
   );
 
+/** A comma-separated list: each non-empty item, trimmed. */
+const listItems = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+export type StageArns = Partial<Record<StreamId, string>>;
+
+/** `STREAM=ARN,...`: the ARNs it gives, and one sentence for each entry that is not one. */
+export function parseStageArns(text: string): { arns: StageArns; problems: string[] } {
+  const arns: StageArns = {};
+  const problems: string[] = [];
+  for (const entry of listItems(text)) {
+    const separator = entry.indexOf('=');
+    const streamId = separator > 0 ? entry.slice(0, separator).trim() : '';
+    const arn = separator > 0 ? entry.slice(separator + 1).trim() : '';
+    if (!isStreamId(streamId)) {
+      problems.push(`"${entry}" must be STREAM=ARN with STREAM one of ${STREAM_IDS.join(', ')}`);
+    } else if (!/^arn:aws[a-z-]*:ivs:[a-z0-9-]+:\d{12}:stage\/[A-Za-z0-9]+$/.test(arn)) {
+      problems.push(`the ARN for ${streamId} is not an IVS stage ARN`);
+    } else {
+      arns[streamId] = arn;
+    }
+  }
+  return { arns, problems };
+}
+
+export type TrustProxy = boolean | number | string[];
+
+const trustProxy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .trim()
+    .transform((text, ctx): TrustProxy => {
+      if (text === 'false') return false;
+      if (text === 'true') return true;
+      if (/^\d+$/.test(text)) return Number(text);
+      const addresses = listItems(text);
+      if (addresses.every((address) => /^[0-9a-fA-F.:/]+$/.test(address))) return addresses;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be true, false, a number of hops, or a comma-separated list of addresses',
+      });
+      return z.NEVER;
+    })
+    .default(false),
+);
+
+/** The origin an item names, or undefined when it is more (a path) or other than an origin. */
+function originOf(item: string): string | undefined {
+  try {
+    const url = new URL(item);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    return url.origin === item.replace(/\/$/, '') ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const corsOrigins = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .transform((text, ctx) => {
+      const origins: string[] = [];
+      for (const item of listItems(text)) {
+        const origin = originOf(item);
+        if (origin === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${item}" is not an origin such as https://app.example`,
+          });
+        } else {
+          origins.push(origin);
+        }
+      }
+      return origins;
+    })
+    .default([]),
+);
+
+const stageArns = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .transform((text, ctx) => {
+      const { arns, problems } = parseStageArns(text);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return arns;
+    })
+    .optional(),
+);
+
+const secret = z.preprocess(
+  emptyToUndefined,
+  z.string().min(32, 'must be at least 32 characters long').optional(),
+);
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const envSchema = z.object({
+/**
+ * One entry per variable. The list-valued ones come last, so that problems are listed in the
+ * order they always were.
+ */
+const variables = {
   PORT: integer(8080, 0, 65535),
   HOST: z.preprocess(emptyToUndefined, z.string().trim().default('127.0.0.1')),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
@@ -61,15 +164,11 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
   ),
-  AUTH_SECRET: z.preprocess(
-    emptyToUndefined,
-    z.string().min(32, 'must be at least 32 characters long').optional(),
-  ),
+  AUTH_SECRET: secret,
   STAGE_PROVIDER: z.preprocess(
     emptyToUndefined,
     z.enum(['local', 'ivs'], { error: 'must be "local" or "ivs"' }).default('local'),
   ),
-  IVS_STAGE_ARNS: optionalText,
   IVS_SDK_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -88,25 +187,72 @@ const envSchema = z.object({
     urlText('where the local stage process listens').default('http://127.0.0.1:8091'),
   ),
   LOCAL_STAGE_SDK_FILE: optionalText,
-  STAGE_TOKEN_SECRET: z.preprocess(
-    emptyToUndefined,
-    z.string().min(32, 'must be at least 32 characters long').optional(),
-  ),
+  STAGE_TOKEN_SECRET: secret,
   WEB_DIST_DIR: optionalText,
-  CORS_ORIGINS: optionalText,
-  TRUST_PROXY: optionalText,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+  ),
+  LOG_FORMAT: z.preprocess(
+    emptyToUndefined,
+    z.enum(LOG_FORMATS, { error: `must be ${LOG_FORMATS.join(' or ')}` }).optional(),
   ),
   PUBLIC_URL: urlText('the address browsers use to reach this server'),
   RATE_LIMIT_STORE: z.preprocess(
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
-});
+  TRUST_PROXY: trustProxy,
+  CORS_ORIGINS: corsOrigins,
+  IVS_STAGE_ARNS: stageArns,
+};
 
-export type TrustProxy = boolean | number | string[];
+type Variables = z.output<z.ZodObject<typeof variables>>;
+
+/** The rules between variables. */
+function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
+  // Runs even when a variable failed, so that one run names every problem. A rule reads only
+  // variables that parsed (a failed one holds no value of its type), so nothing is reported twice.
+  const failed = new Set(ctx.issues.map((issue) => issue.path?.[0]));
+  const parsed = (name: keyof Variables) => !failed.has(name);
+  const problem = (name: keyof Variables, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [name], message });
+
+  if (parsed('STAGE_PROVIDER') && env.STAGE_PROVIDER === 'ivs') {
+    if (parsed('AUTH_SECRET') && env.AUTH_SECRET === undefined) {
+      problem(
+        'AUTH_SECRET',
+        'required with STAGE_PROVIDER=ivs (at least 32 random characters, e.g. `openssl rand -base64 48`)',
+      );
+    }
+    if (parsed('AWS_REGION') && env.AWS_REGION === undefined) {
+      problem('AWS_REGION', 'required with STAGE_PROVIDER=ivs (e.g. us-east-1)');
+    }
+    if (parsed('IVS_STAGE_ARNS')) {
+      const arns = env.IVS_STAGE_ARNS;
+      const missing = STREAM_IDS.filter((id) => arns?.[id] === undefined);
+      if (arns === undefined) {
+        problem(
+          'IVS_STAGE_ARNS',
+          `required with STAGE_PROVIDER=ivs (${STREAM_IDS.map((id) => `${id}=arn:aws:ivs:...`).join(',')})`,
+        );
+      } else if (missing.length > 0) {
+        problem('IVS_STAGE_ARNS', `no stage ARN for ${missing.join(', ')}`);
+      }
+    }
+  }
+  if (
+    parsed('RATE_LIMIT_STORE') &&
+    env.RATE_LIMIT_STORE === 'postgres' &&
+    parsed('DATABASE_URL') &&
+    env.DATABASE_URL === undefined
+  ) {
+    problem(
+      'RATE_LIMIT_STORE',
+      '"postgres" needs DATABASE_URL (the windows live in that database)',
+    );
+  }
+}
 
 export interface Config {
   repoRoot: string;
@@ -119,7 +265,7 @@ export interface Config {
   stageProvider: 'local' | 'ivs';
   ivs: {
     region: string | undefined;
-    stageArns: Partial<Record<StreamId, string>>;
+    stageArns: StageArns;
     sdkUrl: string | undefined;
     sdkFile: string;
   };
@@ -130,9 +276,56 @@ export interface Config {
   corsOrigins: string[];
   trustProxy: TrustProxy;
   logLevel: (typeof logLevels)[number];
+  /** Unset: readable lines on a terminal, JSON lines otherwise (logger.ts decides). */
+  logFormat: LogFormat | undefined;
   publicUrl: string | undefined;
   /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
   rateLimitStore: 'memory' | 'postgres';
+}
+
+const fromRoot = (repoRoot: string, path: string) =>
+  isAbsolute(path) ? path : resolve(repoRoot, path);
+
+/** The whole configuration; relative paths resolve from `repoRoot`. */
+function configSchema(repoRoot: string) {
+  return z
+    .object(variables)
+    .superRefine(crossCheck, { when: () => true })
+    .transform((env): Config => ({
+      repoRoot,
+      port: env.PORT,
+      host: env.HOST,
+      dataDir: fromRoot(repoRoot, env.DATA_DIR),
+      databaseUrl: env.DATABASE_URL,
+      authSecret: env.AUTH_SECRET,
+      stageProvider: env.STAGE_PROVIDER,
+      ivs: {
+        region: env.AWS_REGION,
+        stageArns: env.IVS_STAGE_ARNS ?? {},
+        sdkUrl: env.IVS_SDK_URL,
+        sdkFile: ivsSdkFile(repoRoot),
+      },
+      participantTokenMinutes: env.PARTICIPANT_TOKEN_MINUTES,
+      loginTokenHours: env.LOGIN_TOKEN_HOURS,
+      localStage: {
+        url: env.LOCAL_STAGE_URL.replace(/\/$/, ''),
+        sdkFile:
+          env.LOCAL_STAGE_SDK_FILE === undefined
+            ? localStageSdkFile(repoRoot)
+            : fromRoot(repoRoot, env.LOCAL_STAGE_SDK_FILE),
+        tokenSecret: env.STAGE_TOKEN_SECRET,
+      },
+      webDistDir:
+        env.WEB_DIST_DIR === undefined
+          ? webDistDir(repoRoot)
+          : fromRoot(repoRoot, env.WEB_DIST_DIR),
+      corsOrigins: env.CORS_ORIGINS,
+      trustProxy: env.TRUST_PROXY,
+      logLevel: env.LOG_LEVEL,
+      logFormat: env.LOG_FORMAT,
+      publicUrl: env.PUBLIC_URL?.replace(/\/$/, ''),
+      rateLimitStore: env.RATE_LIMIT_STORE,
+    }));
 }
 
 export class ConfigError extends Error {
@@ -142,199 +335,29 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * The AWS SDK reads its credentials and profile from the process environment only. `AWS_*`
- * variables that come from `.env` are copied there (the environment still wins), so that a
- * `.env` works for AWS as it does for everything else.
- */
-export function exportAwsVariables(env: Env, target: Env = process.env): void {
-  for (const [name, value] of Object.entries(env)) {
-    if (name.startsWith('AWS_') && value !== undefined && target[name] === undefined) {
-      target[name] = value;
-    }
-  }
-}
-
-/** Reads `<repoRoot>/.env` if present; the process environment wins over it. */
-export function readEnv(repoRoot: string, env: Env = process.env): Env {
-  const file = join(repoRoot, '.env');
-  const fromFile = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
-  return { ...fromFile, ...env };
-}
-
-export function parseStageArns(
-  text: string,
-  problems: string[],
-): Partial<Record<StreamId, string>> {
-  const arns: Partial<Record<StreamId, string>> = {};
-  for (const entry of text.split(',')) {
-    const trimmed = entry.trim();
-    if (trimmed === '') continue;
-    const separator = trimmed.indexOf('=');
-    const streamId = separator > 0 ? trimmed.slice(0, separator).trim() : '';
-    const arn = separator > 0 ? trimmed.slice(separator + 1).trim() : '';
-    if (!isStreamId(streamId)) {
-      problems.push(
-        `IVS_STAGE_ARNS: "${trimmed}" must be STREAM=ARN with STREAM one of ${STREAM_IDS.join(', ')}`,
-      );
-    } else if (!/^arn:aws[a-z-]*:ivs:[a-z0-9-]+:\d{12}:stage\/[A-Za-z0-9]+$/.test(arn)) {
-      problems.push(`IVS_STAGE_ARNS: the ARN for ${streamId} is not an IVS stage ARN`);
-    } else {
-      arns[streamId] = arn;
-    }
-  }
-  return arns;
-}
-
-function parseTrustProxy(text: string | undefined, problems: string[]): TrustProxy {
-  if (text === undefined || text === 'false') return false;
-  if (text === 'true') return true;
-  if (/^\d+$/.test(text)) return Number(text);
-  const addresses = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-  if (addresses.every((address) => /^[0-9a-fA-F.:/]+$/.test(address))) return addresses;
-  problems.push(
-    'TRUST_PROXY: must be true, false, a number of hops, or a comma-separated list of addresses',
+function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
   );
-  return false;
 }
-
-function parseOrigins(text: string | undefined, problems: string[]): string[] {
-  if (text === undefined) return [];
-  const origins: string[] = [];
-  for (const part of text.split(',')) {
-    const candidate = part.trim();
-    if (candidate === '') continue;
-    let origin: string | undefined;
-    try {
-      const url = new URL(candidate);
-      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
-    } catch {
-      origin = undefined;
-    }
-    if (origin === undefined || origin !== candidate.replace(/\/$/, '')) {
-      problems.push(`CORS_ORIGINS: "${candidate}" is not an origin such as https://app.example`);
-    } else {
-      origins.push(origin);
-    }
-  }
-  return origins;
-}
-
-/** The real Amazon IVS Web Broadcast SDK file shipped in the npm package. */
-function resolveIvsSdkFile(repoRoot: string): string {
-  try {
-    return createRequire(import.meta.url).resolve('amazon-ivs-web-broadcast');
-  } catch {
-    return join(
-      repoRoot,
-      'node_modules',
-      'amazon-ivs-web-broadcast',
-      'dist',
-      'amazon-ivs-web-broadcast.js',
-    );
-  }
-}
-
-const fromRoot = (repoRoot: string, path: string) =>
-  isAbsolute(path) ? path : resolve(repoRoot, path);
 
 /** Validates the environment; throws ConfigError listing every bad variable. */
 export function parseConfig(env: Env, repoRoot: string): Config {
-  const problems: string[] = [];
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    problems.push(
-      ...parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
-  }
-  const optional = (name: string) => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const trustProxy = parseTrustProxy(optional('TRUST_PROXY'), problems);
-  const corsOrigins = parseOrigins(optional('CORS_ORIGINS'), problems);
-  const arnsText = optional('IVS_STAGE_ARNS');
-  const stageArns = arnsText === undefined ? {} : parseStageArns(arnsText, problems);
-
-  if (optional('STAGE_PROVIDER') === 'ivs') {
-    if (optional('AUTH_SECRET') === undefined) {
-      problems.push(
-        'AUTH_SECRET: required with STAGE_PROVIDER=ivs (at least 32 random characters, e.g. `openssl rand -base64 48`)',
-      );
-    }
-    if (optional('AWS_REGION') === undefined) {
-      problems.push('AWS_REGION: required with STAGE_PROVIDER=ivs (e.g. us-east-1)');
-    }
-    if (arnsText === undefined) {
-      problems.push(
-        `IVS_STAGE_ARNS: required with STAGE_PROVIDER=ivs (${STREAM_IDS.map((id) => `${id}=arn:aws:ivs:...`).join(',')})`,
-      );
-    } else {
-      const missing = STREAM_IDS.filter((id) => stageArns[id] === undefined);
-      if (missing.length > 0 && problems.every((p) => !p.startsWith('IVS_STAGE_ARNS'))) {
-        problems.push(`IVS_STAGE_ARNS: no stage ARN for ${missing.join(', ')}`);
-      }
-    }
-  }
-  if (optional('RATE_LIMIT_STORE') === 'postgres' && optional('DATABASE_URL') === undefined) {
-    problems.push(
-      'RATE_LIMIT_STORE: "postgres" needs DATABASE_URL (the windows live in that database)',
-    );
-  }
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const values = parsed.data;
-
-  return {
-    repoRoot,
-    port: values.PORT,
-    host: values.HOST,
-    dataDir: fromRoot(repoRoot, values.DATA_DIR),
-    databaseUrl: values.DATABASE_URL,
-    authSecret: values.AUTH_SECRET,
-    stageProvider: values.STAGE_PROVIDER,
-    ivs: {
-      region: values.AWS_REGION,
-      stageArns,
-      sdkUrl: values.IVS_SDK_URL,
-      sdkFile: resolveIvsSdkFile(repoRoot),
-    },
-    participantTokenMinutes: values.PARTICIPANT_TOKEN_MINUTES,
-    loginTokenHours: values.LOGIN_TOKEN_HOURS,
-    localStage: {
-      url: values.LOCAL_STAGE_URL.replace(/\/$/, ''),
-      sdkFile: fromRoot(
-        repoRoot,
-        values.LOCAL_STAGE_SDK_FILE ?? join('local-stage', 'dist', 'stage-sdk.js'),
-      ),
-      tokenSecret: values.STAGE_TOKEN_SECRET,
-    },
-    webDistDir: fromRoot(repoRoot, values.WEB_DIST_DIR ?? join('web', 'dist')),
-    corsOrigins,
-    trustProxy,
-    logLevel: values.LOG_LEVEL,
-    publicUrl: values.PUBLIC_URL?.replace(/\/$/, ''),
-    rateLimitStore: values.RATE_LIMIT_STORE,
-  };
+  return parseOrThrow(configSchema(repoRoot), env);
 }
-
-const storeEnvSchema = envSchema.pick({ DATA_DIR: true, DATABASE_URL: true });
 
 export type StoreConfig = Pick<Config, 'repoRoot' | 'dataDir' | 'databaseUrl'>;
 
 /** The part of the configuration the users CLI needs: where the accounts live. */
 export function parseStoreConfig(env: Env, repoRoot: string): StoreConfig {
-  const parsed = storeEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
-  }
-  return {
-    repoRoot,
-    dataDir: fromRoot(repoRoot, parsed.data.DATA_DIR),
-    databaseUrl: parsed.data.DATABASE_URL,
-  };
+  const schema = z
+    .object({ DATA_DIR: variables.DATA_DIR, DATABASE_URL: variables.DATABASE_URL })
+    .transform((store): StoreConfig => ({
+      repoRoot,
+      dataDir: fromRoot(repoRoot, store.DATA_DIR),
+      databaseUrl: store.DATABASE_URL,
+    }));
+  return parseOrThrow(schema, env);
 }

@@ -1,5 +1,5 @@
 /** `npm run doctor`: checks this deployment's configuration, database, SDK and AWS stages. */
-import { exportAwsVariables, readEnv } from '../config';
+import { exportAwsVariables, readEnv } from '../env';
 import { formatCheck, runDoctor, summary } from '../doctor/doctor';
 import { findRepoRoot } from '../paths';
 

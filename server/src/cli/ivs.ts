@@ -1,5 +1,5 @@
 /** `npm run ivs -- provision | publish-token STREAM_ID` (see ivs/ivs-cli.ts). */
-import { exportAwsVariables, readEnv } from '../config';
+import { exportAwsVariables, readEnv } from '../env';
 import { runIvsCli } from '../ivs/ivs-cli';
 import { findRepoRoot } from '../paths';
 

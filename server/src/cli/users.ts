@@ -5,7 +5,8 @@
  * its admin socket; otherwise it says what to do.
  */
 import { findRepoRoot } from '../paths';
-import { ConfigError, parseStoreConfig, readEnv, type StoreConfig } from '../config';
+import { ConfigError, parseStoreConfig, type StoreConfig } from '../config';
+import { readEnv } from '../env';
 import {
   AdminSocketUnavailableError,
   adminSocketPath,

@@ -7,7 +7,8 @@
 import { parseArgs } from 'node:util';
 import { IVSRealTimeClient } from '@aws-sdk/client-ivs-realtime';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
-import { parseStageArns, type Env } from '../config';
+import { parseStageArns } from '../config';
+import type { Env } from '../env';
 import { describeAwsError } from './aws-errors';
 import {
   createPublishToken,
@@ -72,10 +73,12 @@ async function stageArnFor(
 ): Promise<{ arn: string; from: string }> {
   const configured = env.IVS_STAGE_ARNS?.trim();
   if (configured) {
-    const problems: string[] = [];
-    const arn = parseStageArns(configured, problems)[streamId];
+    const { arns, problems } = parseStageArns(configured);
+    const arn = arns[streamId];
     if (arn !== undefined) return { arn, from: 'IVS_STAGE_ARNS' };
-    if (problems.length > 0) throw new UsageError(problems.join('; '));
+    if (problems.length > 0) {
+      throw new UsageError(problems.map((problem) => `IVS_STAGE_ARNS: ${problem}`).join('; '));
+    }
   }
   const arn = (await findTaggedStages(client, app))[streamId];
   if (arn === undefined) {

@@ -14,7 +14,7 @@ import { migrate } from '../db/migrations';
 import { openPgliteClient } from '../db/pglite-client';
 import type { SqlClient } from '../db/sql-client';
 import { createUserStore, type User, type UserStore } from '../db/user-store';
-import { findRepoRoot } from '../paths';
+import { findRepoRoot, ivsSdkFile } from '../paths';
 import { createLocalStageProvider } from '../providers/local-provider';
 
 export const repoRoot = findRepoRoot();
@@ -82,13 +82,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       region: undefined,
       stageArns: {},
       sdkUrl: undefined,
-      sdkFile: join(
-        repoRoot,
-        'node_modules',
-        'amazon-ivs-web-broadcast',
-        'dist',
-        'amazon-ivs-web-broadcast.js',
-      ),
+      sdkFile: ivsSdkFile(repoRoot),
     },
     loginTokenHours: 12,
     localStage: {
