@@ -16,6 +16,7 @@ import {
   createRateLimiter,
   type RateLimitStore,
 } from './http/rate-limit';
+import { RequestLogController } from './http/request-log';
 import { contentSecurityPolicy, registerSecurityHeaders } from './http/security-headers';
 import { zodSerializerCompiler, zodValidatorCompiler } from './http/zod-schema';
 import type { StageProvider } from './providers/stage-provider';
@@ -82,6 +83,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     bodyLimit: API_BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    logController: new RequestLogController(),
     return503OnClosing: true,
   });
   app.setValidatorCompiler(zodValidatorCompiler);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createAccounts } from './accounts/accounts';
 import { startAdminSocket, type AdminSocket } from './accounts/admin-socket';
 import { buildApp } from './app';
-import { ConfigError, exportAwsVariables, parseConfig, readEnv, type Config } from './config';
+import { ConfigError, parseConfig, type Config } from './config';
 import { withUserCache } from './db/cached-user-store';
 import { DataDirBusyError, openUserStore } from './db/open-store';
 import { openPostgresClient } from './db/postgres-client';
@@ -14,6 +14,7 @@ import { createPostgresRateLimitStore } from './db/postgres-rate-limit-store';
 import type { SqlClient } from './db/sql-client';
 import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
+import { exportAwsVariables, readEnv } from './env';
 import { createLogger } from './logger';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
 
   let store: UserStore;
   try {

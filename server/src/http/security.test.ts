@@ -152,15 +152,15 @@ describe('hostile input', () => {
 
   it('answers 500 without internals when something breaks, and logs it in full', async () => {
     const lines: string[] = [];
-    const logger = createLogger(
-      'info',
-      new Writable({
+    const logger = createLogger('info', {
+      format: 'json',
+      destination: new Writable({
         write(chunk, _encoding, done) {
           lines.push(String(chunk));
           done();
         },
       }),
-    );
+    });
     const base = await build();
     const broken: UserStore = {
       ...base.store,
@@ -184,15 +184,15 @@ describe('hostile input', () => {
 describe('logs', () => {
   it('carry request ids and never a password, a token or an Authorization header', async () => {
     const lines: string[] = [];
-    const logger = createLogger(
-      'trace',
-      new Writable({
+    const logger = createLogger('trace', {
+      format: 'json',
+      destination: new Writable({
         write(chunk, _encoding, done) {
           lines.push(String(chunk));
           done();
         },
       }),
-    );
+    });
     const { app, addUser, login } = await build({ deps: { logger } });
     await addUser('alice', 'correct horse');
     const token = await login('alice', 'correct horse');
