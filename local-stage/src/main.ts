@@ -5,18 +5,14 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { loadOrCreateSecret, STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { ConfigError, loadStageConfig } from './server/config';
 import { startLocalStage } from './server/start';
+import { createStageLog } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function log(message: string, detail?: unknown): void {
-  const suffix =
-    detail instanceof Error ? `: ${detail.message}` : detail ? ` ${String(detail)}` : '';
-  console.log(`[stage] ${message}${suffix}`);
-}
 
 /** The API may be creating the same secret file this very moment: retry a short read. */
 async function loadSecret(path: string): Promise<Uint8Array> {
@@ -42,6 +38,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const log = createStageLog(config.logFormat ?? defaultLogFormat(process.stdout.isTTY));
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
     : await loadSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));

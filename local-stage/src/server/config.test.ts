@@ -60,6 +60,14 @@ describe('stage configuration', () => {
     }
   });
 
+  it('prints JSON or readable log lines as LOG_FORMAT says, else as the terminal suggests', () => {
+    expect(loadStageConfig({ LOG_FORMAT: 'pretty' }, '/repo').logFormat).toBe('pretty');
+    expect(loadStageConfig({ LOG_FORMAT: '' }, '/repo').logFormat).toBeUndefined();
+    expect(() => loadStageConfig({ LOG_FORMAT: 'fancy' }, '/repo')).toThrow(
+      'LOG_FORMAT must be json or pretty',
+    );
+  });
+
   it('refuses odd or portrait camera sizes', () => {
     expect(() => loadStageConfig({ STAGE_CAMERA_WIDTH: '641' }, '/repo')).toThrow(/even/);
     expect(() =>

@@ -1,6 +1,7 @@
 /** The stage process's configuration: environment variables, read once through a schema. */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
 
 const MAX_WIDTH = 1280;
 const MAX_HEIGHT = 720;
@@ -41,6 +42,10 @@ const envSchema = z.object({
   STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
   STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
   STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
+  LOG_FORMAT: z
+    .enum([...LOG_FORMATS, ''], { error: `LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}` })
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
 });
 
 export interface StageConfig {
@@ -51,6 +56,8 @@ export interface StageConfig {
   tokenSecret: string | undefined;
   faultsEnabled: boolean;
   camera: { width: number; height: number; fps: number; idleMs: number };
+  /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
+  logFormat: LogFormat | undefined;
 }
 
 export class ConfigError extends Error {
@@ -95,5 +102,6 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
       fps: value.STAGE_CAMERA_FPS,
       idleMs: value.STAGE_CAMERA_IDLE_MS,
     },
+    logFormat: value.LOG_FORMAT,
   };
 }
