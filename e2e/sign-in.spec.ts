@@ -65,6 +65,9 @@ test.describe('signing in', () => {
     await page.keyboard.type(E2E_PASSWORD);
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/home$/);
+    // The URL changes before the page renders: tab only once the grid is there, or the first
+    // presses land on the sign-in form on its way out (seen under load).
+    await expect(page.getByRole('link', { name: /N954AS/ })).toBeVisible();
 
     // Header logo, Logout, then the first card.
     await page.keyboard.press('Tab');
