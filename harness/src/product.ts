@@ -1,0 +1,254 @@
+/**
+ * Tailcam as `npm start` runs it, production builds, on ports of its own with a data directory of
+ * its own: the one way the end-to-end tests, the benchmark and the soak start it.
+ *
+ * - `local` mode runs scripts/start.mjs (the API and the local stage, which it restarts when it
+ *   dies), with the stage's fault controls on; `ivs` mode runs the API alone (no local stage),
+ *   with no AWS credentials from this environment, so nothing it does can reach AWS.
+ * - The embedded database, or PostgreSQL when `databaseUrl` is given.
+ * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
+ *   stage, asked through the API, says `ready: true`.
+ * - stop() then start() is a restart of the same instance (same data: secrets and accounts).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { stageControl, type StageControl } from './stage-control';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+const START_TIMEOUT_MS = 90_000;
+const STOP_GRACE_MS = 10_000;
+
+export interface Viewer {
+  username: string;
+  password: string;
+}
+
+export interface ProductOptions {
+  /** Names the data directory (tailcam-<name>-…) in the system's temporary directory. */
+  name: string;
+  mode?: 'local' | 'ivs';
+  port: number;
+  /** The local stage's own port (local mode). */
+  stagePort?: number;
+  /** Where the product's output goes: written afresh by the first start, appended to after. */
+  logFile: string;
+  /** PostgreSQL instead of the embedded database. */
+  databaseUrl?: string;
+  /** More environment, e.g. IVS_STAGE_ARNS and AWS_REGION in ivs mode. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const apiHealth = z.object({ status: z.literal('ok') });
+const stageHealth = z.object({ ready: z.boolean() });
+const loginReply = z.object({ token: z.string() });
+
+/** Builds what `npm start` would build, if any output is missing. */
+function ensureBuilt(): void {
+  const outputs = [
+    'web/dist/index.html',
+    'server/dist/server.js',
+    'server/dist/users.js',
+    'local-stage/dist/stage.js',
+  ];
+  if (outputs.every((file) => existsSync(join(ROOT, file)))) return;
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+}
+
+async function answers<T>(url: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    if (!response.ok) return undefined;
+    const parsed = schema.safeParse(await response.json());
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Product {
+  readonly mode: 'local' | 'ivs';
+  readonly baseUrl: string;
+  /** The stage's own port: stats and fault controls, loopback only, never behind the API. */
+  readonly stageUrl: string;
+  readonly stage: StageControl;
+  readonly dataDir: string;
+  readonly logFile: string;
+  readonly env: NodeJS.ProcessEnv;
+  private child: ChildProcess | undefined;
+  private starts = 0;
+
+  constructor(readonly options: ProductOptions) {
+    this.mode = options.mode ?? 'local';
+    if (this.mode === 'local' && options.stagePort === undefined) {
+      throw new Error('local mode needs a stagePort');
+    }
+    this.baseUrl = `http://127.0.0.1:${options.port}`;
+    this.stageUrl = `http://127.0.0.1:${options.stagePort}`;
+    this.stage = stageControl(this.stageUrl);
+    this.dataDir = mkdtempSync(join(tmpdir(), `tailcam-${options.name}-`));
+    this.logFile = options.logFile;
+    this.env = this.environment();
+  }
+
+  private environment(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      // No AWS credentials or profile, and no database but the one asked for.
+      if (!name.startsWith('AWS_') && name !== 'DATABASE_URL') env[name] = value;
+    }
+    Object.assign(env, {
+      HOST: '127.0.0.1',
+      PORT: String(this.options.port),
+      DATA_DIR: this.dataDir,
+      STAGE_PROVIDER: this.mode,
+      LOG_LEVEL: 'warn',
+    });
+    if (this.mode === 'local') {
+      Object.assign(env, {
+        STAGE_PORT: String(this.options.stagePort),
+        LOCAL_STAGE_URL: this.stageUrl,
+        STAGE_FAULTS: '1',
+      });
+    } else {
+      Object.assign(env, {
+        AUTH_SECRET: randomBytes(36).toString('base64'),
+        AWS_EC2_METADATA_DISABLED: 'true',
+      });
+    }
+    if (this.options.databaseUrl !== undefined) env.DATABASE_URL = this.options.databaseUrl;
+    return Object.assign(env, this.options.env);
+  }
+
+  /** Runs the production accounts CLI (server/dist/users.js) against this instance's store. */
+  users(args: string[], input = ''): string {
+    ensureBuilt();
+    const result = spawnSync(process.execPath, ['server/dist/users.js', ...args], {
+      cwd: ROOT,
+      env: this.env,
+      input,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    if (result.status !== 0) {
+      throw new Error(`users ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+    }
+    return result.stdout;
+  }
+
+  /** Creates a viewer with the accounts CLI, as an operator would. */
+  addViewer(viewer: Viewer): void {
+    this.users(['add', viewer.username], `${viewer.password}\n`);
+  }
+
+  /** Starts the product and resolves once it is ready (see the file's header). */
+  async start(): Promise<void> {
+    if (this.child !== undefined) throw new Error(`${this.options.name} is already started`);
+    ensureBuilt();
+    this.starts += 1;
+    const log = openSync(this.logFile, this.starts === 1 ? 'w' : 'a');
+    const entry = this.mode === 'local' ? 'scripts/start.mjs' : 'server/dist/server.js';
+    const child = spawn(process.execPath, [entry], {
+      cwd: ROOT,
+      env: this.env,
+      stdio: ['ignore', log, log],
+      detached: true, // its own process group, so stop() reaches every child
+    });
+    this.child = child;
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!(await this.ready())) {
+      if (exited) {
+        this.child = undefined;
+        throw new Error(`${entry} exited; see ${this.logFile}`);
+      }
+      if (Date.now() > deadline) {
+        await this.stop();
+        throw new Error(
+          `${this.options.name} was not ready in ${START_TIMEOUT_MS / 1000} s; see ${this.logFile}`,
+        );
+      }
+      await new Promise((done) => setTimeout(done, 150));
+    }
+  }
+
+  private async ready(): Promise<boolean> {
+    const [api, stage] = await Promise.all([
+      answers(`${this.baseUrl}/api/health`, apiHealth),
+      this.mode === 'local' ? answers(`${this.baseUrl}/stage/health`, stageHealth) : undefined,
+    ]);
+    return api !== undefined && (this.mode === 'ivs' || stage?.ready === true);
+  }
+
+  /** The pid of the running local stage process (the start script's child running stage.js). */
+  stagePid(): number | undefined {
+    const pid = this.child?.pid;
+    if (pid === undefined) throw new Error(`${this.options.name} is not started`);
+    const found = spawnSync('pgrep', ['-P', String(pid), '-f', 'local-stage/dist/stage.js'], {
+      encoding: 'utf8',
+    });
+    const pids = found.stdout.trim().split('\n').filter(Boolean).map(Number);
+    if (pids.length > 1) throw new Error(`expected one stage process, found [${pids.join(', ')}]`);
+    return pids[0];
+  }
+
+  /** Stops the whole instance: SIGTERM, then SIGKILL to its process group after 10 s. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((done) => {
+      const killer = setTimeout(() => {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      }, STOP_GRACE_MS);
+      child.once('exit', () => {
+        clearTimeout(killer);
+        done();
+      });
+      child.kill('SIGTERM');
+    });
+    // Both ports free again before anything starts on them.
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (Date.now() < deadline) {
+      const urls = [`${this.baseUrl}/api/health`];
+      if (this.mode === 'local') urls.push(`${this.stageUrl}/_stats`);
+      const answered = await Promise.any(urls.map((url) => fetch(url).then(() => true))).catch(
+        () => false,
+      );
+      if (!answered) return;
+      await new Promise((done) => setTimeout(done, 150));
+    }
+    throw new Error(`${this.options.name} still answers ${STOP_GRACE_MS / 1000} s after stopping`);
+  }
+
+  /** Stops the instance and removes its data. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  login(viewer: Viewer): Promise<Response> {
+    return fetch(`${this.baseUrl}/api/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(viewer),
+    });
+  }
+
+  /** The viewer's login token; throws when the login is refused. */
+  async loginToken(viewer: Viewer): Promise<string> {
+    const response = await this.login(viewer);
+    const body: unknown = await response.json().catch(() => undefined);
+    const parsed = loginReply.safeParse(body);
+    if (response.status !== 200 || !parsed.success) {
+      throw new Error(`${viewer.username} cannot log in: ${response.status}`);
+    }
+    return parsed.data.token;
+  }
+}
