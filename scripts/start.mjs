@@ -1,8 +1,9 @@
-// Starts Tailcam (`npm start`, after `npm run build`): the local stage process and the API
-// server, which serves the web app and proxies /stage/ to the stage. Prints the URL and the demo
-// login once a first viewer could join; stops both on Ctrl-C / SIGTERM, leaving no process
-// behind. The stage is restarted (with backoff) if it dies; the API keeps serving meanwhile and
-// viewers reconnect by themselves. If the API dies, everything stops.
+// Starts Tailcam (`npm start`, after `npm run build`): the API server, which serves the web app
+// and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
+// environment or .env), the local stage process. Prints the URL and the demo login once a first
+// viewer could join; stops both on Ctrl-C / SIGTERM, leaving no process behind. The stage is
+// restarted (with backoff) if it dies; the API keeps serving meanwhile and viewers reconnect by
+// themselves. If the API dies, everything stops. With STAGE_PROVIDER=ivs the API runs alone.
 // See docs/decisions/0023-local-stage-process-model.md. Plain Node, no dependencies.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,18 +29,21 @@ const stageUrl =
   `http://${stageHost.includes(':') ? `[${stageHost}]` : stageHost}:${stagePort}`;
 const stageEnv = { ...process.env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
 
-for (const entry of [apiEntry, stageEntry]) {
-  if (!existsSync(new URL(entry, `file://${root}`))) {
-    console.error(`[tailcam] ${entry} is missing: run \`npm run build\` first (npm start does).`);
-    process.exit(1);
-  }
+function isBuilt(entry) {
+  if (existsSync(new URL(entry, `file://${root}`))) return true;
+  console.error(`[tailcam] ${entry} is missing: run \`npm run build\` first (npm start does).`);
+  return false;
 }
+
+if (!isBuilt(apiEntry)) process.exit(1);
 
 const log = (message) => console.log(`[tailcam] ${message}`);
 let stopping = false;
 let printed = false;
 let apiUrl;
 let demoViewer;
+/** 'local' or 'ivs', as the API reports it once its configuration is valid. */
+let stageProvider;
 
 // ---- The stage: restarted with backoff when it dies. ----
 
@@ -96,6 +100,18 @@ const api = spawn(process.execPath, [apiEntry], {
 });
 api.on('message', (message) => {
   if (typeof message !== 'object' || message === null) return;
+  if (message.type === 'configured' && stageProvider === undefined) {
+    if (message.stageProvider === 'ivs') {
+      stageProvider = 'ivs';
+      log(
+        'STAGE_PROVIDER=ivs: starting the API alone (Amazon IVS serves the video: no local stage, no demo account).',
+      );
+    } else if (message.stageProvider === 'local') {
+      stageProvider = 'local';
+      if (isBuilt(stageEntry)) startStage();
+      else void shutdown(1);
+    }
+  }
   if (message.type === 'listening' && typeof message.url === 'string') apiUrl = message.url;
   if (
     message.type === 'demo-viewer' &&
@@ -116,9 +132,7 @@ api.on('exit', (code, signal) => {
   void shutdown(code ?? 1);
 });
 
-startStage();
-
-// ---- Ready: the API answers and a viewer's join would succeed through it. ----
+// ---- Ready: the API answers and, with a local stage, a join would succeed through it. ----
 
 async function ok(url, check) {
   try {
@@ -136,7 +150,8 @@ async function waitUntilReady() {
     if (
       apiUrl &&
       (await ok(new URL('/api/health', apiUrl))) &&
-      (await ok(new URL('/stage/health', apiUrl), (body) => body?.ready === true))
+      (stageProvider === 'ivs' ||
+        (await ok(new URL('/stage/health', apiUrl), (body) => body?.ready === true)))
     ) {
       return true;
     }
@@ -149,9 +164,11 @@ waitUntilReady().then((ready) => {
   if (stopping) return;
   if (!ready) {
     log(
-      apiUrl
-        ? `the local stage did not become reachable through ${apiUrl}/stage/ in time; stopping.`
-        : 'the API did not report that it is listening in time; stopping.',
+      !apiUrl
+        ? 'the API did not report that it is listening in time; stopping.'
+        : stageProvider === 'ivs'
+          ? `the API did not answer at ${apiUrl}/api/health in time; stopping.`
+          : `the local stage did not become reachable through ${apiUrl}/stage/ in time; stopping.`,
     );
     void shutdown(1);
     return;
@@ -160,6 +177,8 @@ waitUntilReady().then((ready) => {
   const lines = ['', `Tailcam is running at ${apiUrl}`];
   if (demoViewer) {
     lines.push(`Demo login: ${demoViewer.username} / ${demoViewer.password}`);
+  } else if (stageProvider === 'ivs') {
+    lines.push('Sign in with your account (`npm run users -- add NAME` creates one).');
   } else {
     lines.push('Sign in with your account (`npm run users -- passwd demo` resets the demo login).');
   }

@@ -150,4 +150,26 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(run.output()).toMatch(/the API stopped/);
     expect(children.filter(isAlive)).toEqual([]);
   });
+
+  it('with STAGE_PROVIDER=ivs starts the API alone, says so, and offers no demo login', async () => {
+    const stagePort = await freePort();
+    const run = startScript({ STAGE_PROVIDER: 'ivs', STAGE_PORT: String(stagePort) });
+    const printed = await run.waitForOutput(/Press Ctrl-C to stop/);
+    expect(printed).toContain(
+      '[tailcam] STAGE_PROVIDER=ivs: starting the API alone (Amazon IVS serves the video: no local stage, no demo account).',
+    );
+    expect(printed).toMatch(/Tailcam is running at http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(printed).toContain(
+      'Sign in with your account (`npm run users -- add NAME` creates one).',
+    );
+    expect(printed).not.toMatch(/Demo login|passwd demo/);
+    const children = childrenOf(run.child.pid ?? 0);
+    expect(children).toHaveLength(1);
+    expect(await fetch(`http://127.0.0.1:${stagePort}/stage/health`).catch(() => 'refused')).toBe(
+      'refused',
+    );
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
+    expect(children.filter(isAlive)).toEqual([]);
+  });
 });

@@ -48,6 +48,8 @@ describe('server process', () => {
     await expect
       .poll(() => messages.map((message) => message.type), { timeout: 45_000 })
       .toContain('listening');
+    // First of all, before the database opens: the orchestrator starts the local stage on this.
+    expect(messages[0]).toEqual({ type: 'configured', stageProvider: 'local' });
     const demo = messages.find((message) => message.type === 'demo-viewer');
     expect(demo).toMatchObject({ username: 'demo', password: expect.stringMatching(/^.{20,}$/) });
     // With IPC, the credentials go to the parent only: not to stdout, not into the logs.
@@ -71,6 +73,26 @@ describe('server process', () => {
     expect(await exited(child)).toBe(0);
     expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
     expect(existsSync(join(dataDir, 'admin.sock'))).toBe(false);
+  });
+
+  it('with STAGE_PROVIDER=ivs reports it, creates no demo viewer, and serves', async () => {
+    const arn = (id: string) => `arn:aws:ivs:us-east-1:123456789012:stage/${id}0000000000`;
+    const { child, messages } = start({
+      DATA_DIR: join(tempDir('tailcam-server-'), 'data'),
+      STAGE_PROVIDER: 'ivs',
+      AUTH_SECRET: 'x'.repeat(48),
+      AWS_REGION: 'us-east-1',
+      IVS_STAGE_ARNS: `N743AS=${arn('AA')},N953AS=${arn('BB')},N954AS=${arn('CC')}`,
+    });
+    await expect
+      .poll(() => messages.map((message) => message.type), { timeout: 45_000 })
+      .toContain('listening');
+    expect(messages.map((message) => message.type)).toEqual(['configured', 'listening']);
+    expect(messages[0]).toEqual({ type: 'configured', stageProvider: 'ivs' });
+    const url = String(messages[1]?.url);
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
   });
 
   it('refuses to start with a readable list of what is wrong in the configuration', async () => {

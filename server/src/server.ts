@@ -62,6 +62,8 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
+  // The orchestrator (scripts/start.mjs) starts the local stage only for an API that needs one.
+  process.send?.({ type: 'configured', stageProvider: config.stageProvider });
   const logger = createLogger(config.logLevel, { format: config.logFormat });
 
   let store: UserStore;

@@ -3,6 +3,11 @@
 import http from 'node:http';
 import net from 'node:net';
 
+process.send?.({
+  type: 'configured',
+  stageProvider: process.env.STAGE_PROVIDER === 'ivs' ? 'ivs' : 'local',
+});
+
 const stage = new URL(process.env.LOCAL_STAGE_URL ?? 'http://127.0.0.1:8091');
 const server = http.createServer((request, response) => {
   if (request.url === '/api/health') return void response.end('{"status":"ok"}');
