@@ -1,10 +1,6 @@
 import { defineConfig } from '@playwright/test';
-import {
-  E2E_BASE_URL,
-  E2E_PORT,
-  CHROMIUM_ARGS,
-  chromiumExecutable,
-} from './e2e/support/environment';
+import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
 
 const OWN_INSTANCE_SPECS = ['**/ivs-*.spec.ts', '**/faults.spec.ts', '**/soak.spec.ts'];
 

@@ -5,12 +5,14 @@
  * and prints target vs measured. Every loop is bounded; the whole run takes a few minutes.
  * What each figure means: docs/benchmarks.md.
  */
-import { execSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
-import { launchChromium } from './lib/browser';
-import type { BenchContext, BenchOptions } from './lib/context';
-import { startProduct } from './lib/product';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from '@playwright/test';
+import { chromiumExecutable, launchChromium } from '@tailcam/harness/chromium';
+import { Product } from '@tailcam/harness/product';
+import { LOGIN_VIEWER, VIEWER, type BenchContext, type BenchOptions } from './lib/context';
 import type { BenchRow, PartOutcome } from './lib/result';
 import { loadAverage } from './lib/stats';
 import { runBundle } from './parts/bundle';
@@ -72,9 +74,10 @@ function machine(): string {
   const model = cpus()[0]?.model ?? 'unknown CPU';
   let chromium: string;
   try {
-    chromium = execSync('/usr/bin/chromium --version 2>/dev/null', {
+    chromium = execFileSync(chromiumExecutable(), ['--version'], {
       encoding: 'utf8',
       timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
     }).trim();
   } catch {
     chromium = 'Chromium (version unknown)';
@@ -115,12 +118,28 @@ if ((loadavg()[0] ?? 0) > cpus().length) {
   );
 }
 
-const product = await startProduct();
-const browser = await launchChromium();
+// The benchmark's own instance (BENCH_PORT, BENCH_STAGE_PORT: other ports).
+const apiPort = Number(process.env.BENCH_PORT ?? 38080);
+const product = new Product({
+  name: 'bench',
+  port: apiPort,
+  stagePort: Number(process.env.BENCH_STAGE_PORT ?? 38091),
+  logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
+});
 const outcomes: Record<string, PartOutcome> = {};
 const rows: BenchRow[] = [];
+let browser: Browser | undefined;
 try {
-  const bench: BenchContext = { product, browser, options };
+  product.addViewer(VIEWER);
+  product.addViewer(LOGIN_VIEWER);
+  await product.start();
+  browser = await launchChromium();
+  const bench: BenchContext = {
+    product,
+    loginToken: await product.loginToken(VIEWER),
+    browser,
+    options,
+  };
   for (const name of only) {
     const run = PARTS[name];
     if (!run) continue;
@@ -152,8 +171,8 @@ try {
     console.log(`  done in ${seconds} s`);
   }
 } finally {
-  await browser.close();
-  await product.stop();
+  await browser?.close();
+  await product.dispose();
 }
 console.log('');
 printTable(rows);

@@ -1,14 +1,27 @@
 /**
- * Faults during playback, in Chromium, on instances of this spec's own (e2e/support/
- * faults-product.ts): the stage process killed, the API restarted, the database stopped. The
- * product the global setup shares with the other specs is never touched.
+ * Faults during playback, in Chromium, on instances of this spec's own (the harness's Product):
+ * the stage process killed, the API restarted, the database stopped. The product the global
+ * setup shares with the other specs is never touched.
  */
-import { expect, expectVideoPlaying, playerVideo, recordWhenShown, test } from './support/fixtures';
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import { E2E_PORT, ownInstance } from './support/environment';
 import { ThrowawayPostgres } from './support/faults-postgres';
-import { countLoads, Product, signIn, videoTrackId } from './support/faults-product';
+import {
+  countLoads,
+  expect,
+  expectVideoPlaying,
+  playerVideo,
+  recordWhenShown,
+  test,
+  videoTrackId,
+} from './support/fixtures';
 
-const VIEWER = 'fault-viewer';
-const PASSWORD = 'fault viewer password 1';
+const VIEWER = { username: 'fault-viewer', password: 'fault viewer password 1' };
+const SPARE = { username: 'fault-spare', password: 'spare password 1' };
+const DISABLED = { username: 'fault-disabled', password: 'disabled password 1' };
+/** 48543 with the suite's default ports. */
+const POSTGRES_PORT = E2E_PORT + 30_463;
 const CONNECTION_LOST = 'Connection lost. Reconnecting...';
 
 test.describe('faults during playback (embedded database)', () => {
@@ -17,10 +30,10 @@ test.describe('faults during playback (embedded database)', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
-    product = new Product({ name: 'faults', port: 48080, stagePort: 48091 });
-    product.addViewer(VIEWER, PASSWORD);
+    product = new Product(ownInstance('faults', 0));
+    product.addViewer(VIEWER);
     await product.start();
-    loginToken = await product.loginToken(VIEWER, PASSWORD);
+    loginToken = await product.loginToken(VIEWER);
   });
 
   test.afterAll(async () => {
@@ -54,7 +67,7 @@ test.describe('faults during playback (embedded database)', () => {
     // The new stage holds exactly this viewer: the retries left nothing behind.
     await expect
       .poll(async () => {
-        const stats = await product.stageStats();
+        const stats = await product.stage.stats();
         return { sockets: stats.sockets, peerConnections: stats.peerConnections };
       })
       .toEqual({ sockets: 1, peerConnections: 1 });
@@ -99,7 +112,7 @@ test.describe('faults during playback (PostgreSQL)', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
-    const created = ThrowawayPostgres.create(48543);
+    const created = ThrowawayPostgres.create(POSTGRES_PORT);
     if ('unavailable' in created) {
       unavailable = created.unavailable;
       console.warn(
@@ -108,17 +121,12 @@ test.describe('faults during playback (PostgreSQL)', () => {
       return;
     }
     postgres = created;
-    product = new Product({
-      name: 'faults-postgres',
-      port: 48082,
-      stagePort: 48093,
-      databaseUrl: postgres.url,
-    });
+    product = new Product({ ...ownInstance('faults-postgres', 2), databaseUrl: postgres.url });
     await product.start();
-    product.addViewer(VIEWER, PASSWORD);
-    product.addViewer('fault-spare', 'spare password 1');
-    product.addViewer('fault-disabled', 'disabled password 1');
-    product.users(['disable', 'fault-disabled']);
+    product.addViewer(VIEWER);
+    product.addViewer(SPARE);
+    product.addViewer(DISABLED);
+    product.users(['disable', DISABLED.username]);
   });
 
   test.afterAll(async () => {
@@ -134,19 +142,21 @@ test.describe('faults during playback (PostgreSQL)', () => {
     const db = postgres!;
     const tailcam = product!;
     const accountsBefore = tailcam.users(['list']);
-    expect(accountsBefore).toContain(VIEWER);
-    const loginToken = await tailcam.loginToken(VIEWER, PASSWORD);
+    expect(accountsBefore).toContain(VIEWER.username);
+    const loginToken = await tailcam.loginToken(VIEWER);
     await signIn(page, loginToken);
     await page.goto(`${tailcam.baseUrl}/player/N954AS`);
     await expectVideoPlaying(page);
 
     db.stop();
 
-    const refused = await tailcam.login(VIEWER, PASSWORD);
+    const refused = await tailcam.login(VIEWER);
     expect(refused.status).toBe(503);
     const body = (await refused.json()) as unknown;
     expect(body).toEqual({ error: expect.any(String) });
-    expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|48543|postgres/i);
+    expect(JSON.stringify(body)).not.toMatch(
+      new RegExp(`ECONNREFUSED|${POSTGRES_PORT}|postgres`, 'i'),
+    );
     expect((await fetch(`${tailcam.baseUrl}/api/ready`)).status).toBe(503);
     const token = await fetch(`${tailcam.baseUrl}/api/token`, {
       method: 'POST',
@@ -160,11 +170,11 @@ test.describe('faults during playback (PostgreSQL)', () => {
     expect(db.start()).toBeUndefined();
 
     await expect
-      .poll(async () => (await tailcam.login(VIEWER, PASSWORD)).status, { timeout: 15_000 })
+      .poll(async () => (await tailcam.login(VIEWER)).status, { timeout: 15_000 })
       .toBe(200);
     expect((await fetch(`${tailcam.baseUrl}/api/ready`)).status).toBe(200);
     expect(tailcam.users(['list'])).toBe(accountsBefore);
-    expect((await tailcam.login('fault-spare', 'spare password 1')).status).toBe(200);
-    expect((await tailcam.login('fault-disabled', 'disabled password 1')).status).toBe(401);
+    expect((await tailcam.login(SPARE)).status).toBe(200);
+    expect((await tailcam.login(DISABLED)).status).toBe(401);
   });
 });

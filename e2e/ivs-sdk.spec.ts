@@ -6,14 +6,9 @@
  * test's name says "AWS simulated".
  */
 import type { Page } from '@playwright/test';
+import type { Product } from '@tailcam/harness/product';
 import { expect, test } from './support/fixtures';
-import {
-  closedPort,
-  ivsLikeToken,
-  readIvsSdk,
-  startIvsModeServer,
-  type IvsModeServer,
-} from './support/ivs-mode';
+import { closedPort, ivsLikeToken, ivsModeProduct, readIvsSdk } from './support/ivs-mode';
 
 /** Every name and value the app (web/src/features/player/lib) and the local SDK rely on. */
 const USED_BY_THE_APP = {
@@ -83,27 +78,28 @@ async function storeLoginToken(page: Page) {
   await page.addInitScript(() => localStorage.setItem('token', 'e2e-login-token'));
 }
 
-async function answerTokenRequests(page: Page, server: IvsModeServer, participantToken: string) {
-  await page.route(`${server.url}/api/token`, (route) =>
+async function answerTokenRequests(page: Page, server: Product, participantToken: string) {
+  await page.route(`${server.baseUrl}/api/token`, (route) =>
     route.fulfill({ status: 200, json: { token: participantToken } }),
   );
 }
 
 test.describe('the real Amazon IVS Web Broadcast SDK', () => {
-  let ivs: IvsModeServer;
+  let ivs: Product;
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
-    ivs = await startIvsModeServer();
+    ivs = ivsModeProduct();
+    await ivs.start();
   });
   test.afterAll(async () => {
-    await ivs?.stop();
+    await ivs?.dispose();
   });
 
   test('is what /sdk/stage.js serves in ivs mode: the package file, as UTF-8 JavaScript', async ({
     request,
   }) => {
-    const response = await request.get(`${ivs.url}/sdk/stage.js`);
+    const response = await request.get(`${ivs.baseUrl}/sdk/stage.js`);
     expect(response.status()).toBe(200);
     expect(response.headers()['content-type']).toBe('application/javascript; charset=utf-8');
     expect((await response.body()).equals(readIvsSdk())).toBe(true);
@@ -118,7 +114,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
       whipUrl: `https://${closed}`,
     });
     const page = await browser.newPage();
-    await page.goto(`${ivs.url}/`); // index.html loads the real SDK from /sdk/stage.js
+    await page.goto(`${ivs.baseUrl}/`); // index.html loads the real SDK from /sdk/stage.js
     const real = await sdkShape(page, token);
     await page.goto('/'); // the e2e product in local mode: the local SDK
     const local = await sdkShape(page, token);
@@ -152,7 +148,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
   }) => {
     await storeLoginToken(page);
     await answerTokenRequests(page, ivs, 'not-a-jwt');
-    await page.goto(`${ivs.url}/player/N743AS`);
+    await page.goto(`${ivs.baseUrl}/player/N743AS`);
     await expect(errorOverlay(page)).toContainText('[JOIN_ERROR] Token is malformed');
     await expect(page.getByRole('button', { name: 'Retry Connection' })).toBeVisible();
     await expect(page.getByText('Connecting to stream...')).toBeHidden();
@@ -174,7 +170,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     // The ivs-mode CSP admits *.live-video.net only, so it would block the closed port and the
     // join would fail for the wrong reason. The page keeps the server's ivs-mode CSP with the
     // closed port admitted beside *.live-video.net, standing in for IVS's hosts.
-    await page.route(`${ivs.url}/player/N743AS`, async (route) => {
+    await page.route(`${ivs.baseUrl}/player/N743AS`, async (route) => {
       const response = await route.fetch();
       const csp = response.headers()['content-security-policy'] ?? '';
       expect(csp).toContain("connect-src 'self' https://*.live-video.net wss://*.live-video.net");
@@ -199,7 +195,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     const attempts: string[] = [];
     page.on('websocket', (socket) => attempts.push(socket.url()));
 
-    await page.goto(`${ivs.url}/player/N743AS`);
+    await page.goto(`${ivs.baseUrl}/player/N743AS`);
     await expect(page.getByText('Connecting to stream...')).toBeVisible();
     await expect(errorOverlay(page)).toContainText('[JOIN_ERROR] Operation timed out', {
       timeout: 100_000,
@@ -218,7 +214,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     page,
   }) => {
     const port = await closedPort();
-    await page.goto(`${ivs.url}/`);
+    await page.goto(`${ivs.baseUrl}/`);
     const blocked = await page.evaluate(async (closedPortNumber) => {
       const seen: string[] = [];
       document.addEventListener('securitypolicyviolation', (event) => seen.push(event.blockedURI));

@@ -6,13 +6,12 @@
  */
 import { expect, test } from '@playwright/test';
 import { runSoak } from '../soak/soak-run';
+import { ownInstance } from './support/environment';
 
 test('30 s of joins and leaves by 3 viewers leave no peer connection, socket or listener behind', async () => {
   test.setTimeout(90_000);
   const result = await runSoak({
-    name: 'soak-e2e',
-    port: 48180,
-    stagePort: 48191,
+    ...ownInstance('soak-e2e', 100),
     viewers: 3,
     joins: 1_000,
     durationMs: 30_000,

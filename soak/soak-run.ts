@@ -7,14 +7,18 @@
  * version (soak/soak.ts); e2e/soak.spec.ts a 30-second one that asserts the counts.
  */
 import { readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/support/environment';
-import { Product, type StageStats } from '../e2e/support/faults-product';
+import type { Browser, Page } from '@playwright/test';
+import { launchChromium } from '@tailcam/harness/chromium';
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import type { StageStats } from '@tailcam/harness/stage-control';
 
 export interface SoakOptions {
+  /** The instance: its name, ports and log file. */
   name: string;
   port: number;
   stagePort: number;
+  logFile: string;
   /** Concurrent viewers (each a Chromium page). */
   viewers: number;
   /** Stop after this many joins in all, or at the deadline, whichever comes first. */
@@ -68,8 +72,7 @@ export interface SoakResult {
 }
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
-const VIEWER = 'soak-viewer';
-const PASSWORD = 'soak viewer password 1';
+const VIEWER = { username: 'soak-viewer', password: 'soak viewer password 1' };
 
 /**
  * Runs before any page script: keeps every RTCPeerConnection and WebSocket the page makes, so
@@ -196,20 +199,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     name: options.name,
     port: options.port,
     stagePort: options.stagePort,
+    logFile: options.logFile,
   });
   let browser: Browser | undefined;
   let sampling = true;
   try {
-    product.addViewer(VIEWER, PASSWORD);
+    product.addViewer(VIEWER);
     await product.start();
-    const loginToken = await product.loginToken(VIEWER, PASSWORD);
-    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
+    const loginToken = await product.loginToken(VIEWER);
+    browser = await launchChromium();
 
     const started = Date.now();
     const deadline = started + options.durationMs;
     const stageSamples: StageSample[] = [];
     const sample = async (): Promise<StageStats> => {
-      const stats = await product.stageStats();
+      const stats = await product.stage.stats();
       stageSamples.push({
         atMs: Date.now() - started,
         sockets: stats.sockets,
@@ -248,7 +252,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         if (message.type() === 'error') consoleErrors.push(message.text());
       });
       await page.addInitScript(instrumentConnections);
-      await page.addInitScript((token) => localStorage.setItem('token', token), loginToken);
+      await signIn(page, loginToken);
       await page.goto(`${product.baseUrl}/home`);
       await page.evaluate(instrumentStageListeners);
       return page;
@@ -326,14 +330,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       final = await sample();
       return final.sockets === 0 && final.peerConnections === 0;
     }, 15_000);
-    const stats = final as StageStats & {
-      participants?: unknown[];
-      stages: Record<
-        string,
-        { participants: number; audioListeners?: number; camera?: { viewers?: number } }
-      >;
-    };
-    const perStage = Object.values(stats.stages);
+    const perStage = Object.values(final.stages);
     const rss = stageSamples.map((s) => s.rssMiB);
     return {
       durationMs,
@@ -349,11 +346,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       stageSamples,
       maxConcurrentPeerConnections: Math.max(...stageSamples.map((s) => s.peerConnections)),
       finalStage: {
-        sockets: stats.sockets,
-        peerConnections: stats.peerConnections,
+        sockets: final.sockets,
+        peerConnections: final.peerConnections,
         participants: perStage.reduce((sum, stage) => sum + stage.participants, 0),
-        audioListeners: perStage.reduce((sum, stage) => sum + (stage.audioListeners ?? 0), 0),
-        cameraViewers: perStage.reduce((sum, stage) => sum + (stage.camera?.viewers ?? 0), 0),
+        audioListeners: perStage.reduce((sum, stage) => sum + stage.audioListeners, 0),
+        cameraViewers: perStage.reduce((sum, stage) => sum + stage.camera.viewers, 0),
       },
       rssMiB: { start: rss[0] ?? 0, peak: Math.max(...rss), end: rss.at(-1) ?? 0 },
       joinMs: {

@@ -1,11 +1,14 @@
 /**
  * `npm run soak` (after `npm run build`): up to 10 concurrent Chromium viewers, 300 joins and
- * leaves over about 5 minutes, on an instance of Tailcam of its own (ports 48280/48291). Prints
- * the figures as JSON (docs/reliability.md has the last ones) and exits 1 on a leak or an error.
+ * leaves over about 5 minutes, on an instance of Tailcam of its own (ports 48280/48291, its log
+ * in the temporary directory). Prints the figures as JSON (docs/reliability.md has the last ones)
+ * and exits 1 on a leak or an error.
  *
  *   npm run soak -- --viewers 10 --joins 300 --minutes 5
  */
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runSoak } from './soak-run';
 
@@ -32,6 +35,7 @@ const result = await runSoak({
   name: 'soak',
   port: 48280,
   stagePort: 48291,
+  logFile: join(tmpdir(), 'tailcam-soak-48280.log'),
   viewers,
   joins,
   durationMs: minutes * 60_000 * 1.5,

@@ -1,39 +1,14 @@
-/** Headless Chromium (Debian's) with pages that are signed in and carry the page probe. */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+/** Browser contexts whose pages are signed in and carry the page probe, and what it recorded. */
+import type { BrowserContext, Page } from '@playwright/test';
+import type { BenchContext } from './context';
 import { pageProbe, type G2gSample, type JoinMarks } from './page-probe';
-import { API_URL } from './product';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  // Many viewer pages share one browser in the capacity part: none of them may be throttled.
-  '--disable-background-timer-throttling',
-  '--disable-renderer-backgrounding',
-  '--disable-backgrounding-occluded-windows',
-];
-
-export async function launchChromium(): Promise<Browser> {
-  const executablePath =
-    [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-      (path): path is string => !!path && existsSync(path),
-    ) ?? '/usr/bin/chromium';
-  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-}
-
-export async function signedInContext(
-  browser: Browser,
-  loginToken: string,
-): Promise<BrowserContext> {
-  const context = await browser.newContext({
-    baseURL: API_URL,
+export async function signedInContext(bench: BenchContext): Promise<BrowserContext> {
+  const context = await bench.browser.newContext({
+    baseURL: bench.product.baseUrl,
     viewport: { width: 1280, height: 720 },
   });
-  await context.addInitScript(pageProbe(loginToken));
+  await context.addInitScript(pageProbe(bench.loginToken));
   return context;
 }
 

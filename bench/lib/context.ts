@@ -1,5 +1,5 @@
 import type { Browser } from '@playwright/test';
-import type { Product } from './product';
+import type { Product } from '@tailcam/harness/product';
 
 export interface BenchOptions {
   joins: number;
@@ -12,9 +12,15 @@ export interface BenchOptions {
   hoverMs: number;
 }
 
+export const VIEWER = { username: 'bench-viewer', password: 'bench viewer password 1' };
+/** A second account whose only job is the login-latency samples (its own rate-limit budget). */
+export const LOGIN_VIEWER = { username: 'bench-login', password: 'bench login password 1' };
+
 /** What every part gets: the running product, one Chromium, and the run's options. */
 export interface BenchContext {
   product: Product;
+  /** The bench viewer's login token (one login for the whole run: the limit is 10 a minute). */
+  loginToken: string;
   browser: Browser;
   options: BenchOptions;
 }

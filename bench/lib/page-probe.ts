@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './product';
+import { ROOT } from '@tailcam/harness/product';
 
 export interface JoinMarks {
   clickAt: number;

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { ROOT } from '@tailcam/harness/product';
 import type { BenchContext } from '../lib/context';
-import { ROOT } from '../lib/product';
 import type { BenchRow } from '../lib/result';
 import { round } from '../lib/stats';
 

@@ -9,7 +9,6 @@
 import type { Page } from '@playwright/test';
 import { framesPerSecond, signedInContext, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
-import { stage } from '../lib/product';
 import type { BenchRow } from '../lib/result';
 import { loadAverage, round } from '../lib/stats';
 
@@ -25,11 +24,11 @@ interface Level {
   load: string;
 }
 
-async function measureLevel(pages: Page[]): Promise<Level> {
-  const before = await stage.stats();
+async function measureLevel(bench: BenchContext, pages: Page[]): Promise<Level> {
+  const before = await bench.product.stage.stats();
   const startedAt = performance.now();
   const fps = await Promise.all(pages.map((page) => framesPerSecond(page, WINDOW_MS)));
-  const after = await stage.stats();
+  const after = await bench.product.stage.stats();
   const elapsedMicros = (performance.now() - startedAt) * 1000;
   return {
     viewers: pages.length,
@@ -40,7 +39,7 @@ async function measureLevel(pages: Page[]): Promise<Level> {
 }
 
 export async function runCapacity(bench: BenchContext): Promise<BenchRow[]> {
-  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  const context = await signedInContext(bench);
   const levels: Level[] = [];
   try {
     const pages: Page[] = [];
@@ -53,9 +52,9 @@ export async function runCapacity(bench: BenchContext): Promise<BenchRow[]> {
       });
       await waitForFirstFrame(page);
       await page.waitForTimeout(SETTLE_MS);
-      let level = await measureLevel(pages);
+      let level = await measureLevel(bench, pages);
       // The machine is shared: a level that fails is measured once more before the ramp stops.
-      if (level.minFps < MIN_FPS) level = await measureLevel(pages);
+      if (level.minFps < MIN_FPS) level = await measureLevel(bench, pages);
       levels.push(level);
       console.log(
         `  capacity: ${level.viewers} viewers, slowest ${round(level.minFps, 1)} fps, ` +

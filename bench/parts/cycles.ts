@@ -6,19 +6,19 @@
  * like. The page's own peer connections (opened − closed) are counted too.
  */
 import type { Page } from '@playwright/test';
+import type { StageStats } from '@tailcam/harness/stage-control';
 import { signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
-import { stageIdle, type StageStats } from '../lib/product';
 import type { BenchRow } from '../lib/result';
 import { round } from '../lib/stats';
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
 
 /** Bounded: cameras stop STAGE_CAMERA_IDLE_MS (5 s) after their last viewer. */
-async function camerasIdle(): Promise<StageStats> {
+async function camerasIdle(bench: BenchContext): Promise<StageStats> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const stats = await stageIdle();
+    const stats = await bench.product.stage.idle();
     const live = Object.values(stats.stages).some((entry) => entry.camera.state === 'live');
     if (!live || Date.now() > deadline) return stats;
     await new Promise((done) => setTimeout(done, 250));
@@ -30,10 +30,10 @@ const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
 export async function runCycles(bench: BenchContext): Promise<BenchRow[]> {
   const cycles = bench.options.cycles;
   const warmUp = Math.min(30, Math.floor(cycles / 10));
-  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  const context = await signedInContext(bench);
   let page: Page | undefined;
   let warm: StageStats | undefined;
-  const start = await camerasIdle();
+  const start = await camerasIdle(bench);
   let pagePeers: { opened: number; closed: number } | undefined;
   try {
     page = await context.newPage();
@@ -44,7 +44,7 @@ export async function runCycles(bench: BenchContext): Promise<BenchRow[]> {
       await page.getByRole('link', { name: /^Back/ }).click();
       await streamCard(page, 'N743AS').waitFor();
       if (cycle === warmUp - 1) {
-        warm = await camerasIdle();
+        warm = await camerasIdle(bench);
       }
     }
     pagePeers = await page.evaluate(
@@ -55,8 +55,8 @@ export async function runCycles(bench: BenchContext): Promise<BenchRow[]> {
   } finally {
     await context.close();
   }
-  const afterLeave = await stageIdle();
-  const end = await camerasIdle();
+  const afterLeave = await bench.product.stage.idle();
+  const end = await camerasIdle(bench);
   const base = warm ?? start;
   const growth = (end.process.rssBytes - base.process.rssBytes) / base.process.rssBytes;
   const growthFromStart = (end.process.rssBytes - start.process.rssBytes) / start.process.rssBytes;

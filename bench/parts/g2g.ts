@@ -16,7 +16,7 @@ const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
 const SAMPLE_MS = 4_000;
 
 export async function runG2g(bench: BenchContext): Promise<BenchRow[]> {
-  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  const context = await signedInContext(bench);
   const samples: G2gSample[] = [];
   let wrongStream = 0;
   try {

@@ -94,7 +94,7 @@ function rowsFor(mode: string, samples: JoinSample[], primary: boolean): BenchRo
 
 export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
   const joins = bench.options.joins;
-  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  const context = await signedInContext(bench);
   try {
     const page = await context.newPage();
     if (bench.options.ab.length > 0) {

@@ -7,7 +7,6 @@
 import type { Page } from '@playwright/test';
 import { framesPresented, signedInContext, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
-import { stage } from '../lib/product';
 import type { BenchRow } from '../lib/result';
 import { median, p95, round } from '../lib/stats';
 
@@ -26,7 +25,7 @@ async function waitPlaying(page: Page): Promise<void> {
 }
 
 export async function runReconnect(bench: BenchContext): Promise<BenchRow[]> {
-  const context = await signedInContext(bench.browser, bench.product.loginToken);
+  const context = await signedInContext(bench);
   const durations: number[] = [];
   let failures = 0;
   try {
@@ -44,7 +43,7 @@ export async function runReconnect(bench: BenchContext): Promise<BenchRow[]> {
         probe.firstFrameAfterSource = undefined;
       });
       const droppedAt = Date.now();
-      const { dropped } = await stage.drop({ stageId: 'N953AS' });
+      const { dropped } = await bench.product.stage.drop({ stageId: 'N953AS' });
       if (dropped === 0) throw new Error('the drop reached no viewer');
       try {
         await page.waitForFunction(

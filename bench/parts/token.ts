@@ -6,38 +6,36 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import type { BenchContext } from '../lib/context';
-import { API_URL, LOGIN_VIEWER, login } from '../lib/product';
+import { LOGIN_VIEWER, type BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95, round } from '../lib/stats';
 
 const LOGIN_SAMPLES = 8;
 
 function load(
-  loginToken: string,
+  bench: BenchContext,
   options: { connections: number; duration: number; overallRate?: number },
 ): Promise<autocannon.Result> {
   return autocannon({
-    url: `${API_URL}/api/token`,
+    url: `${bench.product.baseUrl}/api/token`,
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${loginToken}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bench.loginToken}` },
     body: JSON.stringify({ stageId: 'N743AS', clientId: randomUUID() }),
     ...options,
   });
 }
 
 export async function runToken(bench: BenchContext): Promise<BenchRow[]> {
-  const token = bench.product.loginToken;
-  await load(token, { connections: 16, duration: 2 }); // warm-up: JIT, caches
+  await load(bench, { connections: 16, duration: 2 }); // warm-up: JIT, caches
   // The steady rate first: measured right after the saturation run, its tail also timed the
   // collection of the garbage that run's 150,000 requests left behind.
-  const fixed = await load(token, { connections: 32, duration: 10, overallRate: 1_000 });
-  const max = await load(token, { connections: 64, duration: 10 });
+  const fixed = await load(bench, { connections: 32, duration: 10, overallRate: 1_000 });
+  const max = await load(bench, { connections: 64, duration: 10 });
 
   const logins: number[] = [];
   for (let sample = 0; sample < LOGIN_SAMPLES; sample += 1) {
     const start = performance.now();
-    await login(LOGIN_VIEWER);
+    await bench.product.loginToken(LOGIN_VIEWER);
     logins.push(performance.now() - start);
   }
   const errors = (result: autocannon.Result) => result.non2xx + result.errors + result.timeouts;

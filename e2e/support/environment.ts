@@ -1,8 +1,10 @@
-/** Where the product under test listens, and how Chromium is started. Shared by config and tests. */
-import { existsSync } from 'node:fs';
+/** Where the suite's products listen, where their logs go, and who signs in. */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '@tailcam/harness/product';
 
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 18080);
-export const E2E_STAGE_PORT = Number(process.env.E2E_STAGE_PORT ?? 18091);
+export const E2E_STAGE_PORT = Number(process.env.E2E_STAGE_PORT ?? E2E_PORT + 11);
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 /** The local stage's own port: fault controls and stats live there, never behind the API. */
 export const E2E_STAGE_URL = `http://127.0.0.1:${E2E_STAGE_PORT}`;
@@ -10,19 +12,23 @@ export const E2E_STAGE_URL = `http://127.0.0.1:${E2E_STAGE_PORT}`;
 export const E2E_USERNAME = 'e2e-viewer';
 export const E2E_PASSWORD = 'e2e viewer password 1';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+/** The products' logs (and Playwright's reports): e2e/.artifacts. */
+export function artifactsDir(): string {
+  const dir = join(ROOT, 'e2e', '.artifacts');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
-export function chromiumExecutable(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-  return (
-    candidates.find((path): path is string => !!path && existsSync(path)) ?? '/usr/bin/chromium'
-  );
+/**
+ * Where a spec's own instance listens: 30,000 above the suite's API port, plus the spec's offset
+ * (with the default E2E_PORT, the API on 48080 + offset and its stage on 48091 + offset). A run
+ * on other ports (E2E_PORT, 1,000 or more apart) moves every instance with it.
+ */
+export function ownInstance(name: string, offset: number) {
+  return {
+    name,
+    port: E2E_PORT + 30_000 + offset,
+    stagePort: E2E_PORT + 30_011 + offset,
+    logFile: join(artifactsDir(), `${name}-${E2E_PORT}.log`),
+  };
 }

@@ -3,6 +3,7 @@
  * through the API), watching the player's video, and the local stage's loopback-only controls.
  */
 import { expect, test as base, type Page } from '@playwright/test';
+import { signIn } from '@tailcam/harness/sign-in';
 import { E2E_PASSWORD, E2E_USERNAME } from './environment';
 
 /** The login token global setup got for the whole run (see global-setup.ts). */
@@ -13,15 +14,9 @@ export function loginToken(): string {
   return token;
 }
 
-/** Stores a real login token before any page script runs, as a signed-in browser would have. */
-export async function signInByApi(page: Page): Promise<void> {
-  const token = loginToken();
-  await page.addInitScript((value) => {
-    // Once per tab: a logout in the test must stay a logout on the next page load.
-    if (sessionStorage.getItem('e2e-signed-in')) return;
-    sessionStorage.setItem('e2e-signed-in', '1');
-    localStorage.setItem('token', value);
-  }, token);
+/** Signs the page in with the run's real login token, as a signed-in browser would be. */
+export function signInByApi(page: Page): Promise<void> {
+  return signIn(page, loginToken());
 }
 
 export async function signInThroughForm(page: Page): Promise<void> {
@@ -75,6 +70,24 @@ export async function recordWhenShown(page: Page, text: string): Promise<() => P
   }, text);
   return () =>
     page.evaluate((wanted) => sessionStorage.getItem(`e2e-shown:${wanted}`) === '1', text);
+}
+
+/**
+ * Counts top-level navigations (loads and reloads) of the page: a recovery "without a reload"
+ * leaves it unchanged.
+ */
+export function countLoads(page: Page): () => number {
+  let loads = 0;
+  page.on('load', () => (loads += 1));
+  return () => loads;
+}
+
+/** The id of the video track the player shows now (undefined before the first one). */
+export function videoTrackId(page: Page): Promise<string | undefined> {
+  return playerVideo(page).evaluate((element: HTMLVideoElement) => {
+    const stream = element.srcObject;
+    return stream instanceof MediaStream ? stream.getVideoTracks()[0]?.id : undefined;
+  });
 }
 
 export const test = base;

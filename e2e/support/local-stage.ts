@@ -3,46 +3,17 @@
  * own port, never behind the API), and the time strip read back from the pixels the browser shows.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { ROOT } from '@tailcam/harness/product';
+import { stageControl } from '@tailcam/harness/stage-control';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { E2E_STAGE_URL } from './environment';
 
-export interface StageStats {
-  sockets: number;
-  peerConnections: number;
-  participants: { participantId: string; stageId: string; peerConnections: number }[];
-  stages: Record<string, { participants: number; peerConnections: number }>;
-}
+/** The stage of the product the global setup shares with the specs. */
+export const localStage = stageControl(E2E_STAGE_URL);
 
-async function call<T>(path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${E2E_STAGE_URL}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok)
-    throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-export const localStage = {
-  stats: () => call<StageStats>('/_stats'),
-  /** Drops viewers' connections as a network would (not a leave). */
-  drop: (target: { stageId?: string; participantId?: string }) =>
-    call<{ dropped: number }>('/_faults/drop', target),
-  failNextJoin: (failure: { stageId?: string; message?: string }) =>
-    call('/_faults/fail-next-join', failure),
-  raiseError: (error: { stageId?: string; message?: string; fatal?: boolean }) =>
-    call<{ reached: number }>('/_faults/stage-error', error),
-  camera: (stageId: string, action: 'stop' | 'start' | 'restart') =>
-    call('/_faults/camera', { stageId, action }),
-};
-
-const stripDecoder = readFileSync(
-  resolve(import.meta.dirname, '../../local-stage/dist/time-strip.js'),
-  'utf8',
-);
+const stripDecoder = readFileSync(join(ROOT, 'local-stage', 'dist', 'time-strip.js'), 'utf8');
 
 export interface FrameStamp {
   streamId: string;
