@@ -1,6 +1,6 @@
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { paths } from '@/config/paths';
-import { ParticipantTokenPrefetchProvider } from '@/features/player/hooks/participant-token-prefetch';
+import { ParticipantTokenPrefetchProvider } from '@/features/player/hooks/use-participant-token-prefetch';
 import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';

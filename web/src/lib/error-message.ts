@@ -1,4 +1,4 @@
-export const UNKNOWN_ERROR_MESSAGE = 'An unknown error occurred';
+import { uiText } from '@/config/ui-text';
 
 /** The message an error carries, or the spec's generic one when it carries none (SPEC.md §8). */
 export function errorMessage(error: unknown): string {
@@ -7,5 +7,5 @@ export function errorMessage(error: unknown): string {
     const { message } = error;
     if (typeof message === 'string' && message.trim() !== '') return message;
   }
-  return UNKNOWN_ERROR_MESSAGE;
+  return uiText.errors.unknown;
 }

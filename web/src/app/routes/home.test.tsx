@@ -1,6 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
+import { fillText, uiText } from '@/config/ui-text';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { FakeStageSdk } from '@/testing/fake-stage-sdk';
 import { stubMedia } from '@/testing/media-stubs';
@@ -10,26 +11,28 @@ describe('stream selection page', () => {
   it("shows 'Available Streams', its subtitle and one card per built-in stream, none live", () => {
     localStorage.setItem('token', 't');
     renderApp('/home');
-    expect(screen.getByRole('heading', { name: 'Available Streams' })).toBeInTheDocument();
-    expect(screen.getByText('Select a stream to start watching')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: uiText.home.title })).toBeInTheDocument();
+    expect(screen.getByText(uiText.home.subtitle)).toBeInTheDocument();
 
-    const cards = within(screen.getByRole('list', { name: 'Streams' })).getAllByRole('link');
+    const cards = within(screen.getByRole('list', { name: uiText.home.streamList })).getAllByRole(
+      'link',
+    );
     expect(cards.map((card) => within(card).getByRole('heading').textContent)).toEqual([
       'N743AS',
       'N953AS',
       'N954AS',
     ]);
     for (const card of cards) {
-      expect(within(card).getByText('Click to watch stream')).toBeInTheDocument();
+      expect(within(card).getByText(uiText.home.cardHint)).toBeInTheDocument();
       expect(within(card).getByRole('img')).toBeInTheDocument();
-      expect(within(card).queryByText('Live')).not.toBeInTheDocument();
+      expect(within(card).queryByText(uiText.home.liveBadge)).not.toBeInTheDocument();
     }
   });
 
   it('lays the grid out in 1, 2 and 3 columns at small, medium and large widths', () => {
     localStorage.setItem('token', 't');
     renderApp('/home');
-    expect(screen.getByRole('list', { name: 'Streams' })).toHaveClass(
+    expect(screen.getByRole('list', { name: uiText.home.streamList })).toHaveClass(
       'grid-cols-1',
       'md:grid-cols-2',
       'lg:grid-cols-3',
@@ -72,8 +75,10 @@ describe('stream selection page', () => {
         />
       </MemoryRouter>,
     );
-    expect(screen.getByText('Live')).toBeInTheDocument();
-    expect(screen.getByRole('img', { name: 'N1 thumbnail' })).toHaveAttribute('src', '/thumb.jpg');
+    expect(screen.getByText(uiText.home.liveBadge)).toBeInTheDocument();
+    expect(
+      screen.getByRole('img', { name: fillText(uiText.home.thumbnail, { name: 'N1' }) }),
+    ).toHaveAttribute('src', '/thumb.jpg');
   });
 
   it("shows 'No streams available' and 'Check back later for available streams' when the list is empty", () => {
@@ -82,8 +87,8 @@ describe('stream selection page', () => {
         <StreamGrid streams={[]} hrefFor={(id) => id} onOpen={() => undefined} />
       </MemoryRouter>,
     );
-    expect(screen.getByText('No streams available')).toBeInTheDocument();
-    expect(screen.getByText('Check back later for available streams')).toBeInTheDocument();
+    expect(screen.getByText(uiText.home.emptyTitle)).toBeInTheDocument();
+    expect(screen.getByText(uiText.home.emptyHint)).toBeInTheDocument();
     expect(screen.queryByRole('list')).not.toBeInTheDocument();
   });
 });

@@ -1,12 +1,17 @@
 import { ArrowLeft } from 'lucide-react';
 import { Link, Navigate, useParams } from 'react-router';
 import { paths } from '@/config/paths';
+import { fillText, uiText } from '@/config/ui-text';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamPlayer } from '@/features/player/components/stream-player';
 
 export function PlayerRoute() {
   const { streamId } = useParams();
-  useDocumentTitle(streamId ?? 'Player');
+  useDocumentTitle(
+    streamId
+      ? fillText(uiText.player.documentTitle, { streamId })
+      : uiText.player.documentTitleWithoutStream,
+  );
   if (!streamId) return <Navigate to={paths.home.href()} replace />;
 
   return (
@@ -17,8 +22,8 @@ export function PlayerRoute() {
           className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
         >
           <ArrowLeft aria-hidden="true" className="size-4" />
-          <span className="hidden sm:inline">Back to Selection</span>
-          <span className="sm:hidden">Back</span>
+          <span className="hidden sm:inline">{uiText.player.back}</span>
+          <span className="sm:hidden">{uiText.player.backShort}</span>
         </Link>
         <h1 className="font-mono text-lg font-semibold tracking-wider text-white">{streamId}</h1>
       </div>

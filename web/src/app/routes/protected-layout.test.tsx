@@ -1,5 +1,6 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import { fillText, uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 
 describe('route guard and header', () => {
@@ -8,14 +9,14 @@ describe('route guard and header', () => {
     (path) => {
       renderApp(path);
       expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
-      expect(screen.getByRole('heading', { name: 'Welcome Back' })).toBeInTheDocument();
+      expect(screen.getByRole('heading', { name: uiText.signIn.title })).toBeInTheDocument();
     },
   );
 
   it('checks only that a token is stored, not whether it is valid', () => {
     localStorage.setItem('token', 'not-even-a-jwt');
     renderApp('/home');
-    expect(screen.getByRole('heading', { name: 'Available Streams' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: uiText.home.title })).toBeInTheDocument();
   });
 
   it.each(['/player', '/player/'])('sends %s without a stream id to /home', (path) => {
@@ -31,18 +32,18 @@ describe('route guard and header', () => {
       vi.fn(() => new Promise(() => undefined)),
     );
     const { user } = renderApp('/player/N743AS');
-    await user.click(screen.getByRole('link', { name: 'Tailcam home' }));
+    await user.click(screen.getByRole('link', { name: uiText.header.homeLink }));
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
   });
 
   it("logs out with 'Logout': removes the stored token and goes to /", async () => {
     localStorage.setItem('token', 't');
     const { user } = renderApp('/home');
-    const logout = screen.getByRole('button', { name: 'Logout' });
+    const logout = screen.getByRole('button', { name: uiText.header.logout });
     // On small screens only the icon shows; the button keeps its accessible name.
     expect(logout.querySelector('svg')).toBeInTheDocument();
-    expect(logout).toHaveTextContent('Logout');
-    expect(screen.getByText('Logout')).toHaveClass('hidden', 'sm:inline');
+    expect(logout).toHaveTextContent(uiText.header.logout);
+    expect(screen.getByText(uiText.header.logout)).toHaveClass('hidden', 'sm:inline');
     await user.click(logout);
     expect(localStorage.getItem('token')).toBeNull();
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
@@ -50,7 +51,7 @@ describe('route guard and header', () => {
 
   it('shows no header on the sign-in page', () => {
     renderApp('/');
-    expect(screen.queryByRole('button', { name: 'Logout' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: uiText.header.logout })).not.toBeInTheDocument();
   });
 });
 
@@ -62,11 +63,11 @@ describe('after a navigation', () => {
       vi.fn(() => new Promise(() => undefined)),
     );
     const { user } = renderApp('/home');
-    expect(document.title).toBe('Available Streams · Tailcam');
+    expect(document.title).toBe(uiText.home.documentTitle);
     expect(screen.getByRole('main')).not.toHaveFocus();
 
     await user.click(screen.getByRole('link', { name: /N954AS/ }));
     expect(screen.getByRole('main')).toHaveFocus();
-    expect(document.title).toBe('N954AS · Tailcam');
+    expect(document.title).toBe(fillText(uiText.player.documentTitle, { streamId: 'N954AS' }));
   });
 });

@@ -1,5 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import { uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 
 function jsonResponse(status: number, body: unknown): Response {
@@ -10,31 +11,31 @@ function jsonResponse(status: number, body: unknown): Response {
 }
 
 async function fillAndSubmit(user: ReturnType<typeof renderApp>['user']) {
-  await user.type(screen.getByLabelText('Username'), 'pilot');
-  await user.type(screen.getByLabelText('Password'), 'correct horse');
-  await user.click(screen.getByRole('button', { name: 'Sign In' }));
+  await user.type(screen.getByLabelText(uiText.signIn.usernameLabel), 'pilot');
+  await user.type(screen.getByLabelText(uiText.signIn.passwordLabel), 'correct horse');
+  await user.click(screen.getByRole('button', { name: uiText.signIn.submit }));
 }
 
 describe('sign-in page', () => {
   it("shows 'Welcome Back' with Username and Password fields and their placeholders, both required", () => {
     renderApp('/');
-    expect(screen.getByRole('heading', { name: 'Welcome Back' })).toBeInTheDocument();
-    const username = screen.getByLabelText('Username');
-    const password = screen.getByLabelText('Password');
-    expect(username).toHaveAttribute('placeholder', 'Enter your username');
-    expect(password).toHaveAttribute('placeholder', 'Enter your password');
+    expect(screen.getByRole('heading', { name: uiText.signIn.title })).toBeInTheDocument();
+    const username = screen.getByLabelText(uiText.signIn.usernameLabel);
+    const password = screen.getByLabelText(uiText.signIn.passwordLabel);
+    expect(username).toHaveAttribute('placeholder', uiText.signIn.usernamePlaceholder);
+    expect(password).toHaveAttribute('placeholder', uiText.signIn.passwordPlaceholder);
     expect(username).toBeRequired();
     expect(password).toBeRequired();
     expect(password).toHaveAttribute('type', 'password');
-    expect(screen.getByRole('button', { name: 'Sign In' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: uiText.signIn.submit })).toBeEnabled();
   });
 
   it('does not send the form while a field is empty', async () => {
     const fetchSpy = vi.fn();
     vi.stubGlobal('fetch', fetchSpy);
     const { user } = renderApp('/');
-    await user.type(screen.getByLabelText('Username'), 'pilot');
-    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    await user.type(screen.getByLabelText(uiText.signIn.usernameLabel), 'pilot');
+    await user.click(screen.getByRole('button', { name: uiText.signIn.submit }));
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
@@ -47,13 +48,13 @@ describe('sign-in page', () => {
     const { user } = renderApp('/');
     await fillAndSubmit(user);
 
-    const button = screen.getByRole('button', { name: 'Signing in...' });
+    const button = screen.getByRole('button', { name: uiText.signIn.submitting });
     expect(button).toBeDisabled();
-    expect(screen.getByLabelText('Username')).toBeDisabled();
-    expect(screen.getByLabelText('Password')).toBeDisabled();
+    expect(screen.getByLabelText(uiText.signIn.usernameLabel)).toBeDisabled();
+    expect(screen.getByLabelText(uiText.signIn.passwordLabel)).toBeDisabled();
 
     answer(jsonResponse(401, { error: 'Invalid credentials' }));
-    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeEnabled();
+    expect(await screen.findByRole('button', { name: uiText.signIn.submit })).toBeEnabled();
   });
 
   it("posts the credentials as JSON, stores the token under 'token' and goes to /home", async () => {
@@ -72,7 +73,7 @@ describe('sign-in page', () => {
         body: JSON.stringify({ username: 'pilot', password: 'correct horse' }),
       }),
     );
-    expect(screen.getByRole('heading', { name: 'Available Streams' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: uiText.home.title })).toBeInTheDocument();
   });
 
   it.each([
@@ -87,10 +88,10 @@ describe('sign-in page', () => {
     const { user } = renderApp('/');
     await fillAndSubmit(user);
 
-    expect(await screen.findByRole('alert')).toHaveTextContent(/^Invalid credentials$/);
-    expect(screen.getByRole('button', { name: 'Sign In' })).toBeEnabled();
-    expect(screen.getByLabelText('Username')).toBeEnabled();
-    expect(screen.getByLabelText('Password')).toBeEnabled();
+    expect((await screen.findByRole('alert')).textContent).toBe(uiText.errors.loginFailed);
+    expect(screen.getByRole('button', { name: uiText.signIn.submit })).toBeEnabled();
+    expect(screen.getByLabelText(uiText.signIn.usernameLabel)).toBeEnabled();
+    expect(screen.getByLabelText(uiText.signIn.passwordLabel)).toBeEnabled();
     expect(localStorage.getItem('token')).toBeNull();
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
   });

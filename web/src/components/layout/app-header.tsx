@@ -1,5 +1,6 @@
 import { LogOut, Plane } from 'lucide-react';
 import { Link } from 'react-router';
+import { uiText } from '@/config/ui-text';
 
 interface AppHeaderProps {
   homeHref: string;
@@ -13,21 +14,21 @@ export function AppHeader({ homeHref, onLogout }: AppHeaderProps) {
         <Link
           to={homeHref}
           className="flex items-center gap-2.5 rounded-lg text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-          aria-label="Tailcam home"
+          aria-label={uiText.header.homeLink}
         >
           <span className="flex size-9 items-center justify-center rounded-lg bg-sky-500 text-slate-950">
             <Plane aria-hidden="true" className="size-5" />
           </span>
-          <span className="text-lg font-bold tracking-tight">Tailcam</span>
+          <span className="text-lg font-bold tracking-tight">{uiText.header.logo}</span>
         </Link>
         <button
           type="button"
           onClick={onLogout}
-          aria-label="Logout"
+          aria-label={uiText.header.logout}
           className="inline-flex items-center gap-2 rounded-lg border border-slate-700 px-3 py-2 text-sm font-medium text-slate-200 transition hover:border-slate-500 hover:bg-slate-800 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
         >
           <LogOut aria-hidden="true" className="size-4" />
-          <span className="hidden sm:inline">Logout</span>
+          <span className="hidden sm:inline">{uiText.header.logout}</span>
         </button>
       </div>
     </header>

@@ -1,8 +1,9 @@
 import { LogIn } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
+import { uiText } from '@/config/ui-text';
 import { login } from '../api/login';
 
-export const LOGIN_FAILED_MESSAGE = 'Invalid credentials';
+const text = uiText.signIn;
 
 const inputClassName =
   'block w-full rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2.5 text-slate-100 placeholder:text-slate-500 focus:border-sky-400 focus:ring-2 focus:ring-sky-400/40 focus:outline-none disabled:cursor-not-allowed disabled:opacity-60';
@@ -36,7 +37,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
     <form className="space-y-5" onSubmit={handleSubmit} aria-busy={submitting}>
       <div className="space-y-1.5">
         <label htmlFor="username" className="block text-sm font-medium text-slate-200">
-          Username
+          {text.usernameLabel}
         </label>
         <input
           id="username"
@@ -47,7 +48,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
           spellCheck={false}
           required
           disabled={submitting}
-          placeholder="Enter your username"
+          placeholder={text.usernamePlaceholder}
           value={username}
           onChange={(event) => setUsername(event.target.value)}
           className={inputClassName}
@@ -55,7 +56,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
       </div>
       <div className="space-y-1.5">
         <label htmlFor="password" className="block text-sm font-medium text-slate-200">
-          Password
+          {text.passwordLabel}
         </label>
         <input
           id="password"
@@ -64,7 +65,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
           autoComplete="current-password"
           required
           disabled={submitting}
-          placeholder="Enter your password"
+          placeholder={text.passwordPlaceholder}
           value={password}
           onChange={(event) => setPassword(event.target.value)}
           className={inputClassName}
@@ -75,7 +76,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
           role="alert"
           className="rounded-lg border border-red-500/40 bg-red-500/10 px-3.5 py-2.5 text-sm text-red-200"
         >
-          {LOGIN_FAILED_MESSAGE}
+          {uiText.errors.loginFailed}
         </p>
       )}
       <button
@@ -84,7 +85,7 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
         className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-sky-500 px-4 py-2.5 font-semibold text-slate-950 transition hover:bg-sky-400 focus-visible:ring-2 focus-visible:ring-sky-300 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-900 focus-visible:outline-none disabled:cursor-wait disabled:opacity-70"
       >
         <LogIn aria-hidden="true" className="size-4" />
-        {submitting ? 'Signing in...' : 'Sign In'}
+        {submitting ? text.submitting : text.submit}
       </button>
     </form>
   );

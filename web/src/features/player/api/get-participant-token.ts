@@ -1,9 +1,9 @@
+import * as z from 'zod/mini';
+import { uiText } from '@/config/ui-text';
+import { ApiError, nonBlankString, postJson } from '@/lib/api-client';
 import { getAuthToken } from '@/lib/auth-token';
-import { apiUrl } from '@/lib/api-url';
-import { stringField } from '@/lib/parse-json';
 
-export const NO_AUTH_TOKEN_MESSAGE = 'Authentication token not found. Please log in again.';
-export const TOKEN_FETCH_FAILED_MESSAGE = 'Failed to fetch participant token';
+const participantTokenResponse = z.object({ token: nonBlankString });
 
 /**
  * Asks the API for a participant token for a stage. Throws an Error whose message is the one
@@ -14,34 +14,18 @@ export async function getParticipantToken(
   signal?: AbortSignal,
 ): Promise<string> {
   const authToken = getAuthToken();
-  if (!authToken) throw new Error(NO_AUTH_TOKEN_MESSAGE);
+  if (!authToken) throw new Error(uiText.errors.noAuthToken);
 
-  let response: Response;
   try {
-    response = await fetch(apiUrl('/api/token'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${authToken}` },
-      body: JSON.stringify({ stageId: request.stageId, clientId: request.clientId }),
-      signal,
-    });
+    const { token } = await postJson(
+      '/api/token',
+      { stageId: request.stageId, clientId: request.clientId },
+      participantTokenResponse,
+      { headers: { Authorization: `Bearer ${authToken}` }, signal },
+    );
+    return token;
   } catch (error) {
-    if (signal?.aborted) throw error;
-    throw new Error(TOKEN_FETCH_FAILED_MESSAGE, { cause: error });
-  }
-
-  const body = await readJson(response);
-  if (!response.ok) {
-    throw new Error(stringField(body, 'error') ?? TOKEN_FETCH_FAILED_MESSAGE);
-  }
-  const participantToken = stringField(body, 'token');
-  if (!participantToken) throw new Error(TOKEN_FETCH_FAILED_MESSAGE);
-  return participantToken;
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  try {
-    return await response.json();
-  } catch {
-    return undefined;
+    if (!(error instanceof ApiError)) throw error; // cancelled: nothing to show
+    throw new Error(error.serverMessage ?? uiText.errors.tokenFetchFailed, { cause: error });
   }
 }

@@ -1,5 +1,6 @@
 import { AlertTriangle, LoaderCircle, MousePointerClick, RefreshCw, WifiOff } from 'lucide-react';
 import type { ReactNode } from 'react';
+import { uiText } from '@/config/ui-text';
 
 function Overlay({ children, role }: { children: ReactNode; role: 'status' | 'alert' }) {
   return (
@@ -16,8 +17,8 @@ export function LoadingOverlay() {
   return (
     <Overlay role="status">
       <LoaderCircle aria-hidden="true" className="size-10 animate-spin text-sky-400" />
-      <p className="text-lg font-semibold text-white">Connecting to stream...</p>
-      <p className="text-sm text-slate-400">This may take a few moments</p>
+      <p className="text-lg font-semibold text-white">{uiText.player.connecting}</p>
+      <p className="text-sm text-slate-400">{uiText.player.connectingNote}</p>
     </Overlay>
   );
 }
@@ -35,7 +36,7 @@ export function ErrorOverlay({ message, onRetry }: { message: string; onRetry: (
   return (
     <Overlay role="alert">
       <AlertTriangle aria-hidden="true" className="size-10 text-red-400" />
-      <h2 className="text-xl font-semibold text-white">Stream Unavailable</h2>
+      <h2 className="text-xl font-semibold text-white">{uiText.player.errorTitle}</h2>
       <p className="max-w-md text-sm break-words text-slate-300">{message}</p>
       <button
         type="button"
@@ -43,7 +44,7 @@ export function ErrorOverlay({ message, onRetry }: { message: string; onRetry: (
         className="mt-2 inline-flex items-center gap-2 rounded-lg bg-sky-500 px-4 py-2 font-semibold text-slate-950 transition hover:bg-sky-400 focus-visible:ring-2 focus-visible:ring-sky-300 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-900 focus-visible:outline-none"
       >
         <RefreshCw aria-hidden="true" className="size-4" />
-        Retry Connection
+        {uiText.player.retry}
       </button>
     </Overlay>
   );

@@ -1,5 +1,7 @@
 import { act, render, screen, waitFor } from '@testing-library/react';
+import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 import { StreamPlayer } from './stream-player';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
@@ -44,10 +46,10 @@ function video(): HTMLVideoElement {
 describe('player page', () => {
   it("shows 'Connecting to stream...' and 'This may take a few moments' until the stage connects", async () => {
     await openPlayer();
-    expect(screen.getByText('Connecting to stream...')).toBeInTheDocument();
-    expect(screen.getByText('This may take a few moments')).toBeInTheDocument();
+    expect(screen.getByText(uiText.player.connecting)).toBeInTheDocument();
+    expect(screen.getByText(uiText.player.connectingNote)).toBeInTheDocument();
     act(() => sdk.lastStage.connect());
-    expect(screen.queryByText('Connecting to stream...')).not.toBeInTheDocument();
+    expect(screen.queryByText(uiText.player.connecting)).not.toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
@@ -62,8 +64,8 @@ describe('player page', () => {
 
   it("has a back button to /home labelled 'Back to Selection', or 'Back' on small screens", async () => {
     const { user } = await openPlayer();
-    expect(screen.getByText('Back to Selection')).toHaveClass('hidden', 'sm:inline');
-    expect(screen.getByText('Back')).toHaveClass('sm:hidden');
+    expect(screen.getByText(uiText.player.back)).toHaveClass('hidden', 'sm:inline');
+    expect(screen.getByText(uiText.player.backShort)).toHaveClass('sm:hidden');
     await user.click(screen.getByRole('link', { name: /Back/ }));
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
   });
@@ -117,16 +119,12 @@ describe('player page', () => {
       sdk.lastStage.connect();
       sdk.lastStage.addVideoStream(fakeTrack('video'));
     });
-    expect(
-      await screen.findByText('Browser blocked autoplay. Please click the video to play.'),
-    ).toBeInTheDocument();
+    expect(await screen.findByText(uiText.errors.autoplayBlocked)).toBeInTheDocument();
 
     playSpy.mockImplementation(() => Promise.resolve());
     await user.click(video());
     await waitFor(() =>
-      expect(
-        screen.queryByText('Browser blocked autoplay. Please click the video to play.'),
-      ).not.toBeInTheDocument(),
+      expect(screen.queryByText(uiText.errors.autoplayBlocked)).not.toBeInTheDocument(),
     );
     expect(playSpy).toHaveBeenCalledTimes(2);
   });
@@ -140,17 +138,17 @@ describe('player page', () => {
     [
       "'Failed to fetch participant token' when a refusal has no error text",
       () => Promise.resolve(new Response('<html>Bad gateway</html>', { status: 502 })),
-      'Failed to fetch participant token',
+      uiText.errors.tokenFetchFailed,
     ],
     [
       "'Failed to fetch participant token' when the token call cannot reach the server",
       () => Promise.reject(new TypeError('Failed to fetch')),
-      'Failed to fetch participant token',
+      uiText.errors.tokenFetchFailed,
     ],
     [
       "'Failed to fetch participant token' when a 200 carries no token",
       () => Promise.resolve(jsonResponse(200, {})),
-      'Failed to fetch participant token',
+      uiText.errors.tokenFetchFailed,
     ],
     [
       'the server error text of a 401, without logging the viewer out',
@@ -161,9 +159,9 @@ describe('player page', () => {
     fetchSpy.mockImplementation(answer);
     renderApp('/player/N743AS');
     const overlay = await screen.findByRole('alert');
-    expect(overlay).toHaveTextContent('Stream Unavailable');
+    expect(overlay).toHaveTextContent(uiText.player.errorTitle);
     expect(overlay).toHaveTextContent(message);
-    expect(screen.getByRole('button', { name: 'Retry Connection' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: uiText.player.retry })).toBeInTheDocument();
     expect(sdk.stages).toHaveLength(0);
     expect(localStorage.getItem('token')).toBe('login-token');
     expect(screen.getByTestId('location')).toHaveTextContent('/player/N743AS');
@@ -173,16 +171,14 @@ describe('player page', () => {
     localStorage.removeItem('token');
     // Past the route guard (which only runs on navigation), the player checks again itself.
     render(<StreamPlayer streamId="N743AS" />);
-    expect(await screen.findByRole('alert')).toHaveTextContent(
-      'Authentication token not found. Please log in again.',
-    );
+    expect(await screen.findByRole('alert')).toHaveTextContent(uiText.errors.noAuthToken);
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
   it('says the broadcast SDK is not loaded when the global script is missing', async () => {
     delete window.IVSBroadcastClient;
     renderApp('/player/N743AS');
-    expect(await screen.findByRole('alert')).toHaveTextContent(/The broadcast SDK is not loaded\./);
+    expect(await screen.findByRole('alert')).toHaveTextContent(uiText.errors.sdkNotLoaded);
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
@@ -191,10 +187,10 @@ describe('player page', () => {
     act(() => sdk.lastStage.failJoin(new Error('[JOIN_ERROR] Operation timed out')));
     expect(await screen.findByRole('alert')).toHaveTextContent('[JOIN_ERROR] Operation timed out');
 
-    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
+    await user.click(screen.getByRole('button', { name: uiText.player.retry }));
     await waitFor(() => expect(sdk.stages).toHaveLength(2));
     act(() => sdk.lastStage.failJoin(new Error('')));
-    expect(await screen.findByRole('alert')).toHaveTextContent('An unknown error occurred');
+    expect(await screen.findByRole('alert')).toHaveTextContent(uiText.errors.unknown);
   });
 
   it('shows the message of a Stage constructor that throws', async () => {
@@ -210,11 +206,11 @@ describe('player page', () => {
     expect(screen.getByRole('alert')).toHaveTextContent('Subscribe failed');
     expect(sdk.stages[0]?.leaveCalls).toBe(1);
 
-    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
+    await user.click(screen.getByRole('button', { name: uiText.player.retry }));
     await waitFor(() => expect(sdk.stages).toHaveLength(2));
     act(() => sdk.lastStage.emit('error', { name: 'StageError', message: '' }));
-    expect(screen.getByRole('alert')).toHaveTextContent('An unknown stage error occurred.');
-    expect(screen.queryByText('Connecting to stream...')).not.toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(uiText.errors.unknownStageError);
+    expect(screen.queryByText(uiText.player.connecting)).not.toBeInTheDocument();
   });
 
   it("'Retry Connection' fetches a new participant token and joins with it", async () => {
@@ -223,8 +219,8 @@ describe('player page', () => {
     );
     const { user } = renderApp('/player/N743AS');
     await screen.findByRole('alert');
-    await user.click(screen.getByRole('button', { name: 'Retry Connection' }));
-    expect(screen.getByText('Connecting to stream...')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: uiText.player.retry }));
+    expect(screen.getByText(uiText.player.connecting)).toBeInTheDocument();
     await waitFor(() => expect(sdk.stages).toHaveLength(1));
     expect(fetchSpy).toHaveBeenCalledTimes(2);
     expect(sdk.lastStage.token).toBe('participant-1');
@@ -238,15 +234,28 @@ describe('player page', () => {
     act(() => first.connect());
     act(() => first.dropConnection());
 
-    expect(screen.getByText('Connection lost. Reconnecting...')).toBeInTheDocument();
+    expect(screen.getByText(uiText.errors.connectionLost)).toBeInTheDocument();
     expect(first.leaveCalls).toBe(1);
     expect(first.listenerCount()).toBe(0);
     await waitFor(() => expect(sdk.stages).toHaveLength(2));
     expect(sdk.lastStage.token).toBe('participant-2');
 
     act(() => sdk.lastStage.connect());
-    expect(screen.queryByText('Connection lost. Reconnecting...')).not.toBeInTheDocument();
+    expect(screen.queryByText(uiText.errors.connectionLost)).not.toBeInTheDocument();
     expect(sdk.stages).toHaveLength(2); // the app's own leave did not start another reconnect
+  });
+
+  it('joins once and plays under StrictMode, which mounts, unmounts and mounts again', async () => {
+    render(
+      <StrictMode>
+        <StreamPlayer streamId="N743AS" />
+      </StrictMode>,
+    );
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    act(() => sdk.lastStage.connect());
+    expect(screen.queryByText(uiText.player.connecting)).not.toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(sdk.lastStage.leaveCalls).toBe(0);
   });
 
   it('leaves the stage and removes every listener when the viewer leaves the page', async () => {
@@ -254,7 +263,7 @@ describe('player page', () => {
     const stage = sdk.lastStage;
     act(() => stage.connect());
     expect(stage.listenerCount()).toBeGreaterThan(0);
-    await user.click(screen.getByRole('link', { name: 'Tailcam home' }));
+    await user.click(screen.getByRole('link', { name: uiText.header.homeLink }));
     expect(stage.leaveCalls).toBe(1);
     expect(stage.listenerCount()).toBe(0);
     expect(fetchSpy).toHaveBeenCalledTimes(1);

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
-import { AUTOPLAY_BLOCKED_MESSAGE, useStageSession } from '../hooks/use-stage-session';
-import { CONNECTION_LOST_MESSAGE } from '../lib/player-machine';
+import { fillText, uiText } from '@/config/ui-text';
+import { useStageSession } from '../hooks/use-stage-session';
 import {
   AutoplayBlockedNotice,
   ErrorOverlay,
@@ -26,7 +26,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
       <video
         ref={videoRef}
         className="size-full object-contain"
-        aria-label={`Live video from ${streamId}`}
+        aria-label={fillText(uiText.player.video, { streamId })}
         data-state={state.status}
         muted
         autoPlay
@@ -42,10 +42,12 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
         }
       />
       {state.status === 'loading' && <LoadingOverlay />}
-      {state.status === 'reconnecting' && <ReconnectingOverlay message={CONNECTION_LOST_MESSAGE} />}
+      {state.status === 'reconnecting' && (
+        <ReconnectingOverlay message={uiText.errors.connectionLost} />
+      )}
       {state.status === 'error' && <ErrorOverlay message={state.message} onRetry={retry} />}
       {state.status === 'connected' && autoplayBlocked && (
-        <AutoplayBlockedNotice message={AUTOPLAY_BLOCKED_MESSAGE} />
+        <AutoplayBlockedNotice message={uiText.errors.autoplayBlocked} />
       )}
     </div>
   );

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject } from 'react';
 import { getParticipantToken } from '../api/get-participant-token';
 import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
 import { getClientId } from '../lib/client-id';
@@ -6,9 +6,7 @@ import { firstFetchUsing } from '../lib/participant-token-prefetch';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
 import { getStageSdk } from '../lib/stage-sdk';
 import { StageSession } from '../lib/stage-session';
-import { useParticipantTokenPrefetcher } from './participant-token-prefetch';
-
-export const AUTOPLAY_BLOCKED_MESSAGE = 'Browser blocked autoplay. Please click the video to play.';
+import { useParticipantTokenPrefetcher } from './use-participant-token-prefetch';
 
 export interface StageSessionView {
   state: PlayerState;
@@ -18,20 +16,31 @@ export interface StageSessionView {
   resumePlayback: () => void;
 }
 
+// Before the effect has made the session, the page shows the session's first state.
+const noSession = () => () => undefined;
+const loadingState = () => initialPlayerState;
+
 /**
  * Joins the page to a stage session for `stageId`: one session per mount, left on unmount. Mount
  * it under a `key` of the stage id, so that another stream gets a fresh session and state.
+ *
+ * The session is made in the effect, not during render: React may run an effect, clean it up and
+ * run it again (StrictMode does), and a disposed session never joins again.
  */
 export function useStageSession(
   stageId: string,
   videoRef: RefObject<HTMLVideoElement | null>,
 ): StageSessionView {
-  const [state, setState] = useState<PlayerState>(initialPlayerState);
+  const [session, setSession] = useState<StageSession>();
   const [autoplayBlocked, setAutoplayBlocked] = useState(false);
-  const sessionRef = useRef<StageSession | null>(null);
   const prefetcher = useParticipantTokenPrefetcher();
+  const state = useSyncExternalStore(
+    session?.subscribe ?? noSession,
+    session?.getSnapshot ?? loadingState,
+  );
 
   useEffect(() => {
+    let mounted = true;
     const session = new StageSession({
       stageId,
       getSdk: getStageSdk,
@@ -44,21 +53,19 @@ export function useStageSession(
         if (!video) return;
         setAutoplayBlocked(false);
         void attachVideoTrack(video, track).then((outcome) => {
-          if (sessionRef.current === session) setAutoplayBlocked(outcome === 'autoplay-blocked');
+          if (mounted) setAutoplayBlocked(outcome === 'autoplay-blocked');
         });
       },
     });
-    sessionRef.current = session;
-    const unsubscribe = session.subscribe(() => setState(session.getState()));
+    setSession(session);
     session.start();
     return () => {
-      unsubscribe();
+      mounted = false;
       session.dispose();
-      if (sessionRef.current === session) sessionRef.current = null;
     };
   }, [stageId, videoRef, prefetcher]);
 
-  const retry = useCallback(() => sessionRef.current?.retry(), []);
+  const retry = useCallback(() => session?.retry(), [session]);
 
   const resumePlayback = useCallback(() => {
     const video = videoRef.current;

@@ -30,8 +30,6 @@ export type PlayerEvent =
   /** The viewer asked for a new attempt ('Retry Connection'). */
   | { type: 'RETRY' };
 
-export const CONNECTION_LOST_MESSAGE = 'Connection lost. Reconnecting...';
-
 /** Attempts after a lost connection before the error overlay stays (about 15 s in all). */
 export const MAX_RECONNECT_ATTEMPTS = 6;
 

@@ -23,9 +23,6 @@ export type StageConnectionState = IvsSdk.StageConnectionState;
 export type StageError = IvsSdk.StageError;
 export type StageParticipantInfo = IvsSdk.StageParticipantInfo;
 
-export const SDK_NOT_LOADED_MESSAGE =
-  'The broadcast SDK is not loaded. Please check your connection and reload the page.';
-
 declare global {
   interface Window {
     IVSBroadcastClient?: StageSdk;

@@ -44,7 +44,7 @@ async function connectedSession() {
   await settle();
   sdk.lastStage.connect();
   await settle();
-  expect(session.getState()).toEqual({ status: 'connected' });
+  expect(session.getSnapshot()).toEqual({ status: 'connected' });
   return session;
 }
 
@@ -66,7 +66,7 @@ describe('StageSession', () => {
     session.start();
     fetches[0]?.reject(new Error('Failed to fetch participant token'));
     await settle();
-    expect(session.getState()).toEqual({
+    expect(session.getSnapshot()).toEqual({
       status: 'error',
       message: 'Failed to fetch participant token',
     });
@@ -86,7 +86,7 @@ describe('StageSession', () => {
   it('rejoins at once after a drop, then backs off, and gives up after the last attempt', async () => {
     const session = await connectedSession();
     sdk.lastStage.dropConnection();
-    expect(session.getState().status).toBe('reconnecting');
+    expect(session.getSnapshot().status).toBe('reconnecting');
 
     for (let attempt = 1; attempt <= MAX_RECONNECT_ATTEMPTS; attempt += 1) {
       await vi.runOnlyPendingTimersAsync();
@@ -94,7 +94,7 @@ describe('StageSession', () => {
       fetches.at(-1)?.reject(new Error(`Attempt ${attempt} failed`));
       await settle();
     }
-    expect(session.getState()).toEqual({
+    expect(session.getSnapshot()).toEqual({
       status: 'error',
       message: `Attempt ${MAX_RECONNECT_ATTEMPTS} failed`,
     });
@@ -130,12 +130,12 @@ describe('StageSession', () => {
     sdk.lastStage.emit('error', { message: '[JOIN_ERROR] Operation timed out' });
     sdk.lastStage.failJoin(new Error('[JOIN_ERROR] Operation timed out'));
     await settle();
-    expect(session.getState()).toEqual({ status: 'reconnecting', attempt: 2 });
+    expect(session.getSnapshot()).toEqual({ status: 'reconnecting', attempt: 2 });
     await vi.advanceTimersByTimeAsync(500);
     fetches[2]?.resolve('token-3');
     await settle();
     sdk.lastStage.connect();
-    expect(session.getState()).toEqual({ status: 'connected' });
+    expect(session.getSnapshot()).toEqual({ status: 'connected' });
   });
 
   it('stops everything on dispose: no late join after a token arrives, no reconnect timer', async () => {
@@ -160,8 +160,23 @@ describe('StageSession', () => {
   it('reports the missing SDK without asking for a token', () => {
     const session = createSession({ sdkLoaded: false });
     session.start();
-    expect(session.getState()).toMatchObject({ status: 'error' });
+    expect(session.getSnapshot()).toMatchObject({ status: 'error' });
     expect(fetches).toHaveLength(0);
+  });
+
+  it('gives the same snapshot until the state changes', async () => {
+    const session = createSession();
+    const first = session.getSnapshot();
+    session.start();
+    session.retry(); // ignored while loading
+    expect(session.getSnapshot()).toBe(first);
+    fetches[0]?.resolve('token-1');
+    await settle();
+    sdk.lastStage.connect();
+    const connected = session.getSnapshot();
+    expect(connected).not.toBe(first);
+    sdk.lastStage.connect();
+    expect(session.getSnapshot()).toBe(connected);
   });
 
   it('wakes subscribers on every change of state and not otherwise', async () => {

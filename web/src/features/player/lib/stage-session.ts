@@ -8,6 +8,7 @@
  *   because listeners are removed before `leave()` is called;
  * - only video is subscribed; the first video track of added streams goes to `onVideoTrack`.
  */
+import { uiText } from '@/config/ui-text';
 import { errorMessage } from '@/lib/error-message';
 import {
   initialPlayerState,
@@ -18,7 +19,6 @@ import {
 } from './player-machine';
 import {
   createViewerStrategy,
-  SDK_NOT_LOADED_MESSAGE,
   type Stage,
   type StageConnectionState,
   type StageError,
@@ -26,8 +26,6 @@ import {
   type StageSdk,
   type StageStream,
 } from './stage-sdk';
-
-export const UNKNOWN_STAGE_ERROR_MESSAGE = 'An unknown stage error occurred.';
 
 export interface StageSessionOptions {
   stageId: string;
@@ -52,7 +50,9 @@ export class StageSession {
 
   constructor(private readonly options: StageSessionOptions) {}
 
-  getState = (): PlayerState => this.state;
+  // `subscribe` and `getSnapshot` are what React's useSyncExternalStore reads: the snapshot is the
+  // same object until the state changes, so an unchanged state renders nothing.
+  getSnapshot = (): PlayerState => this.state;
 
   subscribe = (subscriber: () => void): (() => void) => {
     this.subscribers.add(subscriber);
@@ -87,7 +87,7 @@ export class StageSession {
     if (this.disposed || this.tokenFetch) return; // one token fetch at a time
     const sdk = this.options.getSdk();
     if (!sdk) {
-      this.attemptFailed(SDK_NOT_LOADED_MESSAGE);
+      this.attemptFailed(uiText.errors.sdkNotLoaded);
       return;
     }
 
@@ -141,7 +141,7 @@ export class StageSession {
       const message =
         typeof error?.message === 'string' && error.message.trim() !== ''
           ? error.message
-          : UNKNOWN_STAGE_ERROR_MESSAGE;
+          : uiText.errors.unknownStageError;
       this.dispatch({ type: 'STAGE_ERROR', message });
     };
 

@@ -1,6 +1,7 @@
 import { Video } from 'lucide-react';
 import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
+import { fillText, uiText } from '@/config/ui-text';
 import type { Stream } from '../data/streams';
 import { StreamThumbnail } from './stream-thumbnail';
 
@@ -43,7 +44,9 @@ export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) 
         intent();
       }}
       onFocus={intent}
-      aria-label={`${stream.name}${stream.isLive ? ', live' : ''}: Click to watch stream`}
+      aria-label={fillText(stream.isLive ? uiText.home.liveCardLabel : uiText.home.cardLabel, {
+        name: stream.name,
+      })}
       className="group block overflow-hidden rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition hover:-translate-y-0.5 hover:border-sky-500/60 hover:shadow-sky-950/40 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
     >
       <div className="relative">
@@ -51,7 +54,7 @@ export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) 
         {stream.isLive && (
           <span className="absolute top-3 left-3 inline-flex items-center gap-1.5 rounded-full bg-red-600 px-2.5 py-0.5 text-xs font-semibold tracking-wide text-white uppercase">
             <span aria-hidden="true" className="size-1.5 rounded-full bg-white" />
-            Live
+            {uiText.home.liveBadge}
           </span>
         )}
       </div>
@@ -60,7 +63,7 @@ export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) 
           <h2 className="font-mono text-lg font-semibold tracking-wider text-white">
             {stream.name}
           </h2>
-          <p className="text-sm text-slate-400">Click to watch stream</p>
+          <p className="text-sm text-slate-400">{uiText.home.cardHint}</p>
         </div>
         <Video
           aria-hidden="true"

@@ -1,4 +1,5 @@
 import { Plane } from 'lucide-react';
+import { fillText, uiText } from '@/config/ui-text';
 
 interface StreamThumbnailProps {
   name: string;
@@ -11,7 +12,7 @@ export function StreamThumbnail({ name, thumbnailUrl }: StreamThumbnailProps) {
     return (
       <img
         src={thumbnailUrl}
-        alt={`${name} thumbnail`}
+        alt={fillText(uiText.home.thumbnail, { name })}
         className="aspect-video w-full object-cover"
         loading="lazy"
       />
@@ -20,7 +21,7 @@ export function StreamThumbnail({ name, thumbnailUrl }: StreamThumbnailProps) {
   return (
     <div
       role="img"
-      aria-label={`${name} placeholder image`}
+      aria-label={fillText(uiText.home.placeholderImage, { name })}
       className="relative flex aspect-video w-full items-center justify-center overflow-hidden bg-gradient-to-b from-sky-800 via-sky-900 to-slate-900"
     >
       <div className="absolute inset-x-0 bottom-0 h-1/3 bg-gradient-to-t from-slate-950/80 to-transparent" />

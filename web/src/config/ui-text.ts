@@ -1,0 +1,80 @@
+/**
+ * Every string the web app shows or has a screen reader speak, in one place. They are
+ * requirements: docs/product.md holds each one verbatim, and `ui-text.test.ts` fails when one is
+ * missing there, so the UI and the product's rules cannot drift. A new user-visible string goes
+ * into docs/product.md and here, never straight into a component.
+ *
+ * `{name}` marks a value the app fills in (`fillText`).
+ */
+export const uiText = {
+  signIn: {
+    documentTitle: 'Sign in · Tailcam',
+    title: 'Welcome Back',
+    subtitle: 'Sign in to watch live aircraft cameras',
+    usernameLabel: 'Username',
+    usernamePlaceholder: 'Enter your username',
+    passwordLabel: 'Password',
+    passwordPlaceholder: 'Enter your password',
+    submit: 'Sign In',
+    submitting: 'Signing in...',
+  },
+  header: {
+    logo: 'Tailcam',
+    homeLink: 'Tailcam home',
+    logout: 'Logout',
+  },
+  home: {
+    documentTitle: 'Available Streams · Tailcam',
+    title: 'Available Streams',
+    subtitle: 'Select a stream to start watching',
+    streamList: 'Streams',
+    cardLabel: '{name}: Click to watch stream',
+    liveCardLabel: '{name}, live: Click to watch stream',
+    cardHint: 'Click to watch stream',
+    liveBadge: 'Live',
+    thumbnail: '{name} thumbnail',
+    placeholderImage: '{name} placeholder image',
+    emptyTitle: 'No streams available',
+    emptyHint: 'Check back later for available streams',
+  },
+  player: {
+    documentTitle: '{streamId} · Tailcam',
+    /** The title while the route has no stream id, just before the redirect home. */
+    documentTitleWithoutStream: 'Player · Tailcam',
+    back: 'Back to Selection',
+    backShort: 'Back',
+    video: 'Live video from {streamId}',
+    connecting: 'Connecting to stream...',
+    connectingNote: 'This may take a few moments',
+    errorTitle: 'Stream Unavailable',
+    retry: 'Retry Connection',
+  },
+  errors: {
+    loginFailed: 'Invalid credentials',
+    noAuthToken: 'Authentication token not found. Please log in again.',
+    tokenFetchFailed: 'Failed to fetch participant token',
+    unknown: 'An unknown error occurred',
+    sdkNotLoaded:
+      'The broadcast SDK is not loaded. Please check your connection and reload the page.',
+    unknownStageError: 'An unknown stage error occurred.',
+    autoplayBlocked: 'Browser blocked autoplay. Please click the video to play.',
+    connectionLost: 'Connection lost. Reconnecting...',
+  },
+} as const;
+
+/** The `{placeholder}` names of a text, e.g. `'streamId'` for `'Live video from {streamId}'`. */
+type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | Placeholders<Rest>
+  : never;
+
+/** A text of `uiText` with its placeholders filled in: `fillText(uiText.player.video, { streamId })`. */
+export function fillText<Text extends string>(
+  text: Text,
+  values: Record<Placeholders<Text>, string>,
+): string {
+  let filled: string = text;
+  for (const [name, value] of Object.entries<string>(values)) {
+    filled = filled.replaceAll(`{${name}}`, value);
+  }
+  return filled;
+}
