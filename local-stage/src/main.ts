@@ -60,6 +60,9 @@ async function main(): Promise<void> {
   log(
     `listening on ${running.url} (cameras ${width}x${height}@${fps}${config.faultsEnabled ? ', faults on' : ''})`,
   );
+  // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
+  const health = running.stage.health();
+  if (!health.ready) log(`not ready: ${health.reason}`);
 
   const stop = (signal: string) => {
     if (stopping) return;

@@ -80,6 +80,11 @@ export class CameraFeed {
     return this.readyPromise;
   }
 
+  /** The encoder reaches its tap now (false while it reconnects, and once closed). */
+  get connected(): boolean {
+    return !this.closed && this.tap?.connectionState === 'connected';
+  }
+
   /** Viewers receiving the video (audio-only listeners are not counted). */
   get videoListenerCount(): number {
     let count = 0;

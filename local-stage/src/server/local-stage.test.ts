@@ -332,7 +332,16 @@ describe('fault injection', () => {
     const state = await fetch(`${running.url}/_faults/state`);
     expect(await state.json()).toMatchObject({ sockets: 0, peerConnections: 0 });
     const health = await fetch(`${running.url}/stage/health`);
-    expect(await health.json()).toMatchObject({ status: 'ok', ready: true });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      ready: true,
+      cameras: {
+        N743AS: expect.any(String),
+        N953AS: expect.any(String),
+        N954AS: expect.any(String),
+      },
+    });
     expect((await fetch(`${running.url}/stage/_faults/drop`, { method: 'POST' })).status).toBe(404);
     // A path the API would proxy (it starts with /stage/) must not resolve to a fault route.
     for (const sneaky of [
@@ -341,6 +350,58 @@ describe('fault injection', () => {
       '/stage//_stats',
     ]) {
       expect(await rawStatus(sneaky), sneaky).toBe(404);
+    }
+  });
+});
+
+describe('readiness (GET /stage/health)', () => {
+  const camera = { width: 320, height: 180, fps: 15, idleMs: 0 };
+
+  async function healthOf(stage: RunningStage) {
+    const response = await fetch(`${stage.url}/stage/health`);
+    return { status: response.status, body: (await response.json()) as unknown };
+  }
+
+  it('answers 503, not ready, naming the reason, when its token secret cannot verify a join', async () => {
+    const unusable = await startLocalStage({
+      host: '127.0.0.1',
+      port: 0,
+      secret: new Uint8Array(0),
+      faultsEnabled: false,
+      camera,
+    });
+    try {
+      expect(await healthOf(unusable)).toEqual({
+        status: 503,
+        body: {
+          status: 'unavailable',
+          ready: false,
+          reason: expect.stringMatching(/^participant tokens cannot be verified: .+/),
+          cameras: { N743AS: 'idle', N953AS: 'idle', N954AS: 'idle' },
+        },
+      });
+    } finally {
+      await unusable.close();
+    }
+  });
+
+  it('answers ready once started, and 503 "shutting down" as soon as it closes', async () => {
+    const stage = await startLocalStage({
+      host: '127.0.0.1',
+      port: 0,
+      secret,
+      faultsEnabled: false,
+      camera,
+    });
+    try {
+      expect(await healthOf(stage)).toMatchObject({ status: 200, body: { ready: true } });
+      stage.stage.close();
+      expect(await healthOf(stage)).toMatchObject({
+        status: 503,
+        body: { status: 'unavailable', ready: false, reason: 'shutting down' },
+      });
+    } finally {
+      await stage.close();
     }
   });
 });

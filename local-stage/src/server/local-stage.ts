@@ -1,18 +1,23 @@
 /**
  * The local stage: one stage per stream id, each with one publisher (its synthetic camera), and
  * the viewers' sessions. Admits joins (token checks, injected faults, token reuse), answers the
- * health and stats questions, and carries out the fault injections.
+ * health and stats questions, and carries out the fault injections. The sessions reach the stage
+ * only through the `SessionHost` it hands each of them.
  */
 import type { WebSocket } from 'ws';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { CabinAudio } from './cabin-audio';
-import { Camera } from './camera';
+import { Camera, type CameraState } from './camera';
 import { CameraFeed } from './camera-feed';
 import type { StageStats } from './control';
 import { JoinRefusedError, verifyJoinToken } from './join-token';
 import type { Subscription } from './subscription';
-import { ViewerSession } from './viewer-session';
+import { ViewerSession, type Admission, type SessionHost } from './viewer-session';
+
+/** A camera's encoder that has not reached its tap by then is reported, not waited for. */
+const FEED_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -40,6 +45,15 @@ export interface JoinFailure {
   message?: string;
 }
 
+/**
+ * Whether a viewer's join would be served now (`docs/decisions/0028-stage-readiness.md`), and
+ * each camera's state (a camera stopped by a fault does not make the stage unready: a join is
+ * served, and the viewer sees the camera off air).
+ */
+export type StageHealth = { cameras: Record<string, CameraState> } & (
+  { ready: true } | { ready: false; reason: string }
+);
+
 export class LocalStage {
   private readonly options: LocalStageOptions;
   private readonly stages = new Map<string, StageEntry>();
@@ -47,14 +61,30 @@ export class LocalStage {
   private readonly subscriptions = new Set<Subscription>();
   private readonly joinFailures: JoinFailure[] = [];
   private readonly connectTimes: number[] = [];
+  /** What the sessions may ask of the stage. */
+  private readonly host: SessionHost;
+  /** The start-up self-check's finding: undefined until it ran, null when it found nothing. */
+  private startupProblem: string | null | undefined;
+  private closing = false;
   readonly log: (message: string, detail?: unknown) => void;
 
   constructor(options: LocalStageOptions) {
     this.options = options;
     this.log = options.log ?? (() => undefined);
+    this.host = {
+      admit: (session, token) => this.admit(session, token),
+      publisherFeed: (stageId, participantId) => this.publisherFeed(stageId, participantId),
+      subscriptionOpened: (subscription) => {
+        this.subscriptions.add(subscription);
+      },
+      subscriptionClosed: (subscription) => this.subscriptionClosed(subscription),
+      sessionClosed: (session) => {
+        this.sessions.delete(session);
+      },
+      log: this.log,
+    };
     options.stageIds.forEach((stageId, streamIndex) => {
       const camera = new Camera({ streamId: stageId, streamIndex, ...options.camera });
-      camera.warmUp();
       const audio = new CabinAudio(streamIndex);
       const feed = new CameraFeed({ camera, audio, log: this.log });
       this.stages.set(stageId, { stageId, camera, audio, feed, generation: 1 });
@@ -63,15 +93,12 @@ export class LocalStage {
 
   /** Takes a new events socket; the session admits itself through `admit`. */
   accept(socket: WebSocket): ViewerSession {
-    const session = new ViewerSession(socket, this);
+    const session = new ViewerSession(socket, this.host);
     this.sessions.add(session);
     return session;
   }
 
-  async admit(
-    session: ViewerSession,
-    token: string,
-  ): Promise<{ participantId: string; stageId: string; participants: ParticipantDescription[] }> {
+  private async admit(session: ViewerSession, token: string): Promise<Admission> {
     const claims = await verifyJoinToken(token, {
       secret: this.options.secret,
       stageIds: this.options.stageIds,
@@ -101,7 +128,7 @@ export class LocalStage {
     };
   }
 
-  publisherOf(stageId: string): ParticipantDescription | undefined {
+  private publisherOf(stageId: string): ParticipantDescription | undefined {
     const entry = this.stages.get(stageId);
     if (!entry || entry.camera.state === 'stopped') return undefined;
     return {
@@ -113,25 +140,45 @@ export class LocalStage {
     };
   }
 
-  /** Connects every camera's encoder to its tap (before the stage takes viewers). */
-  async ready(): Promise<void> {
-    await Promise.all([...this.stages.values()].map((entry) => entry.feed.ready()));
+  /**
+   * Tries, once at start-up, what every join needs: a participant token signed with the secret
+   * passes the joins' own check, each camera draws a frame, and each camera's encoder
+   * (libwebrtc) connects to its tap (werift). Connects the feeds, so that a first viewer waits for
+   * nothing. Never throws: what it finds is what `health()` reports.
+   */
+  async selfCheck(): Promise<StageHealth> {
+    const problems: string[] = [];
+    const tokenProblem = await this.checkTokens();
+    if (tokenProblem) problems.push(tokenProblem);
+    for (const entry of this.stages.values()) {
+      try {
+        entry.camera.warmUp();
+      } catch (error) {
+        problems.push(`camera ${entry.stageId} cannot draw a frame: ${messageOf(error)}`);
+      }
+    }
+    // The feeds' state is read live by health(); a failure here is only logged.
+    await Promise.all(
+      [...this.stages.values()].map((entry) =>
+        withTimeout(entry.feed.ready(), FEED_CONNECT_TIMEOUT_MS).catch((error: unknown) =>
+          this.log(`camera feed ${entry.stageId} did not connect`, error),
+        ),
+      ),
+    );
+    this.startupProblem = problems[0] ?? null;
+    return this.health();
   }
 
   /** The feed of a publisher on the stage, while it is on air. */
-  publisherMedia(stageId: string, participantId: string): { feed: CameraFeed } | undefined {
+  private publisherFeed(stageId: string, participantId: string): CameraFeed | undefined {
     const entry = this.stages.get(stageId);
     if (!entry || entry.camera.state === 'stopped' || publisherId(entry) !== participantId) {
       return undefined;
     }
-    return entry;
+    return entry.feed;
   }
 
-  subscriptionOpened(subscription: Subscription): void {
-    this.subscriptions.add(subscription);
-  }
-
-  subscriptionClosed(subscription: Subscription): void {
+  private subscriptionClosed(subscription: Subscription): void {
     this.subscriptions.delete(subscription);
     if (subscription.connectedAt !== undefined) {
       this.connectTimes.push(subscription.connectedAt - subscription.requestedAt);
@@ -139,16 +186,47 @@ export class LocalStage {
     }
   }
 
-  sessionClosed(session: ViewerSession): void {
-    this.sessions.delete(session);
-  }
-
-  /** Ready when every camera can start at once (none stopped by a fault). */
-  health() {
+  /** Cheap (health is polled): the self-check's finding, then what can change while running. */
+  health(): StageHealth {
     const cameras = Object.fromEntries(
       [...this.stages.values()].map((entry) => [entry.stageId, entry.camera.state]),
     );
-    return { ready: true, cameras };
+    const reason = this.notReadyReason();
+    return reason === undefined ? { ready: true, cameras } : { ready: false, reason, cameras };
+  }
+
+  private notReadyReason(): string | undefined {
+    if (this.closing) return 'shutting down';
+    if (this.startupProblem === undefined) return 'starting';
+    if (this.startupProblem !== null) return this.startupProblem;
+    const disconnected = [...this.stages.values()].find((entry) => !entry.feed.connected);
+    if (disconnected) return `camera feed ${disconnected.stageId} is not connected`;
+    return undefined;
+  }
+
+  /** Signs a token as the API does and verifies it as a join does: the secret works both ways. */
+  private async checkTokens(): Promise<string | undefined> {
+    const { secret, stageIds } = this.options;
+    const stageId = stageIds[0];
+    if (stageId === undefined) return 'no stage to serve';
+    try {
+      const token = await issueParticipantToken({
+        secret,
+        participantId: 'self-check',
+        stageId,
+        userId: 'self-check',
+        attributes: {},
+        capabilities: { publish: false, subscribe: true },
+        stageBaseUrl: 'http://127.0.0.1/stage',
+        ttlSeconds: 60,
+      });
+      await verifyJoinToken(token, { secret, stageIds });
+      return undefined;
+    } catch (error) {
+      const detail =
+        error instanceof JoinRefusedError ? error.details || error.message : messageOf(error);
+      return `participant tokens cannot be verified: ${detail}`;
+    }
   }
 
   stats(): StageStats {
@@ -260,6 +338,7 @@ export class LocalStage {
 
   /** Closes every session and camera (process shutdown). */
   close(): void {
+    this.closing = true;
     for (const session of [...this.sessions]) session.drop();
     for (const entry of this.stages.values()) {
       entry.feed.close();
@@ -280,4 +359,21 @@ export class LocalStage {
 
 function publisherId(entry: StageEntry): string {
   return `${entry.stageId}-camera-${entry.generation}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `promise`, or a rejection once `ms` have passed (the work itself goes on). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,4 +1,8 @@
-/** Builds and starts a local stage on a port; used by main.ts and by the tests. */
+/**
+ * Builds and starts a local stage on a port; used by main.ts and by the tests. It listens first
+ * (its health answers 503 "starting" meanwhile), then runs the stage's self-check, and resolves
+ * once that is done, whatever it found: `stage.health()` says.
+ */
 import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { createStageServer } from './http-server';
@@ -28,19 +32,24 @@ export async function startLocalStage(options: {
     maxSessions: options.maxSessions,
     log: options.log,
   });
-  await stage.ready();
   const server = createStageServer({
     stage,
     faultsEnabled: options.faultsEnabled,
     onExitRequested: options.onExitRequested,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    stage.close();
+    throw error;
+  }
+  await stage.selfCheck();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

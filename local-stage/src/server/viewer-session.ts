@@ -1,7 +1,8 @@
 /**
  * One participant's events socket: join, then subscriptions to the stage's publishers. Messages
  * are handled one at a time, in order. Closing the socket (or losing it) releases every peer
- * connection of the session.
+ * connection of the session. What the session needs of its stage comes in as a `SessionHost`, so
+ * the session knows nothing of the stage that made it.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -9,12 +10,13 @@ import {
   CLOSE_CODES,
   STAGE_ERROR_CODES,
   type ClientMessage,
+  type ParticipantDescription,
   type StageErrorCategoryName,
   type StageLeftReasonName,
   type StageMessage,
 } from '../signalling';
+import type { CameraFeed } from './camera-feed';
 import { JoinRefusedError } from './join-token';
-import type { LocalStage } from './local-stage';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from './subscription';
 
@@ -23,6 +25,25 @@ const MAX_SUBSCRIPTIONS = 4;
 const MAX_QUEUED_MESSAGES = 64;
 
 export type SessionState = 'awaiting-join' | 'joined' | 'closed';
+
+/** A join the stage let in: who the viewer is on which stage, and who is there already. */
+export interface Admission {
+  participantId: string;
+  stageId: string;
+  participants: ParticipantDescription[];
+}
+
+/** The stage, as one of its sessions sees it. */
+export interface SessionHost {
+  /** Checks the token and admits the session; throws JoinRefusedError when it may not join. */
+  admit(session: ViewerSession, token: string): Promise<Admission>;
+  /** The feed of a publisher on the stage, while it is on air. */
+  publisherFeed(stageId: string, participantId: string): CameraFeed | undefined;
+  subscriptionOpened(subscription: Subscription): void;
+  subscriptionClosed(subscription: Subscription): void;
+  sessionClosed(session: ViewerSession): void;
+  log(message: string, detail?: unknown): void;
+}
 
 export class ViewerSession {
   participantId: string | undefined;
@@ -35,7 +56,7 @@ export class ViewerSession {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly stage: LocalStage,
+    private readonly stage: SessionHost,
   ) {
     this.joinTimer = setTimeout(
       () => this.refuse(new JoinRefusedError(STAGE_ERROR_CODES.TIMEOUT, undefined, 'No join')),
@@ -153,9 +174,7 @@ export class ViewerSession {
     publisherId: string,
     media: { audio: boolean; video: boolean },
   ): Promise<void> {
-    const publisher = this.stageId
-      ? this.stage.publisherMedia(this.stageId, publisherId)
-      : undefined;
+    const feed = this.stageId ? this.stage.publisherFeed(this.stageId, publisherId) : undefined;
     const refuse = (code: number, message: string) =>
       this.send({
         type: 'error',
@@ -165,14 +184,14 @@ export class ViewerSession {
         fatal: false,
         requestId,
       });
-    if (!publisher) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
+    if (!feed) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
     if (!media.audio && !media.video) return refuse(STAGE_ERROR_CODES.FAILED, 'Nothing asked for');
     if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
       return refuse(STAGE_ERROR_CODES.STAGE_AT_CAPACITY, 'Too many subscriptions');
     }
     const subscription = new Subscription({
       id: randomUUID(),
-      feed: publisher.feed,
+      feed,
       media,
       publisherId,
       send: (message) => this.send(message),
