@@ -17,6 +17,9 @@ export async function registerStageProxy(
     prefix: '/stage',
     rewritePrefix: '/stage',
     websocket: true,
+    // Its own two info lines per proxied request (health polls included) would add to the
+    // request line every request already has (http/request-log.ts).
+    disableRequestLogging: true,
     wsHooks: {
       // When the stage cannot be reached, the proxy closes the browser's socket with the error's
       // text as the reason ('connect ECONNREFUSED 127.0.0.1:8091'). This hook runs just before
