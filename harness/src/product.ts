@@ -82,6 +82,10 @@ export class Product {
   readonly env: NodeJS.ProcessEnv;
   private child: ChildProcess | undefined;
   private starts = 0;
+  /** Kills the instance if this process exits first (a test runner ending a timed-out worker). */
+  private readonly killOnExit = () => {
+    if (this.child?.pid) process.kill(-this.child.pid, 'SIGKILL');
+  };
 
   constructor(readonly options: ProductOptions) {
     this.mode = options.mode ?? 'local';
@@ -160,12 +164,14 @@ export class Product {
       detached: true, // its own process group, so stop() reaches every child
     });
     this.child = child;
+    process.once('exit', this.killOnExit);
     let exited = false;
     child.once('exit', () => (exited = true));
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!(await this.ready())) {
       if (exited) {
         this.child = undefined;
+        process.off('exit', this.killOnExit);
         throw new Error(`${entry} exited; see ${this.logFile}`);
       }
       if (Date.now() > deadline) {
@@ -202,6 +208,7 @@ export class Product {
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;
+    process.off('exit', this.killOnExit);
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((done) => {
       const killer = setTimeout(() => {

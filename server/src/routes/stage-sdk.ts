@@ -1,7 +1,8 @@
 /**
- * `/sdk/stage.js`, the one script the web app loads for its stage SDK (DESIGN.md §2): the real
- * Amazon IVS Web Broadcast SDK with `ivs` (or a redirect to IVS_SDK_URL), the local stage's
- * bundle with `local`. Served with charset=utf-8: the IVS SDK fails to parse without it.
+ * `/sdk/stage.js`, the one script the web app loads for its stage SDK
+ * (docs/product.md#stage-sdk): the real Amazon IVS Web Broadcast SDK with `ivs` (or a redirect
+ * to IVS_SDK_URL), the local stage's bundle with `local`. Served with charset=utf-8: the IVS SDK
+ * fails to parse without it.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';

@@ -7,8 +7,9 @@ import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
 
 /**
- * The route table of SPEC.md §2. Declarative mode: the app loads no data through the router. The
- * token prefetcher (decision 0040) lives beside it, so the grid and the player share one.
+ * The route table of docs/product.md#routes. Declarative mode: the app loads no data through the
+ * router. The token prefetcher (decision 0040) lives beside it, so the grid and the player share
+ * one.
  */
 export function AppRoutes() {
   return (
@@ -18,7 +19,7 @@ export function AppRoutes() {
         <Route element={<ProtectedLayout />}>
           <Route path={paths.home.path} element={<HomeRoute />} />
           <Route path={paths.player.path} element={<PlayerRoute />} />
-          {/* `/player/` without a stream id: the player requires one (SPEC.md §5). */}
+          {/* `/player/` without a stream id: the player needs one (docs/product.md#routes). */}
           <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
         </Route>
         <Route path="*" element={<Navigate to={paths.home.href()} replace />} />

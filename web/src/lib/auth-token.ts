@@ -1,6 +1,7 @@
 /**
- * The viewer's login token, kept in localStorage under 'token' (SPEC.md §3). Only its presence
- * is checked on the client (SPEC.md §2, route guard); the API decides whether it is valid.
+ * The viewer's login token, kept in localStorage under 'token' (docs/product.md#data). Only its
+ * presence is checked on the client (docs/product.md#route-guard); the API decides whether it is
+ * valid.
  */
 export const AUTH_TOKEN_KEY = 'token';
 

@@ -4,7 +4,7 @@ import { AppHeader } from '@/components/layout/app-header';
 import { paths } from '@/config/paths';
 import { clearAuthToken, hasAuthToken } from '@/lib/auth-token';
 
-/** Protected routes: only the presence of a stored token is checked (SPEC.md §2). */
+/** Protected routes: only a stored token's presence is checked (docs/product.md#route-guard). */
 export function ProtectedLayout() {
   const navigate = useNavigate();
   const { pathname } = useLocation();

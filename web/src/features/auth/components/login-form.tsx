@@ -27,7 +27,8 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
       const token = await login({ username, password });
       onSuccess(token);
     } catch {
-      // Every failure reads the same to the viewer (SPEC.md §8); the API's own message is for logs.
+      // Every failure reads the same to the viewer (docs/product.md#error-catalogue); the API's
+      // own message is for logs.
       setFailed(true);
       setSubmitting(false);
     }

@@ -7,7 +7,8 @@ const participantTokenResponse = z.object({ token: nonBlankString });
 
 /**
  * Asks the API for a participant token for a stage. Throws an Error whose message is the one
- * SPEC.md §8 gives for each situation. A 401 is reported like any other refusal: no logout.
+ * docs/product.md#error-catalogue gives for each situation. A 401 is reported like any other
+ * refusal: no logout.
  */
 export async function getParticipantToken(
   request: { stageId: string; clientId: string },

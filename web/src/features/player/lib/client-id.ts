@@ -1,4 +1,4 @@
-/** The viewer's client id: a random UUID made once per browser session (SPEC.md §3). */
+/** The viewer's client id: a random UUID made once per browser session (docs/product.md#data). */
 export const CLIENT_ID_KEY = 'tailcam_viewer_client_id';
 
 export function getClientId(storage: Storage = sessionStorage): string {

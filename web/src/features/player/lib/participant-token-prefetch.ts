@@ -4,13 +4,13 @@
  * its token in hand instead of a round trip to the API. Decision 0040.
  *
  * - One fetch per stage at a time: a prefetch is ignored while another for that stage is in
- *   flight or its token is still fresh (SPEC.md §4, "a token fetch is ignored while another one
- *   is in flight").
+ *   flight or its token is still fresh (docs/product.md#player-states: "a token fetch is
+ *   ignored while another one is in flight").
  * - A token is handed out once (a participant token joins once) and only while fresh: for
  *   `ttlMs` (15 s, against a lifetime of an hour by default), and only to the same signed-in
  *   viewer (same stored login token) that fetched it.
  * - A prefetch that fails is forgotten, silently: the player then fetches as it always did, so
- *   the error the viewer sees is the player's own (SPEC.md §8).
+ *   the error the viewer sees is the player's own (docs/product.md#error-catalogue).
  */
 export const PREFETCH_TTL_MS = 15_000;
 

@@ -1,5 +1,5 @@
 /**
- * The player's connection lifecycle (SPEC.md §4) as a pure transition function.
+ * The player's connection lifecycle (docs/product.md#player-states) as a pure transition function.
  *
  *   loading ──CONNECTED──▶ connected ──DISCONNECTED──▶ reconnecting(1)
  *      │                     │                          │  ATTEMPT_FAILED: reconnecting(n + 1),

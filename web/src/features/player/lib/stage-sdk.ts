@@ -1,5 +1,5 @@
 /**
- * The stage SDK is a global script loaded outside the app (SPEC.md §7, DESIGN.md §2): the real
+ * The stage SDK is a global script loaded outside the app (docs/product.md#stage-sdk): the real
  * Amazon IVS Web Broadcast SDK in production, the local stage's SDK offline. Its types come from
  * the real package (type-only: nothing of it is bundled), so a misuse of the real SDK fails tsc.
  */
@@ -33,7 +33,10 @@ export function getStageSdk(): StageSdk | undefined {
   return window.IVSBroadcastClient;
 }
 
-/** Publishes nothing and subscribes to the video of every participant, never audio (SPEC.md §4). */
+/**
+ * Publishes nothing and subscribes to the video of every participant, never audio
+ * (docs/product.md#player-states).
+ */
 export function createViewerStrategy(sdk: StageSdk): StageStrategy {
   return {
     stageStreamsToPublish: () => [],

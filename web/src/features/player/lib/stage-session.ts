@@ -2,7 +2,7 @@
  * One viewer's session with one stage: fetches participant tokens, joins, listens, rejoins after
  * a lost connection, and leaves. Plain TypeScript, no React: `useStageSession` joins it to a page.
  *
- * Rules it keeps (SPEC.md §4):
+ * Rules it keeps (docs/product.md#player-states):
  * - a token fetch is ignored while another one is in flight;
  * - the next join waits for the last leave, and its own leave never looks like a lost connection,
  *   because listeners are removed before `leave()` is called;

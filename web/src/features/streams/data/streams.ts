@@ -1,6 +1,6 @@
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 
-/** A stream in the selection grid (SPEC.md §3). */
+/** A stream in the selection grid (docs/product.md#data). */
 export interface Stream {
   id: string;
   name: string;
@@ -8,7 +8,7 @@ export interface Stream {
   thumbnailUrl?: string;
 }
 
-/** The fixed, built-in list (SPEC.md §2): id equals name, none is marked live. */
+/** The fixed, built-in list (docs/product.md#stream-selection): id equals name, none is live. */
 export const BUILT_IN_STREAMS: readonly Stream[] = STREAM_IDS.map((id) => ({
   id,
   name: id,
