@@ -84,7 +84,13 @@ export class Product {
   private starts = 0;
   /** Kills the instance if this process exits first (a test runner ending a timed-out worker). */
   private readonly killOnExit = () => {
-    if (this.child?.pid) process.kill(-this.child.pid, 'SIGKILL');
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   };
 
   constructor(readonly options: ProductOptions) {
