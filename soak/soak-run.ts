@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '@tailcam/harness/chromium';
+import { playback, type Playback } from '@tailcam/harness/player';
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
 import type { StageStats } from '@tailcam/harness/stage-control';
@@ -158,13 +159,9 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 
 /** Until the player's video has decoded frames and its time moves. */
 async function waitForPlayback(page: Page, timeoutMs: number): Promise<boolean> {
-  const video = page.getByLabel(/^Live video from /);
-  let first: { frames: number; time: number } | undefined;
+  let first: Playback | undefined;
   return waitUntil(async () => {
-    const now = await video.evaluate((element: HTMLVideoElement) => ({
-      frames: element.getVideoPlaybackQuality().totalVideoFrames,
-      time: element.currentTime,
-    }));
+    const now = await playback(page);
     if (now.frames === 0) return false;
     first ??= now;
     return now.frames > first.frames + 3 && now.time > first.time;

@@ -3,6 +3,7 @@
  * through the API), watching the player's video, and the local stage's loopback-only controls.
  */
 import { expect, test as base, type Page } from '@playwright/test';
+import { playback, playerVideo } from '@tailcam/harness/player';
 import { signIn } from '@tailcam/harness/sign-in';
 import { E2E_PASSWORD, E2E_USERNAME } from './environment';
 
@@ -27,34 +28,21 @@ export async function signInThroughForm(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/home$/);
 }
 
-export function playerVideo(page: Page) {
-  return page.getByLabel(/^Live video from /);
-}
+export { playerVideo };
 
 /** Waits until the player's video is really playing: frames decoded and time moving on. */
 export async function expectVideoPlaying(page: Page): Promise<void> {
   const video = playerVideo(page);
   await expect(video).toBeVisible();
   await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), {
+    .poll(async () => (await playback(page)).time, {
       message: 'the video plays (currentTime advances)',
       timeout: 20_000,
     })
     .toBeGreaterThan(0.2);
-  const before = await video.evaluate((element: HTMLVideoElement) => ({
-    time: element.currentTime,
-    frames: element.getVideoPlaybackQuality().totalVideoFrames,
-  }));
-  await expect
-    .poll(() =>
-      video.evaluate(
-        (element: HTMLVideoElement) => element.getVideoPlaybackQuality().totalVideoFrames,
-      ),
-    )
-    .toBeGreaterThan(before.frames + 5);
-  await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(before.time);
+  const before = await playback(page);
+  await expect.poll(async () => (await playback(page)).frames).toBeGreaterThan(before.frames + 5);
+  await expect.poll(async () => (await playback(page)).time).toBeGreaterThan(before.time);
 }
 
 /**
