@@ -14,6 +14,7 @@ import { HttpError } from './http/errors';
 import {
   createMemoryRateLimitStore,
   createRateLimiter,
+  tokenRateLimit,
   type RateLimitStore,
 } from './http/rate-limit';
 import { RequestLogController } from './http/request-log';
@@ -41,6 +42,7 @@ export type AppConfig = Pick<
   | 'corsOrigins'
   | 'trustProxy'
   | 'publicUrl'
+  | 'tokenRateLimitPerMinute'
 >;
 
 export interface AppDeps {
@@ -147,6 +149,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     loginTokens,
     stageProvider: deps.stageProvider,
     publicUrl: config.publicUrl,
+    rateLimiter,
+    rateLimit: tokenRateLimit(config.tokenRateLimitPerMinute),
   });
   registerStageSdkRoute(app, {
     stageProvider: config.stageProvider,

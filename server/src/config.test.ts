@@ -192,6 +192,16 @@ describe('configuration', () => {
     ).toBe('postgres');
   });
 
+  it('limits participant tokens per user to 30 a minute unless told otherwise', () => {
+    expect(parseConfig({}, root).tokenRateLimitPerMinute).toBe(30);
+    expect(parseConfig({ TOKEN_RATE_LIMIT_PER_MINUTE: '600' }, root).tokenRateLimitPerMinute).toBe(
+      600,
+    );
+    expect(problemsOf({ TOKEN_RATE_LIMIT_PER_MINUTE: '0' })).toEqual([
+      'TOKEN_RATE_LIMIT_PER_MINUTE: must be at least 1',
+    ]);
+  });
+
   it('gives the users CLI its database settings without requiring the provider settings', () => {
     expect(parseStoreConfig({ STAGE_PROVIDER: 'ivs', DATA_DIR: 'db' }, root)).toEqual({
       repoRoot: root,

@@ -202,6 +202,7 @@ const variables = {
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
+  TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: corsOrigins,
   IVS_STAGE_ARNS: stageArns,
@@ -281,6 +282,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
   rateLimitStore: 'memory' | 'postgres';
+  /** Participant tokens one user may get a minute (`POST /api/token`). */
+  tokenRateLimitPerMinute: number;
 }
 
 const fromRoot = (repoRoot: string, path: string) =>
@@ -325,6 +328,7 @@ function configSchema(repoRoot: string) {
       logFormat: env.LOG_FORMAT,
       publicUrl: env.PUBLIC_URL?.replace(/\/$/, ''),
       rateLimitStore: env.RATE_LIMIT_STORE,
+      tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
     }));
 }
 

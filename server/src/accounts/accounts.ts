@@ -4,8 +4,8 @@
  */
 import { hashPassword } from '../auth/passwords';
 import { DuplicateUsernameError, type User, type UserStore } from '../db/user-store';
+import { canonicalUsername } from './username';
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export type AccountErrorCode =
@@ -28,7 +28,7 @@ export interface UserSummary {
 }
 
 function checkUsername(username: string): void {
-  if (!USERNAME_PATTERN.test(username)) {
+  if (canonicalUsername(username) === undefined) {
     throw new AccountError(
       'invalid_username',
       `"${username}" is not a valid username: use 1 to 64 letters, digits, or . _ @ - (starting with a letter or digit)`,
@@ -66,9 +66,25 @@ export interface Accounts {
   list(): Promise<UserSummary[]>;
   passwd(username: string, password: string): Promise<void>;
   disable(username: string): Promise<void>;
+  remove(username: string): Promise<void>;
 }
 
-export function createAccounts(store: UserStore): Accounts {
+export interface AccountsOptions {
+  /**
+   * Ends the user's stage sessions after `passwd`, `disable` or `remove` (their login tokens
+   * already end with the store's write). Reports its own failures; never throws.
+   */
+  endSessions?: (userId: string) => Promise<void>;
+}
+
+export function createAccounts(store: UserStore, options: AccountsOptions = {}): Accounts {
+  /** A write that ends the user's login tokens; then their stage sessions end too. */
+  async function endAccess(username: string, write: Promise<string | undefined>): Promise<void> {
+    const userId = await write;
+    if (userId === undefined) throw unknownUser(username);
+    await options.endSessions?.(userId);
+  }
+
   return {
     async add(username, password) {
       checkUsername(username);
@@ -87,12 +103,9 @@ export function createAccounts(store: UserStore): Accounts {
     },
     async passwd(username, password) {
       checkPassword(password);
-      if (!(await store.setPasswordHash(username, await hashPassword(password)))) {
-        throw unknownUser(username);
-      }
+      await endAccess(username, store.setPasswordHash(username, await hashPassword(password)));
     },
-    async disable(username) {
-      if (!(await store.disableUser(username))) throw unknownUser(username);
-    },
+    disable: (username) => endAccess(username, store.disableUser(username)),
+    remove: (username) => endAccess(username, store.removeUser(username)),
   };
 }

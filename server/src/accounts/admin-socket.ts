@@ -23,6 +23,7 @@ export const adminRequestSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('list') }),
   z.object({ command: z.literal('passwd'), username: noNul, password: noNul }),
   z.object({ command: z.literal('disable'), username: noNul }),
+  z.object({ command: z.literal('remove'), username: noNul }),
 ]);
 
 export type AdminRequest = z.infer<typeof adminRequestSchema>;
@@ -60,6 +61,9 @@ export async function runAdminRequest(
         return { ok: true };
       case 'disable':
         await accounts.disable(request.username);
+        return { ok: true };
+      case 'remove':
+        await accounts.remove(request.username);
         return { ok: true };
     }
   } catch (error) {

@@ -5,12 +5,25 @@ import { createLoginTokens } from './login-token';
 
 const secret = new TextEncoder().encode('login-token-test-secret-long-enough-0123');
 const userId = '3dc3aed5-73e3-4236-9dd0-f15c25193cf5';
-const identity = { userId, username: 'alice' };
+const identity = { userId, username: 'alice', tokenGeneration: 3 };
 
 describe('login tokens', () => {
   it('round-trip the user id and name', async () => {
     const tokens = createLoginTokens({ secret, ttlHours: 12 });
     expect(await tokens.verify(await tokens.issue(identity))).toEqual(identity);
+  });
+
+  it('refuse a token issued more than a minute ahead of this clock, as by an instance whose clock runs ahead', async () => {
+    const at = (iso: string) => () => new Date(iso);
+    const verifier = createLoginTokens({ secret, ttlHours: 12, now: at('2026-01-01T00:00:00Z') });
+    const slightlyAhead = createLoginTokens({
+      secret,
+      ttlHours: 12,
+      now: at('2026-01-01T00:01:00Z'),
+    });
+    const farAhead = createLoginTokens({ secret, ttlHours: 12, now: at('2026-01-01T00:01:01Z') });
+    expect(await verifier.verify(await slightlyAhead.issue(identity))).toEqual(identity);
+    expect(await verifier.verify(await farAhead.issue(identity))).toBeUndefined();
   });
 
   it('refuse a token whose payload was tampered with', async () => {

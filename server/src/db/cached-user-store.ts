@@ -2,7 +2,8 @@
  * Remembers user rows by id for the per-request check of `POST /api/token`. Only for the
  * embedded PGlite, where this process is the only writer (the data-directory lock, and the
  * users CLI going through the admin socket), so clearing the cache on every write through this
- * store keeps it exact: disabling a user takes effect on the next request.
+ * store keeps it exact: disabling a user, changing their password or removing them takes effect on
+ * the next request.
  */
 import type { User, UserStore } from './user-store';
 
@@ -29,5 +30,6 @@ export function withUserCache(store: UserStore, maxEntries = 10_000): UserStore 
     createUser: cleared(store.createUser),
     setPasswordHash: cleared(store.setPasswordHash),
     disableUser: cleared(store.disableUser),
+    removeUser: cleared(store.removeUser),
   };
 }

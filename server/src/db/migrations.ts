@@ -40,6 +40,22 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX rate_limits_window_start_idx ON rate_limits (window_start);
     `,
   },
+  {
+    version: 3,
+    name: 'users_canonical_name_and_token_generation',
+    // Names are compared by the key the application computes (accounts/username.ts), not by
+    // SQL's lower(), whose Unicode and locale rules differ from it; existing names are folded the
+    // same way (ASCII letters only, as the grammar allows). `token_generation` goes up with every
+    // password change, disable and removal: login tokens carry the one they were issued under.
+    sql: `
+      ALTER TABLE users ADD COLUMN username_key text;
+      UPDATE users SET username_key = translate(username, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+      ALTER TABLE users ALTER COLUMN username_key SET NOT NULL;
+      CREATE UNIQUE INDEX users_username_key_key ON users (username_key);
+      DROP INDEX users_username_lower_key;
+      ALTER TABLE users ADD COLUMN token_generation integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export async function migrate(client: SqlClient): Promise<number[]> {

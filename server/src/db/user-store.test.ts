@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { build, CLIENT_ID } from '../test/helpers';
 import { openMigratedStore } from './open-store';
-import { migrate } from './migrations';
+import { migrate, migrations } from './migrations';
 import { openPgliteClient } from './pglite-client';
 import { openPostgresClient } from './postgres-client';
 import type { SqlClient } from './sql-client';
@@ -53,6 +54,37 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
       await expect(store.createUser('DAVE', 'hash')).rejects.toBeInstanceOf(DuplicateUsernameError);
     });
 
+    it('compares one canonical form: no look-alike outside the username grammar matches (issue 13)', async () => {
+      const created = await store.createUser('PiTester', 'hash');
+      expect((await store.findByUsername('pitester'))?.id).toBe(created.id);
+      for (const lookAlike of [
+        'p\u0130tester',
+        'P\u0130TESTER',
+        'p\u0131tester',
+        'pitester\u212a',
+      ]) {
+        expect(await store.findByUsername(lookAlike), lookAlike).toBeUndefined();
+        expect(await store.setPasswordHash(lookAlike, 'x'), lookAlike).toBeUndefined();
+        expect(await store.disableUser(lookAlike), lookAlike).toBeUndefined();
+        expect(await store.removeUser(lookAlike), lookAlike).toBeUndefined();
+      }
+      await expect(store.createUser('p\u0130tester', 'hash')).rejects.toThrow(
+        /not a valid username/,
+      );
+    });
+
+    it('counts a generation per user that every password change, disable and removal ends', async () => {
+      const created = await store.createUser('gina', 'hash');
+      expect(created.tokenGeneration).toBe(0);
+      expect(await store.setPasswordHash('GINA', 'new')).toBe(created.id);
+      expect((await store.findById(created.id))?.tokenGeneration).toBe(1);
+      expect(await store.disableUser('gina')).toBe(created.id);
+      expect((await store.findByUsername('gina'))?.tokenGeneration).toBe(2);
+      expect(await store.removeUser('Gina')).toBe(created.id);
+      expect(await store.findById(created.id)).toBeUndefined();
+      expect(await store.removeUser('gina')).toBeUndefined();
+    });
+
     it('finds nobody for unknown names and for ids that are not UUIDs', async () => {
       expect(await store.findByUsername('nobody')).toBeUndefined();
       expect(await store.findById('00000000-0000-4000-8000-000000000000')).toBeUndefined();
@@ -61,15 +93,16 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
 
     it('changes a password and disables a user, reporting unknown names', async () => {
       await store.createUser('erin', 'old');
-      expect(await store.setPasswordHash('ERIN', 'new')).toBe(true);
+      const erin = (await store.findByUsername('erin'))!.id;
+      expect(await store.setPasswordHash('ERIN', 'new')).toBe(erin);
       expect((await store.findByUsername('erin'))?.passwordHash).toBe('new');
-      expect(await store.disableUser('erin')).toBe(true);
+      expect(await store.disableUser('erin')).toBe(erin);
       const disabledAt = (await store.findByUsername('erin'))?.disabledAt;
       expect(disabledAt).toBeInstanceOf(Date);
-      expect(await store.disableUser('erin')).toBe(true);
+      expect(await store.disableUser('erin')).toBe(erin);
       expect((await store.findByUsername('erin'))?.disabledAt).toEqual(disabledAt);
-      expect(await store.setPasswordHash('nobody', 'x')).toBe(false);
-      expect(await store.disableUser('nobody')).toBe(false);
+      expect(await store.setPasswordHash('nobody', 'x')).toBeUndefined();
+      expect(await store.disableUser('nobody')).toBeUndefined();
     });
 
     it('lists and counts users in name order', async () => {
@@ -84,6 +117,37 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
 }
 
 describeUserStore('PGlite', () => openPgliteClient(undefined));
+
+it('keeps the accounts made before names had a canonical column: found by any case, generation 0', async () => {
+  // The migrated test database, taken back to the schema of migration 2 (initdb is slow).
+  const client = await openPgliteClient(undefined, {
+    loadDataDir: new Blob([readFileSync(inject('pgliteDump'))]),
+  });
+  onTestFinished(() => client.close());
+  const latest = Math.max(...migrations.map((migration) => migration.version));
+  expect(latest).toBe(3);
+  for (const statement of [
+    'DROP INDEX users_username_key_key',
+    'ALTER TABLE users DROP COLUMN username_key',
+    'ALTER TABLE users DROP COLUMN token_generation',
+    'CREATE UNIQUE INDEX users_username_lower_key ON users (lower(username))',
+    'DELETE FROM schema_migrations WHERE version = 3',
+  ]) {
+    await client.query(statement);
+  }
+  await client.query(
+    "INSERT INTO users (id, username, password_hash) VALUES ('3dc3aed5-73e3-4236-9dd0-f15c25193cf5', 'Old.Timer', 'hash')",
+  );
+  expect(await migrate(client)).toEqual([3]);
+  const store = createUserStore(client);
+  expect(await store.findByUsername('old.timer')).toMatchObject({
+    username: 'Old.Timer',
+    tokenGeneration: 0,
+  });
+  await expect(store.createUser('OLD.TIMER', 'hash')).rejects.toBeInstanceOf(
+    DuplicateUsernameError,
+  );
+});
 
 describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
   const schema = useTemporarySchema(testDatabaseUrl!);

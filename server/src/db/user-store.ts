@@ -1,8 +1,10 @@
 /**
  * Accounts. One store over SQL; the driver underneath is PGlite (embedded default) or PostgreSQL.
- * Usernames are unique regardless of case and kept as typed.
+ * Usernames are kept as typed, and unique and found by their canonical form
+ * (accounts/username.ts), computed here and compared as a plain column in SQL.
  */
 import { randomUUID } from 'node:crypto';
+import { canonicalUsername } from '../accounts/username';
 import type { SqlClient } from './sql-client';
 
 export interface User {
@@ -10,6 +12,11 @@ export interface User {
   username: string;
   createdAt: Date;
   disabledAt: Date | null;
+  /**
+   * Goes up with every password change, disable and removal; a login token is good only while
+   * it carries the current one.
+   */
+  tokenGeneration: number;
 }
 
 export interface UserWithHash extends User {
@@ -24,16 +31,21 @@ export class DuplicateUsernameError extends Error {
 }
 
 export interface UserStore {
+  /** Throws for a name outside the username grammar. */
   createUser(username: string, passwordHash: string): Promise<User>;
-  /** Case-insensitive. */
+  /** By canonical form; a name outside the grammar names nobody. */
   findByUsername(username: string): Promise<UserWithHash | undefined>;
   findById(id: string): Promise<User | undefined>;
   listUsers(): Promise<User[]>;
   countUsers(): Promise<number>;
-  /** Returns false when no such user exists. */
-  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
-  /** Returns false when no such user exists; disabling twice keeps the first time. */
-  disableUser(username: string): Promise<boolean>;
+  /**
+   * The writes below end the user's login tokens (a new token generation) and return the user's
+   * id, or undefined when no such user exists.
+   */
+  setPasswordHash(username: string, passwordHash: string): Promise<string | undefined>;
+  /** Disabling twice keeps the first time. */
+  disableUser(username: string): Promise<string | undefined>;
+  removeUser(username: string): Promise<string | undefined>;
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -45,10 +57,11 @@ interface UserRow {
   password_hash: string;
   created_at: Date | string;
   disabled_at: Date | string | null;
+  token_generation: number;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const USER_COLUMNS = 'id, username, password_hash, created_at, disabled_at';
+const USER_COLUMNS = 'id, username, password_hash, created_at, disabled_at, token_generation';
 
 const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 
@@ -58,6 +71,7 @@ function toUser(row: UserRow): User {
     username: row.username,
     createdAt: toDate(row.created_at),
     disabledAt: row.disabled_at === null ? null : toDate(row.disabled_at),
+    tokenGeneration: Number(row.token_generation),
   };
 }
 
@@ -65,13 +79,27 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
 }
 
+/** The first row's id, if any: what a write by name returns. */
+const idOf = ({ rows }: { rows: { id: string }[] }) => rows[0]?.id;
+
 export function createUserStore(client: SqlClient): UserStore {
+  /** A write (or read) by name: nothing to do for a name outside the grammar. */
+  async function byName<T>(
+    username: string,
+    query: (key: string) => Promise<T>,
+  ): Promise<T | undefined> {
+    const key = canonicalUsername(username);
+    return key === undefined ? undefined : query(key);
+  }
+
   return {
     async createUser(username, passwordHash) {
+      const key = canonicalUsername(username);
+      if (key === undefined) throw new Error(`"${username}" is not a valid username`);
       try {
         const { rows } = await client.query<UserRow>(
-          `INSERT INTO users (id, username, password_hash) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
-          [randomUUID(), username, passwordHash],
+          `INSERT INTO users (id, username, username_key, password_hash) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
+          [randomUUID(), username, key, passwordHash],
         );
         return toUser(rows[0]!);
       } catch (error) {
@@ -79,14 +107,15 @@ export function createUserStore(client: SqlClient): UserStore {
         throw error;
       }
     },
-    async findByUsername(username) {
-      const { rows } = await client.query<UserRow>(
-        `SELECT ${USER_COLUMNS} FROM users WHERE lower(username) = lower($1)`,
-        [username],
-      );
-      const row = rows[0];
-      return row === undefined ? undefined : { ...toUser(row), passwordHash: row.password_hash };
-    },
+    findByUsername: (username) =>
+      byName(username, async (key) => {
+        const { rows } = await client.query<UserRow>(
+          `SELECT ${USER_COLUMNS} FROM users WHERE username_key = $1`,
+          [key],
+        );
+        const row = rows[0];
+        return row === undefined ? undefined : { ...toUser(row), passwordHash: row.password_hash };
+      }),
     async findById(id) {
       // A malformed id would make PostgreSQL raise an error; it simply names no user.
       if (!UUID_PATTERN.test(id)) return undefined;
@@ -98,7 +127,7 @@ export function createUserStore(client: SqlClient): UserStore {
     },
     async listUsers() {
       const { rows } = await client.query<UserRow>(
-        `SELECT ${USER_COLUMNS} FROM users ORDER BY lower(username)`,
+        `SELECT ${USER_COLUMNS} FROM users ORDER BY username_key`,
       );
       return rows.map(toUser);
     },
@@ -108,20 +137,33 @@ export function createUserStore(client: SqlClient): UserStore {
       );
       return rows[0]?.count ?? 0;
     },
-    async setPasswordHash(username, passwordHash) {
-      const { rows } = await client.query<{ id: string }>(
-        'UPDATE users SET password_hash = $2 WHERE lower(username) = lower($1) RETURNING id',
-        [username, passwordHash],
-      );
-      return rows.length > 0;
-    },
-    async disableUser(username) {
-      const { rows } = await client.query<{ id: string }>(
-        'UPDATE users SET disabled_at = coalesce(disabled_at, now()) WHERE lower(username) = lower($1) RETURNING id',
-        [username],
-      );
-      return rows.length > 0;
-    },
+    setPasswordHash: (username, passwordHash) =>
+      byName(username, async (key) =>
+        idOf(
+          await client.query<{ id: string }>(
+            'UPDATE users SET password_hash = $2, token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id',
+            [key, passwordHash],
+          ),
+        ),
+      ),
+    disableUser: (username) =>
+      byName(username, async (key) =>
+        idOf(
+          await client.query<{ id: string }>(
+            'UPDATE users SET disabled_at = coalesce(disabled_at, now()), token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id',
+            [key],
+          ),
+        ),
+      ),
+    removeUser: (username) =>
+      byName(username, async (key) =>
+        idOf(
+          await client.query<{ id: string }>(
+            'DELETE FROM users WHERE username_key = $1 RETURNING id',
+            [key],
+          ),
+        ),
+      ),
     async ping() {
       await client.query('SELECT 1');
     },

@@ -1,5 +1,6 @@
 /**
- * Fixed-window rate limiting behind a store interface: in memory for one process (the default),
+ * Fixed-window rate limiting behind a store interface (login attempts, participant tokens per
+ * user): in memory for one process (the default),
  * or in PostgreSQL shared by every instance behind a load balancer (`RATE_LIMIT_STORE=postgres`,
  * db/postgres-rate-limit-store.ts, decision 0030).
  */
@@ -58,3 +59,11 @@ export const LOGIN_RATE_LIMITS = {
   perAddress: { name: 'login-address', max: 30, windowMs: 60_000 },
   perUsername: { name: 'login-username', max: 10, windowMs: 60_000 },
 } satisfies Record<string, RateLimitRule>;
+
+/**
+ * Participant tokens per user (`TOKEN_RATE_LIMIT_PER_MINUTE`): a person opening streams, their
+ * prefetches and reconnects stays well under it; one account cannot mint the seats of a stage.
+ */
+export function tokenRateLimit(perMinute: number): RateLimitRule {
+  return { name: 'token-user', max: perMinute, windowMs: 60_000 };
+}

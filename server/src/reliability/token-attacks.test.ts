@@ -328,3 +328,205 @@ describe('username enumeration', () => {
     }
   });
 });
+
+describe('look-alike usernames (issue 13)', () => {
+  const attempt = (
+    app: Awaited<ReturnType<typeof build>>['app'],
+    username: string,
+    password: string,
+  ) => app.inject({ method: 'POST', url: '/api/login', payload: { username, password } });
+
+  it('a name outside the grammar never signs in as the user it resembles, nor gets guesses of its own', async () => {
+    const { app, addUser } = await build();
+    await addUser('pitester', 'correct horse');
+    for (let guess = 0; guess < 10; guess += 1) {
+      expect((await attempt(app, 'pitester', 'wrong')).statusCode).toBe(401);
+    }
+    expect((await attempt(app, 'pitester', 'wrong')).statusCode).toBe(429);
+    // The Turkish dotted capital I, the dotless i, the Kelvin sign and a fullwidth letter.
+    for (const lookAlike of ['p\u0130tester', 'p\u0131tester', 'pitester\u212a', 'p\uff49tester']) {
+      const response = await attempt(app, lookAlike, 'correct horse');
+      expect(response.statusCode, lookAlike).toBe(401);
+      expect(response.json()).toEqual({ error: 'Invalid credentials' });
+    }
+  });
+
+  it('a name outside the grammar costs one argon2 verify, like an unknown user, and counts against its address', async () => {
+    const verifyPassword = vi.mocked(argon2.verify);
+    const { app, addUser } = await build({ deps: { passwords: createPasswordVerifier() } });
+    await addUser('alice', 'correct horse');
+    const before = verifyPassword.mock.calls.length;
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 30; guess += 1) {
+      statuses.push((await attempt(app, `al\u0130ce${guess}`, 'wrong')).statusCode);
+    }
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    expect(verifyPassword.mock.calls.length - before).toBe(30);
+    // The address's 30 a minute are used up: even the real user from it waits.
+    expect((await attempt(app, 'alice', 'correct horse')).statusCode).toBe(429);
+  });
+
+  it('one canonical form: any case of a valid name shares one counter and one account', async () => {
+    const { app, addUser } = await build();
+    await addUser('PiTester', 'correct horse');
+    for (const [guess, name] of ['pitester', 'PITESTER', 'Pitester', 'pItEsTeR'].entries()) {
+      for (let round = 0; round < (guess === 0 ? 7 : 1); round += 1) {
+        expect((await attempt(app, name, 'wrong')).statusCode).toBe(401);
+      }
+    }
+    expect((await attempt(app, 'PiTeStEr', 'correct horse')).statusCode).toBe(429);
+  });
+});
+
+describe('a password change, a disable or a removal ends the login tokens issued before it (issue 13)', () => {
+  it('through the cached store: accounts API and admin socket, effective on the next request', async () => {
+    const store = withUserCache(await freshStore());
+    // Every token below is issued within one second: the check must not rest on `iat`.
+    const now = new Date('2026-03-01T12:00:00.000Z');
+    const { app, addUser, login } = await build({ deps: { store, now: () => now } });
+    await addUser('alice', 'correct horse');
+    await addUser('bob', 'battery staple');
+    await addUser('carol', 'staple battery');
+    const ended: string[] = [];
+    const accounts = createAccounts(store, {
+      endSessions: async (userId) => {
+        ended.push(userId);
+      },
+    });
+    const before = {
+      alice: await login('alice', 'correct horse'),
+      bob: await login('bob', 'battery staple'),
+      carol: await login('carol', 'staple battery'),
+    };
+    for (let request = 0; request < 3; request += 1) {
+      for (const token of Object.values(before))
+        expect((await tokenStatus(app, token)).status).toBe(200);
+    }
+
+    await accounts.passwd('ALICE', 'new horse');
+    expect(await tokenStatus(app, before.alice)).toEqual({
+      status: 401,
+      body: { error: 'Invalid or expired token' },
+    });
+    // Signing in again, in the same second, with the new password works.
+    const after = await login('alice', 'new horse');
+    expect((await tokenStatus(app, after)).status).toBe(200);
+    expect((await tokenStatus(app, before.bob)).status).toBe(200);
+
+    const dataDir = tempDir('tailcam-admin-');
+    mkdirSync(dataDir, { recursive: true });
+    const silent = { info: () => {}, warn: () => {}, error: () => {} } as unknown as Parameters<
+      typeof startAdminSocket
+    >[2];
+    const socket = await startAdminSocket(dataDir, accounts, silent);
+    try {
+      expect(
+        await callAdminSocket(socket.path, { command: 'passwd', username: 'bob', password: 'x y' }),
+      ).toEqual({ ok: true });
+      expect((await tokenStatus(app, before.bob)).status).toBe(401);
+      expect(await callAdminSocket(socket.path, { command: 'remove', username: 'carol' })).toEqual({
+        ok: true,
+      });
+      expect((await tokenStatus(app, before.carol)).status).toBe(401);
+      expect(await callAdminSocket(socket.path, { command: 'remove', username: 'carol' })).toEqual({
+        ok: false,
+        code: 'unknown_user',
+        error: 'No user named "carol"',
+      });
+    } finally {
+      await socket.close();
+    }
+    expect((await tokenStatus(app, after)).status).toBe(200);
+    const ids = await Promise.all(
+      ['alice', 'bob'].map(async (name) => (await store.findByUsername(name))!.id),
+    );
+    expect(ended.slice(0, 2)).toEqual(ids);
+    expect(ended).toHaveLength(3);
+    // carol is gone: she cannot sign in, and her name is free again.
+    const gone = await app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'carol', password: 'staple battery' },
+    });
+    expect(gone.statusCode).toBe(401);
+  });
+
+  it('a login that read the old password while the change went through gets a token that is refused', async () => {
+    const store = await freshStore();
+    const { app, addUser } = await build({ deps: { store } });
+    const user = await addUser('alice', 'correct horse');
+    const accounts = createAccounts(store);
+    // The login's lookup happened before the change: its token carries what that row said.
+    const row = await store.findById(user.id);
+    await accounts.passwd('alice', 'new horse');
+    const raced = await new SignJWT({ name: 'alice', gen: row!.tokenGeneration })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setAudience('tailcam-api')
+      .setIssuer('tailcam')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(authSecret);
+    expect((await tokenStatus(app, raced)).status).toBe(401);
+  });
+});
+
+describe('login tokens from the future (issue 13)', () => {
+  it('refuses a token whose iat is more than a minute ahead, accepts one within the allowance', async () => {
+    const { app, user } = await signedIn();
+    const now = Math.floor(Date.now() / 1000);
+    const issuedAt = (iat: number) =>
+      new SignJWT({ name: 'alice' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(user.id)
+        .setAudience('tailcam-api')
+        .setIssuer('tailcam')
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3600)
+        .sign(authSecret);
+    expect(await tokenStatus(app, await issuedAt(now + 3600))).toEqual({
+      status: 401,
+      body: { error: 'Invalid or expired token' },
+    });
+    expect((await tokenStatus(app, await issuedAt(now + 90))).status).toBe(401);
+    // Another API instance whose clock is a little ahead.
+    expect((await tokenStatus(app, await issuedAt(now + 30))).status).toBe(200);
+  });
+});
+
+describe('participant tokens per user (issue 13)', () => {
+  it('answers 429 with Retry-After once one user asked for more than the limit in a minute; others go on', async () => {
+    let now = new Date('2026-03-01T12:00:00.000Z');
+    const test = await build({ config: { tokenRateLimitPerMinute: 5 }, deps: { now: () => now } });
+    await test.addUser('alice', 'correct horse');
+    await test.addUser('bob', 'battery staple');
+    const alice = await test.login('alice', 'correct horse');
+    const bob = await test.login('bob', 'battery staple');
+    for (let request = 0; request < 5; request += 1) {
+      expect((await tokenStatus(test.app, alice)).status).toBe(200);
+    }
+    const limited = await test.app.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { authorization: `Bearer ${alice}` },
+      payload: validBody,
+    });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.json()).toEqual({
+      error: 'Too many stream requests for this account; try again in 60 seconds',
+    });
+    expect((await tokenStatus(test.app, bob)).status).toBe(200);
+    now = new Date(now.getTime() + 60_000);
+    expect((await tokenStatus(test.app, alice)).status).toBe(200);
+  });
+
+  it('allows 30 a minute per user by default', async () => {
+    const { app, token } = await signedIn();
+    const statuses: number[] = [];
+    for (let request = 0; request < 31; request += 1)
+      statuses.push((await tokenStatus(app, token)).status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(30);
+    expect(statuses.at(-1)).toBe(429);
+  });
+});

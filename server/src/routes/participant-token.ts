@@ -3,6 +3,7 @@ import { isStreamId } from '@tailcam/protocol/streams';
 import type { LoginTokens } from '../auth/login-token';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
+import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
 import type { ZodTypeProvider } from '../http/zod-schema';
 import { StageProviderError, type StageProvider } from '../providers/stage-provider';
 import { errorResponses, tokenBody, tokenResponse } from './api-schemas';
@@ -24,6 +25,9 @@ export function registerParticipantTokenRoute(
     loginTokens: LoginTokens;
     stageProvider: StageProvider;
     publicUrl: string | undefined;
+    rateLimiter: RateLimiter;
+    /** Participant tokens per user. */
+    rateLimit: RateLimitRule;
   },
 ): void {
   app.withTypeProvider<ZodTypeProvider>().post(
@@ -41,7 +45,23 @@ export function registerParticipantTokenRoute(
         const user = await deps.store.findById(identity.userId);
         if (user === undefined) throw new HttpError(401, 'Invalid or expired token');
         if (user.disabledAt !== null) throw new HttpError(401, 'This account is disabled');
+        // Issued before the user's last password change, disable or removal.
+        if (identity.tokenGeneration !== user.tokenGeneration) {
+          throw new HttpError(401, 'Invalid or expired token');
+        }
         request.user = { id: user.id, username: user.username };
+        const verdict = await deps.rateLimiter.check(deps.rateLimit, user.id);
+        if (!verdict.allowed) {
+          request.log.warn(
+            { userId: user.id, rule: deps.rateLimit.name },
+            'token rate limit reached',
+          );
+          throw new HttpError(
+            429,
+            `Too many stream requests for this account; try again in ${verdict.retryAfterSeconds} seconds`,
+            { 'retry-after': String(verdict.retryAfterSeconds) },
+          );
+        }
       },
     },
     async (request) => {

@@ -94,6 +94,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     corsOrigins: [],
     trustProxy: false,
     publicUrl: undefined,
+    tokenRateLimitPerMinute: 30,
     ...overrides,
   };
 }
