@@ -127,6 +127,10 @@ export class Product {
         STAGE_PORT: String(this.options.stagePort),
         LOCAL_STAGE_URL: this.stageUrl,
         STAGE_FAULTS: '1',
+        // The tests, the bench and the soak open many sessions from one address and one account;
+        // the defaults are sized for one person watching.
+        STAGE_SOCKETS_PER_ADDRESS: '200',
+        STAGE_SESSIONS_PER_USER: '64',
       });
     } else {
       Object.assign(env, {

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     secret,
     faultsEnabled: config.faultsEnabled,
     camera: config.camera,
+    maxSessionsPerUser: config.sessionsPerUser,
     log,
     onExitRequested: () => {
       log('exiting on request (fault injection: hard restart)');

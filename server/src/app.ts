@@ -38,6 +38,7 @@ export type AppConfig = Pick<
   | 'ivs'
   | 'loginTokenHours'
   | 'localStage'
+  | 'stageProxy'
   | 'webDistDir'
   | 'corsOrigins'
   | 'trustProxy'
@@ -159,7 +160,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     repoRoot: config.repoRoot,
   });
   if (config.stageProvider === 'local') {
-    await registerStageProxy(app, { upstream: config.localStage.url });
+    await registerStageProxy(app, {
+      upstream: config.localStage.url,
+      limits: config.stageProxy,
+      publicUrl: config.publicUrl,
+      corsOrigins: config.corsOrigins,
+    });
   }
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });
   return app;

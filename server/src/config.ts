@@ -76,6 +76,17 @@ export function parseStageArns(text: string): { arns: StageArns; problems: strin
 
 export type TrustProxy = boolean | number | string[];
 
+export interface StageProxyLimits {
+  /** Signalling sockets one address may hold at once. */
+  socketsPerAddress: number;
+  /** Signalling sockets in all; a new one then takes the seat of a socket that has not joined. */
+  socketsTotal: number;
+  /** A socket that has not joined by then is closed. */
+  joinSeconds: number;
+  /** How often the browser is pinged; one that misses a pong is cut. */
+  pingSeconds: number;
+}
+
 const trustProxy = z.preprocess(
   emptyToUndefined,
   z
@@ -188,6 +199,10 @@ const variables = {
   ),
   LOCAL_STAGE_SDK_FILE: optionalText,
   STAGE_TOKEN_SECRET: secret,
+  STAGE_SOCKETS_PER_ADDRESS: integer(16, 1, 100_000),
+  STAGE_SOCKETS_TOTAL: integer(200, 1, 100_000),
+  STAGE_JOIN_SECONDS: integer(5, 1, 60),
+  STAGE_PING_SECONDS: integer(10, 1, 600),
   WEB_DIST_DIR: optionalText,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -243,6 +258,16 @@ function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
     }
   }
   if (
+    parsed('STAGE_SOCKETS_PER_ADDRESS') &&
+    parsed('STAGE_SOCKETS_TOTAL') &&
+    env.STAGE_SOCKETS_PER_ADDRESS > env.STAGE_SOCKETS_TOTAL
+  ) {
+    problem(
+      'STAGE_SOCKETS_PER_ADDRESS',
+      `must not exceed STAGE_SOCKETS_TOTAL (${env.STAGE_SOCKETS_TOTAL})`,
+    );
+  }
+  if (
     parsed('RATE_LIMIT_STORE') &&
     env.RATE_LIMIT_STORE === 'postgres' &&
     parsed('DATABASE_URL') &&
@@ -273,6 +298,8 @@ export interface Config {
   participantTokenMinutes: number;
   loginTokenHours: number;
   localStage: { url: string; sdkFile: string; tokenSecret: string | undefined };
+  /** The limits of the API's `/stage/events` edge (local stage): see stage-edge/stage-edge.ts. */
+  stageProxy: StageProxyLimits;
   webDistDir: string;
   corsOrigins: string[];
   trustProxy: TrustProxy;
@@ -317,6 +344,12 @@ function configSchema(repoRoot: string) {
             ? localStageSdkFile(repoRoot)
             : fromRoot(repoRoot, env.LOCAL_STAGE_SDK_FILE),
         tokenSecret: env.STAGE_TOKEN_SECRET,
+      },
+      stageProxy: {
+        socketsPerAddress: env.STAGE_SOCKETS_PER_ADDRESS,
+        socketsTotal: env.STAGE_SOCKETS_TOTAL,
+        joinSeconds: env.STAGE_JOIN_SECONDS,
+        pingSeconds: env.STAGE_PING_SECONDS,
       },
       webDistDir:
         env.WEB_DIST_DIR === undefined

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, 640x360 at 30 fps, faults off', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, 640x360 at 30 fps, faults off, 8 sessions a user', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
@@ -10,6 +10,7 @@ describe('stage configuration', () => {
       tokenSecret: undefined,
       faultsEnabled: false,
       camera: { width: 640, height: 360, fps: 30, idleMs: 5000 },
+      sessionsPerUser: 8,
     });
   });
 
@@ -25,6 +26,7 @@ describe('stage configuration', () => {
         STAGE_CAMERA_HEIGHT: '720',
         STAGE_CAMERA_FPS: '25',
         STAGE_CAMERA_IDLE_MS: '0',
+        STAGE_SESSIONS_PER_USER: '64',
       },
       '/repo',
     );
@@ -35,6 +37,7 @@ describe('stage configuration', () => {
       tokenSecret: 's'.repeat(32),
       faultsEnabled: true,
       camera: { width: 1280, height: 720, fps: 25, idleMs: 0 },
+      sessionsPerUser: 64,
     });
   });
 

@@ -5,6 +5,8 @@ import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
 
 const MAX_WIDTH = 1280;
 const MAX_HEIGHT = 720;
+/** Enough for one person watching every stream, with room for the reconnects of a few. */
+export const DEFAULT_SESSIONS_PER_USER = 8;
 
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -42,6 +44,7 @@ const envSchema = z.object({
   STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
   STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
   STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
+  STAGE_SESSIONS_PER_USER: integer('STAGE_SESSIONS_PER_USER', DEFAULT_SESSIONS_PER_USER, 1, 1000),
   LOG_FORMAT: z
     .enum([...LOG_FORMATS, ''], { error: `LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}` })
     .optional()
@@ -56,6 +59,8 @@ export interface StageConfig {
   tokenSecret: string | undefined;
   faultsEnabled: boolean;
   camera: { width: number; height: number; fps: number; idleMs: number };
+  /** Most stage sessions one user (a participant token's `user_id`) holds at once. */
+  sessionsPerUser: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
 }
@@ -102,6 +107,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
       fps: value.STAGE_CAMERA_FPS,
       idleMs: value.STAGE_CAMERA_IDLE_MS,
     },
+    sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
     logFormat: value.LOG_FORMAT,
   };
 }

@@ -11,6 +11,7 @@ import { STAGE_ERROR_CODES } from '../signalling';
 import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
 import { CameraFeed } from './camera-feed';
+import { DEFAULT_SESSIONS_PER_USER } from './config';
 import type { StageStats } from './control';
 import { JoinRefusedError, verifyJoinToken } from './join-token';
 import type { Subscription } from './subscription';
@@ -19,12 +20,18 @@ import { ViewerSession, type Admission, type SessionHost } from './viewer-sessio
 /** A camera's encoder that has not reached its tap by then is reported, not waited for. */
 const FEED_CONNECT_TIMEOUT_MS = 10_000;
 
+/** The join error a viewer sees after `[JOIN_ERROR] ` when their account holds too many sessions. */
+export const TOO_MANY_SESSIONS =
+  'Too many streams are open with this account; close one and try again';
+
 export interface LocalStageOptions {
   stageIds: readonly string[];
   secret: Uint8Array;
   camera: { width: number; height: number; fps: number; idleMs: number };
   /** Most sessions at once; further joins are refused with STAGE_AT_CAPACITY. */
   maxSessions?: number;
+  /** Most sessions one user (the token's `user_id`) holds at once; further joins are refused. */
+  maxSessionsPerUser?: number;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -58,6 +65,8 @@ export class LocalStage {
   private readonly options: LocalStageOptions;
   private readonly stages = new Map<string, StageEntry>();
   private readonly sessions = new Set<ViewerSession>();
+  /** Whose each admitted session is (set when admitted, before the session counts as joined). */
+  private readonly sessionUsers = new WeakMap<ViewerSession, string>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly joinFailures: JoinFailure[] = [];
   private readonly connectTimes: number[] = [];
@@ -112,6 +121,23 @@ export class LocalStage {
         throw new JoinRefusedError(failure.code, failure.message, 'fault injection');
       }
     }
+    // One account cannot take every seat. The same token's other session ends below: not counted.
+    const sameUser = [...this.sessions].filter(
+      (other) =>
+        other !== session &&
+        other.state !== 'closed' &&
+        this.sessionUsers.get(other) === claims.user_id &&
+        other.participantId !== claims.jti,
+    );
+    const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
+    if (sameUser.length >= perUser) {
+      // TOKEN_NOT_ALLOWED, not STAGE_AT_CAPACITY: the stage has room, this account has not.
+      throw new JoinRefusedError(
+        STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED,
+        TOO_MANY_SESSIONS,
+        `user ${claims.user_id} holds ${sameUser.length} sessions (at most ${perUser})`,
+      );
+    }
     const joined = [...this.sessions].filter((other) => other.state === 'joined');
     if (joined.length >= (this.options.maxSessions ?? 64)) {
       throw new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
@@ -121,6 +147,7 @@ export class LocalStage {
       if (other !== session && other.participantId === claims.jti) other.end('token-reused');
     }
     const publisher = this.publisherOf(claims.topic);
+    this.sessionUsers.set(session, claims.user_id);
     return {
       participantId: claims.jti,
       stageId: claims.topic,

@@ -22,6 +22,7 @@ export async function startLocalStage(options: {
   faultsEnabled: boolean;
   camera: LocalStageOptions['camera'];
   maxSessions?: number;
+  maxSessionsPerUser?: number;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -30,6 +31,7 @@ export async function startLocalStage(options: {
     secret: options.secret,
     camera: options.camera,
     maxSessions: options.maxSessions,
+    maxSessionsPerUser: options.maxSessionsPerUser,
     log: options.log,
   });
   const server = createStageServer({

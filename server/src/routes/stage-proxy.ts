@@ -1,33 +1,35 @@
 /**
- * The local stage behind this origin: HTTP and WebSocket requests under /stage/ go unchanged
- * (prefix kept) to LOCAL_STAGE_URL, so the browser needs one origin, one CSP 'self', no CORS.
- * When the stage is down, HTTP requests answer a JSON 502/503 and the API keeps serving.
+ * The local stage behind this origin: HTTP requests under /stage/ go unchanged (prefix kept) to
+ * LOCAL_STAGE_URL, so the browser needs one origin, one CSP 'self', no CORS. The signalling
+ * socket (`/stage/events`) goes through the stage edge (../stage-edge/stage-edge.ts), which keeps
+ * the door's limits. When the stage is down, HTTP requests answer a JSON 502/503 and the API
+ * keeps serving.
  */
 import fastifyHttpProxy from '@fastify/http-proxy';
 import type { FastifyInstance } from 'fastify';
+import type { StageProxyLimits } from '../config';
+import { registerStageEdge } from '../stage-edge/stage-edge';
+import { STAGE_UNREACHABLE } from '../stage-edge/stage-relay';
 
-export const STAGE_UNREACHABLE = 'The local stage is not reachable; try again in a moment';
+export { STAGE_UNREACHABLE };
 
 export async function registerStageProxy(
   app: FastifyInstance,
-  options: { upstream: string },
+  options: {
+    upstream: string;
+    limits: StageProxyLimits;
+    publicUrl: string | undefined;
+    corsOrigins: readonly string[];
+  },
 ): Promise<void> {
+  registerStageEdge(app, options);
   await app.register(fastifyHttpProxy, {
     upstream: options.upstream,
     prefix: '/stage',
     rewritePrefix: '/stage',
-    websocket: true,
     // Its own two info lines per proxied request (health polls included) would add to the
     // request line every request already has (http/request-log.ts).
     disableRequestLogging: true,
-    wsHooks: {
-      // When the stage cannot be reached, the proxy closes the browser's socket with the error's
-      // text as the reason ('connect ECONNREFUSED 127.0.0.1:8091'). This hook runs just before
-      // that close: closing first, with a reason that names nothing internal, takes its place.
-      onDisconnect(_context, source) {
-        if (source.readyState === source.OPEN) source.close(1011, STAGE_UNREACHABLE);
-      },
-    },
     replyOptions: {
       onError(reply, { error }) {
         const status =

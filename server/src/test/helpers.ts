@@ -90,6 +90,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       sdkFile: fakeLocalSdk(),
       tokenSecret: undefined,
     },
+    stageProxy: { socketsPerAddress: 16, socketsTotal: 200, joinSeconds: 5, pingSeconds: 10 },
     webDistDir: fakeWebDist(),
     corsOrigins: [],
     trustProxy: false,
