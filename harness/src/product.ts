@@ -2,9 +2,9 @@
  * Tailcam as `npm start` runs it, production builds, on ports of its own with a data directory of
  * its own: the one way the end-to-end tests, the benchmark and the soak start it.
  *
- * - `local` mode runs scripts/start.mjs (the API and the local stage, which it restarts when it
- *   dies), with the stage's fault controls on; `ivs` mode runs the API alone (no local stage),
- *   with no AWS credentials from this environment, so nothing it does can reach AWS.
+ * - scripts/start.mjs runs it: in `local` mode the API and the local stage (restarted when it
+ *   dies), with the stage's fault controls on; in `ivs` mode the API alone, with no AWS
+ *   credentials from this environment, so nothing it does can reach AWS.
  * - The embedded database, or PostgreSQL when `databaseUrl` is given.
  * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
  *   stage, asked through the API, says `ready: true`.
@@ -169,8 +169,7 @@ export class Product {
     ensureBuilt();
     this.starts += 1;
     const log = openSync(this.logFile, this.starts === 1 ? 'w' : 'a');
-    const entry = this.mode === 'local' ? 'scripts/start.mjs' : 'server/dist/server.js';
-    const child = spawn(process.execPath, [entry], {
+    const child = spawn(process.execPath, ['scripts/start.mjs'], {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', log, log],
@@ -185,7 +184,7 @@ export class Product {
       if (exited) {
         this.child = undefined;
         process.off('exit', this.killOnExit);
-        throw new Error(`${entry} exited; see ${this.logFile}`);
+        throw new Error(`scripts/start.mjs exited; see ${this.logFile}`);
       }
       if (Date.now() > deadline) {
         await this.stop();
