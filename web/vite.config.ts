@@ -13,7 +13,9 @@ export default defineConfig({
   plugins: [react(), tailwindcss()],
   build: {
     target: 'es2022',
-    sourcemap: true,
+    // The server serves web/dist as it is: a map would hand every visitor the app's whole source.
+    // `npm run dev` has its own maps.
+    sourcemap: false,
   },
   server: {
     proxy: {
