@@ -1,9 +1,9 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE]`: measures DESIGN.md §6 against the production build (built by
- * the npm script) started as `npm start` starts it, with the local stage, in headless Chromium,
- * and prints target vs measured. Every loop is bounded; the whole run takes a few minutes.
- * What each figure means: docs/benchmarks.md.
+ * [--reconnects=10] [--json=FILE]`: measures the targets of docs/benchmarks.md against the
+ * production build (built by the npm script) started as `npm start` starts it, with the local
+ * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
+ * takes a few minutes. What each figure means: docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * SPEC.md §8, row by row, through the product's real parts. Where the real product cannot
- * produce a situation, only that outside piece is simulated in the browser, and the test's name
- * says so.
+ * docs/product.md#error-catalogue, row by row, through the product's real parts. Where the real
+ * product cannot produce a situation, only that outside piece is simulated in the browser, and
+ * the test's name says so.
  */
 import type { Page } from '@playwright/test';
 import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';

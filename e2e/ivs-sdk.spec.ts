@@ -157,7 +157,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
   test('an unreachable stage (token endpoints on a closed local port; AWS simulated) ends the loading state with the SDK timeout error', async ({
     page,
   }) => {
-    // The SDK gives up after about a minute (DESIGN.md §2).
+    // The SDK gives up after about a minute (docs/product.md#stage-sdk).
     test.setTimeout(120_000);
     const port = await closedPort();
     const closed = `127.0.0.1:${port}`;

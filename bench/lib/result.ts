@@ -1,4 +1,4 @@
-/** One line of the benchmark table: a figure of DESIGN.md §6 (or a figure that explains one). */
+/** One line of the bench table: a target of docs/benchmarks.md#targets, or a figure behind one. */
 export interface BenchRow {
   /** The part that measured it (`join`, `g2g`, ...). */
   part: string;
