@@ -43,6 +43,31 @@ describe('web app', () => {
     expect((await app.inject({ url: '/../package.json' })).statusCode).toBe(404);
   });
 
+  it('never serves a source map, even one left in the built app', async () => {
+    const webDistDir = join(tempDir(), 'dist');
+    mkdirSync(join(webDistDir, 'assets'), { recursive: true });
+    writeFileSync(join(webDistDir, 'index.html'), '<!doctype html><title>Tailcam</title>');
+    const map = JSON.stringify({ version: 3, sourcesContent: ['const secretSource = 1;'] });
+    for (const file of ['assets/index-abc123.js.map', 'assets/index-abc123.css.map', 'app.map']) {
+      writeFileSync(join(webDistDir, file), map);
+    }
+    writeFileSync(join(webDistDir, 'assets', 'index-abc123.js'), 'console.log("app")');
+    const { app } = await build({ config: { webDistDir } });
+    for (const url of [
+      '/assets/index-abc123.js.map',
+      '/assets/index-abc123.js.MAP',
+      '/assets/index-abc123.js.%6dap',
+      '/assets/index-abc123.css.map',
+      '/assets/./index-abc123.js.map',
+      '/app.map?download=1',
+    ]) {
+      const response = await app.inject({ url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.body, url).not.toContain('secretSource');
+    }
+    expect((await app.inject({ url: '/assets/index-abc123.js' })).statusCode).toBe(200);
+  });
+
   it('answers a clear 503 on the app routes when the web app is not built', async () => {
     const { app } = await build({ config: { webDistDir: join(tempDir(), 'dist') } });
     for (const url of ['/', '/home', '/player/N743AS']) {

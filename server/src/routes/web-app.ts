@@ -2,7 +2,8 @@
  * The built web app (web/dist): hashed files under /assets/ are cached for a year; index.html and
  * the other files are revalidated on every load. The SPA's routes (/, /home, /player/*) answer
  * index.html; until the app is built they answer a clear 503 (checked per request, so a build
- * made while the server runs is picked up).
+ * made while the server runs is picked up). Source maps are never served, even if a build left
+ * one: each holds the whole source of what it maps.
  */
 import { access } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -11,6 +12,11 @@ import type { FastifyInstance } from 'fastify';
 
 export const SPA_ROUTES = ['/', '/home', '/player/*'] as const;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Whether a path under web/dist may be served (it is checked decoded and normalised). */
+function servable(path: string): boolean {
+  return !/\.map$/i.test(path);
+}
 
 export async function registerWebApp(
   app: FastifyInstance,
@@ -27,6 +33,7 @@ export async function registerWebApp(
     index: false,
     wildcard: true,
     cacheControl: false,
+    allowedPath: servable,
     // A missing web/dist is reported per request below, not as a warning at start.
     suppressWarning: true,
     setHeaders(reply, path) {
