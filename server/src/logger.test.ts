@@ -54,6 +54,26 @@ describe('logs on a terminal (LOG_FORMAT=pretty)', () => {
   });
 });
 
+describe('query strings in request lines', () => {
+  it.each(['json', 'pretty'] as const)(
+    'keep their names and lose their values (LOG_FORMAT=%s)',
+    async (format) => {
+      const { logger, lines } = capture('debug', format);
+      const { app } = await build({ deps: { logger } });
+      await app.inject({ url: '/api/nothing?token=s3cr3t-value&stageId=N743AS&token=again' });
+      await app.inject({ url: '/api/health?access_token=s3cr3t-value' });
+      await app.inject({ url: '/player/N743AS?x=s3cr3t-value#frag' });
+      await app.inject({ url: '/api/%ff?token=s3cr3t-value' });
+      const text = lines.join('\n');
+      expect(text).not.toContain('s3cr3t');
+      expect(text).not.toContain('again');
+      expect(text).toContain('/api/nothing?token=[redacted]&stageId=[redacted]&token=[redacted]');
+      expect(text).toContain('/api/health?access_token=[redacted]');
+      expect(text).toContain('/player/N743AS?x=[redacted]');
+    },
+  );
+});
+
 describe('request lines at the default level', () => {
   it('name the API calls, not the health polls, static files or SDK', async () => {
     const { logger, lines } = capture('info', 'json');

@@ -1,10 +1,11 @@
 /**
- * Structured logs (pino): never a password, token, secret or Authorization header. JSON lines,
- * or with the pretty format the same records as readable lines (redacted before either is
- * written).
+ * Structured logs (pino): never a password, token, secret, Authorization header or query value.
+ * JSON lines, or with the pretty format the same records as readable lines (redacted before either
+ * is written).
  */
 import { pino, type Logger } from 'pino';
 import { defaultLogFormat, formatJsonLogLine, type LogFormat } from '@tailcam/protocol/log-line';
+import { serializeRequest } from './http/request-log';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -38,6 +39,8 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Takes the place of Fastify's own `req` serializer, which logs the URL whole.
+      serializers: { req: serializeRequest },
       base: { service: 'tailcam-api' },
     },
     destination,

@@ -2,11 +2,41 @@
  * One line per request, at `info` only where someone reading the log at the default level cares:
  * calls of the JSON API and anything refused or failed. Health polls, the web app's files, the SDK
  * and the stage's signalling are `debug`, else a terminal running `npm start` scrolls with every
- * poll and every static file.
+ * poll and every static file. A request is logged with its query's names only: values (a token in
+ * `?token=`) never reach the log.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 const HEALTH_PATHS = new Set(['/api/health', '/api/ready', '/stage/health']);
+
+/** A name that looks like one; anything else in that place may be a value and is hidden too. */
+const QUERY_NAME = /^[\w.[\]-]{1,40}$/;
+
+/** The URL with every query value, and any query name that does not look like one, redacted. */
+export function redactQuery(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const query = url.slice(mark + 1).split('#', 1)[0] ?? '';
+  const names = query
+    .split('&')
+    .filter((part) => part !== '')
+    .map((part) => {
+      const name = part.split('=', 1)[0] ?? '';
+      return `${QUERY_NAME.test(name) ? name : '[redacted]'}=[redacted]`;
+    });
+  return `${url.slice(0, mark)}?${names.join('&')}`;
+}
+
+/** What a log record shows of a request (the `req` field): Fastify's fields, the query redacted. */
+export function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactQuery(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket.remotePort,
+  };
+}
 
 /** Whether a request's line belongs at `info` (else `debug`). */
 export function isNotableRequest(url: string, statusCode: number): boolean {
