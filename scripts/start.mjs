@@ -134,11 +134,16 @@ api.on('exit', (code, signal) => {
 
 // ---- Ready: the API answers and, with a local stage, a join would succeed through it. ----
 
+/** Why the local stage last said it is not ready (its health's `reason`), for the give-up line. */
+let stageNotReadyReason;
+
 async function ok(url, check) {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    if (!response.ok) return false;
-    return check ? check(await response.json()) : true;
+    if (!check) return response.ok;
+    const body = await response.json().catch(() => undefined);
+    if (typeof body?.reason === 'string') stageNotReadyReason = body.reason;
+    return response.ok && check(body);
   } catch {
     return false;
   }
@@ -168,7 +173,9 @@ waitUntilReady().then((ready) => {
         ? 'the API did not report that it is listening in time; stopping.'
         : stageProvider === 'ivs'
           ? `the API did not answer at ${apiUrl}/api/health in time; stopping.`
-          : `the local stage did not become reachable through ${apiUrl}/stage/ in time; stopping.`,
+          : stageNotReadyReason
+            ? `the local stage is not ready: ${stageNotReadyReason}; stopping.`
+            : `the local stage did not become reachable through ${apiUrl}/stage/ in time; stopping.`,
     );
     void shutdown(1);
     return;

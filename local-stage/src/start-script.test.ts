@@ -94,7 +94,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-describe('npm start (scripts/start.mjs)', () => {
+// Each test starts real processes (the stage renders and encodes): ~9 s here when idle, over 20 s
+// with both cores busy, so the time limit is not vitest's default.
+describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
   it('prints the URL and demo login once, restarts a dead stage, and SIGTERM leaves no process', async () => {
     const stagePort = await freePort();
     const run = startScript({
