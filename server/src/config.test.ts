@@ -192,6 +192,24 @@ describe('configuration', () => {
     ).toBe('postgres');
   });
 
+  it("sizes the stage's signalling door for one person watching unless told otherwise", () => {
+    expect(parseConfig({}, root).stageProxy).toEqual({
+      socketsPerAddress: 16,
+      socketsTotal: 200,
+      joinSeconds: 5,
+      pingSeconds: 10,
+    });
+    expect(
+      parseConfig({ STAGE_SOCKETS_PER_ADDRESS: '200', STAGE_JOIN_SECONDS: '10' }, root).stageProxy,
+    ).toMatchObject({ socketsPerAddress: 200, joinSeconds: 10 });
+    expect(problemsOf({ STAGE_SOCKETS_PER_ADDRESS: '300', STAGE_SOCKETS_TOTAL: '257' })).toEqual([
+      'STAGE_SOCKETS_TOTAL: must be at most 256',
+    ]);
+    expect(problemsOf({ STAGE_SOCKETS_PER_ADDRESS: '250' })).toEqual([
+      'STAGE_SOCKETS_PER_ADDRESS: must not exceed STAGE_SOCKETS_TOTAL (200)',
+    ]);
+  });
+
   it('limits participant tokens per user to 30 a minute unless told otherwise', () => {
     expect(parseConfig({}, root).tokenRateLimitPerMinute).toBe(30);
     expect(parseConfig({ TOKEN_RATE_LIMIT_PER_MINUTE: '600' }, root).tokenRateLimitPerMinute).toBe(

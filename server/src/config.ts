@@ -200,7 +200,8 @@ const variables = {
   LOCAL_STAGE_SDK_FILE: optionalText,
   STAGE_TOKEN_SECRET: secret,
   STAGE_SOCKETS_PER_ADDRESS: integer(16, 1, 100_000),
-  STAGE_SOCKETS_TOTAL: integer(200, 1, 100_000),
+  // The stage itself takes at most 256 sockets: the edge's seats must all reach it.
+  STAGE_SOCKETS_TOTAL: integer(200, 1, 256),
   STAGE_JOIN_SECONDS: integer(5, 1, 60),
   STAGE_PING_SECONDS: integer(10, 1, 600),
   WEB_DIST_DIR: optionalText,
