@@ -27,15 +27,29 @@ export function redactQuery(url: string): string {
   return `${url.slice(0, mark)}?${names.join('&')}`;
 }
 
-/** What a log record shows of a request (the `req` field): Fastify's fields, the query redacted. */
-export function serializeRequest(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: redactQuery(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket.remotePort,
-  };
+function isFastifyRequest(value: object): value is FastifyRequest {
+  return 'raw' in value && 'routeOptions' in value;
+}
+
+/**
+ * What a log record shows of a request (its `req` field): Fastify's fields with the query redacted.
+ * Anything else logged as `req` is shown as it is, but for its URL's query.
+ */
+export function serializeRequest(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (isFastifyRequest(value)) {
+    return {
+      method: value.method,
+      url: redactQuery(value.url),
+      host: value.host,
+      remoteAddress: value.ip,
+      remotePort: value.socket.remotePort,
+    };
+  }
+  if ('url' in value && typeof value.url === 'string') {
+    return { ...value, url: redactQuery(value.url) };
+  }
+  return value;
 }
 
 /** Whether a request's line belongs at `info` (else `debug`). */
