@@ -4,13 +4,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { createLoginTokens } from './auth/login-token';
 import { createPasswordVerifier, type PasswordVerifier } from './auth/passwords';
 import type { Config } from './config';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './db/database-errors';
 import type { UserStore } from './db/user-store';
 import { HttpError } from './http/errors';
+import { createClientErrorHandler, registerShutdownAnswer } from './http/framework-answers';
 import {
   createMemoryRateLimitStore,
   createRateLimiter,
@@ -18,7 +25,11 @@ import {
   type RateLimitStore,
 } from './http/rate-limit';
 import { RequestLogController } from './http/request-log';
-import { contentSecurityPolicy, registerSecurityHeaders } from './http/security-headers';
+import {
+  contentSecurityPolicy,
+  createSecurityHeaders,
+  registerSecurityHeaders,
+} from './http/security-headers';
 import { zodSerializerCompiler, zodValidatorCompiler } from './http/zod-schema';
 import type { StageProvider } from './providers/stage-provider';
 import { registerHealthRoutes } from './routes/health';
@@ -44,6 +55,7 @@ export type AppConfig = Pick<
   | 'trustProxy'
   | 'publicUrl'
   | 'tokenRateLimitPerMinute'
+  | 'requestTimeoutMs'
 >;
 
 export interface AppDeps {
@@ -70,13 +82,40 @@ function clientMessage(error: FastifyError, status: number): string {
       return 'Request body is empty';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'Request body is not valid JSON';
+    case 'FST_ERR_BAD_URL':
+      return 'Malformed URL';
   }
   if (error instanceof SyntaxError) return 'Request body is not valid JSON';
   return STATUS_CODES[status] ?? 'Bad request';
 }
 
+/** The one error handler: Fastify's, and its `frameworkErrors` (a URL that does not decode). */
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    return reply.code(error.statusCode).headers(error.headers).send({ error: error.message });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    request.log.info({ code: error.code, status }, 'request refused');
+    return reply.code(status).send({ error: clientMessage(error, status) });
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: error }, 'database unavailable');
+    return reply.code(503).send({ error: DATABASE_UNAVAILABLE });
+  }
+  request.log.error({ err: error }, 'request failed');
+  return reply.code(500).send({ error: 'Internal server error' });
+}
+
 export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
   const trustProxy = config.trustProxy;
+  const securityHeaders = createSecurityHeaders({
+    csp: contentSecurityPolicy({
+      stageProvider: config.stageProvider,
+      ivsSdkUrl: config.ivs.sdkUrl,
+    }),
+    corsOrigins: config.corsOrigins,
+  });
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     trustProxy:
@@ -87,29 +126,29 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     logController: new RequestLogController(),
-    return503OnClosing: true,
+    // http/framework-answers.ts answers these in our shape, with our headers.
+    return503OnClosing: false,
+    clientErrorHandler: createClientErrorHandler(securityHeaders.fixed, deps.logger),
+    frameworkErrors: (error, request, reply) => {
+      // This reply skips every hook, the one that sets the headers included.
+      securityHeaders.apply(request, reply);
+      return handleError(error, request, reply);
+    },
+    // A request (headers and body) must arrive whole within the limit, else 408 and the socket
+    // closes. Node checks for that every connectionsCheckingInterval; its headersTimeout must not
+    // exceed the limit, or the limit is not applied.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
   });
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
   // JSON only: text/plain bodies are refused with 415 rather than parsed as strings.
   app.removeContentTypeParser('text/plain');
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ error: error.message });
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      request.log.info({ code: error.code, status }, 'request refused');
-      return reply.code(status).send({ error: clientMessage(error, status) });
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.error({ err: error }, 'database unavailable');
-      return reply.code(503).send({ error: DATABASE_UNAVAILABLE });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: 'Internal server error' });
-  });
+  app.setErrorHandler(handleError);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '';
@@ -119,13 +158,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     return reply.code(404).type('text/plain; charset=utf-8').send('Not found\n');
   });
 
-  registerSecurityHeaders(app, {
-    csp: contentSecurityPolicy({
-      stageProvider: config.stageProvider,
-      ivsSdkUrl: config.ivs.sdkUrl,
-    }),
-    corsOrigins: config.corsOrigins,
-  });
+  registerSecurityHeaders(app, securityHeaders);
+  registerShutdownAnswer(app);
 
   const store = deps.store;
   const loginTokens = createLoginTokens({

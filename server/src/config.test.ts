@@ -220,6 +220,14 @@ describe('configuration', () => {
     ]);
   });
 
+  it('gives a client 10 seconds to send a whole request unless told otherwise', () => {
+    expect(parseConfig({}, root).requestTimeoutMs).toBe(10_000);
+    expect(parseConfig({ REQUEST_TIMEOUT_MS: '2500' }, root).requestTimeoutMs).toBe(2500);
+    expect(problemsOf({ REQUEST_TIMEOUT_MS: '0' })).toEqual([
+      'REQUEST_TIMEOUT_MS: must be at least 100',
+    ]);
+  });
+
   it('gives the users CLI its database settings without requiring the provider settings', () => {
     expect(parseStoreConfig({ STAGE_PROVIDER: 'ivs', DATA_DIR: 'db' }, root)).toEqual({
       repoRoot: root,

@@ -214,6 +214,7 @@ const variables = {
     z.enum(LOG_FORMATS, { error: `must be ${LOG_FORMATS.join(' or ')}` }).optional(),
   ),
   PUBLIC_URL: urlText('the address browsers use to reach this server'),
+  REQUEST_TIMEOUT_MS: integer(10_000, 100, 300_000),
   RATE_LIMIT_STORE: z.preprocess(
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
@@ -308,6 +309,8 @@ export interface Config {
   /** Unset: readable lines on a terminal, JSON lines otherwise (logger.ts decides). */
   logFormat: LogFormat | undefined;
   publicUrl: string | undefined;
+  /** A request (headers and body) not wholly received by then: 408, and the socket closed. */
+  requestTimeoutMs: number;
   /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
   rateLimitStore: 'memory' | 'postgres';
   /** Participant tokens one user may get a minute (`POST /api/token`). */
@@ -361,6 +364,7 @@ function configSchema(repoRoot: string) {
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,
       publicUrl: env.PUBLIC_URL?.replace(/\/$/, ''),
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
     }));

@@ -1,10 +1,13 @@
 /**
- * Security headers on every response, and CORS closed unless CORS_ORIGINS lists origins.
+ * Security headers on every response, and CORS closed unless CORS_ORIGINS lists origins. They are
+ * set on the way out (onSend), so that whatever answers (a route, a hook, the error or 404
+ * handler) they are there; the few answers that do not go through a reply take the same headers
+ * (app.ts: `frameworkErrors`, http/framework-answers.ts).
  * The CSP allows what the stage SDK needs and nothing more (decision 0032): the local SDK talks
  * to this origin only; the IVS SDK also reaches *.live-video.net on port 443 (HTTPS and
  * WebSocket: stage events, WHIP, stats, device configuration) and starts a blob: worker.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export function contentSecurityPolicy(options: {
   stageProvider: 'local' | 'ivs';
@@ -33,11 +36,20 @@ export function contentSecurityPolicy(options: {
     .join('; ');
 }
 
-export function registerSecurityHeaders(
-  app: FastifyInstance,
-  options: { csp: string; corsOrigins: readonly string[] },
-): void {
-  const headers = {
+export interface SecurityHeaders {
+  /** The headers of every answer, for one written to a socket with no request to go by. */
+  fixed: Record<string, string>;
+  /** Sets every header this request's answer carries: the fixed ones, its id, caching, CORS. */
+  apply(request: FastifyRequest, reply: FastifyReply): void;
+  /** Whether CORS_ORIGINS lists this origin. */
+  allowsOrigin(origin: string | undefined): boolean;
+}
+
+export function createSecurityHeaders(options: {
+  csp: string;
+  corsOrigins: readonly string[];
+}): SecurityHeaders {
+  const fixed = {
     'content-security-policy': options.csp,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
@@ -45,26 +57,41 @@ export function registerSecurityHeaders(
     'cross-origin-opener-policy': 'same-origin',
   };
   const allowed = new Set(options.corsOrigins);
+  const allowsOrigin = (origin: string | undefined) => origin !== undefined && allowed.has(origin);
+  return {
+    fixed,
+    allowsOrigin,
+    apply(request, reply) {
+      reply.headers(fixed);
+      reply.header('x-request-id', request.id);
+      // API answers carry tokens and account state: no browser or proxy may keep a copy.
+      if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+      if (allowed.size === 0) return;
+      reply.header('vary', 'Origin');
+      if (allowsOrigin(request.headers.origin)) {
+        reply.header('access-control-allow-origin', request.headers.origin);
+      }
+    },
+  };
+}
+
+export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityHeaders): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    headers.apply(request, reply);
+    return payload;
+  });
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers(headers);
-    reply.header('x-request-id', request.id);
-    // API answers carry tokens and account state: no browser or proxy may keep a copy.
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
-    if (allowed.size === 0) return;
-    reply.header('vary', 'Origin');
-    const origin = request.headers.origin;
-    if (origin === undefined || !allowed.has(origin)) return;
-    reply.header('access-control-allow-origin', origin);
-    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
-      await reply
-        .code(204)
-        .headers({
-          'access-control-allow-methods': 'GET, POST',
-          'access-control-allow-headers': 'Content-Type, Authorization',
-          'access-control-max-age': '600',
-        })
-        .send();
-    }
+    const preflight =
+      request.method === 'OPTIONS' && request.headers['access-control-request-method'];
+    if (!preflight || !headers.allowsOrigin(request.headers.origin)) return;
+    await reply
+      .code(204)
+      .headers({
+        'access-control-allow-methods': 'GET, POST',
+        'access-control-allow-headers': 'Content-Type, Authorization',
+        'access-control-max-age': '600',
+      })
+      .send();
   });
 }

@@ -1,0 +1,75 @@
+/**
+ * A request that never finishes arriving (a body shorter than its Content-Length, a chunked body
+ * with no last chunk) is answered 408 and its socket closed once REQUEST_TIMEOUT_MS has passed,
+ * instead of holding a socket and a pending request for minutes. Over a real socket: `inject`
+ * has no clock and no socket.
+ */
+import { describe, expect, it } from 'vitest';
+import { build } from '../test/helpers';
+import { listenOnLoopback, rawExchange } from '../test/raw-http';
+
+const LIMIT_MS = 400;
+
+async function listening(): Promise<number> {
+  const { app } = await build({ config: { requestTimeoutMs: LIMIT_MS } });
+  return listenOnLoopback(app);
+}
+
+const loginHead = (extra: string) =>
+  `POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${extra}\r\n`;
+
+describe('a request that never finishes arriving', () => {
+  it.each([
+    ['a body shorter than its Content-Length', loginHead('Content-Length: 100\r\n') + '{"user'],
+    [
+      'a chunked body with no last chunk',
+      loginHead('Transfer-Encoding: chunked\r\n') + '6\r\n{"user\r\n',
+    ],
+    ['headers that never end', 'GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n'],
+  ])('%s is answered 408 and its socket closed within the limit', async (_name, request) => {
+    const port = await listening();
+    const answer = await rawExchange(port, (socket) => socket.write(request), 5_000);
+    expect(answer.closed).toBe(true);
+    expect(answer.elapsedMs).toBeGreaterThanOrEqual(LIMIT_MS - 50);
+    // The check runs every LIMIT_MS at most (server/src/app.ts): twice the limit, plus slack.
+    expect(answer.elapsedMs).toBeLessThan(2 * LIMIT_MS + 1_000);
+    expect(answer.status).toBe(408);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(answer.body)).toEqual({ error: 'Request timed out' });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+
+  it('a slow request that does arrive whole within the limit is served', async () => {
+    const port = await listening();
+    const body = JSON.stringify({ username: 'nobody', password: 'secret' });
+    const answer = await rawExchange(port, (socket) => {
+      socket.write(loginHead(`Content-Length: ${body.length}\r\nConnection: close\r\n`));
+      socket.write(body.slice(0, 10));
+      setTimeout(() => socket.write(body.slice(10)), LIMIT_MS / 4);
+    });
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body)).toEqual({ error: 'Invalid credentials' });
+  });
+
+  it('an idle keep-alive connection between two requests is not a request timing out', async () => {
+    const port = await listening();
+    const answer = await rawExchange(
+      port,
+      (socket) => {
+        socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        setTimeout(
+          () =>
+            socket.write(
+              'GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+            ),
+          2 * LIMIT_MS + 200,
+        );
+      },
+      5_000,
+    );
+    expect(answer.body.match(/HTTP\/1\.1 200/g) ?? []).toHaveLength(1);
+    expect(answer.status).toBe(200);
+    expect(answer.body).not.toContain('408');
+  });
+});
