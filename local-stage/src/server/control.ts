@@ -1,6 +1,6 @@
 /**
- * The stage's loopback-only control surface as its callers see it: what `GET /_stats` answers and
- * the bodies the `/_faults/...` routes accept (http-server.ts). Tests, benchmarks and soaks import
+ * The stage's loopback-only control surface as its callers see it: what `GET /_stats` answers,
+ * the bodies the `/_faults/...` routes accept, and the API's `/_control/...` call (http-server.ts). Tests, benchmarks and soaks import
  * these through `@tailcam/local-stage/control`, so their client cannot drift from the stage.
  */
 import { z } from 'zod';
@@ -37,6 +37,10 @@ export type StageStats = z.infer<typeof stageStatsSchema>;
 const stageIdField = z.string().min(1).max(64);
 const participantIdField = z.string().min(1).max(128);
 const codeField = z.number().int().min(1).max(99);
+
+/** `POST /_control/end-user-sessions`: the API ended this user's sign-in. */
+export const endUserSessionsBody = z.object({ userId: z.string().min(1).max(128) });
+export const endUserSessionsAnswer = z.object({ ended: z.number() });
 
 export const faultBodies = {
   drop: z.object({

@@ -7,13 +7,15 @@
  *   WS   /stage/events   the signalling socket (../signalling.ts)
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
  *   GET  /_stats         counts: sockets, peer connections per stage, camera state
+ *   POST /_control/end-user-sessions {userId}   the API ended this user's sign-in: their
+ *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { STAGE_ERROR_CODES } from '../signalling';
-import { faultBodies } from './control';
+import { endUserSessionsBody, faultBodies } from './control';
 import type { LocalStage } from './local-stage';
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -100,6 +102,15 @@ async function handleRequest(
     return sendJson(response, 403, { error: 'Loopback only' });
   }
   if (path === '/_stats' && method === 'GET') return sendJson(response, 200, stage.stats());
+  if (path === '/_control/end-user-sessions') {
+    if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
+    const parsed = endUserSessionsBody.safeParse(await readJson(request));
+    if (!parsed.success)
+      return sendJson(response, 400, { error: 'Body must be {"userId": "..."}' });
+    const ended = stage.endUserSessions(parsed.data.userId);
+    if (ended > 0) stage.log(`ended ${ended} session(s) of a user whose sign-in was ended`);
+    return sendJson(response, 200, { ended });
+  }
   if (path.startsWith('/_faults/')) {
     if (!options.faultsEnabled) {
       return sendJson(response, 404, { error: 'Fault injection is off (set STAGE_FAULTS=1)' });

@@ -293,6 +293,19 @@ export class LocalStage {
     };
   }
 
+  /**
+   * The API ended a user's sign-in (password changed, account disabled or removed): their
+   * sessions end as IVS's DisconnectParticipant ends them, with `participant-disconnected`
+   * (loopback-only `POST /_control/end-user-sessions`).
+   */
+  endUserSessions(userId: string): number {
+    const matching = [...this.sessions].filter(
+      (session) => session.state === 'joined' && this.sessionUsers.get(session) === userId,
+    );
+    for (const session of matching) session.end('participant-disconnected');
+    return matching.length;
+  }
+
   // ---- Fault injection (reached only through the loopback-only /_faults routes). ----
 
   /** Cuts viewers' connections with no goodbye: by participant, by stage, or all. */
