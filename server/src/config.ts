@@ -392,6 +392,32 @@ export function parseConfig(env: Env, repoRoot: string): Config {
 
 export type StoreConfig = Pick<Config, 'repoRoot' | 'dataDir' | 'databaseUrl'>;
 
+/**
+ * What the users CLI needs to end a user's stage sessions itself, when it changes accounts in
+ * PostgreSQL directly (with the embedded database a running server does it).
+ */
+export interface StageControlConfig {
+  stageProvider: 'local' | 'ivs';
+  localStageUrl: string;
+  ivs: { region: string | undefined; stageArns: StageArns };
+}
+
+export function parseStageControlConfig(env: Env): StageControlConfig {
+  const schema = z
+    .object({
+      STAGE_PROVIDER: variables.STAGE_PROVIDER,
+      LOCAL_STAGE_URL: variables.LOCAL_STAGE_URL,
+      AWS_REGION: variables.AWS_REGION,
+      IVS_STAGE_ARNS: variables.IVS_STAGE_ARNS,
+    })
+    .transform((stage): StageControlConfig => ({
+      stageProvider: stage.STAGE_PROVIDER,
+      localStageUrl: stage.LOCAL_STAGE_URL.replace(/\/$/, ''),
+      ivs: { region: stage.AWS_REGION, stageArns: stage.IVS_STAGE_ARNS ?? {} },
+    }));
+  return parseOrThrow(schema, env);
+}
+
 /** The part of the configuration the users CLI needs: where the accounts live. */
 export function parseStoreConfig(env: Env, repoRoot: string): StoreConfig {
   const schema = z

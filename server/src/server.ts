@@ -20,7 +20,7 @@ import { createLogger } from './logger';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
 import { createLocalStageProvider } from './providers/local-provider';
-import type { StageProvider } from './providers/stage-provider';
+import { sessionEnder, type StageProvider } from './providers/stage-provider';
 import { loadAuthSecret, loadStageTokenSecret } from './secrets';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -36,6 +36,7 @@ async function createStageProvider(config: Config): Promise<StageProvider> {
       secret: await loadStageTokenSecret(config),
       ttlMinutes: config.participantTokenMinutes,
       publicUrl: config.publicUrl,
+      stageUrl: config.localStage.url,
     });
   }
   return createIvsStageProvider({
@@ -92,9 +93,10 @@ async function main(): Promise<void> {
   if (config.rateLimitStore === 'postgres' && config.databaseUrl !== undefined) {
     rateLimitClient = openPostgresClient({ connectionString: config.databaseUrl, max: 4 });
   }
+  const stageProvider = await createStageProvider(config);
   const app = await buildApp(config, {
     store,
-    stageProvider: await createStageProvider(config),
+    stageProvider,
     authSecret: await loadAuthSecret(config),
     logger,
     ...(rateLimitClient === undefined
@@ -105,7 +107,17 @@ async function main(): Promise<void> {
   let adminSocket: AdminSocket | undefined;
   if (config.databaseUrl === undefined) {
     try {
-      adminSocket = await startAdminSocket(config.dataDir, createAccounts(store), logger);
+      // passwd, disable and remove end the user's stage sessions before the CLI hears back.
+      const endSessions = sessionEnder((userId) => stageProvider.endUserSessions(userId), {
+        ended: (userId, count) => logger.info({ userId, count }, 'stage sessions ended'),
+        failed: (userId, error) =>
+          logger.warn({ err: error, userId }, 'could not end the stage sessions of a user'),
+      });
+      adminSocket = await startAdminSocket(
+        config.dataDir,
+        createAccounts(store, { endSessions }),
+        logger,
+      );
     } catch (error) {
       logger.warn(
         { err: error },

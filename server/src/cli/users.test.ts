@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +34,13 @@ afterAll(() => bundledCli?.remove());
 /** Runs the CLI as built by `npm run build`; `fromSource` runs it as `npm run users` does. */
 function users(
   args: string[],
-  options: { dataDir: string; stdin?: string; databaseUrl?: string; fromSource?: boolean },
+  options: {
+    dataDir: string;
+    stdin?: string;
+    databaseUrl?: string;
+    fromSource?: boolean;
+    env?: NodeJS.ProcessEnv;
+  },
 ): Promise<CliResult> {
   const entry = options.fromSource ? ['--import', 'tsx', 'src/cli/users.ts'] : [bundledCli.file];
   return new Promise((resolve, reject) => {
@@ -42,6 +50,7 @@ function users(
         ...process.env,
         DATA_DIR: options.dataDir,
         DATABASE_URL: options.databaseUrl ?? '',
+        ...options.env,
       },
     });
     let stdout = '';
@@ -101,6 +110,26 @@ describe('users CLI', () => {
     expect(listed.stdout).toMatch(/alice\s+\S+\s+disabled/);
   });
 
+  it('removes an account only with --yes when standard input is not a terminal', async () => {
+    const { dataDir, store } = await runningServerDataDir();
+    await users(['add', 'alice'], { dataDir, stdin: 'correct horse\n' });
+    const unconfirmed = await users(['remove', 'alice'], { dataDir, stdin: 'alice\n' });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain(
+      'remove needs --yes when standard input is not a terminal',
+    );
+    expect(await store.findByUsername('alice')).toBeDefined();
+
+    expect(await users(['remove', 'ALICE', '--yes'], { dataDir })).toMatchObject({
+      code: 0,
+      stdout: 'Removed "ALICE".\n',
+    });
+    expect(await store.findByUsername('alice')).toBeUndefined();
+    expect((await users(['remove', 'alice', '--yes'], { dataDir })).stderr.trim()).toBe(
+      'error: No user named "alice"',
+    );
+  });
+
   it('says clearly when a name is taken, a password is empty or a user is unknown', async () => {
     const { dataDir } = await runningServerDataDir();
     await users(['add', 'alice'], { dataDir, stdin: 'correct horse\n' });
@@ -130,9 +159,9 @@ describe('users CLI', () => {
     const withPassword = await users(['add', 'alice', 'secret'], { dataDir, fromSource: true });
     expect(withPassword.code).toBe(2);
     expect(withPassword.stderr).toContain('passwords are never given as arguments');
-    const unknown = await users(['remove', 'alice'], { dataDir });
+    const unknown = await users(['delete', 'alice'], { dataDir });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('Unknown command "remove"');
+    expect(unknown.stderr).toContain('Unknown command "delete"');
     expect(unknown.stderr).toContain('Usage: npm run users -- <command>');
   });
 
@@ -166,8 +195,44 @@ describe('users CLI', () => {
       expect(await users(['add', 'dora'], { dataDir, databaseUrl, stdin: 'pw\n' })).toMatchObject({
         code: 0,
       });
-      const { rows } = await admin.query(`SELECT username FROM ${schema}.users`);
-      expect(rows).toEqual([{ username: 'dora' }]);
+      const { rows } = await admin.query(`SELECT id, username FROM ${schema}.users`);
+      expect(rows).toEqual([{ id: expect.any(String), username: 'dora' }]);
+
+      // No server stands between: the CLI asks the local stage itself to end dora's sessions.
+      const asked: string[] = [];
+      const stage = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        request.on('end', () => {
+          asked.push(`${request.method} ${request.url} ${body}`);
+          response.writeHead(200, { 'content-type': 'application/json' }).end('{"ended":1}');
+        });
+      });
+      await new Promise<void>((resolve) => stage.listen(0, '127.0.0.1', resolve));
+      onTestFinished(() => new Promise<void>((resolve) => stage.close(() => resolve())));
+      const localStageUrl = `http://127.0.0.1:${(stage.address() as AddressInfo).port}`;
+      const changed = await users(['passwd', 'dora'], {
+        dataDir,
+        databaseUrl,
+        stdin: 'new pw\n',
+        env: { LOCAL_STAGE_URL: localStageUrl },
+      });
+      expect(changed).toMatchObject({
+        code: 0,
+        stdout: 'Ended 1 open stream session(s).\nPassword changed for "dora".\n',
+      });
+      expect(asked).toEqual([
+        `POST /_control/end-user-sessions {"userId":"${String(rows[0].id)}"}`,
+      ]);
+      // With no stage answering, the change still holds and the CLI says what was left.
+      const removed = await users(['remove', 'dora', '--yes'], {
+        dataDir,
+        databaseUrl,
+        env: { LOCAL_STAGE_URL: 'http://127.0.0.1:1' },
+      });
+      expect(removed.code).toBe(0);
+      expect(removed.stderr).toMatch(/^warning: could not end the account's open stream sessions/);
+      expect((await admin.query(`SELECT id FROM ${schema}.users`)).rows).toEqual([]);
     },
   );
 });

@@ -1,12 +1,19 @@
 /**
- * The accounts CLI: `npm run users -- add NAME | list | passwd NAME | disable NAME`.
- * With DATABASE_URL it talks to PostgreSQL. With the embedded PGlite it opens DATA_DIR itself
- * when no server holds it (migrating an empty one), else it asks the running server through
- * its admin socket; otherwise it says what to do.
+ * The accounts CLI: `npm run users -- add NAME | list | passwd NAME | disable NAME | remove NAME`.
+ * With DATABASE_URL it talks to PostgreSQL, and ends the stage sessions of a user whose sign-in
+ * it ended itself. With the embedded PGlite it opens DATA_DIR itself when no server holds it
+ * (migrating an empty one; no stage runs then), else it asks the running server through its admin
+ * socket, and the server ends the sessions; otherwise it says what to do.
  */
 import { findRepoRoot } from '../paths';
-import { ConfigError, parseStoreConfig, type StoreConfig } from '../config';
-import { readEnv } from '../env';
+import {
+  ConfigError,
+  parseStageControlConfig,
+  parseStoreConfig,
+  type StageControlConfig,
+  type StoreConfig,
+} from '../config';
+import { exportAwsVariables, readEnv } from '../env';
 import {
   AdminSocketUnavailableError,
   adminSocketPath,
@@ -16,6 +23,7 @@ import {
   type AdminResponse,
   type UserSummary,
 } from '../accounts/admin-socket';
+import { confirmRemoval } from './confirm-removal';
 import { readNewPassword } from './read-password';
 
 const USAGE = `Usage: npm run users -- <command>
@@ -25,16 +33,22 @@ Commands:
   list           list the accounts
   passwd NAME    set a new password for an account
   disable NAME   disable an account (it can no longer sign in or get stream tokens)
+  remove NAME    delete an account (asks for the name again; --yes when not on a terminal)
+
+passwd, disable and remove end the account's sign-ins: login tokens issued before stop
+working, and its open streams are disconnected.
 
 The password is read from standard input when it is not a terminal, e.g.
   printf '%s\\n' "$PASSWORD" | npm run users -- add alice
 and otherwise prompted for, without echo. It is never taken from the command line.`;
 
 class UsageError extends Error {}
+class DeclinedError extends Error {}
 
 async function parseRequest(args: string[]): Promise<AdminRequest> {
   const [command, username, ...rest] = args;
-  const needsName = command === 'add' || command === 'passwd' || command === 'disable';
+  const needsName =
+    command === 'add' || command === 'passwd' || command === 'disable' || command === 'remove';
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     throw new UsageError('');
   }
@@ -44,6 +58,20 @@ async function parseRequest(args: string[]): Promise<AdminRequest> {
   }
   if (!needsName) throw new UsageError(`Unknown command "${command}"`);
   if (username === undefined || username === '') throw new UsageError(`${command} needs a NAME`);
+  if (command === 'remove') {
+    if (rest.some((arg) => arg !== '--yes'))
+      throw new UsageError('remove takes one NAME and --yes');
+    const consent = await confirmRemoval(username, {
+      yes: rest.includes('--yes'),
+      input: process.stdin,
+      output: process.stderr,
+    });
+    if (consent === 'needs-yes') {
+      throw new UsageError('remove needs --yes when standard input is not a terminal');
+    }
+    if (consent === 'declined') throw new DeclinedError(`The name differs; "${username}" was kept`);
+    return { command, username };
+  }
   if (rest.length > 0) {
     throw new UsageError(
       `${command} takes one NAME; passwords are never given as arguments (they are read from standard input)`,
@@ -53,7 +81,41 @@ async function parseRequest(args: string[]): Promise<AdminRequest> {
   return { command, username, password: await readNewPassword(username) };
 }
 
-async function runDirect(config: StoreConfig, request: AdminRequest): Promise<AdminResponse> {
+/**
+ * With PostgreSQL no server stands between this CLI and the accounts: it ends the user's stage
+ * sessions itself, best-effort (the login tokens are refused either way).
+ */
+async function directSessionEnder(
+  stage: StageControlConfig,
+): Promise<((userId: string) => Promise<void>) | undefined> {
+  const { sessionEnder } = await import('../providers/stage-provider');
+  const report = {
+    ended: (_userId: string, count: number) => {
+      if (count > 0) console.log(`Ended ${count} open stream session(s).`);
+    },
+    failed: (_userId: string, error: unknown) =>
+      console.error(
+        `warning: could not end the account's open stream sessions (${error instanceof Error ? error.message : String(error)}); they last until the viewer leaves, and a new stream is refused`,
+      ),
+  };
+  if (stage.stageProvider === 'local') {
+    const { endLocalStageSessions } = await import('../providers/local-provider');
+    return sessionEnder((userId) => endLocalStageSessions(stage.localStageUrl, userId), report);
+  }
+  if (stage.ivs.region === undefined) return undefined;
+  const { createIvsClient, endIvsSessions } = await import('../providers/ivs-provider');
+  const client = createIvsClient(stage.ivs.region);
+  return sessionEnder(
+    (userId) => endIvsSessions({ client, stageArns: stage.ivs.stageArns }, userId),
+    report,
+  );
+}
+
+async function runDirect(
+  config: StoreConfig,
+  request: AdminRequest,
+  stage: StageControlConfig,
+): Promise<AdminResponse> {
   // Loaded only here: the admin-socket path never needs the database drivers.
   const { openUserStore, DataDirBusyError } = await import('../db/open-store');
   const { createAccounts } = await import('../accounts/accounts');
@@ -70,7 +132,12 @@ async function runDirect(config: StoreConfig, request: AdminRequest): Promise<Ad
     throw error;
   }
   try {
-    return await runAdminRequest(createAccounts(store), request);
+    const endSessions =
+      config.databaseUrl === undefined ? undefined : await directSessionEnder(stage);
+    return await runAdminRequest(
+      createAccounts(store, endSessions === undefined ? {} : { endSessions }),
+      request,
+    );
   } finally {
     await store.close();
   }
@@ -119,11 +186,17 @@ async function main(args: string[]): Promise<number> {
       console.error(USAGE);
       return error.message === '' ? 0 : 2;
     }
+    if (error instanceof DeclinedError) {
+      console.error(error.message);
+      return 1;
+    }
     throw error;
   }
   const repoRoot = findRepoRoot();
-  const config = parseStoreConfig(readEnv(repoRoot), repoRoot);
-  const response = await runDirect(config, request);
+  const env = readEnv(repoRoot);
+  exportAwsVariables(env);
+  const config = parseStoreConfig(env, repoRoot);
+  const response = await runDirect(config, request, parseStageControlConfig(env));
   if (!response.ok) {
     console.error(`error: ${response.error}`);
     return 1;
@@ -140,6 +213,9 @@ async function main(args: string[]): Promise<number> {
       break;
     case 'disable':
       console.log(`Disabled "${request.username}".`);
+      break;
+    case 'remove':
+      console.log(`Removed "${request.username}".`);
       break;
   }
   return 0;

@@ -3,8 +3,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import {
   AccessDeniedException,
   CreateParticipantTokenCommand,
+  DisconnectParticipantCommand,
   IVSRealTimeClient,
   InternalServerException,
+  ListParticipantsCommand,
+  ListStageSessionsCommand,
   PendingVerification,
   ResourceNotFoundException,
   ServiceQuotaExceededException,
@@ -142,5 +145,72 @@ describe('IVS stage provider', () => {
     const failed = await inject();
     expect(failed.statusCode).toBe(502);
     expect(failed.json()).toEqual({ error: 'The streaming service refused access to this stream' });
+  });
+});
+
+describe('IVS stage provider: ending a user’s sessions', () => {
+  it("disconnects the user's connected participants from each stage's live session, page by page", async () => {
+    const { mock, provider: ivs } = provider();
+    mock
+      .on(ListStageSessionsCommand)
+      .resolves({ stageSessions: [] })
+      .on(ListStageSessionsCommand, { stageArn: stageArns.N743AS })
+      .resolves({
+        stageSessions: [
+          { sessionId: 'st-live', startTime: new Date() },
+          { sessionId: 'st-old', startTime: new Date(0), endTime: new Date(1) },
+        ],
+      });
+    mock
+      .on(ListParticipantsCommand, { sessionId: 'st-live', nextToken: undefined })
+      .resolves({
+        participants: [
+          { participantId: 'p-1', userId: request.userId, state: 'CONNECTED' },
+          { participantId: 'p-0', userId: request.userId, state: 'DISCONNECTED' },
+        ],
+        nextToken: 'page-2',
+      })
+      .on(ListParticipantsCommand, { sessionId: 'st-live', nextToken: 'page-2' })
+      .resolves({
+        participants: [{ participantId: 'p-2', userId: request.userId, state: 'CONNECTED' }],
+      });
+    mock.on(DisconnectParticipantCommand).resolves({});
+
+    expect(await ivs.endUserSessions(request.userId)).toBe(2);
+    expect(mock.commandCalls(ListStageSessionsCommand)).toHaveLength(3);
+    const listed = mock.commandCalls(ListParticipantsCommand).map((call) => call.args[0].input);
+    expect(listed.map((input) => [input.sessionId, input.filterByUserId])).toEqual([
+      ['st-live', request.userId],
+      ['st-live', request.userId],
+    ]);
+    expect(
+      mock.commandCalls(DisconnectParticipantCommand).map((call) => call.args[0].input),
+    ).toEqual([
+      {
+        stageArn: stageArns.N743AS,
+        participantId: 'p-1',
+        reason: "The viewer's sign-in was ended",
+      },
+      {
+        stageArn: stageArns.N743AS,
+        participantId: 'p-2',
+        reason: "The viewer's sign-in was ended",
+      },
+    ]);
+  });
+
+  it('tries every stage when one fails, then reports the failure', async () => {
+    const { mock, provider: ivs } = provider();
+    mock
+      .on(ListStageSessionsCommand)
+      .resolves({ stageSessions: [{ sessionId: 'st-live' }] })
+      .on(ListStageSessionsCommand, { stageArn: stageArns.N743AS })
+      .rejects(new AccessDeniedException(meta));
+    mock.on(ListParticipantsCommand).resolves({
+      participants: [{ participantId: 'p-9', userId: request.userId, state: 'CONNECTED' }],
+    });
+    mock.on(DisconnectParticipantCommand).resolves({});
+    await expect(ivs.endUserSessions(request.userId)).rejects.toBeInstanceOf(AccessDeniedException);
+    expect(mock.commandCalls(DisconnectParticipantCommand)).toHaveLength(2);
   });
 });

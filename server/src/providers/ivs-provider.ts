@@ -1,4 +1,10 @@
-import { CreateParticipantTokenCommand, IVSRealTimeClient } from '@aws-sdk/client-ivs-realtime';
+import {
+  CreateParticipantTokenCommand,
+  DisconnectParticipantCommand,
+  IVSRealTimeClient,
+  ListParticipantsCommand,
+  ListStageSessionsCommand,
+} from '@aws-sdk/client-ivs-realtime';
 import type { StreamId } from '@tailcam/protocol/streams';
 import { StageProviderError, type StageProvider } from './stage-provider';
 
@@ -43,6 +49,61 @@ export function describeIvsError(error: unknown): string {
   return 'Could not get a token from the streaming service';
 }
 
+/** What a disconnected viewer's participant is told (IVS keeps it with the participant). */
+export const DISCONNECT_REASON = "The viewer's sign-in was ended";
+
+/**
+ * Disconnects every connected participant with this user id from the stages' current sessions:
+ * IVS filters participants by one thing at a time, so by user id, then by state here. Every stage
+ * is tried; the first failure is thrown after.
+ */
+export async function endIvsSessions(
+  options: {
+    client: Pick<IVSRealTimeClient, 'send'>;
+    stageArns: Partial<Record<StreamId, string>>;
+  },
+  userId: string,
+): Promise<number> {
+  const send: Pick<IVSRealTimeClient, 'send'>['send'] = (command, sendOptions?) =>
+    options.client.send(command, {
+      abortSignal: AbortSignal.timeout(AWS_TIMEOUT_MS),
+      ...sendOptions,
+    });
+  let ended = 0;
+  const failures: unknown[] = [];
+  for (const stageArn of Object.values(options.stageArns)) {
+    try {
+      const { stageSessions } = await send(
+        new ListStageSessionsCommand({ stageArn, maxResults: 10 }),
+      );
+      for (const { sessionId } of (stageSessions ?? []).filter((session) => !session.endTime)) {
+        let nextToken: string | undefined;
+        do {
+          const page = await send(
+            new ListParticipantsCommand({ stageArn, sessionId, filterByUserId: userId, nextToken }),
+          );
+          for (const participant of page.participants ?? []) {
+            if (participant.state !== 'CONNECTED' || !participant.participantId) continue;
+            await send(
+              new DisconnectParticipantCommand({
+                stageArn,
+                participantId: participant.participantId,
+                reason: DISCONNECT_REASON,
+              }),
+            );
+            ended += 1;
+          }
+          nextToken = page.nextToken;
+        } while (nextToken);
+      }
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+  return ended;
+}
+
 export function createIvsStageProvider(options: {
   client: Pick<IVSRealTimeClient, 'send'>;
   stageArns: Partial<Record<StreamId, string>>;
@@ -76,6 +137,7 @@ export function createIvsStageProvider(options: {
       }
       return token;
     },
+    endUserSessions: (userId) => endIvsSessions(options, userId),
   };
 }
 

@@ -1,6 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { createParticipantTokenSigner } from '@tailcam/protocol/participant-token-signer';
 import { StageProviderError, type StageProvider } from './stage-provider';
+
+const CONTROL_TIMEOUT_MS = 5_000;
+const endedAnswer = z.object({ ended: z.number().int().min(0) });
+
+/**
+ * Asks the local stage at `stageUrl` (LOCAL_STAGE_URL) to end a user's sessions through its
+ * loopback-only control route, which the `/stage/` proxy never reaches. Throws when the stage
+ * does not answer as expected.
+ */
+export async function endLocalStageSessions(stageUrl: string, userId: string): Promise<number> {
+  const response = await fetch(`${stageUrl}/_control/end-user-sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId }),
+    signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`the local stage answered ${response.status}`);
+  return endedAnswer.parse(await response.json()).ended;
+}
 
 /**
  * Tokens for the offline local stage, in the shape shared through @tailcam/protocol. The stage is
@@ -11,6 +31,8 @@ export function createLocalStageProvider(options: {
   secret: Uint8Array;
   ttlMinutes: number;
   publicUrl: string | undefined;
+  /** LOCAL_STAGE_URL, for the stage's control route. */
+  stageUrl: string;
 }): StageProvider {
   const sign = createParticipantTokenSigner(options.secret);
   return {
@@ -32,5 +54,6 @@ export function createLocalStageProvider(options: {
         });
       }
     },
+    endUserSessions: (userId) => endLocalStageSessions(options.stageUrl, userId),
   };
 }

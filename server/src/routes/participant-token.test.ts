@@ -160,6 +160,7 @@ describe('POST /api/token', () => {
           cause: new Error('arn:aws:ivs:secret-internal-detail'),
         });
       },
+      endUserSessions: async () => 0,
     };
     const { app, token } = await signedIn({ deps: { stageProvider: failing } });
     const response = await app.inject(tokenRequest(token, validBody));
@@ -175,6 +176,7 @@ describe('POST /api/token', () => {
       createParticipantToken: async () => {
         throw new TypeError('cannot read properties of undefined');
       },
+      endUserSessions: async () => 0,
     };
     const { app, token } = await signedIn({ deps: { stageProvider: broken } });
     const response = await app.inject(tokenRequest(token, validBody));

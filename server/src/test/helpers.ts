@@ -121,6 +121,7 @@ export async function build(
       secret: stageTokenSecret,
       ttlMinutes: 60,
       publicUrl: config.publicUrl,
+      stageUrl: config.localStage.url,
     }),
     ...options.deps,
   });
