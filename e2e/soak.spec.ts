@@ -1,22 +1,24 @@
 /**
- * The soak in 30 seconds (the long one is `npm run soak`): Chromium viewers joining and leaving
- * on an instance of their own, through the real app and SDK. It asserts counts only, never times
- * or memory: every join played, nothing left open in the page after a leave, nothing left on the
- * stage once all have gone, no page or server errors.
+ * The soak in brief (the long one is `npm run soak`): Chromium viewers joining and leaving on an
+ * instance of their own, through the real app and SDK. It asserts counts only, never times or
+ * memory, and it is bounded by a count of joins, not by a duration (a count in a fixed time fails
+ * on a busy machine, as it did beside the other end-to-end lane): every join played, nothing left
+ * open in the page after a leave, nothing left on the stage once all have gone, no page or server
+ * errors.
  */
 import { expect, test } from '@playwright/test';
 import { runSoak } from '../soak/soak-run';
 import { ownInstance } from './support/environment';
 
-test('30 s of joins and leaves by 3 viewers leave no peer connection, socket or listener behind', async () => {
+test('9 joins and leaves by 3 viewers leave no peer connection, socket or listener behind', async () => {
   // The instance's start counts too: its accounts CLI opens the embedded database and hashes a
-  // password, half a minute on a busy machine, before the 30 s of joins and leaves.
-  test.setTimeout(150_000);
+  // password, half a minute on a busy machine, before the joins and leaves (~15 s when idle).
+  test.setTimeout(180_000);
   const result = await runSoak({
     ...ownInstance('soak-e2e', 100),
     viewers: 3,
-    joins: 1_000,
-    durationMs: 30_000,
+    joins: 9,
+    durationMs: 120_000,
     dwellMs: [500, 1_500],
     closePageEvery: 5,
   });
@@ -24,7 +26,7 @@ test('30 s of joins and leaves by 3 viewers leave no peer connection, socket or 
     type: 'soak',
     description: `${result.joins} joins, ${result.leaves} leaves, up to ${result.maxConcurrentPeerConnections} peer connections at once`,
   });
-  expect(result.joins).toBeGreaterThanOrEqual(6);
+  expect(result.joins).toBe(9);
   expect(result.leaves).toBe(result.joins);
   expect(result.failedJoins).toEqual([]);
   // The in-page instruments see the player's connections and listeners while it plays...
