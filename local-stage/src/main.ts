@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     port: config.port,
     secret,
     faultsEnabled: config.faultsEnabled,
-    camera: config.camera,
+    syntheticCameras: config.syntheticCameras,
     maxSessionsPerUser: config.sessionsPerUser,
     log,
     onExitRequested: () => {
@@ -57,9 +57,9 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
-  const { width, height, fps } = config.camera;
+  const cameras = config.syntheticCameras.join(', ') || 'none';
   log(
-    `listening on ${running.url} (cameras ${width}x${height}@${fps}${config.faultsEnabled ? ', faults on' : ''})`,
+    `listening on ${running.url} (synthetic cameras: ${cameras}${config.faultsEnabled ? ', faults on' : ''})`,
   );
   // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
   const health = running.stage.health();

@@ -2,9 +2,8 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
+import { isStreamId, STREAM_IDS } from '@tailcam/protocol/streams';
 
-const MAX_WIDTH = 1280;
-const MAX_HEIGHT = 720;
 /** Enough for one person watching every stream, with room for the reconnects of a few. */
 export const DEFAULT_SESSIONS_PER_USER = 8;
 
@@ -40,10 +39,17 @@ const envSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   STAGE_FAULTS: flag,
-  STAGE_CAMERA_WIDTH: integer('STAGE_CAMERA_WIDTH', 640, 160, MAX_WIDTH),
-  STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
-  STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
-  STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
+  STAGE_SYNTHETIC_CAMERAS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const cameras = syntheticCameras(value);
+      if (typeof cameras === 'string') {
+        context.addIssue({ code: 'custom', message: cameras });
+        return z.NEVER;
+      }
+      return cameras;
+    }),
   STAGE_SESSIONS_PER_USER: integer('STAGE_SESSIONS_PER_USER', DEFAULT_SESSIONS_PER_USER, 1, 1000),
   LOG_FORMAT: z
     .enum([...LOG_FORMATS, ''], { error: `LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}` })
@@ -58,7 +64,8 @@ export interface StageConfig {
   /** The shared participant-token secret when given directly; else read from `dataDir`. */
   tokenSecret: string | undefined;
   faultsEnabled: boolean;
-  camera: { width: number; height: number; fps: number; idleMs: number };
+  /** The aircraft the camera process publishes a synthetic camera for. */
+  syntheticCameras: readonly string[];
   /** Most stage sessions one user (a participant token's `user_id`) holds at once. */
   sessionsPerUser: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
@@ -87,27 +94,30 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     );
   }
   const value = parsed.data;
-  const problems: string[] = [];
-  if (value.STAGE_CAMERA_WIDTH % 2 !== 0 || value.STAGE_CAMERA_HEIGHT % 2 !== 0) {
-    problems.push('STAGE_CAMERA_WIDTH and STAGE_CAMERA_HEIGHT must be even (I420 video)');
-  }
-  if (value.STAGE_CAMERA_HEIGHT > value.STAGE_CAMERA_WIDTH) {
-    problems.push('STAGE_CAMERA_HEIGHT must not exceed STAGE_CAMERA_WIDTH (landscape cameras)');
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: value.STAGE_PORT,
     host: value.STAGE_HOST,
     dataDir: resolve(root, value.DATA_DIR),
     tokenSecret: value.STAGE_TOKEN_SECRET,
     faultsEnabled: value.STAGE_FAULTS,
-    camera: {
-      width: value.STAGE_CAMERA_WIDTH,
-      height: value.STAGE_CAMERA_HEIGHT,
-      fps: value.STAGE_CAMERA_FPS,
-      idleMs: value.STAGE_CAMERA_IDLE_MS,
-    },
+    syntheticCameras: value.STAGE_SYNTHETIC_CAMERAS,
     sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
     logFormat: value.LOG_FORMAT,
   };
+}
+
+/**
+ * `STAGE_SYNTHETIC_CAMERAS`, read by the stage and the camera process alike: `all` (the default),
+ * `none`, or a comma list of tail numbers. The aircraft, or what is wrong with the value.
+ */
+export function syntheticCameras(value: string | undefined): readonly string[] | string {
+  const text = (value ?? '').trim();
+  if (text === '' || text.toLowerCase() === 'all') return STREAM_IDS;
+  if (text.toLowerCase() === 'none') return [];
+  const names = text.split(',').map((name) => name.trim().toUpperCase());
+  const unknown = names.filter((name) => !isStreamId(name));
+  if (unknown.length > 0) {
+    return `STAGE_SYNTHETIC_CAMERAS must be all, none or tail numbers from ${STREAM_IDS.join(', ')} (unknown: ${unknown.join(', ')})`;
+  }
+  return [...new Set(names)];
 }

@@ -6,13 +6,27 @@
 import { z } from 'zod';
 
 const perStage = z.object({
+  /** Whom the viewers see: a real encoder or the synthetic camera (null: nobody publishes). */
+  publisher: z
+    .object({
+      kind: z.enum(['camera', 'encoder']),
+      participantId: z.string(),
+      video: z.string().nullable(),
+      videoPackets: z.number(),
+      viewers: z.number(),
+    })
+    .nullable(),
   camera: z.object({
-    // camera.ts's CameraState: LocalStage.stats() does not compile if the two part.
-    state: z.enum(['idle', 'live', 'stopped']),
-    framesDrawn: z.number(),
-    meanFrameCostMs: z.number(),
+    /**
+     * The synthetic camera as the stage sees it: `live` while its video has viewers, `idle`
+     * publishing with none, `absent` not publishing (camera process down or starting), `stopped`
+     * held off air by a fault.
+     */
+    state: z.enum(['live', 'idle', 'absent', 'stopped']),
     viewers: z.number(),
   }),
+  /** WHIP sessions whose ICE and DTLS are not done yet. */
+  connectingPublishers: z.number(),
   audioListeners: z.number(),
   participants: z.number(),
   peerConnections: z.number(),

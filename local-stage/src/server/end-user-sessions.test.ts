@@ -20,7 +20,6 @@ beforeAll(async () => {
     port: 0,
     secret,
     faultsEnabled: false,
-    camera: { width: 320, height: 180, fps: 15, idleMs: 1000 },
   });
 });
 

@@ -5,8 +5,10 @@
  *   GET  /stage/health   200 {status:'ok', ready:true, cameras} when a viewer's join would be
  *                        served; else 503 {status:'unavailable', ready:false, reason, cameras}
  *   WS   /stage/events   the signalling socket (../signalling.ts)
+ *   /stage/whip/...      the WHIP endpoint for publishers (whip.ts)
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
- *   GET  /_stats         counts: sockets, peer connections per stage, camera state
+ *   GET  /_stats         counts: sockets, peer connections, publishers per stage
+ *   WS   /_control/cameras  the camera process's link (../camera-link.ts): Bearer link token
  *   POST /_control/end-user-sessions {userId}   the API ended this user's sign-in: their
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
@@ -14,15 +16,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
+import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { endUserSessionsBody, faultBodies } from './control';
 import type { LocalStage } from './local-stage';
+import { handleWhip, isWhipPath } from './whip';
 
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_SOCKETS = 256;
 
 export interface StageServerOptions {
   stage: LocalStage;
+  /** The participant-token secret: the camera link's token is signed with it. */
+  secret: Uint8Array;
   faultsEnabled: boolean;
   /** Called by the hard-restart fault after it has answered: the process should exit. */
   onExitRequested?: () => void;
@@ -41,7 +47,23 @@ export function createStageServer(options: StageServerOptions): Server {
     });
   });
 
+  const cameraLinks = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });
   server.on('upgrade', (request, socket, head) => {
+    if (pathOf(request) === CAMERA_LINK_PATH) {
+      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!isLoopback(request)) {
+        socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      void verifyCameraLinkToken(token, options.secret).then((valid) => {
+        if (!valid) {
+          socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+          return;
+        }
+        cameraLinks.handleUpgrade(request, socket, head, (ws) => stage.acceptCameraLink(ws));
+      });
+      return;
+    }
     if (pathOf(request) !== '/stage/events') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
@@ -74,6 +96,7 @@ export function createStageServer(options: StageServerOptions): Server {
   server.on('close', () => {
     clearInterval(heartbeat);
     sockets.close();
+    cameraLinks.close();
   });
   return server;
 }
@@ -93,6 +116,7 @@ async function handleRequest(
       ? sendJson(response, 200, { status: 'ok', ...health })
       : sendJson(response, 503, { status: 'unavailable', ...health });
   }
+  if (isWhipPath(path)) return handleWhip(request, response, path, stage);
   if (path === '/stage/whep') {
     return sendJson(response, 404, {
       error: 'Subscriptions are negotiated over the events socket (/stage/events)',
@@ -155,7 +179,7 @@ async function faultRoutes(
       if (command.action === 'start' || command.action === 'restart') {
         changed = stage.startCamera(command.stageId) || changed;
       }
-      sendJson(response, 200, { changed, cameras: stage.health().cameras });
+      sendJson(response, 200, { changed, publishers: stage.health().publishers });
       return;
     }
     case '/_faults/fail-next-join': {

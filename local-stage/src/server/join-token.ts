@@ -10,6 +10,7 @@ import {
   type ParticipantTokenClaims,
 } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../signalling';
+import { WhipError } from './whip-sdp';
 
 /**
  * A refused join: an IVS error code, the message the viewer sees (IVS's text for the code unless
@@ -62,4 +63,43 @@ export async function verifyJoinToken(
         throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, undefined, error.message);
     }
   }
+}
+
+/**
+ * Checks a WHIP publisher's Bearer token for `stageId`: 401 when it is not a live token signed
+ * with the stage's secret, 403 when it is one but may not publish, or is for another stage.
+ */
+export async function verifyPublishToken(
+  token: string,
+  options: { secret: Uint8Array; stageId: string; now?: Date },
+): Promise<ParticipantTokenClaims> {
+  let topic: unknown;
+  try {
+    topic = decodeJwt(token).topic;
+  } catch {
+    throw new WhipError(401, 'The token is not valid');
+  }
+  let claims: ParticipantTokenClaims;
+  try {
+    // Verified against its own stage first, so that a token for another stage is told apart.
+    claims = await verifyParticipantToken(token, {
+      secret: options.secret,
+      stageId: typeof topic === 'string' ? topic : '',
+      capability: 'publish',
+      now: options.now,
+    });
+  } catch (error) {
+    if (!(error instanceof ParticipantTokenError)) throw error;
+    if (error.reason === 'not_allowed') {
+      throw new WhipError(403, 'The token does not allow publishing');
+    }
+    throw new WhipError(
+      401,
+      error.reason === 'expired' ? 'The token has expired' : 'The token is not valid',
+    );
+  }
+  if (claims.topic !== options.stageId) {
+    throw new WhipError(403, `The token is for another stage than ${options.stageId}`);
+  }
+  return claims;
 }

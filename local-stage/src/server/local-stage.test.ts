@@ -65,7 +65,6 @@ beforeAll(async () => {
     port: 0,
     secret,
     faultsEnabled: true,
-    camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
   });
   eventsUrl = `${running.url.replace('http', 'ws')}/stage/events`;
 });
@@ -368,7 +367,6 @@ describe('readiness (GET /stage/health)', () => {
       port: 0,
       secret: new Uint8Array(0),
       faultsEnabled: false,
-      camera,
     });
     try {
       expect(await healthOf(unusable)).toEqual({
@@ -391,7 +389,6 @@ describe('readiness (GET /stage/health)', () => {
       port: 0,
       secret,
       faultsEnabled: false,
-      camera,
     });
     try {
       expect(await healthOf(stage)).toMatchObject({ status: 200, body: { ready: true } });

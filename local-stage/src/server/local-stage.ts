@@ -1,24 +1,27 @@
 /**
- * The local stage: one stage per stream id, each with one publisher (its synthetic camera), and
- * the viewers' sessions. Admits joins (token checks, injected faults, token reuse), answers the
- * health and stats questions, and carries out the fault injections. The sessions reach the stage
- * only through the `SessionHost` it hands each of them.
+ * The local stage: one stage per stream id, whose publishers come in over WHIP (publisher.ts), and
+ * the viewers' sessions. Viewers see one publisher per stage: a real encoder while one publishes,
+ * else the aircraft's synthetic camera (the camera process's WHIP session), each a participant of
+ * its own (docs/decisions/0054-cameras-publish-over-whip.md). Admits joins (token checks,
+ * injected faults, token reuse) and publishers (PUBLISH tokens), tells the camera process who
+ * watches (camera-link.ts), answers the health and stats questions, and carries out the fault
+ * injections. The sessions reach the stage only through the `SessionHost` it hands each of them.
  */
 import type { WebSocket } from 'ws';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
-import { CabinAudio } from './cabin-audio';
-import { Camera, type CameraState } from './camera';
-import { CameraFeed } from './camera-feed';
 import { DEFAULT_SESSIONS_PER_USER } from './config';
 import type { StageStats } from './control';
-import { JoinRefusedError, verifyJoinToken } from './join-token';
+import { JoinRefusedError, verifyJoinToken, verifyPublishToken } from './join-token';
+import { Publisher, type PublisherKind } from './publisher';
 import type { Subscription } from './subscription';
 import { ViewerSession, type Admission, type SessionHost } from './viewer-session';
+import { readWhipOffer, WhipError } from './whip-sdp';
 
-/** A camera's encoder that has not reached its tap by then is reported, not waited for. */
-const FEED_CONNECT_TIMEOUT_MS = 10_000;
+/** Publishers whose ICE and DTLS are not done yet, on all stages: more wait for a 503. */
+const MAX_CONNECTING_PUBLISHERS = 32;
 
 /** The join error a viewer sees after `[JOIN_ERROR] ` when their account holds too many sessions. */
 export const TOO_MANY_SESSIONS =
@@ -27,7 +30,8 @@ export const TOO_MANY_SESSIONS =
 export interface LocalStageOptions {
   stageIds: readonly string[];
   secret: Uint8Array;
-  camera: { width: number; height: number; fps: number; idleMs: number };
+  /** The aircraft whose synthetic camera the camera process publishes (readiness waits for them). */
+  syntheticCameras: readonly string[];
   /** Most sessions at once; further joins are refused with STAGE_AT_CAPACITY. */
   maxSessions?: number;
   /** Most sessions one user (the token's `user_id`) holds at once; further joins are refused. */
@@ -37,12 +41,20 @@ export interface LocalStageOptions {
 
 interface StageEntry {
   stageId: string;
-  camera: Camera;
-  audio: CabinAudio;
-  /** The camera and its sound, encoded once for all its viewers. */
-  feed: CameraFeed;
-  /** Bumped when the camera comes back on air: a new publisher participant id. */
-  generation: number;
+  /** Every WHIP session on this stage, connecting or connected, by its id. */
+  publishers: Map<string, Publisher>;
+  /** The connected real encoder, if any: viewers see it. */
+  encoder: Publisher | undefined;
+  /** The connected synthetic camera, if any: viewers see it when no encoder publishes. */
+  camera: Publisher | undefined;
+  /** What viewers see now, as which participant. */
+  shown: { publisher: Publisher; participantId: string } | undefined;
+  /** Participants shown so far: each new one gets a new id, as a rejoin does with IVS. */
+  shownCount: number;
+  /** False while a fault holds the synthetic camera off air. */
+  cameraOnAir: boolean;
+  /** The demand last sent to the camera process. */
+  demand: { video: boolean; audio: boolean };
 }
 
 export interface JoinFailure {
@@ -52,12 +64,15 @@ export interface JoinFailure {
   message?: string;
 }
 
+/** Who publishes on each stage, as viewers would see it. */
+export type OnAir = 'camera' | 'encoder' | 'none';
+
 /**
- * Whether a viewer's join would be served now (`docs/decisions/0028-stage-readiness.md`), and
- * each camera's state (a camera stopped by a fault does not make the stage unready: a join is
- * served, and the viewer sees the camera off air).
+ * Whether a viewer's join would be served now, and would show video
+ * (`docs/decisions/0028-stage-readiness.md`): the self-check passed and every aircraft with a
+ * synthetic camera has a publisher, unless a fault holds its camera off air.
  */
-export type StageHealth = { cameras: Record<string, CameraState> } & (
+export type StageHealth = { publishers: Record<string, OnAir> } & (
   { ready: true } | { ready: false; reason: string }
 );
 
@@ -70,6 +85,8 @@ export class LocalStage {
   private readonly subscriptions = new Set<Subscription>();
   private readonly joinFailures: JoinFailure[] = [];
   private readonly connectTimes: number[] = [];
+  /** The camera process's link, while it is connected (camera-link.ts). */
+  private cameraLink: WebSocket | undefined;
   /** What the sessions may ask of the stage. */
   private readonly host: SessionHost;
   /** The start-up self-check's finding: undefined until it ran, null when it found nothing. */
@@ -82,7 +99,10 @@ export class LocalStage {
     this.log = options.log ?? (() => undefined);
     this.host = {
       admit: (session, token) => this.admit(session, token),
-      publisherFeed: (stageId, participantId) => this.publisherFeed(stageId, participantId),
+      publisherOf: (stageId, participantId) => {
+        const shown = this.stages.get(stageId)?.shown;
+        return shown?.participantId === participantId ? shown.publisher : undefined;
+      },
       subscriptionOpened: (subscription) => {
         this.subscriptions.add(subscription);
       },
@@ -92,12 +112,18 @@ export class LocalStage {
       },
       log: this.log,
     };
-    options.stageIds.forEach((stageId, streamIndex) => {
-      const camera = new Camera({ streamId: stageId, streamIndex, ...options.camera });
-      const audio = new CabinAudio(streamIndex);
-      const feed = new CameraFeed({ camera, audio, log: this.log });
-      this.stages.set(stageId, { stageId, camera, audio, feed, generation: 1 });
-    });
+    for (const stageId of options.stageIds) {
+      this.stages.set(stageId, {
+        stageId,
+        publishers: new Map(),
+        encoder: undefined,
+        camera: undefined,
+        shown: undefined,
+        shownCount: 0,
+        cameraOnAir: true,
+        demand: { video: false, audio: false },
+      });
+    }
   }
 
   /** Takes a new events socket; the session admits itself through `admit`. */
@@ -146,63 +172,201 @@ export class LocalStage {
     for (const other of joined) {
       if (other !== session && other.participantId === claims.jti) other.end('token-reused');
     }
-    const publisher = this.publisherOf(claims.topic);
+    const shown = this.describeShown(claims.topic);
     this.sessionUsers.set(session, claims.user_id);
     return {
       participantId: claims.jti,
       stageId: claims.topic,
-      participants: publisher ? [publisher] : [],
+      participants: shown ? [shown] : [],
     };
   }
 
-  private publisherOf(stageId: string): ParticipantDescription | undefined {
-    const entry = this.stages.get(stageId);
-    if (!entry || entry.camera.state === 'stopped') return undefined;
+  /** The participant the viewers of `stageId` see, if any publishes there. */
+  private describeShown(stageId: string): ParticipantDescription | undefined {
+    const shown = this.stages.get(stageId)?.shown;
+    if (!shown) return undefined;
+    const { publisher } = shown;
     return {
-      id: publisherId(entry),
-      userId: stageId,
-      attributes: { kind: 'camera', tailNumber: stageId },
+      id: shown.participantId,
+      userId: publisher.kind === 'camera' ? stageId : publisher.userId,
+      attributes: { kind: publisher.kind, tailNumber: stageId },
       publishing: true,
-      media: ['audio', 'video'],
+      media: publisher.media,
     };
+  }
+
+  // ---- Publishers (WHIP, whip.ts) ----
+
+  /**
+   * A WHIP offer for `stageId` with `token`: checks, then answers. The publisher is seen by the
+   * viewers once connected. Throws WhipError for what the publisher must change.
+   */
+  async publish(
+    stageId: string,
+    token: string,
+    offerSdp: string,
+  ): Promise<{ publisher: Publisher; answer: string }> {
+    const entry = this.stages.get(stageId);
+    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
+    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
+    const claims = await verifyPublishToken(token, { secret: this.options.secret, stageId });
+    const kind: PublisherKind = claims.user_id === SYNTHETIC_CAMERA_USER_ID ? 'camera' : 'encoder';
+    if (kind === 'camera' && !entry.cameraOnAir) {
+      throw new WhipError(409, `The camera of ${stageId} is held off air (fault injection)`);
+    }
+    const offer = readWhipOffer(offerSdp);
+    const connecting = [...this.stages.values()].reduce(
+      (sum, other) =>
+        sum + [...other.publishers.values()].filter((p) => p.state === 'connecting').length,
+      0,
+    );
+    if (connecting >= MAX_CONNECTING_PUBLISHERS) {
+      throw new WhipError(503, 'Too many publishers are connecting; try again in a few seconds');
+    }
+    const publisher = new Publisher({
+      stageId,
+      kind,
+      userId: claims.user_id,
+      tokenId: claims.jti,
+      token,
+      offer,
+      onKeyFrameRequested: () => {
+        if (publisher.kind === 'camera') this.sendToCameras({ type: 'key-frame', stageId });
+      },
+      onStateChange: (changed) => this.publisherChanged(entry, changed),
+      log: (message) => this.log(message),
+    });
+    entry.publishers.set(publisher.id, publisher);
+    let answer: string;
+    try {
+      answer = await publisher.answer();
+    } catch (error) {
+      publisher.close('answer-failed');
+      this.log(`WHIP offer for ${stageId} could not be answered`, error);
+      throw new WhipError(400, 'The offer could not be negotiated');
+    }
+    this.log(
+      `publisher ${publisher.id} (${kind}, ${publisher.video?.mimeType ?? 'no video'}) connecting to ${stageId}`,
+    );
+    return { publisher, answer };
+  }
+
+  hasStage(stageId: string): boolean {
+    return this.stages.has(stageId);
+  }
+
+  /** The publisher session `id` on `stageId`, if it is still there. */
+  publisherSession(stageId: string, id: string): Publisher | undefined {
+    return this.stages.get(stageId)?.publishers.get(id);
+  }
+
+  /** A publisher connected, closed, or gained or lost a listener. */
+  private publisherChanged(entry: StageEntry, publisher: Publisher): void {
+    if (publisher.state === 'connected' && !this.isCurrent(entry, publisher)) {
+      // The newest of a kind takes over: an encoder that reconnects after a drop is never locked
+      // out by its own stale session, and a restarted camera process replaces the old one's.
+      for (const other of entry.publishers.values()) {
+        if (other !== publisher && other.kind === publisher.kind) other.close('replaced');
+      }
+      if (publisher.kind === 'encoder') entry.encoder = publisher;
+      else entry.camera = publisher;
+      this.log(`publisher ${publisher.id} (${publisher.kind}) on air on ${entry.stageId}`);
+    }
+    if (publisher.state === 'closed') {
+      entry.publishers.delete(publisher.id);
+      if (entry.encoder === publisher) entry.encoder = undefined;
+      if (entry.camera === publisher) entry.camera = undefined;
+      if (publisher.connectedAt !== undefined) {
+        this.log(
+          `publisher ${publisher.id} (${publisher.kind}) left ${entry.stageId}: ${publisher.endReason}`,
+        );
+      }
+    }
+    this.showCurrent(entry);
+    this.updateDemand(entry);
+  }
+
+  private isCurrent(entry: StageEntry, publisher: Publisher): boolean {
+    return entry.encoder === publisher || entry.camera === publisher;
+  }
+
+  /**
+   * Viewers see the encoder, else the camera. A change is the old participant leaving (its
+   * subscriptions end) and a new one joining: the app attaches the new participant's video.
+   */
+  private showCurrent(entry: StageEntry): void {
+    const current = entry.encoder ?? entry.camera;
+    if (entry.shown?.publisher === current) return;
+    const leaving = entry.shown;
+    entry.shown = undefined;
+    const sessions = this.matchSessions({ stageId: entry.stageId });
+    if (leaving) for (const session of sessions) session.publisherLeft(leaving.participantId);
+    if (!current) return;
+    entry.shownCount += 1;
+    entry.shown = {
+      publisher: current,
+      participantId: `${entry.stageId}-${current.kind}-${entry.shownCount}`,
+    };
+    const participant = this.describeShown(entry.stageId);
+    if (participant) {
+      for (const session of sessions) session.send({ type: 'participantJoined', participant });
+    }
+  }
+
+  /** Tells the camera process when its camera's viewers come and go. */
+  private updateDemand(entry: StageEntry): void {
+    const camera = entry.camera;
+    const demand = {
+      video: (camera?.videoListenerCount ?? 0) > 0,
+      audio: (camera?.audioListenerCount ?? 0) > 0,
+    };
+    if (demand.video === entry.demand.video && demand.audio === entry.demand.audio) return;
+    entry.demand = demand;
+    this.sendToCameras({ type: 'demand', stageId: entry.stageId, ...demand });
+  }
+
+  // ---- The camera process's link (camera-link.ts; http-server.ts checks who opens it) ----
+
+  /** The camera process connected its link: the newest link is the one. */
+  acceptCameraLink(socket: WebSocket): void {
+    const previous = this.cameraLink;
+    this.cameraLink = socket;
+    previous?.close(1000, 'replaced');
+    for (const entry of this.stages.values()) {
+      if (!entry.cameraOnAir)
+        this.send(socket, { type: 'on-air', stageId: entry.stageId, onAir: false });
+      this.send(socket, { type: 'demand', stageId: entry.stageId, ...entry.demand });
+    }
+    socket.on('close', () => {
+      if (this.cameraLink !== socket) return;
+      this.cameraLink = undefined;
+      // The camera process is gone (crashed, or restarting): its sessions end now, rather than
+      // when their peers time out, so that viewers see the streams removed at once.
+      for (const entry of this.stages.values()) {
+        for (const publisher of entry.publishers.values()) {
+          if (publisher.kind === 'camera') publisher.close('camera-process-gone');
+        }
+      }
+    });
+  }
+
+  private sendToCameras(message: CameraLinkMessage): void {
+    if (this.cameraLink) this.send(this.cameraLink, message);
+  }
+
+  private send(socket: WebSocket, message: CameraLinkMessage): void {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   }
 
   /**
    * Tries, once at start-up, what every join needs: a participant token signed with the secret
-   * passes the joins' own check, each camera draws a frame, and each camera's encoder
-   * (libwebrtc) connects to its tap (werift). Connects the feeds, so that a first viewer waits for
-   * nothing. Never throws: what it finds is what `health()` reports.
+   * passes the joins' own check. Never throws: what it finds is what `health()` reports. (The
+   * cameras are another process; health waits for their publishers.)
    */
   async selfCheck(): Promise<StageHealth> {
-    const problems: string[] = [];
     const tokenProblem = await this.checkTokens();
-    if (tokenProblem) problems.push(tokenProblem);
-    for (const entry of this.stages.values()) {
-      try {
-        entry.camera.warmUp();
-      } catch (error) {
-        problems.push(`camera ${entry.stageId} cannot draw a frame: ${messageOf(error)}`);
-      }
-    }
-    // The feeds' state is read live by health(); a failure here is only logged.
-    await Promise.all(
-      [...this.stages.values()].map((entry) =>
-        withTimeout(entry.feed.ready(), FEED_CONNECT_TIMEOUT_MS).catch((error: unknown) =>
-          this.log(`camera feed ${entry.stageId} did not connect`, error),
-        ),
-      ),
-    );
-    this.startupProblem = problems[0] ?? null;
+    this.startupProblem = tokenProblem ?? null;
     return this.health();
-  }
-
-  /** The feed of a publisher on the stage, while it is on air. */
-  private publisherFeed(stageId: string, participantId: string): CameraFeed | undefined {
-    const entry = this.stages.get(stageId);
-    if (!entry || entry.camera.state === 'stopped' || publisherId(entry) !== participantId) {
-      return undefined;
-    }
-    return entry.feed;
   }
 
   private subscriptionClosed(subscription: Subscription): void {
@@ -215,19 +379,27 @@ export class LocalStage {
 
   /** Cheap (health is polled): the self-check's finding, then what can change while running. */
   health(): StageHealth {
-    const cameras = Object.fromEntries(
-      [...this.stages.values()].map((entry) => [entry.stageId, entry.camera.state]),
+    const publishers = Object.fromEntries(
+      [...this.stages.values()].map((entry) => [
+        entry.stageId,
+        entry.shown?.publisher.kind ?? ('none' as const),
+      ]),
     );
     const reason = this.notReadyReason();
-    return reason === undefined ? { ready: true, cameras } : { ready: false, reason, cameras };
+    return reason === undefined
+      ? { ready: true, publishers }
+      : { ready: false, reason, publishers };
   }
 
   private notReadyReason(): string | undefined {
     if (this.closing) return 'shutting down';
     if (this.startupProblem === undefined) return 'starting';
     if (this.startupProblem !== null) return this.startupProblem;
-    const disconnected = [...this.stages.values()].find((entry) => !entry.feed.connected);
-    if (disconnected) return `camera feed ${disconnected.stageId} is not connected`;
+    const waiting = this.options.syntheticCameras.find((stageId) => {
+      const entry = this.stages.get(stageId);
+      return entry !== undefined && entry.cameraOnAir && entry.shown === undefined;
+    });
+    if (waiting) return `no camera publishes ${waiting} yet`;
     return undefined;
   }
 
@@ -262,14 +434,31 @@ export class LocalStage {
     const stages: StageStats['stages'] = {};
     for (const entry of this.stages.values()) {
       const viewers = joined.filter((session) => session.stageId === entry.stageId);
+      const shown = entry.shown;
       stages[entry.stageId] = {
-        audioListeners: entry.audio.listenerCount,
+        publisher: shown
+          ? {
+              kind: shown.publisher.kind,
+              participantId: shown.participantId,
+              video: shown.publisher.video?.mimeType ?? null,
+              videoPackets: shown.publisher.videoPackets,
+              viewers: shown.publisher.videoListenerCount,
+            }
+          : null,
         camera: {
-          state: entry.camera.state,
-          framesDrawn: entry.camera.framesDrawn,
-          meanFrameCostMs: Math.round(entry.camera.meanFrameCostMs * 100) / 100,
-          viewers: entry.feed.videoListenerCount,
+          state: !entry.cameraOnAir
+            ? 'stopped'
+            : !entry.camera
+              ? 'absent'
+              : entry.demand.video
+                ? 'live'
+                : 'idle',
+          viewers: entry.camera?.videoListenerCount ?? 0,
         },
+        connectingPublishers: [...entry.publishers.values()].filter(
+          (publisher) => publisher.state === 'connecting',
+        ).length,
+        audioListeners: shown?.publisher.audioListenerCount ?? 0,
         participants: viewers.length,
         peerConnections: viewers.reduce((sum, session) => sum + session.peerConnectionCount, 0),
       };
@@ -337,29 +526,27 @@ export class LocalStage {
     return matching.length;
   }
 
-  /** The camera goes off air: its publisher leaves the stage, its subscriptions end. */
+  /**
+   * The synthetic camera goes off air: the camera process is told not to publish it, its session
+   * ends, and viewers see the next publisher (an encoder) or none.
+   */
   stopCamera(stageId: string): boolean {
     const entry = this.stages.get(stageId);
-    if (!entry || entry.camera.state === 'stopped') return false;
-    const leaving = publisherId(entry);
-    entry.camera.stop();
-    entry.audio.stop();
-    for (const session of this.matchSessions({ stageId })) session.publisherLeft(leaving);
+    if (!entry || !entry.cameraOnAir) return false;
+    entry.cameraOnAir = false;
+    this.sendToCameras({ type: 'on-air', stageId, onAir: false });
+    for (const publisher of entry.publishers.values()) {
+      if (publisher.kind === 'camera') publisher.close('camera-stopped');
+    }
     return true;
   }
 
-  /** The camera comes back on air as a new publisher participant. */
+  /** The synthetic camera may publish again: it comes back as a new participant. */
   startCamera(stageId: string): boolean {
     const entry = this.stages.get(stageId);
-    if (!entry || entry.camera.state !== 'stopped') return false;
-    entry.generation += 1;
-    entry.camera.restart();
-    const publisher = this.publisherOf(stageId);
-    if (publisher) {
-      for (const session of this.matchSessions({ stageId })) {
-        session.send({ type: 'participantJoined', participant: publisher });
-      }
-    }
+    if (!entry || entry.cameraOnAir) return false;
+    entry.cameraOnAir = true;
+    this.sendToCameras({ type: 'on-air', stageId, onAir: true });
     return true;
   }
 
@@ -367,24 +554,18 @@ export class LocalStage {
   restart(): number {
     const dropped = this.drop({});
     this.joinFailures.length = 0;
-    for (const entry of this.stages.values()) {
-      if (entry.camera.state === 'stopped') {
-        entry.generation += 1;
-        entry.camera.restart();
-      }
-    }
+    for (const entry of this.stages.values()) this.startCamera(entry.stageId);
     return dropped;
   }
 
-  /** Closes every session and camera (process shutdown). */
+  /** Closes every session and publisher (process shutdown). */
   close(): void {
     this.closing = true;
     for (const session of [...this.sessions]) session.drop();
     for (const entry of this.stages.values()) {
-      entry.feed.close();
-      entry.camera.close();
-      entry.audio.close();
+      for (const publisher of [...entry.publishers.values()]) publisher.close('stage-closing');
     }
+    this.cameraLink?.close(1001, 'stage closing');
   }
 
   private matchSessions(target: { participantId?: string; stageId?: string }): ViewerSession[] {
@@ -397,23 +578,6 @@ export class LocalStage {
   }
 }
 
-function publisherId(entry: StageEntry): string {
-  return `${entry.stageId}-camera-${entry.generation}`;
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** `promise`, or a rejection once `ms` have passed (the work itself goes on). */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not done within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -20,7 +20,8 @@ export async function startLocalStage(options: {
   port: number;
   secret: Uint8Array;
   faultsEnabled: boolean;
-  camera: LocalStageOptions['camera'];
+  /** The aircraft the camera process publishes a synthetic camera for (default: none). */
+  syntheticCameras?: readonly string[];
   maxSessions?: number;
   maxSessionsPerUser?: number;
   log?: LocalStageOptions['log'];
@@ -29,13 +30,14 @@ export async function startLocalStage(options: {
   const stage = new LocalStage({
     stageIds: STREAM_IDS,
     secret: options.secret,
-    camera: options.camera,
+    syntheticCameras: options.syntheticCameras ?? [],
     maxSessions: options.maxSessions,
     maxSessionsPerUser: options.maxSessionsPerUser,
     log: options.log,
   });
   const server = createStageServer({
     stage,
+    secret: options.secret,
     faultsEnabled: options.faultsEnabled,
     onExitRequested: options.onExitRequested,
   });

@@ -1,11 +1,11 @@
 /**
- * One viewer's subscription to one camera: a send-only werift RTCPeerConnection that forwards
- * the camera feed's packets, already encoded once for every viewer (camera-feed.ts,
- * docs/decisions/0026-one-encoder-per-camera.md). The stage offers (it knows what it sends) with
+ * One viewer's subscription to one publisher: a send-only werift RTCPeerConnection that forwards
+ * the publisher's packets untouched, in the codecs it sends (publisher.ts,
+ * docs/decisions/0054-cameras-publish-over-whip.md). The stage offers (it knows what it sends) with
  * its host candidates in the offer, controls ICE and nominates the first pair that works, and is
  * the DTLS server; the viewer answers and starts the DTLS handshake once nominated.
  *
- * Video starts at a key frame: the subscription asks the feed for one when its offer goes out,
+ * Video starts at a key frame: the subscription asks the publisher for one when its offer goes out,
  * holds it until the connection is up, then forwards from it; it asks again until one comes.
  */
 import {
@@ -15,8 +15,8 @@ import {
   type RTCRtpSender,
   type RtpPacket,
 } from 'werift';
-import type { CameraFeed, FeedListener } from './camera-feed';
 import { keepEarlyDtls } from './early-dtls';
+import type { FeedListener, Publisher } from './publisher';
 import { asDtlsServer } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../signalling';
 
@@ -37,9 +37,10 @@ const MAX_HELD_PACKETS = 120;
 
 export interface SubscriptionOptions {
   id: string;
-  feed: CameraFeed;
+  publisher: Publisher;
   /** What the viewer gets (already limited to what the publisher sends). */
   media: { audio: boolean; video: boolean };
+  /** The publisher's participant id, as the viewer knows it. */
   publisherId: string;
   send: (message: StageMessage) => void;
   onClosed: (subscription: Subscription) => void;
@@ -51,7 +52,7 @@ export class Subscription implements FeedListener {
   readonly id: string;
   readonly publisherId: string;
   readonly media: { audio: boolean; video: boolean };
-  private readonly feed: CameraFeed;
+  private readonly publisher: Publisher;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
   private readonly peer: RTCPeerConnection;
@@ -74,16 +75,16 @@ export class Subscription implements FeedListener {
   constructor(options: SubscriptionOptions) {
     this.id = options.id;
     this.publisherId = options.publisherId;
-    this.feed = options.feed;
+    this.publisher = options.publisher;
     this.media = options.media;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.log = options.log ?? (() => undefined);
-    this.peer = new RTCPeerConnection(viewerPeerConfig());
+    this.peer = new RTCPeerConnection(viewerPeerConfig(options.publisher));
     if (this.media.video) {
       this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
-      // The viewer lost a picture: the feed's encoder sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() => this.feed.requestKeyFrame());
+      // The viewer lost a picture: the publisher sends a key frame for everyone.
+      this.videoSender.onPictureLossIndication.subscribe(() => this.publisher.requestKeyFrame());
     }
     if (this.media.audio) {
       this.audioSender = this.peer.addTransceiver('audio', { direction: 'sendonly' }).sender;
@@ -108,21 +109,20 @@ export class Subscription implements FeedListener {
     return !this.closed;
   }
 
-  /** Sends the offer and starts the camera feed. False if the camera is off air. */
+  /** Sends the offer and starts listening to the publisher. False if it has gone. */
   async start(requestId: string): Promise<boolean> {
-    await this.feed.ready();
-    if (this.closed) return false;
     const offer = await this.peer.createOffer();
     await this.peer.setLocalDescription(offer);
     if (this.closed) return false;
-    // After the offer is ready: an idle camera draws its first frame while the viewer answers.
-    if (!this.feed.add(this)) {
-      this.close('camera-stopped', false);
+    if (this.publisher.state === 'closed') {
+      this.close('publisher-left', false);
       return false;
     }
+    // After the offer is ready: an idle camera draws its first frame while the viewer answers.
+    this.publisher.add(this);
     // The key frame is asked for now, not once connected: it is encoded and paced out while the
     // viewer answers and connects, and held until then.
-    if (this.media.video) this.feed.requestKeyFrame();
+    if (this.media.video) this.publisher.requestKeyFrame();
     this.send({
       type: 'offer',
       requestId,
@@ -196,7 +196,7 @@ export class Subscription implements FeedListener {
     clearTimeout(this.keyFrameTimer);
     clearTimeout(this.handshakeTimer);
     this.held = undefined;
-    this.feed.remove(this);
+    this.publisher.remove(this);
     void this.peer.close().catch(() => undefined);
     if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });
     this.onClosed(this);
@@ -238,7 +238,7 @@ export class Subscription implements FeedListener {
 
   /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
   private askForKeyFrame(retries: number): void {
-    this.feed.requestKeyFrame();
+    this.publisher.requestKeyFrame();
     this.keyFrameTimer = setTimeout(
       () => {
         if (!this.closed && !this.videoOpen) this.askForKeyFrame(Math.max(0, retries - 1));
@@ -249,19 +249,24 @@ export class Subscription implements FeedListener {
 }
 
 /**
- * The viewers' peer connections: VP8 and Opus with the payload types browsers use, the media id
- * header extension (BUNDLE), host candidates on IPv4 only, all of them in the offer.
+ * A viewer's peer connection: the publisher's codecs, with its format parameters (an H.264
+ * profile is announced as the publisher sends it, so the browser decodes what it gets), at the
+ * payload types browsers use; the media id header extension (BUNDLE), host candidates on IPv4
+ * only, all of them in the offer.
  */
-const viewerPeerConfig = () => ({
+const viewerPeerConfig = (publisher: Publisher) => ({
   codecs: {
-    video: [
-      new RTCRtpCodecParameters({
-        mimeType: 'video/VP8',
-        clockRate: 90_000,
-        payloadType: 96,
-        rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-      }),
-    ],
+    video: publisher.video
+      ? [
+          new RTCRtpCodecParameters({
+            mimeType: publisher.video.mimeType,
+            clockRate: 90_000,
+            payloadType: 96,
+            ...(publisher.video.parameters ? { parameters: publisher.video.parameters } : {}),
+            rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
+          }),
+        ]
+      : [],
     audio: [
       new RTCRtpCodecParameters({
         mimeType: 'audio/opus',

@@ -15,8 +15,8 @@ import {
   type StageLeftReasonName,
   type StageMessage,
 } from '../signalling';
-import type { CameraFeed } from './camera-feed';
 import { JoinRefusedError } from './join-token';
+import type { Publisher } from './publisher';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from './subscription';
 
@@ -37,8 +37,8 @@ export interface Admission {
 export interface SessionHost {
   /** Checks the token and admits the session; throws JoinRefusedError when it may not join. */
   admit(session: ViewerSession, token: string): Promise<Admission>;
-  /** The feed of a publisher on the stage, while it is on air. */
-  publisherFeed(stageId: string, participantId: string): CameraFeed | undefined;
+  /** The publisher the viewers of a stage know by `participantId`, while it is on air. */
+  publisherOf(stageId: string, participantId: string): Publisher | undefined;
   subscriptionOpened(subscription: Subscription): void;
   subscriptionClosed(subscription: Subscription): void;
   sessionClosed(session: ViewerSession): void;
@@ -172,9 +172,9 @@ export class ViewerSession {
   private async subscribe(
     requestId: string,
     publisherId: string,
-    media: { audio: boolean; video: boolean },
+    asked: { audio: boolean; video: boolean },
   ): Promise<void> {
-    const feed = this.stageId ? this.stage.publisherFeed(this.stageId, publisherId) : undefined;
+    const publisher = this.stageId ? this.stage.publisherOf(this.stageId, publisherId) : undefined;
     const refuse = (code: number, message: string) =>
       this.send({
         type: 'error',
@@ -184,14 +184,25 @@ export class ViewerSession {
         fatal: false,
         requestId,
       });
-    if (!feed) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
-    if (!media.audio && !media.video) return refuse(STAGE_ERROR_CODES.FAILED, 'Nothing asked for');
+    if (!publisher) return refuse(STAGE_ERROR_CODES.FAILED, 'No such publisher on this stage');
+    // What the viewer asks for, of what the publisher sends.
+    const media = {
+      audio: asked.audio && publisher.audio !== undefined,
+      video: asked.video && publisher.video !== undefined,
+    };
+    if (!media.audio && !media.video) {
+      const asking = asked.audio || asked.video;
+      return refuse(
+        STAGE_ERROR_CODES.FAILED,
+        asking ? 'The publisher sends none of the media asked for' : 'Nothing asked for',
+      );
+    }
     if (this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
       return refuse(STAGE_ERROR_CODES.STAGE_AT_CAPACITY, 'Too many subscriptions');
     }
     const subscription = new Subscription({
       id: randomUUID(),
-      feed,
+      publisher,
       media,
       publisherId,
       send: (message) => this.send(message),

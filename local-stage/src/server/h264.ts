@@ -1,0 +1,47 @@
+/**
+ * Reads just enough of an H.264 RTP payload (RFC 6184, packetization-mode 1) to tell where a key
+ * frame starts, as vp8.ts does for VP8: a viewer's forwarding starts there, never mid-frame.
+ *
+ * Encoders send a key frame's parameter sets in band before it, each its own way: libwebrtc as a
+ * STAP-A (SPS, PPS) then the IDR in FU-As; x264 through GStreamer as single SPS and PPS packets
+ * then the IDR; some only the IDR (their parameter sets are in the SDP). So a key frame starts at
+ * a packet that carries an SPS, or at the first packet of a frame when that packet starts an IDR.
+ */
+
+const NAL_IDR = 5;
+const NAL_SPS = 7;
+const STAP_A = 24;
+const FU_A = 28;
+
+/** The types of the NAL units that begin in this payload (an FU-A's only when it starts one). */
+export function startingNalTypes(payload: Uint8Array): number[] {
+  const first = payload[0];
+  if (first === undefined) return [];
+  const type = first & 0x1f;
+  if (type >= 1 && type <= 23) return [type];
+  if (type === STAP_A) {
+    const types: number[] = [];
+    // After the STAP-A header: (16-bit size, NAL unit) repeated.
+    for (let offset = 1; offset + 2 < payload.length;) {
+      const size = ((payload[offset] ?? 0) << 8) | (payload[offset + 1] ?? 0);
+      const header = payload[offset + 2];
+      if (size === 0 || header === undefined) break;
+      types.push(header & 0x1f);
+      offset += 2 + size;
+    }
+    return types;
+  }
+  if (type === FU_A) {
+    const fuHeader = payload[1];
+    if (fuHeader === undefined || (fuHeader & 0x80) === 0) return [];
+    return [fuHeader & 0x1f];
+  }
+  return [];
+}
+
+/** Whether the packet opens a key frame; `firstOfFrame`: the first packet of its timestamp. */
+export function isH264KeyFrameStart(payload: Uint8Array, firstOfFrame: boolean): boolean {
+  const types = startingNalTypes(payload);
+  if (types.includes(NAL_SPS)) return true;
+  return firstOfFrame && types.includes(NAL_IDR);
+}

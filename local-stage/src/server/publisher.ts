@@ -1,0 +1,279 @@
+/**
+ * One WHIP publisher's session (RFC 9725): a receive-only werift peer connection whose RTP goes
+ * to the subscriptions listening, which forward it to the viewers untouched
+ * (docs/decisions/0054-cameras-publish-over-whip.md). The same for a real encoder and for the
+ * camera process's synthetic cameras; which of them viewers see is the stage's choice.
+ *
+ * The stage answers as an ICE lite agent with its host candidates in the answer, so a publisher's
+ * trickled candidates (TCP, IPv6 link-local: whatever its machine has) are never needed: its own
+ * checks reach the stage. A session that is not connected within `CONNECT_TIMEOUT_MS` is ended.
+ *
+ * A new viewer asks for a key frame (`requestKeyFrame`): one PLI to the publisher serves every
+ * viewer that asks while it is pending, as camera-feed.ts did for the in-process encoders.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { RTCPeerConnection, RTCRtpCodecParameters, useSdesMid, type RtpPacket } from 'werift';
+import { keepEarlyDtls } from './early-dtls';
+import { isH264KeyFrameStart } from './h264';
+import { withSessionIceLite } from './sdp';
+import { isVp8KeyFrameStart } from './vp8';
+import { answerParameters, type PublishedCodec, type WhipOffer } from './whip-sdp';
+
+/** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Connection lost (no consent, no media) for this long: the publisher is gone. */
+const DISCONNECTED_GRACE_MS = 3_000;
+/** A key frame asked for and not seen within this time is asked for again. */
+const KEY_FRAME_PENDING_MS = 250;
+
+export type PublisherKind = 'camera' | 'encoder';
+export type PublisherState = 'connecting' | 'connected' | 'closed';
+
+export interface FeedListener {
+  readonly media: { audio: boolean; video: boolean };
+  /** A video packet; `keyFrameStart` when it opens a key frame. The packet is the listener's. */
+  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean): void;
+  onAudioPacket(packet: RtpPacket): void;
+}
+
+export interface PublisherOptions {
+  stageId: string;
+  kind: PublisherKind;
+  /** The token's `user_id` and `jti`, for the participant the viewers see and for the logs. */
+  userId: string;
+  tokenId: string;
+  /** The Bearer token of the POST: the session's PATCH and DELETE must carry the same. */
+  token: string;
+  offer: WhipOffer;
+  /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
+  onKeyFrameRequested?: () => void;
+  onStateChange: (publisher: Publisher) => void;
+  log?: (message: string) => void;
+}
+
+export class Publisher {
+  /** The WHIP resource's id (its Location's last segment): unguessable. */
+  readonly id = randomUUID();
+  readonly stageId: string;
+  readonly kind: PublisherKind;
+  readonly userId: string;
+  readonly tokenId: string;
+  readonly video: PublishedCodec | undefined;
+  readonly audio: PublishedCodec | undefined;
+  readonly createdAt = performance.now();
+  connectedAt: number | undefined;
+  /** Why it ended, once closed. */
+  endReason: string | undefined;
+  /** Video packets received (padding excluded), for the stats. */
+  videoPackets = 0;
+  private stateValue: PublisherState = 'connecting';
+  private readonly peer: RTCPeerConnection;
+  private readonly offer: WhipOffer;
+  private readonly tokenDigest: Buffer;
+  private readonly listeners = new Set<FeedListener>();
+  private readonly onStateChange: (publisher: Publisher) => void;
+  private readonly onKeyFrameRequested: () => void;
+  private readonly log: (message: string) => void;
+  private videoSsrc: number | undefined;
+  private lastVideoTimestamp: number | undefined;
+  private keyFrameRequestedAt: number | undefined;
+  private connectTimer: NodeJS.Timeout | undefined;
+  private disconnectedTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: PublisherOptions) {
+    this.stageId = options.stageId;
+    this.kind = options.kind;
+    this.userId = options.userId;
+    this.tokenId = options.tokenId;
+    this.offer = options.offer;
+    this.tokenDigest = digest(options.token);
+    this.video = options.offer.video;
+    this.audio = options.offer.audio;
+    this.onStateChange = options.onStateChange;
+    this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
+    this.log = options.log ?? (() => undefined);
+    this.peer = new RTCPeerConnection({
+      codecs: {
+        video: this.video ? [receiveCodec(this.video)] : [],
+        audio: this.audio ? [receiveCodec(this.audio)] : [],
+      },
+      headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
+      iceServers: [],
+      iceLite: true,
+      iceUseIpv6: false,
+      bundlePolicy: 'max-bundle',
+    });
+    this.peer.onTrack.subscribe((track) => {
+      if (track.kind === 'video') track.onReceiveRtp.subscribe((packet) => this.onVideo(packet));
+      else if (track.kind === 'audio')
+        track.onReceiveRtp.subscribe((packet) => this.onAudio(packet));
+    });
+    this.peer.connectionStateChange.subscribe((state) => this.onConnectionState(state));
+  }
+
+  get state(): PublisherState {
+    return this.stateValue;
+  }
+
+  /** What the publisher sends, for the participant the viewers see. */
+  get media(): ('audio' | 'video')[] {
+    return [
+      ...(this.audio ? (['audio'] as const) : []),
+      ...(this.video ? (['video'] as const) : []),
+    ];
+  }
+
+  /** Viewers receiving the video (audio-only listeners are not counted). */
+  get videoListenerCount(): number {
+    let count = 0;
+    for (const listener of this.listeners) if (listener.media.video) count += 1;
+    return count;
+  }
+
+  get audioListenerCount(): number {
+    let count = 0;
+    for (const listener of this.listeners) if (listener.media.audio) count += 1;
+    return count;
+  }
+
+  /** Whether `token` is the one the session was created with (checked in constant time). */
+  holdsToken(token: string): boolean {
+    return timingSafeEqual(digest(token), this.tokenDigest);
+  }
+
+  /** The offer's ICE username fragment (a PATCH with another asks for an ICE restart). */
+  get iceUfrag(): string | undefined {
+    return this.offer.iceUfrag;
+  }
+
+  /** Takes the offer and returns the answer (the WHIP POST's body). */
+  async answer(): Promise<string> {
+    await this.peer.setRemoteDescription({ type: 'offer', sdp: this.offer.sdp });
+    for (const transport of this.peer.dtlsTransports) {
+      // No server-reflexive candidates: werift would ask a public STUN server for one.
+      transport.iceTransport.connection.stunServer = undefined;
+      keepEarlyDtls(transport);
+    }
+    await this.peer.setLocalDescription(await this.peer.createAnswer());
+    this.connectTimer = setTimeout(() => this.close('connect-timeout'), CONNECT_TIMEOUT_MS);
+    return withSessionIceLite(this.peer.localDescription?.sdp ?? '');
+  }
+
+  /** Starts sending to `listener`. */
+  add(listener: FeedListener): void {
+    this.listeners.add(listener);
+    this.onStateChange(this);
+  }
+
+  remove(listener: FeedListener): void {
+    if (this.listeners.delete(listener)) this.onStateChange(this);
+  }
+
+  /** Asks the publisher for a key frame now, unless one asked for is still on its way. */
+  requestKeyFrame(): void {
+    const now = performance.now();
+    if (
+      this.keyFrameRequestedAt !== undefined &&
+      now - this.keyFrameRequestedAt < KEY_FRAME_PENDING_MS
+    ) {
+      return;
+    }
+    const receiver = this.peer
+      .getTransceivers()
+      .find((transceiver) => transceiver.kind === 'video')?.receiver;
+    const ssrc = this.videoSsrc;
+    // Before the publisher's first packet there is nothing to refresh: its first frame is a key frame.
+    if (!receiver || ssrc === undefined) return;
+    this.keyFrameRequestedAt = now;
+    void receiver
+      .sendRtcpPLI(ssrc)
+      .catch(() => undefined)
+      .then(() => this.onKeyFrameRequested());
+  }
+
+  /** Ends the session; idempotent. Listeners are the stage's to move or end. */
+  close(reason: string): void {
+    if (this.stateValue === 'closed') return;
+    this.stateValue = 'closed';
+    this.endReason = reason;
+    clearTimeout(this.connectTimer);
+    clearTimeout(this.disconnectedTimer);
+    this.listeners.clear();
+    void this.peer.close().catch(() => undefined);
+    this.onStateChange(this);
+  }
+
+  private onConnectionState(state: string): void {
+    if (this.stateValue === 'closed') return;
+    if (state === 'connected') {
+      clearTimeout(this.connectTimer);
+      clearTimeout(this.disconnectedTimer);
+      this.disconnectedTimer = undefined;
+      if (this.stateValue === 'connecting') {
+        this.stateValue = 'connected';
+        this.connectedAt = performance.now();
+        this.onStateChange(this);
+      }
+    } else if (state === 'failed' || state === 'closed') {
+      this.close(`connection-${state}`);
+    } else if (state === 'disconnected' && !this.disconnectedTimer) {
+      this.log(
+        `publisher ${this.id} (${this.stageId}) disconnected; waiting ${DISCONNECTED_GRACE_MS} ms`,
+      );
+      this.disconnectedTimer = setTimeout(
+        () => this.close('connection-lost'),
+        DISCONNECTED_GRACE_MS,
+      );
+    }
+  }
+
+  private onVideo(packet: RtpPacket): void {
+    if (packet.payload.length === 0) return; // padding
+    this.videoPackets += 1;
+    const firstOfFrame = packet.header.timestamp !== this.lastVideoTimestamp;
+    this.lastVideoTimestamp = packet.header.timestamp;
+    const keyFrameStart =
+      this.video?.mimeType === 'video/H264'
+        ? isH264KeyFrameStart(packet.payload, firstOfFrame)
+        : isVp8KeyFrameStart(packet.payload);
+    this.videoSsrc = packet.header.ssrc;
+    if (keyFrameStart) this.keyFrameRequestedAt = undefined;
+    stripExtensions(packet);
+    for (const listener of this.listeners) {
+      if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);
+    }
+  }
+
+  private onAudio(packet: RtpPacket): void {
+    if (packet.payload.length === 0) return;
+    stripExtensions(packet);
+    for (const listener of this.listeners) {
+      if (listener.media.audio) listener.onAudioPacket(packet.clone());
+    }
+  }
+}
+
+/** The codec werift receives: the one chosen from the offer, with the feedback the stage gives. */
+function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
+  const video = codec.mimeType !== 'audio/opus';
+  return new RTCRtpCodecParameters({
+    mimeType: codec.mimeType,
+    clockRate: codec.clockRate,
+    payloadType: codec.payloadType,
+    ...(codec.channels ? { channels: codec.channels } : {}),
+    ...(answerParameters(codec) ? { parameters: answerParameters(codec) } : {}),
+    rtcpFeedback: video
+      ? [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'ccm', parameter: 'fir' }]
+      : [],
+  });
+}
+
+/** The publisher's header extensions mean nothing on the viewers' connections. */
+function stripExtensions(packet: RtpPacket): void {
+  packet.header.extension = false;
+  packet.header.extensions = [];
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

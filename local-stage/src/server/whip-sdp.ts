@@ -1,0 +1,216 @@
+/**
+ * What the stage accepts of a WHIP publisher's offer (RFC 9725), and the offer it hands werift.
+ *
+ * One audio and one video section at most, each sending. Video: the first of the offered codecs,
+ * in the publisher's order, that every viewer's browser decodes and the stage can find key
+ * frames in: H.264 with packetization-mode 1, or VP8. Audio: Opus. The stage forwards the chosen
+ * codecs untouched, so a viewer's offer announces exactly what the publisher sends
+ * (`PublishedCodec`).
+ *
+ * werift answers every offered codec whose MIME type it knows, with feedback it does not give,
+ * so the offer it sees is trimmed to the chosen codec, with NACK, PLI and FIR feedback only; and a
+ * `bundle-only` section with port 0 (GStreamer's video) gets a real port, as RFC 8843 reads it.
+ */
+
+/** A WHIP request refused: the HTTP status and the error the publisher reads. */
+export class WhipError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WhipError';
+  }
+}
+
+/** An offer the stage cannot take (400). */
+export class OfferError extends WhipError {
+  constructor(message: string) {
+    super(400, message);
+    this.name = 'OfferError';
+  }
+}
+
+/** A codec as the publisher sends it, for the viewers' offers. */
+export interface PublishedCodec {
+  mimeType: 'video/H264' | 'video/VP8' | 'audio/opus';
+  payloadType: number;
+  clockRate: number;
+  channels?: number;
+  /** The format parameters as offered (H.264: profile, packetization mode, parameter sets). */
+  parameters?: string;
+}
+
+export interface WhipOffer {
+  /** The offer werift is given. */
+  sdp: string;
+  video: PublishedCodec | undefined;
+  audio: PublishedCodec | undefined;
+  /** The offer's ICE username fragment: a PATCH with another one asks for an ICE restart. */
+  iceUfrag: string | undefined;
+}
+
+const MAX_LINE_LENGTH = 4096;
+const KEPT_FEEDBACK = /^a=rtcp-fb:\d+ (nack|nack pli|ccm fir)\s*$/;
+
+interface Section {
+  kind: string;
+  lines: string[];
+}
+
+export function readWhipOffer(text: string): WhipOffer {
+  const lines = text.split(/\r?\n/).filter((line) => line !== '');
+  if (lines[0] !== 'v=0')
+    throw new OfferError('The body is not an SDP offer (it must start with v=0)');
+  if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^[a-z]=/.test(line))) {
+    throw new OfferError('The SDP offer has a line that is not "x=value"');
+  }
+  const session: string[] = [];
+  const sections: Section[] = [];
+  for (const line of lines) {
+    const media = /^m=(\S+) /.exec(line);
+    if (media) sections.push({ kind: media[1] ?? '', lines: [line] });
+    else (sections.at(-1)?.lines ?? session).push(line);
+  }
+  for (const section of sections) {
+    if (section.kind !== 'audio' && section.kind !== 'video') {
+      throw new OfferError(
+        `The offer has a ${section.kind} section; a WHIP publisher sends audio and video only`,
+      );
+    }
+  }
+  const videos = sections.filter((section) => section.kind === 'video');
+  const audios = sections.filter((section) => section.kind === 'audio');
+  if (videos.length > 1 || audios.length > 1) {
+    throw new OfferError(
+      'The offer has more than one audio or video section; send one of each at most',
+    );
+  }
+  if (sections.length === 0) throw new OfferError('The offer has no audio or video section');
+
+  let video: PublishedCodec | undefined;
+  let audio: PublishedCodec | undefined;
+  const kept = sections.map((section) => {
+    if (/^a=(recvonly|inactive)$/m.test(section.lines.join('\n'))) {
+      throw new OfferError(
+        `The offer's ${section.kind} section does not send (a WHIP offer sends)`,
+      );
+    }
+    const codec = section.kind === 'video' ? chooseVideo(section) : chooseAudio(section);
+    if (section.kind === 'video') video = codec;
+    else audio = codec;
+    return trimmedTo(section, codec.payloadType);
+  });
+  const iceUfrag = lines
+    .find((line) => line.startsWith('a=ice-ufrag:'))
+    ?.slice(12)
+    .trim();
+  return { sdp: [...session, ...kept.flat()].join('\r\n') + '\r\n', video, audio, iceUfrag };
+}
+
+function rtpmaps(
+  section: Section,
+): Map<number, { name: string; clockRate: number; channels?: number }> {
+  const maps = new Map<number, { name: string; clockRate: number; channels?: number }>();
+  for (const line of section.lines) {
+    const match = /^a=rtpmap:(\d+) ([\w-]+)\/(\d+)(?:\/(\d+))?\s*$/.exec(line);
+    if (!match) continue;
+    maps.set(Number(match[1]), {
+      name: (match[2] ?? '').toUpperCase(),
+      clockRate: Number(match[3]),
+      ...(match[4] ? { channels: Number(match[4]) } : {}),
+    });
+  }
+  return maps;
+}
+
+function fmtp(section: Section, payloadType: number): string | undefined {
+  const prefix = `a=fmtp:${payloadType} `;
+  return section.lines
+    .find((line) => line.startsWith(prefix))
+    ?.slice(prefix.length)
+    .trim();
+}
+
+/** The payload types in the m-line's order (the publisher's preference). */
+function offeredPayloadTypes(section: Section): number[] {
+  const fields = (section.lines[0] ?? '').split(' ').slice(3);
+  return fields.map(Number).filter((value) => Number.isInteger(value) && value >= 0 && value < 128);
+}
+
+function chooseVideo(section: Section): PublishedCodec {
+  const maps = rtpmaps(section);
+  for (const payloadType of offeredPayloadTypes(section)) {
+    const map = maps.get(payloadType);
+    if (map?.clockRate !== 90_000) continue;
+    const parameters = fmtp(section, payloadType);
+    if (map.name === 'VP8')
+      return { mimeType: 'video/VP8', payloadType, clockRate: 90_000, parameters };
+    if (map.name === 'H264' && /(^|;)\s*packetization-mode=1(;|$)/.test(parameters ?? '')) {
+      return { mimeType: 'video/H264', payloadType, clockRate: 90_000, parameters };
+    }
+  }
+  throw new OfferError(
+    'No acceptable video codec in the offer: send H.264 (packetization-mode=1) or VP8',
+  );
+}
+
+function chooseAudio(section: Section): PublishedCodec {
+  const maps = rtpmaps(section);
+  for (const payloadType of offeredPayloadTypes(section)) {
+    const map = maps.get(payloadType);
+    if (map?.name === 'OPUS' && map.clockRate === 48_000) {
+      return {
+        mimeType: 'audio/opus',
+        payloadType,
+        clockRate: 48_000,
+        channels: map.channels ?? 2,
+        parameters: fmtp(section, payloadType),
+      };
+    }
+  }
+  throw new OfferError('No acceptable audio codec in the offer: send Opus');
+}
+
+/** The section with only `payloadType` left, its kept feedback, and a port for bundle-only. */
+function trimmedTo(section: Section, payloadType: number): string[] {
+  const [mLine = '', ...rest] = section.lines;
+  const [kind, port, proto] = mLine.split(' ');
+  const bundleOnly = rest.includes('a=bundle-only');
+  const realPort = port === '0' && bundleOnly ? '9' : port;
+  const perCodec = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*) /;
+  const kept = rest.filter((line) => {
+    if (line === 'a=bundle-only') return false;
+    const match = perCodec.exec(line);
+    if (!match) return true;
+    if (match[2] !== String(payloadType)) return false;
+    return match[1] !== 'rtcp-fb' || KEPT_FEEDBACK.test(line);
+  });
+  return [`${kind} ${realPort} ${proto} ${payloadType}`, ...kept];
+}
+
+/** The parameters a receiver answers with: an H.264 offer's parameter sets are the sender's. */
+export function answerParameters(codec: PublishedCodec): string | undefined {
+  if (!codec.parameters) return undefined;
+  const kept = codec.parameters
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && !part.startsWith('sprop-parameter-sets='));
+  return kept.length > 0 ? kept.join(';') : undefined;
+}
+
+/**
+ * The ICE username fragment of a trickle PATCH body (`application/trickle-ice-sdpfrag`, RFC
+ * 8840), if it names one; throws OfferError when the body is not such a fragment.
+ */
+export function readSdpFragment(text: string): { iceUfrag: string | undefined } {
+  const lines = text.split(/\r?\n/).filter((line) => line !== '');
+  if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^[a-z]=/.test(line))) {
+    throw new OfferError('The body is not an SDP fragment (lines of "x=value")');
+  }
+  const iceUfrag = lines
+    .find((line) => line.startsWith('a=ice-ufrag:'))
+    ?.slice(12)
+    .trim();
+  return { iceUfrag };
+}

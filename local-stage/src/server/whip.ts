@@ -1,0 +1,166 @@
+/**
+ * The WHIP endpoint (RFC 9725) of the local stage, under /stage/ so that the API's origin reaches
+ * it as it reaches the rest of the stage:
+ *   POST    /stage/whip/{STAGE}        offer (application/sdp) + Bearer PUBLISH token
+ *                                      → 201, Location, the answer
+ *   PATCH   /stage/whip/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag) → 204
+ *   DELETE  /stage/whip/{STAGE}/{ID}   ends the session → 200
+ *   OPTIONS either                     CORS preflight → 204
+ * Open to any origin: the Bearer token is the authority and no cookie is read, so a publisher's
+ * page on another origin works. A session's PATCH and DELETE carry the token of its POST.
+ * Errors are JSON `{error}` with the status that says what to change (docs/product.md#whip).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LocalStage } from './local-stage';
+import { readSdpFragment, WhipError } from './whip-sdp';
+
+/** An SDP offer is a few kilobytes; a body larger than this is refused before it is parsed. */
+export const MAX_WHIP_BODY_BYTES = 64 * 1024;
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, PATCH, DELETE, OPTIONS',
+  'access-control-allow-headers': 'Authorization, Content-Type, If-Match',
+  'access-control-expose-headers': 'Location, Link, ETag, Accept-Patch',
+  'access-control-max-age': '600',
+};
+
+const ENDPOINT = /^\/stage\/whip\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?$/;
+
+export function isWhipPath(path: string): boolean {
+  return path === '/stage/whip' || path.startsWith('/stage/whip/');
+}
+
+export async function handleWhip(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  stage: LocalStage,
+): Promise<void> {
+  try {
+    await route(request, response, path, stage);
+  } catch (error) {
+    if (!(error instanceof WhipError)) throw error;
+    answerError(response, error);
+  }
+}
+
+async function route(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  stage: LocalStage,
+): Promise<void> {
+  const match = ENDPOINT.exec(path);
+  const stageId = match?.[1];
+  const sessionId = match?.[2];
+  const method = request.method ?? 'GET';
+  if (!stageId || !stage.hasStage(stageId)) {
+    throw new WhipError(404, 'No such stage: the WHIP URL is /stage/whip/ and a tail number');
+  }
+  if (method === 'OPTIONS') {
+    response.writeHead(204, {
+      ...CORS_HEADERS,
+      ...(sessionId
+        ? { 'accept-patch': 'application/trickle-ice-sdpfrag' }
+        : { 'accept-post': 'application/sdp' }),
+    });
+    response.end();
+    return;
+  }
+  if (sessionId === undefined) {
+    if (method !== 'POST') throw methodNotAllowed('POST, OPTIONS');
+    requireContentType(request, 'application/sdp');
+    const token = bearerToken(request);
+    const offer = await readBody(request);
+    const { publisher, answer } = await stage.publish(stageId, token, offer.toString('utf8'));
+    const body = Buffer.from(answer);
+    response.writeHead(201, {
+      ...CORS_HEADERS,
+      location: `/stage/whip/${stageId}/${publisher.id}`,
+      'content-type': 'application/sdp',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+    });
+    response.end(body);
+    return;
+  }
+
+  const publisher = stage.publisherSession(stageId, sessionId);
+  if (!publisher || publisher.state === 'closed') {
+    throw new WhipError(404, 'No such WHIP session (it has ended)');
+  }
+  if (method !== 'PATCH' && method !== 'DELETE') throw methodNotAllowed('PATCH, DELETE, OPTIONS');
+  if (!publisher.holdsToken(bearerToken(request))) {
+    throw new WhipError(403, "The token is not this session's");
+  }
+  if (method === 'DELETE') {
+    publisher.close('deleted');
+    answerEmpty(response, 200);
+    return;
+  }
+  requireContentType(request, 'application/trickle-ice-sdpfrag');
+  const fragment = readSdpFragment((await readBody(request)).toString('utf8'));
+  if (fragment.iceUfrag !== undefined && fragment.iceUfrag !== publisher.iceUfrag) {
+    throw new WhipError(422, 'ICE restarts are not supported: end the session and start a new one');
+  }
+  // The stage is an ICE lite agent with its candidates in the answer: the publisher's own
+  // checks reach it, so its trickled candidates are taken and not needed.
+  answerEmpty(response, 204);
+}
+
+function bearerToken(request: IncomingMessage): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match?.[1]) throw new WhipError(401, 'A Bearer token is needed (Authorization: Bearer …)');
+  return match[1];
+}
+
+function requireContentType(request: IncomingMessage, type: string): void {
+  const given = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (given !== type) throw new WhipError(415, `The body must be ${type}`);
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > MAX_WHIP_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_WHIP_BODY_BYTES) throw tooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(): WhipError {
+  return new WhipError(413, `The body is larger than ${MAX_WHIP_BODY_BYTES / 1024} KiB`);
+}
+
+function methodNotAllowed(allow: string): WhipError & { allow: string } {
+  return Object.assign(new WhipError(405, `Use ${allow.replace(', OPTIONS', '')}`), { allow });
+}
+
+function answerError(response: ServerResponse, error: WhipError): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: error.message });
+  response.writeHead(error.status, {
+    ...CORS_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...(error.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+    ...('allow' in error && typeof error.allow === 'string' ? { allow: error.allow } : {}),
+    ...(error.status === 503 ? { 'retry-after': '5' } : {}),
+  });
+  response.end(body);
+}
+
+function answerEmpty(response: ServerResponse, status: number): void {
+  response.writeHead(status, { ...CORS_HEADERS, 'cache-control': 'no-store' });
+  response.end();
+}
