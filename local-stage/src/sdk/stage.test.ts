@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { startLocalStage, type RunningStage } from '../server/start';
-import { RTCVideoSink, type NodeMediaStreamTrack } from '../server/wrtc';
+import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import {
   StageConnectionState,

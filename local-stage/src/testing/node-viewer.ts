@@ -12,7 +12,7 @@ import {
   RTCVideoSink,
   type NodePeerConnection,
   type NodeVideoSink,
-} from '../server/wrtc';
+} from '../cameras/wrtc';
 
 export interface ReceivedFrame {
   width: number;
