@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, 640x360 at 30 fps, faults off, 8 sessions a user', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
       dataDir: '/repo/data',
       tokenSecret: undefined,
       faultsEnabled: false,
-      camera: { width: 640, height: 360, fps: 30, idleMs: 5000 },
+      syntheticCameras: ['N743AS', 'N953AS', 'N954AS'],
       sessionsPerUser: 8,
     });
   });
@@ -22,10 +22,7 @@ describe('stage configuration', () => {
         DATA_DIR: '/var/lib/tailcam',
         STAGE_TOKEN_SECRET: 's'.repeat(32),
         STAGE_FAULTS: '1',
-        STAGE_CAMERA_WIDTH: '1280',
-        STAGE_CAMERA_HEIGHT: '720',
-        STAGE_CAMERA_FPS: '25',
-        STAGE_CAMERA_IDLE_MS: '0',
+        STAGE_SYNTHETIC_CAMERAS: 'n953as, N743AS',
         STAGE_SESSIONS_PER_USER: '64',
       },
       '/repo',
@@ -36,7 +33,7 @@ describe('stage configuration', () => {
       dataDir: '/var/lib/tailcam',
       tokenSecret: 's'.repeat(32),
       faultsEnabled: true,
-      camera: { width: 1280, height: 720, fps: 25, idleMs: 0 },
+      syntheticCameras: ['N953AS', 'N743AS'],
       sessionsPerUser: 64,
     });
   });
@@ -49,7 +46,7 @@ describe('stage configuration', () => {
           STAGE_PORT: 'eighty',
           STAGE_TOKEN_SECRET: 'short',
           STAGE_FAULTS: 'yes',
-          STAGE_CAMERA_WIDTH: '1920',
+          STAGE_SYNTHETIC_CAMERAS: 'N1',
         },
         '/repo',
       );
@@ -58,7 +55,7 @@ describe('stage configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['STAGE_PORT', 'STAGE_TOKEN_SECRET', 'STAGE_FAULTS', 'STAGE_CAMERA_WIDTH']) {
+    for (const name of ['STAGE_PORT', 'STAGE_TOKEN_SECRET', 'STAGE_FAULTS', 'STAGE_SYNTHETIC_CAMERAS']) {
       expect(message).toContain(name);
     }
   });
@@ -71,10 +68,12 @@ describe('stage configuration', () => {
     );
   });
 
-  it('refuses odd or portrait camera sizes', () => {
-    expect(() => loadStageConfig({ STAGE_CAMERA_WIDTH: '641' }, '/repo')).toThrow(/even/);
-    expect(() =>
-      loadStageConfig({ STAGE_CAMERA_WIDTH: '360', STAGE_CAMERA_HEIGHT: '640' }, '/repo'),
-    ).toThrow(/landscape|exceed|720/);
+  it('publishes a synthetic camera for all aircraft, none, or those listed', () => {
+    const cameras = (value: string) =>
+      loadStageConfig({ STAGE_SYNTHETIC_CAMERAS: value }, '/repo').syntheticCameras;
+    expect(cameras('all')).toEqual(['N743AS', 'N953AS', 'N954AS']);
+    expect(cameras('none')).toEqual([]);
+    expect(cameras('N954AS')).toEqual(['N954AS']);
+    expect(() => cameras('N954AS,N0')).toThrow('unknown: N0');
   });
 });
