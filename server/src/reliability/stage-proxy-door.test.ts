@@ -23,7 +23,6 @@ beforeAll(async () => {
     port: 0,
     secret: stageTokenSecret,
     faultsEnabled: false,
-    camera: { width: 160, height: 90, fps: 1, idleMs: 0 },
   });
 });
 
