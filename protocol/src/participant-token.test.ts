@@ -43,16 +43,19 @@ describe('participant token', () => {
       user_id: 'user-1',
       capabilities: { allow_publish: false, allow_subscribe: true },
       events_url: 'ws://127.0.0.1:8080/stage/events',
-      whip_url: 'http://127.0.0.1:8080/stage/whep',
+      whip_url: 'http://127.0.0.1:8080/stage/whip/N743AS',
     });
     expect(claims.exp - claims.iat).toBe(60);
   });
 
-  it('derives secure WebSocket endpoints behind https', () => {
-    expect(localStageEndpoints('https://tailcam.example/stage/')).toEqual({
+  it("derives secure WebSocket endpoints behind https, and the stage's own WHIP endpoint", () => {
+    expect(localStageEndpoints('https://tailcam.example/stage/', 'N954AS')).toEqual({
       eventsUrl: 'wss://tailcam.example/stage/events',
-      whipUrl: 'https://tailcam.example/stage/whep',
+      whipUrl: 'https://tailcam.example/stage/whip/N954AS',
     });
+    expect(localStageEndpoints('http://127.0.0.1:8080/stage', 'N743AS').whipUrl).toBe(
+      'http://127.0.0.1:8080/stage/whip/N743AS',
+    );
   });
 
   it('refuses a token for another stage, a publish without the capability, expiry and forgery', async () => {

@@ -50,12 +50,18 @@ export function localStageResource(stageId: string): string {
   return `arn:tailcam:local:stage/${stageId}`;
 }
 
-/** `events_url` (WebSocket) and `whip_url` (HTTP) for a stage base URL. */
-export function localStageEndpoints(stageBaseUrl: string): { eventsUrl: string; whipUrl: string } {
+/**
+ * `events_url` (WebSocket) and `whip_url` (HTTP) for a stage base URL: the WHIP endpoint is the
+ * stage's own (`{base}/whip/{stageId}`), where an encoder holding a PUBLISH token POSTs its offer.
+ */
+export function localStageEndpoints(
+  stageBaseUrl: string,
+  stageId: string,
+): { eventsUrl: string; whipUrl: string } {
   const base = new URL(stageBaseUrl.endsWith('/') ? stageBaseUrl : `${stageBaseUrl}/`);
   const events = new URL('events', base);
   events.protocol = events.protocol === 'https:' ? 'wss:' : 'ws:';
-  const whip = new URL('whep', base);
+  const whip = new URL(`whip/${encodeURIComponent(stageId)}`, base);
   return { eventsUrl: events.toString(), whipUrl: whip.toString() };
 }
 
@@ -67,7 +73,7 @@ export function participantTokenClaims(
   input: Omit<IssueParticipantTokenInput, 'secret'>,
 ): ParticipantTokenClaims & { aud: string } {
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  const { eventsUrl, whipUrl } = localStageEndpoints(input.stageBaseUrl);
+  const { eventsUrl, whipUrl } = localStageEndpoints(input.stageBaseUrl, input.stageId);
   return {
     topic: input.stageId,
     resource: localStageResource(input.stageId),

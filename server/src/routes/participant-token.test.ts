@@ -42,7 +42,7 @@ describe('POST /api/token', () => {
       attributes: { clientId: CLIENT_ID },
       capabilities: { allow_publish: false, allow_subscribe: true },
       events_url: 'ws://tailcam.test:8080/stage/events',
-      whip_url: 'http://tailcam.test:8080/stage/whep',
+      whip_url: 'http://tailcam.test:8080/stage/whip/N743AS',
     });
     expect(claims.exp - claims.iat).toBe(3600);
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
@@ -53,6 +53,7 @@ describe('POST /api/token', () => {
     const response = await app.inject(tokenRequest(token, validBody, 'internal:8080'));
     const claims = decodeJwt(response.json<{ token: string }>().token);
     expect(claims.events_url).toBe('wss://tailcam.example/stage/events');
+    expect(claims.whip_url).toBe('https://tailcam.example/stage/whip/N743AS');
   });
 
   it('answers 404 naming an unknown stream', async () => {
