@@ -19,6 +19,7 @@ import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
 import { runG2g } from './parts/g2g';
+import { runIdle } from './parts/idle';
 import { runJoin } from './parts/join';
 import { runReconnect } from './parts/reconnect';
 import { runToken } from './parts/token';
@@ -31,6 +32,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   capacity: runCapacity,
   token: runToken,
   cycles: runCycles,
+  idle: runIdle,
 };
 
 function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {

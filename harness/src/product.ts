@@ -2,8 +2,8 @@
  * Tailcam as `npm start` runs it, production builds, on ports of its own with a data directory of
  * its own: the one way the end-to-end tests, the benchmark and the soak start it.
  *
- * - scripts/start.mjs runs it: in `local` mode the API and the local stage (restarted when it
- *   dies), with the stage's fault controls on; in `ivs` mode the API alone, with no AWS
+ * - scripts/start.mjs runs it: in `local` mode the API, the local stage and the camera process
+ *   (each restarted when it dies), with the stage's fault controls on; in `ivs` mode the API alone, with no AWS
  *   credentials from this environment, so nothing it does can reach AWS.
  * - The embedded database, or PostgreSQL when `databaseUrl` is given.
  * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
@@ -54,6 +54,7 @@ function ensureBuilt(): void {
     'server/dist/server.js',
     'server/dist/users.js',
     'local-stage/dist/stage.js',
+    'local-stage/dist/cameras.js',
   ];
   if (outputs.every((file) => existsSync(join(ROOT, file)))) return;
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -206,13 +207,29 @@ export class Product {
 
   /** The pid of the running local stage process (the start script's child running stage.js). */
   stagePid(): number | undefined {
+    return this.childPid('local-stage/dist/stage.js');
+  }
+
+  /** The pid of the running camera process (the start script's child running cameras.js). */
+  camerasPid(): number | undefined {
+    return this.childPid('local-stage/dist/cameras.js');
+  }
+
+  /** The pids of every process of the instance: the start script and its children. */
+  pids(): number[] {
     const pid = this.child?.pid;
     if (pid === undefined) throw new Error(`${this.options.name} is not started`);
-    const found = spawnSync('pgrep', ['-P', String(pid), '-f', 'local-stage/dist/stage.js'], {
-      encoding: 'utf8',
-    });
+    const found = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' });
+    return [pid, ...found.stdout.trim().split('\n').filter(Boolean).map(Number)];
+  }
+
+  private childPid(entry: string): number | undefined {
+    const pid = this.child?.pid;
+    if (pid === undefined) throw new Error(`${this.options.name} is not started`);
+    const found = spawnSync('pgrep', ['-P', String(pid), '-f', entry], { encoding: 'utf8' });
     const pids = found.stdout.trim().split('\n').filter(Boolean).map(Number);
-    if (pids.length > 1) throw new Error(`expected one stage process, found [${pids.join(', ')}]`);
+    if (pids.length > 1)
+      throw new Error(`expected one ${entry} process, found [${pids.join(', ')}]`);
     return pids[0];
   }
 

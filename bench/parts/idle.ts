@@ -1,0 +1,64 @@
+/**
+ * The whole product with nobody watching: the CPU of every process `npm start` runs (the start
+ * script, the API, the stage, the camera process), read from /proc over 30 s once the cameras
+ * are idle. Each process's share is printed, so a change shows where the cost went.
+ */
+import { readFileSync } from 'node:fs';
+import type { BenchContext } from '../lib/context';
+import type { BenchRow } from '../lib/result';
+import { round } from '../lib/stats';
+
+const WINDOW_MS = 30_000;
+/** Linux counts process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds used so far by `pid` (user + system), and its command line. */
+function cpuOf(pid: number): { seconds: number; command: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command is in parentheses and may hold spaces: fields are counted after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1).join(' ');
+    return { seconds: ticks / TICKS_PER_SECOND, command };
+  } catch {
+    return undefined;
+  }
+}
+
+function label(command: string): string {
+  if (command.includes('stage.js')) return 'stage';
+  if (command.includes('cameras.js')) return 'cameras';
+  if (command.includes('server.js')) return 'API';
+  if (command.includes('start.mjs')) return 'start script';
+  return command.slice(0, 40);
+}
+
+export async function runIdle(bench: BenchContext): Promise<BenchRow[]> {
+  await bench.product.stage.idle();
+  // Cameras draw STAGE_CAMERA_IDLE_MS (5 s) after their last viewer: past that, nobody is watched.
+  await new Promise((done) => setTimeout(done, 6_000));
+  const pids = bench.product.pids();
+  const before = new Map(pids.map((pid) => [pid, cpuOf(pid)]));
+  const started = performance.now();
+  await new Promise((done) => setTimeout(done, WINDOW_MS));
+  const elapsed = (performance.now() - started) / 1000;
+  const shares = pids.flatMap((pid) => {
+    const first = before.get(pid);
+    const last = cpuOf(pid);
+    if (!first || !last) return [];
+    return [{ name: label(last.command), share: (last.seconds - first.seconds) / elapsed }];
+  });
+  const total = shares.reduce((sum, entry) => sum + entry.share, 0);
+  return [
+    {
+      part: 'idle',
+      what: 'the whole product with nobody watching, CPU',
+      target: '≤ 2.3 % of a core (issue 14: no worse than before WHIP)',
+      median: `${round(total * 100, 2)} % of a core`,
+      p95: '–',
+      pass: total <= 0.023,
+      note: `over ${round(elapsed, 0)} s: ${shares.map((entry) => `${entry.name} ${round(entry.share * 100, 2)} %`).join(', ')}`,
+    },
+  ];
+}
