@@ -1,6 +1,7 @@
 // Builds the local stage: the stage process (dist/stage.js, Node ESM, npm packages external),
-// the browser SDK (dist/stage-sdk.js, an IIFE defining window.IVSBroadcastClient) and the time
-// strip decoder for browser tests (dist/time-strip.js, window.TailcamTimeStrip).
+// the camera process (dist/cameras.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
+// defining window.IVSBroadcastClient) and the time strip decoder for browser tests
+// (dist/time-strip.js, window.TailcamTimeStrip).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,17 @@ await Promise.all([
   build({
     entryPoints: [`${here}src/main.ts`],
     outfile: `${here}dist/stage.js`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    sourcemap: true,
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: [`${here}src/cameras-main.ts`],
+    outfile: `${here}dist/cameras.js`,
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -10,6 +10,8 @@ export function createStageLog(
   format: LogFormat,
   write: (line: string) => void = (line) => console.log(line),
   now: () => number = Date.now,
+  /** The camera process logs as `tailcam-cameras`. */
+  service = 'tailcam-stage',
 ): StageLog {
   return (message, detail) => {
     const suffix =
@@ -18,7 +20,7 @@ export function createStageLog(
       // An error handed along is something that went wrong and was recovered from.
       level: detail instanceof Error ? LOG_LEVELS.warn : LOG_LEVELS.info,
       time: now(),
-      service: 'tailcam-stage',
+      service,
       msg: `${message}${suffix}`,
     };
     write(format === 'pretty' ? formatLogLine(record) : JSON.stringify(record));

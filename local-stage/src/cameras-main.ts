@@ -1,0 +1,91 @@
+/**
+ * The camera process (`node local-stage/dist/cameras.js`): publishes each aircraft's synthetic
+ * camera to the stage at STAGE_HOST:STAGE_PORT over WHIP, as an encoder would, until
+ * SIGINT/SIGTERM (docs/decisions/0054-cameras-publish-over-whip.md). It keeps trying until the
+ * stage answers, and reconnects when the stage restarts. scripts/start.mjs starts it after the
+ * stage and restarts it when it dies. With STAGE_SYNTHETIC_CAMERAS=none it has nothing to do and
+ * exits at once (code 0); a configuration error exits with code 2.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultLogFormat } from '@tailcam/protocol/log-line';
+import { loadOrCreateSecret, STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
+import { ConfigError, loadCameraProcessConfig } from './cameras/config';
+import { startCameraPublishers } from './cameras/start-cameras';
+import { createStageLog } from './stage-log';
+
+// dist/cameras.js lives two levels below the repository root; relative DATA_DIR resolves there.
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The API or the stage may be creating the same secret file this very moment: retry a short read. */
+async function loadSecret(path: string): Promise<Uint8Array> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await loadOrCreateSecret(path);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof Error) || !/too short/.test(error.message))
+        throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadCameraProcessConfig(process.env, root);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createStageLog(
+    config.logFormat ?? defaultLogFormat(process.stdout.isTTY),
+    undefined,
+    undefined,
+    'tailcam-cameras',
+  );
+  if (config.stageIds.length === 0) {
+    log('STAGE_SYNTHETIC_CAMERAS=none: no synthetic camera to publish; exiting');
+    process.exit(0);
+  }
+  const secret = config.tokenSecret
+    ? new TextEncoder().encode(config.tokenSecret)
+    : await loadSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
+
+  const running = startCameraPublishers({
+    stageUrl: config.stageUrl,
+    secret,
+    stageIds: config.stageIds,
+    camera: config.camera,
+    log,
+  });
+  const { width, height, fps } = config.camera;
+  log(
+    `publishing ${config.stageIds.join(', ')} (${width}x${height}@${fps}) to ${config.stageUrl}/stage/whip/`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    const forced = setTimeout(() => process.exit(0), 3000);
+    forced.unref();
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // The orchestrator is the parent: if it is gone, so is the reason to run.
+  process.on('disconnect', () => stop('parent gone'));
+}
+
+main().catch((error: unknown) => {
+  console.error('[cameras] failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});
