@@ -1,10 +1,12 @@
 // Starts Tailcam (`npm start`, after `npm run build`): the API server, which serves the web app
 // and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
-// environment or .env), the local stage process. Prints the URL and the demo login once a first
-// viewer could join; stops both on Ctrl-C / SIGTERM, leaving no process behind. The stage is
-// restarted (with backoff) if it dies; the API keeps serving meanwhile and viewers reconnect by
-// themselves. If the API dies, everything stops. With STAGE_PROVIDER=ivs the API runs alone.
-// See docs/decisions/0023-local-stage-process-model.md. Plain Node, no dependencies.
+// environment or .env), the local stage process and the camera process, which publishes the
+// synthetic cameras to the stage over WHIP. Prints the URL and the demo login once a first
+// viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. The stage
+// and the camera process are each restarted (with backoff) if they die; the API keeps serving
+// meanwhile and viewers reconnect by themselves. If the API dies, everything stops. With
+// STAGE_PROVIDER=ivs the API runs alone. See docs/decisions/0023-local-stage-process-model.md and
+// docs/decisions/0054-cameras-publish-over-whip.md. Plain Node, no dependencies.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const apiEntry = process.env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
 const stageEntry = process.env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
+const camerasEntry = process.env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
@@ -91,6 +94,54 @@ function startStage() {
   });
 }
 
+// ---- The camera process: started after the stage (it retries until the stage answers), and
+// restarted with backoff when it dies, on counters of its own. It exits 0 when it has nothing to
+// publish (STAGE_SYNTHETIC_CAMERAS=none): it is not started again. ----
+
+let cameras;
+let cameraStarts = 0;
+let cameraFailuresInARow = 0;
+let cameraRestartTimer;
+let cameraStartedAt = 0;
+
+function startCameras() {
+  cameraStarts += 1;
+  cameraStartedAt = Date.now();
+  cameras = spawn(process.execPath, [camerasEntry], {
+    cwd: root,
+    env: stageEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const child = cameras;
+  child.on('error', (error) => log(`could not start the camera process: ${error.message}`));
+  child.on('exit', (code, signal) => {
+    if (cameras === child) cameras = undefined;
+    if (stopping || code === 0) return;
+    if (code === CONFIG_ERROR_EXIT_CODE) {
+      log('the camera process refused its configuration (see above); stopping.');
+      void shutdown(CONFIG_ERROR_EXIT_CODE);
+      return;
+    }
+    cameraFailuresInARow = Date.now() - cameraStartedAt > 30_000 ? 1 : cameraFailuresInARow + 1;
+    if (!printed && cameraFailuresInARow > 5) {
+      log('the camera process keeps failing at start-up (see above); stopping.');
+      void shutdown(1);
+      return;
+    }
+    const delay = Math.min(10_000, 200 * 2 ** (cameraFailuresInARow - 1));
+    if (cameraFailuresInARow <= 3 || cameraFailuresInARow % 10 === 0) {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      log(
+        `the camera process stopped (${how}); restarting in ${delay} ms (restart #${cameraStarts}).`,
+      );
+    }
+    cameraRestartTimer = setTimeout(() => {
+      cameraRestartTimer = undefined;
+      if (!stopping) startCameras();
+    }, delay);
+  });
+}
+
 // ---- The API: its exit ends the run. ----
 
 const api = spawn(process.execPath, [apiEntry], {
@@ -108,8 +159,12 @@ api.on('message', (message) => {
       );
     } else if (message.stageProvider === 'local') {
       stageProvider = 'local';
-      if (isBuilt(stageEntry)) startStage();
-      else void shutdown(1);
+      if (isBuilt(stageEntry) && isBuilt(camerasEntry)) {
+        startStage();
+        startCameras();
+      } else {
+        void shutdown(1);
+      }
     }
   }
   if (message.type === 'listening' && typeof message.url === 'string') apiUrl = message.url;
@@ -193,7 +248,7 @@ waitUntilReady().then((ready) => {
   console.log(lines.join('\n'));
 });
 
-// ---- Stopping: both children, bounded, then exit. ----
+// ---- Stopping: every child, bounded, then exit. ----
 
 function stopChild(child) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -211,7 +266,8 @@ async function shutdown(code) {
   if (stopping) return;
   stopping = true;
   clearTimeout(stageRestartTimer);
-  await Promise.all([stopChild(api), stopChild(stage)]);
+  clearTimeout(cameraRestartTimer);
+  await Promise.all([stopChild(api), stopChild(stage), stopChild(cameras)]);
   process.exit(code);
 }
 

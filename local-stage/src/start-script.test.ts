@@ -1,6 +1,6 @@
 /**
- * scripts/start.mjs, the `npm start` orchestrator, with the real stage process (bundled from
- * source into a temporary directory) and a stand-in API (testing/fake-api.mjs).
+ * scripts/start.mjs, the `npm start` orchestrator, with the real stage and camera processes
+ * (bundled from source into a temporary directory) and a stand-in API (testing/fake-api.mjs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fakeApi = fileURLToPath(new URL('./testing/fake-api.mjs', import.meta.url));
 let stageEntry: string;
+let camerasEntry: string;
 const started: ChildProcess[] = [];
 
 let buildDir: string;
@@ -22,16 +23,19 @@ beforeAll(async () => {
   mkdirSync(join(root, 'local-stage/dist'), { recursive: true });
   buildDir = mkdtempSync(join(root, 'local-stage/dist/test-stage-'));
   stageEntry = join(buildDir, 'stage.mjs');
-  await build({
-    entryPoints: [fileURLToPath(new URL('./main.ts', import.meta.url))],
-    outfile: stageEntry,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    alias: { '@tailcam/protocol': join(root, 'protocol/src') },
-    logLevel: 'warning',
-  });
+  camerasEntry = join(buildDir, 'cameras.mjs');
+  const bundle = (entry: string, outfile: string) =>
+    build({
+      entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      alias: { '@tailcam/protocol': join(root, 'protocol/src') },
+      logLevel: 'warning',
+    });
+  await Promise.all([bundle('./main.ts', stageEntry), bundle('./cameras-main.ts', camerasEntry)]);
 }, 30_000);
 
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
@@ -56,6 +60,7 @@ function startScript(env: Record<string, string>) {
       ...process.env,
       TAILCAM_API_ENTRY: fakeApi,
       TAILCAM_STAGE_ENTRY: stageEntry,
+      TAILCAM_CAMERAS_ENTRY: camerasEntry,
       STAGE_TOKEN_SECRET: 'orchestrator-test-secret-long-enough-for-hs256',
       ...env,
     },
@@ -83,6 +88,33 @@ function childrenOf(pid: number): number[] {
     .split('\n')
     .map((line) => Number(line.trim()))
     .filter((child) => child > 0);
+}
+
+/** The child of `pid` whose command line contains `name`. */
+function childNamed(pid: number, name: string): number | undefined {
+  return childrenOf(pid).find((child) =>
+    spawnSync('ps', ['-o', 'args=', '-p', String(child)], { encoding: 'utf8' }).stdout.includes(
+      name,
+    ),
+  );
+}
+
+async function waitForHealth(
+  url: string,
+  predicate: (body: { ready?: boolean; publishers?: Record<string, string> }) => boolean,
+  what: string,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const body: unknown = await fetch(`${url}/stage/health`).then(
+      (response) => response.json(),
+      () => undefined,
+    );
+    if (typeof body === 'object' && body !== null && predicate(body)) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -129,13 +161,63 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     expect(run.output().match(/Tailcam is running/g)).toHaveLength(1);
 
     const children = childrenOf(run.child.pid ?? 0);
-    expect(children).toHaveLength(2);
+    expect(children).toHaveLength(3);
     run.child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) =>
       run.child.once('exit', (exitCode) => resolve(exitCode)),
     );
     expect(code).toBe(0);
     expect(children.filter(isAlive)).toEqual([]);
+  });
+
+  it('restarts a dead camera process, whose cameras publish to the stage again', async () => {
+    const run = startScript({ STAGE_PORT: String(await freePort()) });
+    const printed = await run.waitForOutput(/Tailcam is running at (\S+)/);
+    const url = /Tailcam is running at (\S+)/.exec(printed)?.[1] ?? '';
+    const allCameras = { N743AS: 'camera', N953AS: 'camera', N954AS: 'camera' };
+    expect(await (await fetch(`${url}/stage/health`)).json()).toMatchObject({
+      ready: true,
+      publishers: allCameras,
+    });
+
+    const camerasPid = childNamed(run.child.pid ?? 0, 'cameras.mjs');
+    expect(camerasPid).toBeGreaterThan(0);
+    process.kill(camerasPid ?? 0, 'SIGKILL');
+    // The stage sees the link close and ends the cameras' sessions at once.
+    await waitForHealth(
+      url,
+      (body) => body.publishers?.N743AS === 'none',
+      'the camera sessions ending',
+      run.output,
+    );
+    await run.waitForOutput(
+      /the camera process stopped \(signal SIGKILL\); restarting in \d+ ms \(restart #1\)/,
+    );
+    await waitForHealth(
+      url,
+      (body) =>
+        body.ready === true && JSON.stringify(body.publishers) === JSON.stringify(allCameras),
+      'the cameras publishing again',
+      run.output,
+    );
+    expect(childNamed(run.child.pid ?? 0, 'cameras.mjs')).not.toBe(camerasPid);
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
+  });
+
+  it('with STAGE_SYNTHETIC_CAMERAS=none the camera process says so and is not started again', async () => {
+    const run = startScript({
+      STAGE_PORT: String(await freePort()),
+      STAGE_SYNTHETIC_CAMERAS: 'none',
+    });
+    await run.waitForOutput(/Tailcam is running at/);
+    expect(run.output()).toContain(
+      'STAGE_SYNTHETIC_CAMERAS=none: no synthetic camera to publish; exiting',
+    );
+    expect(run.output()).not.toMatch(/camera process stopped/);
+    expect(childNamed(run.child.pid ?? 0, 'cameras.mjs')).toBeUndefined();
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
   });
 
   it('says how to reset the demo login when the API sends none, and stops when the API dies', async () => {
