@@ -1,4 +1,4 @@
-// Bundles the server and its CLIs (users, ivs, doctor) into dist/: workspace code (@tailcam/*) is inlined,
+// Bundles the server and its CLIs (users, ivs, publish-token, doctor) into dist/: workspace code (@tailcam/*) is inlined,
 // npm dependencies stay external and are resolved from node_modules at run time.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ await build({
     server: 'src/server.ts',
     users: 'src/cli/users.ts',
     ivs: 'src/cli/ivs.ts',
+    'publish-token': 'src/cli/publish-token.ts',
     doctor: 'src/cli/doctor.ts',
   },
   outdir: 'dist',
@@ -26,5 +27,5 @@ await build({
   logLevel: 'warning',
 });
 console.log(
-  `[server] built dist/server.js, users.js, ivs.js and doctor.js (external: ${external.join(', ')})`,
+  `[server] built dist/server.js, users.js, ivs.js, publish-token.js and doctor.js (external: ${external.join(', ')})`,
 );

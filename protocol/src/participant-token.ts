@@ -33,6 +33,13 @@ export const participantTokenClaimsSchema = z.object({
 
 export type ParticipantTokenClaims = z.infer<typeof participantTokenClaimsSchema>;
 
+/**
+ * The `user_id` of the synthetic cameras' PUBLISH tokens, by which the stage tells its own camera
+ * process's WHIP sessions from an encoder's (local-stage/src/camera-link.ts): an operator's token
+ * never carries it.
+ */
+export const SYNTHETIC_CAMERA_USER_ID = 'tailcam-synthetic-camera';
+
 export interface IssueParticipantTokenInput {
   secret: Uint8Array;
   participantId: string;

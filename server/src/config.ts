@@ -418,6 +418,36 @@ export function parseStageControlConfig(env: Env): StageControlConfig {
   return parseOrThrow(schema, env);
 }
 
+/** What `npm run publish-token` needs: the provider, and with the local one how to sign. */
+export interface PublishTokenConfig {
+  stageProvider: 'local' | 'ivs';
+  dataDir: string;
+  localStage: { tokenSecret: string | undefined };
+  /** Where encoders reach this server: PUBLIC_URL, else `http://localhost:PORT`. */
+  publicOrigin: string;
+  /** Whether PUBLIC_URL was set (the fallback names this machine only). */
+  publicUrlSet: boolean;
+}
+
+export function parsePublishTokenConfig(env: Env, repoRoot: string): PublishTokenConfig {
+  const schema = z
+    .object({
+      STAGE_PROVIDER: variables.STAGE_PROVIDER,
+      DATA_DIR: variables.DATA_DIR,
+      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
+      PUBLIC_URL: variables.PUBLIC_URL,
+      PORT: variables.PORT,
+    })
+    .transform((vars): PublishTokenConfig => ({
+      stageProvider: vars.STAGE_PROVIDER,
+      dataDir: fromRoot(repoRoot, vars.DATA_DIR),
+      localStage: { tokenSecret: vars.STAGE_TOKEN_SECRET },
+      publicOrigin: vars.PUBLIC_URL?.replace(/\/$/, '') ?? `http://localhost:${vars.PORT}`,
+      publicUrlSet: vars.PUBLIC_URL !== undefined,
+    }));
+  return parseOrThrow(schema, env);
+}
+
 /** The part of the configuration the users CLI needs: where the accounts live. */
 export function parseStoreConfig(env: Env, repoRoot: string): StoreConfig {
   const schema = z

@@ -12,7 +12,9 @@ export async function loadAuthSecret(config: Config): Promise<Uint8Array> {
 }
 
 /** Signs local participant tokens; the local stage process reads the same file. */
-export async function loadStageTokenSecret(config: Config): Promise<Uint8Array> {
+export async function loadStageTokenSecret(
+  config: Pick<Config, 'dataDir'> & { localStage: Pick<Config['localStage'], 'tokenSecret'> },
+): Promise<Uint8Array> {
   if (config.localStage.tokenSecret !== undefined) {
     return new TextEncoder().encode(config.localStage.tokenSecret);
   }

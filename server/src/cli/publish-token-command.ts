@@ -1,0 +1,161 @@
+/**
+ * `npm run publish-token -- STREAM_ID`: the WHIP URL and a PUBLISH token for that aircraft's
+ * encoder, whichever the stage provider. With `ivs` it is `npm run ivs -- publish-token` (the same
+ * code, the same output). With `local` it signs, offline, a participant token as the API signs a
+ * viewer's (the stage's secret, the same claims) but with the PUBLISH capability only, for that
+ * one stage. As the ivs command does, the two machine-readable lines (`WHIP_URL=...`,
+ * `PUBLISH_TOKEN=...`) go to standard output and what a person reads to standard error; bad usage
+ * exits 2, any other failure 1, each in one sentence.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import {
+  issueParticipantToken,
+  localStageEndpoints,
+  SYNTHETIC_CAMERA_USER_ID,
+} from '@tailcam/protocol/participant-token';
+import { STREAM_IDS, isStreamId } from '@tailcam/protocol/streams';
+import { ConfigError, parsePublishTokenConfig, type PublishTokenConfig } from '../config';
+import { runIvsCli, type IvsCliIo } from '../ivs/ivs-cli';
+import { DEFAULT_PUBLISH_TOKEN_MINUTES, MAX_TOKEN_MINUTES } from '../ivs/stages';
+import { loadStageTokenSecret } from '../secrets';
+
+export const PUBLISH_TOKEN_USAGE = `Usage: npm run publish-token -- STREAM_ID [options]
+
+Issues a PUBLISH token for that aircraft's encoder (${STREAM_IDS.join(', ')}) and prints the
+WHIP URL and the token to give it (e.g. OBS, Service: WHIP). With STAGE_PROVIDER=ivs this is
+\`npm run ivs -- publish-token\`, which also takes --region and --app.
+
+Options:
+  --minutes N     token lifetime, 1 to ${MAX_TOKEN_MINUTES} (default: ${DEFAULT_PUBLISH_TOKEN_MINUTES})
+  --user-id ID    the participant's user id (default: encoder-STREAM_ID)
+
+With the local stage the token is signed with the stage's secret (STAGE_TOKEN_SECRET, or
+DATA_DIR/stage-token-secret) and names this server at PUBLIC_URL (else http://localhost:PORT).`;
+
+export interface PublishTokenIo extends IvsCliIo {
+  repoRoot: string;
+  now?: () => Date;
+}
+
+class UsageError extends Error {}
+
+interface PublishTokenRequest {
+  streamId: string;
+  minutes: number;
+  userId: string;
+}
+
+function parseRequest(args: string[]): PublishTokenRequest | 'help' {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          minutes: { type: 'string' },
+          'user-id': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  })();
+  if (values.help) return 'help';
+  const [streamId, ...extra] = positionals;
+  if (streamId === undefined || extra.length > 0) {
+    throw new UsageError('publish-token takes one STREAM_ID');
+  }
+  if (!isStreamId(streamId)) {
+    throw new UsageError(`Unknown stream "${streamId}": one of ${STREAM_IDS.join(', ')}`);
+  }
+  const minutesText = values.minutes;
+  const minutes =
+    minutesText === undefined
+      ? DEFAULT_PUBLISH_TOKEN_MINUTES
+      : /^\d+$/.test(minutesText)
+        ? Number(minutesText)
+        : NaN;
+  if (!(minutes >= 1 && minutes <= MAX_TOKEN_MINUTES)) {
+    throw new UsageError(`--minutes must be a whole number from 1 to ${MAX_TOKEN_MINUTES}`);
+  }
+  const userId = values['user-id'] ?? `encoder-${streamId}`;
+  if (userId.length < 1 || userId.length > 128) {
+    throw new UsageError('--user-id must be 1 to 128 characters');
+  }
+  if (userId === SYNTHETIC_CAMERA_USER_ID) {
+    throw new UsageError(
+      `--user-id ${SYNTHETIC_CAMERA_USER_ID} is reserved for the synthetic cameras; choose another`,
+    );
+  }
+  return { streamId, minutes, userId };
+}
+
+async function issueLocal(
+  request: PublishTokenRequest,
+  config: PublishTokenConfig,
+  io: PublishTokenIo,
+): Promise<void> {
+  const secret = await loadStageTokenSecret(config);
+  const now = io.now?.() ?? new Date();
+  const participantId = randomUUID();
+  const stageBaseUrl = `${config.publicOrigin}/stage`;
+  const token = await issueParticipantToken({
+    secret,
+    participantId,
+    stageId: request.streamId,
+    userId: request.userId,
+    attributes: {},
+    capabilities: { publish: true, subscribe: false },
+    stageBaseUrl,
+    ttlSeconds: request.minutes * 60,
+    now,
+  });
+  // The token's own claim, so that the printed URL is the one the stage was told of.
+  const { whipUrl } = localStageEndpoints(stageBaseUrl, request.streamId);
+  const until = new Date(Math.floor(now.getTime() / 1000) * 1000 + request.minutes * 60_000);
+  io.err(
+    `PUBLISH token for ${request.streamId}: local stage at ${stageBaseUrl}, user ${request.userId}, ` +
+      `participant ${participantId}, valid until ${until.toISOString()}.`,
+  );
+  if (!config.publicUrlSet) {
+    io.err(
+      `PUBLIC_URL is not set, so the WHIP URL names localhost: an encoder on another machine needs PUBLIC_URL set to the address it reaches this server at.`,
+    );
+  }
+  io.err(
+    'Give the encoder the WHIP URL and the token as its bearer token. In OBS (30 or later): ' +
+      'Settings > Stream > Service: WHIP, Server: the WHIP_URL, Bearer Token: the PUBLISH_TOKEN.',
+  );
+  io.out(`WHIP_URL=${whipUrl}`);
+  io.out(`PUBLISH_TOKEN=${token}`);
+}
+
+export async function runPublishTokenCommand(args: string[], io: PublishTokenIo): Promise<number> {
+  let config: PublishTokenConfig;
+  try {
+    config = parsePublishTokenConfig(io.env, io.repoRoot);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(error.message);
+    return 1;
+  }
+  if (config.stageProvider === 'ivs') return runIvsCli(['publish-token', ...args], io);
+  try {
+    const request = parseRequest(args);
+    if (request === 'help') {
+      io.err(PUBLISH_TOKEN_USAGE);
+      return 0;
+    }
+    await issueLocal(request, config, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${PUBLISH_TOKEN_USAGE}`);
+      return 2;
+    }
+    io.err(`Could not issue the publish token: ${(error as Error).message}`);
+    return 1;
+  }
+}
