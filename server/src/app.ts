@@ -22,6 +22,7 @@ import {
   createMemoryRateLimitStore,
   createRateLimiter,
   tokenRateLimit,
+  whipRateLimit,
   type RateLimitStore,
 } from './http/rate-limit';
 import { RequestLogController } from './http/request-log';
@@ -55,6 +56,7 @@ export type AppConfig = Pick<
   | 'trustProxy'
   | 'publicUrl'
   | 'tokenRateLimitPerMinute'
+  | 'whipRateLimitPerMinute'
   | 'requestTimeoutMs'
 >;
 
@@ -199,6 +201,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       limits: config.stageProxy,
       publicUrl: config.publicUrl,
       corsOrigins: config.corsOrigins,
+      rateLimiter,
+      whipRateLimit: whipRateLimit(config.whipRateLimitPerMinute),
     });
   }
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });

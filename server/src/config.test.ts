@@ -220,6 +220,16 @@ describe('configuration', () => {
     ]);
   });
 
+  it('limits WHIP offers per address to 30 a minute unless told otherwise', () => {
+    expect(parseConfig({}, root).whipRateLimitPerMinute).toBe(30);
+    expect(parseConfig({ WHIP_RATE_LIMIT_PER_MINUTE: '120' }, root).whipRateLimitPerMinute).toBe(
+      120,
+    );
+    expect(problemsOf({ WHIP_RATE_LIMIT_PER_MINUTE: '0' })).toEqual([
+      'WHIP_RATE_LIMIT_PER_MINUTE: must be at least 1',
+    ]);
+  });
+
   it('gives a client 10 seconds to send a whole request unless told otherwise', () => {
     expect(parseConfig({}, root).requestTimeoutMs).toBe(10_000);
     expect(parseConfig({ REQUEST_TIMEOUT_MS: '2500' }, root).requestTimeoutMs).toBe(2500);

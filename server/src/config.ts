@@ -220,6 +220,7 @@ const variables = {
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
+  WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: corsOrigins,
   IVS_STAGE_ARNS: stageArns,
@@ -315,6 +316,8 @@ export interface Config {
   rateLimitStore: 'memory' | 'postgres';
   /** Participant tokens one user may get a minute (`POST /api/token`). */
   tokenRateLimitPerMinute: number;
+  /** WHIP offers one address may make a minute (`POST /stage/whip/...`, local stage). */
+  whipRateLimitPerMinute: number;
 }
 
 const fromRoot = (repoRoot: string, path: string) =>
@@ -367,6 +370,7 @@ function configSchema(repoRoot: string) {
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
+      whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
     }));
 }
 

@@ -1,6 +1,6 @@
 /**
  * Fixed-window rate limiting behind a store interface (login attempts, participant tokens per
- * user): in memory for one process (the default),
+ * user, WHIP offers per address): in memory for one process (the default),
  * or in PostgreSQL shared by every instance behind a load balancer (`RATE_LIMIT_STORE=postgres`,
  * db/postgres-rate-limit-store.ts, decision 0030).
  */
@@ -66,4 +66,12 @@ export const LOGIN_RATE_LIMITS = {
  */
 export function tokenRateLimit(perMinute: number): RateLimitRule {
   return { name: 'token-user', max: perMinute, windowMs: 60_000 };
+}
+
+/**
+ * WHIP offers per address (`WHIP_RATE_LIMIT_PER_MINUTE`): an encoder reconnecting after a drop
+ * stays well under it. Kept at the API, since the stage sees only the API's address.
+ */
+export function whipRateLimit(perMinute: number): RateLimitRule {
+  return { name: 'whip-address', max: perMinute, windowMs: 60_000 };
 }

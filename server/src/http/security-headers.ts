@@ -6,6 +6,12 @@
  * The CSP allows what the stage SDK needs and nothing more (decision 0032): the local SDK talks
  * to this origin only; the IVS SDK also reaches *.live-video.net on port 443 (HTTPS and
  * WebSocket: stage events, WHIP, stats, device configuration) and starts a blob: worker.
+ *
+ * The local stage's WHIP endpoint (`/stage/whip/...`) is the exception to CORS_ORIGINS: it is
+ * open to any origin (the Bearer token is the authority and no cookie is read), and the stage
+ * sets its CORS headers itself, which pass through untouched. The API adds none of its own there,
+ * except on an answer of its own (a 413, 429 or 502 that never reached the stage), which gets the
+ * same opening so that a publisher's page can read it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -35,6 +41,22 @@ export function contentSecurityPolicy(options: {
     .map(([name, sources]) => `${name} ${sources.join(' ')}`)
     .join('; ');
 }
+
+/** Where the local stage's WHIP endpoint is reached through this origin. */
+export const WHIP_PREFIX = '/stage/whip';
+
+/** Whether the request was routed to the WHIP endpoint (by its route, so an encoded path counts). */
+function isWhipRequest(request: FastifyRequest): boolean {
+  // A request that failed before routing (a URL that does not decode) has no route options.
+  const route = (request.routeOptions as FastifyRequest['routeOptions'] | undefined)?.url;
+  return route === WHIP_PREFIX || route?.startsWith(`${WHIP_PREFIX}/`) === true;
+}
+
+/** The stage's opening, on the API's own answers under /stage/whip/ (see above). */
+const WHIP_OWN_ANSWER_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Retry-After',
+};
 
 export interface SecurityHeaders {
   /** The headers of every answer, for one written to a socket with no request to go by. */
@@ -66,6 +88,10 @@ export function createSecurityHeaders(options: {
       reply.header('x-request-id', request.id);
       // API answers carry tokens and account state: no browser or proxy may keep a copy.
       if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+      if (isWhipRequest(request)) {
+        if (!reply.hasHeader('access-control-allow-origin')) reply.headers(WHIP_OWN_ANSWER_CORS);
+        return;
+      }
       if (allowed.size === 0) return;
       reply.header('vary', 'Origin');
       if (allowsOrigin(request.headers.origin)) {
@@ -84,7 +110,9 @@ export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityH
   app.addHook('onRequest', async (request, reply) => {
     const preflight =
       request.method === 'OPTIONS' && request.headers['access-control-request-method'];
-    if (!preflight || !headers.allowsOrigin(request.headers.origin)) return;
+    if (!preflight || isWhipRequest(request) || !headers.allowsOrigin(request.headers.origin)) {
+      return;
+    }
     await reply
       .code(204)
       .headers({

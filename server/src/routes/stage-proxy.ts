@@ -4,14 +4,42 @@
  * socket (`/stage/events`) goes through the stage edge (../stage-edge/stage-edge.ts), which keeps
  * the door's limits. When the stage is down, HTTP requests answer a JSON 502/503 and the API
  * keeps serving.
+ *
+ * The stage's WHIP endpoint (`/stage/whip/...`, docs/product.md#whip) has a door of its own: its
+ * bodies are SDP, passed raw whatever their type (the stage judges the type) and refused over
+ * 64 KiB before a byte reaches the stage; offers are rate-limited per address here, since the
+ * stage sees only this server's address; and its answers keep the stage's own headers
+ * (`Location`, `ETag`, `Link`, `WWW-Authenticate`, its CORS), CORS_ORIGINS not applying there
+ * (http/security-headers.ts).
  */
-import fastifyHttpProxy from '@fastify/http-proxy';
+import { PassThrough } from 'node:stream';
+import fastifyHttpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { FastifyInstance } from 'fastify';
 import type { StageProxyLimits } from '../config';
+import { HttpError } from '../http/errors';
+import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
+import { WHIP_PREFIX } from '../http/security-headers';
+import { addressKey } from '../stage-edge/socket-seats';
 import { registerStageEdge } from '../stage-edge/stage-edge';
 import { STAGE_UNREACHABLE } from '../stage-edge/stage-relay';
 
 export { STAGE_UNREACHABLE };
+
+/** As the stage's own limit: an SDP offer is a few kilobytes. */
+export const MAX_WHIP_BODY_BYTES = 64 * 1024;
+
+/** While the stage is down: our JSON 502 (503/504 kept), never the proxy's own text. */
+const answerUnreachable: NonNullable<FastifyHttpProxyOptions['replyOptions']>['onError'] = (
+  reply,
+  { error },
+) => {
+  const status =
+    'statusCode' in error && (error.statusCode === 503 || error.statusCode === 504)
+      ? error.statusCode
+      : 502;
+  reply.log.warn({ err: error }, 'local stage proxy failed');
+  void reply.code(status).send({ error: STAGE_UNREACHABLE });
+};
 
 export async function registerStageProxy(
   app: FastifyInstance,
@@ -20,6 +48,9 @@ export async function registerStageProxy(
     limits: StageProxyLimits;
     publicUrl: string | undefined;
     corsOrigins: readonly string[];
+    rateLimiter: RateLimiter;
+    /** WHIP offers (POSTs under /stage/whip/) per address. */
+    whipRateLimit: RateLimitRule;
   },
 ): Promise<void> {
   registerStageEdge(app, options);
@@ -30,15 +61,42 @@ export async function registerStageProxy(
     // Its own two info lines per proxied request (health polls included) would add to the
     // request line every request already has (http/request-log.ts).
     disableRequestLogging: true,
-    replyOptions: {
-      onError(reply, { error }) {
-        const status =
-          'statusCode' in error && (error.statusCode === 503 || error.statusCode === 504)
-            ? error.statusCode
-            : 502;
-        reply.log.warn({ err: error }, 'local stage proxy failed');
-        void reply.code(status).send({ error: STAGE_UNREACHABLE });
+    replyOptions: { onError: answerUnreachable },
+  });
+  await app.register(async (whip) => {
+    // Every body buffered raw up to the limit, whatever its type: the API's JSON parser never
+    // touches it, and one over the limit is a 413 here, not a stream into the stage.
+    whip.removeAllContentTypeParsers();
+    whip.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: MAX_WHIP_BODY_BYTES },
+      (_request, body, done) => {
+        const raw = new PassThrough();
+        raw.end(body);
+        done(null, raw);
       },
-    },
+    );
+    whip.addHook('onRequest', async (request) => {
+      if (request.method !== 'POST') return;
+      const verdict = await options.rateLimiter.check(
+        options.whipRateLimit,
+        addressKey(request.ip),
+      );
+      if (verdict.allowed) return;
+      request.log.warn({ rule: options.whipRateLimit.name }, 'WHIP rate limit reached');
+      throw new HttpError(
+        429,
+        `Too many WHIP offers from this address; try again in ${verdict.retryAfterSeconds} seconds`,
+        { 'retry-after': String(verdict.retryAfterSeconds) },
+      );
+    });
+    await whip.register(fastifyHttpProxy, {
+      upstream: options.upstream,
+      prefix: WHIP_PREFIX,
+      rewritePrefix: WHIP_PREFIX,
+      proxyPayloads: false,
+      disableRequestLogging: true,
+      replyOptions: { onError: answerUnreachable },
+    });
   });
 }

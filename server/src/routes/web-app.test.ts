@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { build, tempDir, testConfig } from '../test/helpers';
+import { startStandInStage } from '../test/stand-in-stage';
 import { STAGE_UNREACHABLE } from './stage-proxy';
 
 describe('web app', () => {
@@ -140,27 +140,15 @@ describe('/sdk/stage.js', () => {
   });
 });
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    });
-  });
-}
-
 /** A stand-in for the local stage: echoes HTTP requests and accepts WebSocket upgrades. */
 async function fakeStage(): Promise<string> {
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      res.writeHead(201, { 'content-type': 'application/sdp', location: '/stage/whep/p-1' });
-      res.end(`${req.method} ${req.url} ${req.headers['content-type']} ${body}`);
-    });
+  const stage = await startStandInStage((request, res) => {
+    res.writeHead(201, { 'content-type': 'text/plain', location: '/stage/echo/p-1' });
+    res.end(
+      `${request.method} ${request.url} ${request.headers['content-type']} ${request.body.toString()}`,
+    );
   });
-  server.on('connection', (socket) => sockets.add(socket));
-  server.on('upgrade', (req, socket) => {
+  stage.server.on('upgrade', (req, socket) => {
     const accept = createHash('sha1')
       .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
       .digest('base64');
@@ -170,14 +158,7 @@ async function fakeStage(): Promise<string> {
     );
     socket.write(Buffer.concat([Buffer.from([0x81, message.length]), message]));
   });
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return listen(server);
+  return stage.url;
 }
 
 /** Opens a WebSocket through `base` and resolves with the first text frame received. */
@@ -216,24 +197,24 @@ describe('local stage proxy', () => {
     const { app } = await build({ config: { localStage: { ...base.localStage, url: upstream } } });
     const response = await app.inject({
       method: 'POST',
-      url: '/stage/whep?x=1',
+      url: '/stage/echo?x=1',
       headers: { 'content-type': 'application/sdp' },
       payload: 'v=0\r\n',
     });
     expect(response.statusCode).toBe(201);
-    expect(response.headers.location).toBe('/stage/whep/p-1');
-    expect(response.body).toBe('POST /stage/whep?x=1 application/sdp v=0\r\n');
+    expect(response.headers.location).toBe('/stage/echo/p-1');
+    expect(response.body).toBe('POST /stage/echo?x=1 application/sdp v=0\r\n');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
-    // SDP offers are bigger than the API's 4 KiB body limit; the proxy streams them untouched.
+    // SDP offers are bigger than the API's 4 KiB body limit; the WHIP door passes them untouched.
     const offer = `v=0\r\n${'a=candidate:1 1 udp 2122260223 192.0.2.1 50000 typ host\r\n'.repeat(400)}`;
     const big = await app.inject({
       method: 'POST',
-      url: '/stage/whep',
+      url: '/stage/whip/N743AS',
       headers: { 'content-type': 'application/sdp' },
       payload: offer,
     });
     expect(big.statusCode).toBe(201);
-    expect(big.body).toBe(`POST /stage/whep application/sdp ${offer}`);
+    expect(big.body).toBe(`POST /stage/whip/N743AS application/sdp ${offer}`);
   });
 
   it('forwards WebSocket upgrades under /stage/', async () => {
@@ -247,7 +228,7 @@ describe('local stage proxy', () => {
   it('answers a JSON 502 when the stage is down, and keeps serving the API', async () => {
     const { app } = await build();
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const response = await fetch(`${address}/stage/whep`, {
+    const response = await fetch(`${address}/stage/whip/N743AS`, {
       method: 'POST',
       headers: { 'content-type': 'application/sdp' },
       body: 'v=0',

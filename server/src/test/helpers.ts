@@ -96,6 +96,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     trustProxy: false,
     publicUrl: undefined,
     tokenRateLimitPerMinute: 30,
+    whipRateLimitPerMinute: 30,
     requestTimeoutMs: 10_000,
     ...overrides,
   };
