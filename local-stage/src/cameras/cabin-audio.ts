@@ -1,9 +1,9 @@
 /**
  * The aircraft's cabin sound: a quiet engine drone (two low tones with a slow beat and a little
  * noise), sent only to viewers whose strategy asks for audio. One RTCAudioSource and one track
- * per aircraft (encoded once by the camera's feed), fed 10 ms frames of 48 kHz mono while at
- * least one viewer listens; scheduled against a monotonic clock so it neither drifts nor bursts
- * after a stall. The drone repeats exactly after a whole number of its periods, so one loop of it
+ * per aircraft (encoded once, by the camera's WHIP publisher), fed 10 ms frames of 48 kHz mono
+ * while at least one viewer listens; scheduled against a monotonic clock so it neither drifts nor
+ * bursts after a stall. The drone repeats exactly after a whole number of its periods, so one loop of it
  * (2–3 s) is computed once and each frame is a copy out of it, not 480 samples of sines.
  */
 import { RTCAudioSource, type NodeAudioSource, type NodeMediaStreamTrack } from './wrtc';
@@ -17,7 +17,7 @@ const PHASE_PERIOD = 388 * Math.PI;
 
 export class CabinAudio {
   private readonly source: NodeAudioSource = new RTCAudioSource();
-  /** The aircraft's one audio track (the camera feed sends it). */
+  /** The aircraft's one audio track (the camera's publisher sends it). */
   readonly track: NodeMediaStreamTrack = this.source.createTrack();
   private readonly listeners = new Set<object>();
   private readonly samples = new Int16Array(SAMPLES_PER_FRAME);
@@ -50,7 +50,7 @@ export class CabinAudio {
     if (this.listeners.delete(listener) && this.listeners.size === 0) this.stop();
   }
 
-  /** Silence until the next listener (the camera went off air, or the stage closes). */
+  /** Silence until the next listener. */
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

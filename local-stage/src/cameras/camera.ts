@@ -1,15 +1,16 @@
 /**
  * A synthetic aircraft camera: draws the scene on a timer and hands each frame, as I420, to the
- * video source attached (its feed's). It runs only while someone watches (and for a short idle
- * time after), so an idle stage costs no CPU.
+ * video source attached (its publisher's). It runs only while someone watches (and for a short
+ * idle time after), so an idle camera process costs next to no CPU.
  *
  * The timer schedules each frame against a monotonic clock (frame n is due at start + n/fps),
  * so it does not drift; when the process falls behind by more than a few frames it skips them
  * rather than bursting to catch up.
  *
- * The camera feeds one RTCVideoSource, its feed's (docs/decisions/0026-one-encoder-per-camera.md);
- * `sendLatestFrame` hands the latest frame over again at once when a new viewer needs a key frame,
- * so it is encoded now rather than at the next tick (docs/decisions/0022-key-frame-on-join.md).
+ * The camera feeds one RTCVideoSource, its WHIP publisher's (camera-publisher.ts,
+ * docs/decisions/0054-cameras-publish-over-whip.md); `sendLatestFrame` hands the latest frame over
+ * again at once when a new viewer needs a key frame, so it is encoded now rather than at the next
+ * tick (docs/decisions/0022-key-frame-on-join.md).
  */
 import { SceneRenderer } from './scene';
 import type { I420Frame, NodeVideoSource } from './wrtc';

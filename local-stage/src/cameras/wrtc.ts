@@ -1,7 +1,7 @@
 /**
- * `@roamhq/wrtc` with the few types the stage uses. The package's own declarations re-export
- * the DOM's WebRTC types, which do not exist in a Node program, so the surface is described
- * here once and the module is typed through it.
+ * `@roamhq/wrtc` with the few types the camera process (and the Node test viewer) use. The
+ * package's own declarations re-export the DOM's WebRTC types, which do not exist in a Node
+ * program, so the surface is described here once and the module is typed through it.
  */
 import wrtcModule from '@roamhq/wrtc';
 
