@@ -123,6 +123,9 @@ export class CameraPublisher {
   async unpublish(): Promise<void> {
     if (this.stateValue === 'closed') return;
     this.setDemand({ video: false, audio: false });
+    // The stage says again which cameras it holds off air when the link opens; a restarted
+    // stage holds none.
+    this.onAir = true;
     this.stateValue = 'waiting';
     await this.abandon();
   }

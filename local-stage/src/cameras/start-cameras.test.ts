@@ -112,8 +112,13 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
     await watch('N954AS');
   });
 
-  it('publishes again, by itself, to a stage that restarted on the same port', async () => {
+  it('publishes again, by itself, to a stage that restarted on the same port (its faults cleared)', async () => {
     const port = new URL(stage.url).port;
+    await fetch(`${stage.url}/_faults/camera`, {
+      method: 'POST',
+      body: JSON.stringify({ stageId: 'N954AS', action: 'stop' }),
+    });
+    await waitUntil(() => cameras.stats().cameras.N954AS?.state === 'off-air', 'off air');
     await stage.close();
     await waitUntil(() => cameras.stats().link === 'connecting', 'the link to see the stage gone');
     stage = await startLocalStage({
@@ -124,6 +129,11 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
       syntheticCameras: STREAM_IDS,
     });
     await waitUntil(() => stage.stage.health().ready, 'every camera published again');
+    expect(stage.stage.health().publishers).toEqual({
+      N743AS: 'camera',
+      N953AS: 'camera',
+      N954AS: 'camera',
+    });
     await watch('N743AS');
   });
 });
