@@ -14,6 +14,7 @@ import {
   type RTCRtpTransceiver,
 } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
 import { RTCPeerConnection as WrtcPeerConnection, RTCVideoSource } from '../cameras/wrtc';
 import type { ParticipantDescription } from '../signalling';
 import { NodeViewer } from '../testing/node-viewer';
@@ -34,11 +35,15 @@ const VP8 = () =>
 let running: RunningStage;
 const cleanups: (() => void)[] = [];
 
-function token(capabilities: { publish: boolean; subscribe: boolean }, userId: string) {
+function token(
+  capabilities: { publish: boolean; subscribe: boolean },
+  userId: string,
+  stageId = STAGE,
+) {
   return issueParticipantToken({
     secret,
     participantId: crypto.randomUUID(),
-    stageId: STAGE,
+    stageId,
     userId,
     attributes: {},
     capabilities,
@@ -179,10 +184,13 @@ class WeriftWhipPublisher {
   }
 }
 
-/** A publisher with its libwebrtc VP8 running, connected. */
-async function publishing(streamIndex: number): Promise<WeriftWhipPublisher> {
+/** A publisher with its libwebrtc VP8 running, connected (`userId` says which kind). */
+async function publishing(
+  streamIndex: number,
+  userId = `encoder-${STAGE}`,
+): Promise<WeriftWhipPublisher> {
   const publisher = new WeriftWhipPublisher(
-    await token({ publish: true, subscribe: false }, `encoder-${STAGE}`),
+    await token({ publish: true, subscribe: false }, userId),
   );
   const video = await encodedVideo(streamIndex, (packet) => publisher.track.writeRtp(packet));
   cleanups.push(video.close);
@@ -200,6 +208,17 @@ async function viewerOf(participant?: (p: ParticipantDescription) => boolean) {
   const target = joined.participants.find((p) => participant?.(p) ?? true);
   await viewer.subscribe(target);
   return { viewer, joined };
+}
+
+/** The participants a viewer was told of leaving and joining, in order. */
+function participantChanges(viewer: NodeViewer): string[] {
+  return viewer.messages.flatMap((message) =>
+    message.type === 'participantJoined'
+      ? [`joined ${message.participant.id}`]
+      : message.type === 'participantLeft'
+        ? [`left ${message.participantId}`]
+        : [],
+  );
 }
 
 beforeAll(async () => {
@@ -238,7 +257,9 @@ describe('werift publishing over WHIP', () => {
     // sends no DTLS close alert, so the first publisher itself learns it only when its consent
     // checks fail, after about 30 s.)
     await expect.poll(() => portIsFree(first.stageCandidate()), { timeout: 5_000 }).toBe(true);
-    const { viewer: later } = await viewerOf();
+    const { viewer: later, joined: laterJoined } = await viewerOf();
+    const onAir = laterJoined.type === 'joined' ? laterJoined.participants : [];
+    expect(onAir).toHaveLength(1);
     await later.waitFor(
       () => later.frames.some((frame) => frame.strip?.streamIndex === 10),
       "the second publisher's picture",
@@ -249,29 +270,76 @@ describe('werift publishing over WHIP', () => {
       publisher: { kind: 'encoder', video: 'video/VP8' },
     });
 
+    // The viewer of the first saw it leave, then the second join, once, as the participant a
+    // new viewer is shown; subscribing to it, without a rejoin, brings the second's picture.
+    const firstId = joined.type === 'joined' ? joined.participants[0]?.id : undefined;
+    expect(participantChanges(viewer)).toEqual([`left ${firstId}`, `joined ${onAir[0]?.id}`]);
+    const framesBefore = viewer.frames.length;
+    await viewer.subscribe(onAir[0]);
+    await viewer.waitFor(
+      () => viewer.frames.slice(framesBefore).some((frame) => frame.strip?.streamIndex === 10),
+      "the second publisher's picture for the first viewer",
+    );
+
     expect(await portIsFree(second.stageCandidate())).toBe(false);
     expect((await second.delete()).status).toBe(200);
     await expect.poll(async () => (await stats()).stages[STAGE]?.publisher).toBeNull();
   }, 60_000);
 
+  it("takes over from the aircraft's synthetic camera: its viewer sees the camera leave and the encoder join, once, and gets its picture", async () => {
+    // The camera process's session is a WHIP session whose token names the synthetic camera.
+    const camera = await publishing(11, SYNTHETIC_CAMERA_USER_ID);
+    const { viewer, joined } = await viewerOf();
+    expect(joined).toMatchObject({ participants: [{ attributes: { kind: 'camera' } }] });
+    await viewer.waitFor(
+      () => viewer.frames.some((frame) => frame.strip?.streamIndex === 11),
+      "the camera's picture",
+    );
+
+    const encoder = await publishing(12);
+    await expect.poll(async () => (await stats()).stages[STAGE]?.publisher?.kind).toBe('encoder');
+    const cameraId = joined.type === 'joined' ? joined.participants[0]?.id : undefined;
+    const { joined: laterJoined } = await viewerOf();
+    const onAir = laterJoined.type === 'joined' ? laterJoined.participants : [];
+    expect(onAir).toMatchObject([{ attributes: { kind: 'encoder' } }]);
+    await expect
+      .poll(() => participantChanges(viewer))
+      .toEqual([`left ${cameraId}`, `joined ${onAir[0]?.id}`]);
+    const framesBefore = viewer.frames.length;
+    await viewer.subscribe(onAir[0]);
+    expect(viewer.messages.filter((message) => message.type === 'error')).toEqual([]);
+    await viewer.waitFor(
+      () => viewer.frames.slice(framesBefore).some((frame) => frame.strip?.streamIndex === 12),
+      "the encoder's picture",
+    );
+
+    // The encoder stops: the camera, still publishing, is shown again.
+    expect((await encoder.delete()).status).toBe(200);
+    await expect.poll(async () => (await stats()).stages[STAGE]?.publisher?.kind).toBe('camera');
+    expect((await camera.delete()).status).toBe(200);
+    await expect.poll(async () => (await stats()).stages[STAGE]?.publisher).toBeNull();
+  }, 60_000);
+
   it('ends a session whose ICE never completes within seconds', async () => {
-    const strandedToken = await token({ publish: true, subscribe: false }, `encoder-${STAGE}`);
+    // Another aircraft than the tests above, so that nothing they left can be mistaken for it.
+    const stageId = 'N953AS';
+    const strandedToken = await token({ publish: true, subscribe: false }, 'stranded', stageId);
     const stranded = new RTCPeerConnection({ iceServers: [], codecs: { video: [VP8()] } });
     cleanups.push(() => void stranded.close());
     stranded.addTransceiver('video', { direction: 'sendonly' });
     await stranded.setLocalDescription(await stranded.createOffer());
     await gathered(stranded);
     // The offer is sent and the answer never applied: no ICE check ever reaches the stage.
-    const posted = await fetch(`${running.url}/stage/whip/${STAGE}`, {
+    const posted = await fetch(`${running.url}/stage/whip/${stageId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/sdp', authorization: `Bearer ${strandedToken}` },
       body: stranded.localDescription?.sdp,
     });
     expect(posted.status).toBe(201);
     const postedAt = Date.now();
-    expect((await stats()).stages[STAGE]?.connectingPublishers).toBe(1);
+    expect((await stats()).stages[stageId]?.connectingPublishers).toBe(1);
     await expect
-      .poll(async () => (await stats()).stages[STAGE]?.connectingPublishers, {
+      .poll(async () => (await stats()).stages[stageId]?.connectingPublishers, {
         timeout: CONNECT_TIMEOUT_MS + 5_000,
         interval: 250,
       })
@@ -285,6 +353,6 @@ describe('werift publishing over WHIP', () => {
       headers: { authorization: `Bearer ${strandedToken}` },
     });
     expect(gone.status).toBe(404);
-    expect((await stats()).stages[STAGE]?.publisher).toBeNull();
+    expect((await stats()).stages[stageId]?.publisher).toBeNull();
   }, 30_000);
 });
