@@ -13,12 +13,13 @@
  */
 import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
+import { SYNTHETIC_CAMERA_USER_ID } from '@tailcam/protocol/participant-token';
+
+/** The `user_id` of the camera process's publish tokens (an operator's token never has it). */
+export { SYNTHETIC_CAMERA_USER_ID };
 
 /** The link's path on the stage process: not under /stage/, so the API never proxies it. */
 export const CAMERA_LINK_PATH = '/_control/cameras';
-
-/** The `user_id` of the camera process's publish tokens (an operator's token never has it). */
-export const SYNTHETIC_CAMERA_USER_ID = 'tailcam-synthetic-camera';
 
 const LINK_AUDIENCE = 'tailcam-camera-link';
 const LINK_TOKEN_TTL_SECONDS = 60;

@@ -9,7 +9,8 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startLocalStage, type RunningStage } from '../server/start';
+import type { RunningStage } from '../server/start';
+import { startStageWithCameras } from '../testing/stage-with-cameras';
 
 const executablePath = [
   process.env.CHROMIUM_PATH,
@@ -88,13 +89,7 @@ const watch = String.raw`async (token) => {
 
 describe.skipIf(!executablePath)('the SDK bundle in Chromium', () => {
   beforeAll(async () => {
-    running = await startLocalStage({
-      host: '127.0.0.1',
-      port: 0,
-      secret,
-      faultsEnabled: true,
-      camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
-    });
+    running = await startStageWithCameras({ secret, faultsEnabled: true });
     const [sdk, strip] = await Promise.all([
       bundle('./ivs-broadcast-client.ts'),
       bundle('./time-strip-global.ts'),

@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { startLocalStage, type RunningStage } from '../server/start';
+import { startStageWithCameras } from '../testing/stage-with-cameras';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import {
@@ -111,13 +112,7 @@ function firstStrip(track: MediaStreamTrack): Promise<TimeStripPayload> {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: true,
-    camera: { width: 640, height: 360, fps: 30, idleMs: 1000 },
-  });
+  running = await startStageWithCameras({ secret, faultsEnabled: true });
 });
 
 afterEach(() => {
@@ -321,7 +316,6 @@ describe('local SDK Stage', () => {
       port,
       secret,
       faultsEnabled: false,
-      camera: { width: 320, height: 180, fps: 15, idleMs: 0 },
     });
     try {
       await joining;
@@ -338,7 +332,6 @@ describe('local SDK Stage', () => {
       port: 0,
       secret,
       faultsEnabled: false,
-      camera: { width: 320, height: 180, fps: 15, idleMs: 0 },
     });
     const base = `${spare.url}/stage`;
     await spare.close();

@@ -1,7 +1,11 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import WebSocket from 'ws';
+import { CAMERA_LINK_PATH, issueCameraLinkToken, SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
+import { CameraPublisher } from '../cameras/camera-publisher';
 import { NodeViewer } from '../testing/node-viewer';
+import { startStageWithCameras } from '../testing/stage-with-cameras';
 import { startLocalStage, type RunningStage } from './start';
 import { DTLS_HANDSHAKE_TIMEOUT_MS } from './subscription';
 
@@ -60,12 +64,7 @@ function rawStatus(path: string): Promise<number | undefined> {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: true,
-  });
+  running = await startStageWithCameras({ secret, faultsEnabled: true });
   eventsUrl = `${running.url.replace('http', 'ws')}/stage/events`;
 });
 
@@ -229,6 +228,148 @@ describe('local stage over real WebRTC', () => {
   });
 });
 
+describe('publishers: a real encoder over the synthetic camera', () => {
+  /** A publisher that is an encoder to the stage: its token is not the camera process's. */
+  function encoder(stageId: string, streamIndex: number): CameraPublisher {
+    const publisher = new CameraPublisher({
+      stageId,
+      streamIndex,
+      camera: { width: 320, height: 180, fps: 30, idleMs: 1000 },
+      whipUrl: new URL(`/stage/whip/${stageId}`, running.url),
+      issueToken: () =>
+        issueParticipantToken({
+          secret,
+          participantId: `encoder-${++viewerCount}`,
+          stageId,
+          userId: `encoder-${stageId}`,
+          attributes: {},
+          capabilities: { publish: true, subscribe: false },
+          stageBaseUrl: `${running.url}/stage`,
+          ttlSeconds: 60,
+        }),
+    });
+    // An encoder draws whether or not anyone watches: nobody tells it.
+    publisher.setDemand({ video: true, audio: false });
+    publisher.publish();
+    return publisher;
+  }
+
+  it('shows the encoder instead of the camera while it publishes, then the camera again, as new participants', async () => {
+    const viewer = newViewer();
+    const joined = await viewer.join(await tokenFor('N954AS'));
+    if (joined.type !== 'joined') throw new Error('not joined');
+    const cameraParticipant = joined.participants[0];
+    expect(cameraParticipant).toMatchObject({ attributes: { kind: 'camera' } });
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.some((f) => f.strip?.streamIndex === 2), 'the camera');
+
+    // Stream index 0 in its pixels: not what N954AS's camera (index 2) draws.
+    const real = encoder('N954AS', 0);
+    try {
+      const left = await viewer.waitForMessage((m) => m.type === 'participantLeft');
+      const arrived = await viewer.waitForMessage((m) => m.type === 'participantJoined');
+      if (left.type !== 'participantLeft' || arrived.type !== 'participantJoined')
+        throw new Error();
+      expect(left.participantId).toBe(cameraParticipant?.id);
+      expect(arrived.participant).toMatchObject({
+        userId: 'encoder-N954AS',
+        attributes: { kind: 'encoder', tailNumber: 'N954AS' },
+        media: ['audio', 'video'],
+      });
+      expect(running.stage.health().publishers.N954AS).toBe('encoder');
+      // Nobody watches the camera now: the camera process is told to stop drawing it.
+      await waitForStats((stats) => stats.stages.N954AS?.camera.state === 'idle', 'camera idle');
+      const since = Date.now();
+      await viewer.subscribe(arrived.participant);
+      await viewer.waitFor(
+        () => viewer.frames.some((f) => f.receivedAtMs >= since && f.strip?.streamIndex === 0),
+        "the encoder's picture",
+      );
+    } finally {
+      await real.close();
+    }
+
+    // The encoder ends its session (DELETE): the camera is shown again, as a new participant.
+    const back = await viewer.waitForMessage(
+      (m) => m.type === 'participantJoined' && m.participant.attributes.kind === 'camera',
+    );
+    if (back.type !== 'participantJoined') throw new Error();
+    expect(back.participant.id).not.toBe(cameraParticipant?.id);
+    const since = Date.now();
+    await viewer.subscribe(back.participant);
+    await viewer.waitFor(
+      () => viewer.frames.some((f) => f.receivedAtMs >= since && f.strip?.streamIndex === 2),
+      "the camera's picture again",
+    );
+    expect(viewer.closed).toBeUndefined();
+    viewer.close();
+  });
+
+  it('waits for its camera, ends the camera session the moment the link closes, and admits only a signed link', async () => {
+    const stage = await startLocalStage({
+      host: '127.0.0.1',
+      port: 0,
+      secret,
+      faultsEnabled: false,
+      syntheticCameras: ['N743AS'],
+    });
+    const linkUrl = `${stage.url.replace('http', 'ws')}${CAMERA_LINK_PATH}`;
+    const openLink = (token: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(linkUrl, { headers: { authorization: `Bearer ${token}` } });
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_request, response) =>
+          reject(new Error(`link refused: ${response.statusCode}`)),
+        );
+      });
+    const camera = new CameraPublisher({
+      stageId: 'N743AS',
+      streamIndex: 0,
+      camera: { width: 320, height: 180, fps: 15, idleMs: 0 },
+      whipUrl: new URL('/stage/whip/N743AS', stage.url),
+      issueToken: () =>
+        issueParticipantToken({
+          secret,
+          participantId: 'camera-session',
+          stageId: 'N743AS',
+          userId: SYNTHETIC_CAMERA_USER_ID,
+          attributes: {},
+          capabilities: { publish: true, subscribe: false },
+          stageBaseUrl: `${stage.url}/stage`,
+          ttlSeconds: 60,
+        }),
+    });
+    try {
+      expect(stage.stage.health()).toEqual({
+        ready: false,
+        reason: 'no camera publishes N743AS yet',
+        publishers: { N743AS: 'none', N953AS: 'none', N954AS: 'none' },
+      });
+      const forged = await issueCameraLinkToken(new TextEncoder().encode('x'.repeat(40)));
+      await expect(openLink(forged)).rejects.toThrow('link refused: 401');
+      const link = await openLink(await issueCameraLinkToken(secret));
+      camera.publish();
+      const deadline = Date.now() + 10_000;
+      while (!stage.stage.health().ready && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(stage.stage.health()).toMatchObject({ ready: true, publishers: { N743AS: 'camera' } });
+
+      // The camera process dies: its link drops, and its session ends with it, not seconds later.
+      link.terminate();
+      const cutAt = Date.now();
+      while (stage.stage.health().publishers.N743AS !== 'none' && Date.now() < cutAt + 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(stage.stage.health()).toMatchObject({ ready: false, publishers: { N743AS: 'none' } });
+      expect(Date.now() - cutAt).toBeLessThan(500);
+    } finally {
+      await camera.close();
+      await stage.close();
+    }
+  });
+});
+
 describe('fault injection', () => {
   async function fault(path: string, body: unknown = {}) {
     const response = await fetch(`${running.url}/_faults/${path}`, {
@@ -335,11 +476,7 @@ describe('fault injection', () => {
     expect(await health.json()).toEqual({
       status: 'ok',
       ready: true,
-      cameras: {
-        N743AS: expect.any(String),
-        N953AS: expect.any(String),
-        N954AS: expect.any(String),
-      },
+      publishers: { N743AS: 'camera', N953AS: 'camera', N954AS: 'camera' },
     });
     expect((await fetch(`${running.url}/stage/_faults/drop`, { method: 'POST' })).status).toBe(404);
     // A path the API would proxy (it starts with /stage/) must not resolve to a fault route.
@@ -354,8 +491,6 @@ describe('fault injection', () => {
 });
 
 describe('readiness (GET /stage/health)', () => {
-  const camera = { width: 320, height: 180, fps: 15, idleMs: 0 };
-
   async function healthOf(stage: RunningStage) {
     const response = await fetch(`${stage.url}/stage/health`);
     return { status: response.status, body: (await response.json()) as unknown };
@@ -375,7 +510,7 @@ describe('readiness (GET /stage/health)', () => {
           status: 'unavailable',
           ready: false,
           reason: expect.stringMatching(/^participant tokens cannot be verified: .+/),
-          cameras: { N743AS: 'idle', N953AS: 'idle', N954AS: 'idle' },
+          publishers: { N743AS: 'none', N953AS: 'none', N954AS: 'none' },
         },
       });
     } finally {

@@ -298,17 +298,18 @@ export class LocalStage {
     const current = entry.encoder ?? entry.camera;
     if (entry.shown?.publisher === current) return;
     const leaving = entry.shown;
-    entry.shown = undefined;
-    const sessions = this.matchSessions({ stageId: entry.stageId });
-    if (leaving) for (const session of sessions) session.publisherLeft(leaving.participantId);
-    if (!current) return;
-    entry.shownCount += 1;
-    entry.shown = {
+    // The new state first: ending the old subscriptions calls back here (their publisher loses
+    // listeners), and must find nothing left to change.
+    if (current) entry.shownCount += 1;
+    const shown = current && {
       publisher: current,
       participantId: `${entry.stageId}-${current.kind}-${entry.shownCount}`,
     };
-    const participant = this.describeShown(entry.stageId);
-    if (participant) {
+    entry.shown = shown;
+    const sessions = this.matchSessions({ stageId: entry.stageId });
+    if (leaving) for (const session of sessions) session.publisherLeft(leaving.participantId);
+    const participant = shown && this.describeShown(entry.stageId);
+    if (participant && entry.shown === shown) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
     }
   }
