@@ -20,6 +20,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // One login for the whole run: tests that only need to be signed in reuse it, so the login
     // rate limit (which the product must keep) is spent only by the tests about signing in.
     process.env.E2E_LOGIN_TOKEN = await product.loginToken(viewer);
+    // Where the product keeps its secrets: the operator's CLIs (npm run publish-token) read it.
+    process.env.E2E_DATA_DIR = product.dataDir;
   } catch (error) {
     await product.dispose();
     throw error;

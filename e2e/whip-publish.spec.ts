@@ -1,0 +1,161 @@
+/**
+ * A real camera in, end to end: a third-party WHIP client from npm (@eyevinn/whip-web-client), on
+ * a page of another origin, publishes Chromium's fake camera to N954AS with the URL and token
+ * `npm run publish-token` prints; a viewer signed in to the app sees that picture instead of the
+ * synthetic camera's, and the synthetic camera's again when the publisher stops, in the same
+ * player, with no 'Connection lost' and no reload. Once with H.264, once with VP8.
+ *
+ * The two pictures are told apart by their pixels: the synthetic camera's frames carry the time
+ * strip (16:9), Chromium's fake camera draws a mostly green 4:3 frame with no strip.
+ */
+import type { Page, Response } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import {
+  countLoads,
+  expect,
+  expectVideoPlaying,
+  playerVideo,
+  recordWhenShown,
+  signInByApi,
+  test,
+} from './support/fixtures';
+import { localStage, readFrameStamp } from './support/local-stage';
+import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
+import { publishToken, servePublisherPage } from './support/whip-publisher';
+
+const STREAM = 'N954AS';
+
+test.use({
+  launchOptions: {
+    executablePath: chromiumExecutable(),
+    args: [
+      ...CHROMIUM_ARGS,
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+    ],
+  },
+});
+
+let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
+/** What the operator's command printed, once for both tests (it takes seconds to run). */
+let publishing: ReturnType<typeof publishToken>;
+
+test.beforeAll(async () => {
+  publisherPage = await servePublisherPage();
+  publishing = publishToken(STREAM);
+});
+
+test.afterAll(async () => {
+  await publisherPage.close();
+});
+
+interface Picture {
+  width: number;
+  height: number;
+  /** Share of the pixels in the fake camera's greens (its background and its pacman). */
+  green: number;
+}
+
+/** The size of the frame the player shows now and how green it is. */
+function picture(page: Page): Promise<Picture | null> {
+  return playerVideo(page).evaluate((video: HTMLVideoElement) => {
+    if (video.videoWidth === 0) return null;
+    const canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    if (!context) return null;
+    context.drawImage(video, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let green = 0;
+    for (let index = 0; index < data.length; index += 4) {
+      const [r = 0, g = 0, b = 0] = [data[index], data[index + 1], data[index + 2]];
+      if (g > 90 && g > r + 50 && g > b + 50) green += 1;
+    }
+    return { width: canvas.width, height: canvas.height, green: green / (data.length / 4) };
+  });
+}
+
+/** Chromium's fake camera: 4:3, nearly all green (the synthetic camera's cabin is 16:9, grey). */
+function isFakeCamera(seen: Picture | null): boolean {
+  if (!seen) return false;
+  return Math.abs(seen.width / seen.height - 4 / 3) < 0.02 && seen.green > 0.8;
+}
+
+function publisherState(publisher: Page): Promise<PublisherState> {
+  return publisher.evaluate(() =>
+    (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.state(),
+  );
+}
+
+for (const codec of ['H264', 'VP8'] as const) {
+  test(`a browser publishing ${codec} over WHIP from another origin takes over ${STREAM} for its viewer, and the synthetic camera comes back when it stops`, async ({
+    page,
+    context,
+  }) => {
+    test.setTimeout(120_000);
+    await signInByApi(page);
+    const connectionLostShown = await recordWhenShown(page, 'Connection lost');
+    const loads = countLoads(page);
+    await page.goto(`/player/${STREAM}`);
+    await expectVideoPlaying(page);
+    await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe(STREAM);
+    // The criterion tells the synthetic camera apart.
+    expect(isFakeCamera(await picture(page))).toBe(false);
+
+    const { whipUrl, token } = publishing;
+    expect(whipUrl).toMatch(new RegExp(`/stage/whip/${STREAM}$`));
+    const publisher = await context.newPage();
+    const whipAnswers: Response[] = [];
+    publisher.on('response', (response) => {
+      if (response.url().includes('/stage/whip/')) whipAnswers.push(response);
+    });
+    await publisher.goto(publisherPage.url);
+    expect(new URL(publisher.url()).origin).not.toBe(new URL(page.url()).origin);
+    expect(new URL(publisher.url()).origin).not.toBe(new URL(whipUrl).origin);
+    await publisher.evaluate(
+      (options) =>
+        (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.start(options),
+      { endpoint: whipUrl, token, videoCodec: `video/${codec}` },
+    );
+    await expect
+      .poll(async () => (await publisherState(publisher)).connectionState, { timeout: 20_000 })
+      .toBe('connected');
+    const state = await publisherState(publisher);
+    expect(state.offeredVideo).toBe(codec);
+    expect(state.resource).toMatch(new RegExp(`/stage/whip/${STREAM}/[\\w-]+$`));
+    const post = whipAnswers.find((answer) => answer.request().method() === 'POST');
+    expect(post?.status()).toBe(201);
+    expect(await post?.request().headerValue('origin')).toBe(new URL(publisherPage.url).origin);
+    await expect
+      .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher)
+      .toMatchObject({ kind: 'encoder', video: `video/${codec}` });
+
+    // The viewer sees the fake camera: no time strip, its size and its greens.
+    await expect
+      .poll(async () => isFakeCamera(await picture(page)), { timeout: 20_000 })
+      .toBe(true);
+    expect(await readFrameStamp(page)).toBeNull();
+    await expectVideoPlaying(page);
+
+    await publisher.evaluate(() =>
+      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.stop(),
+    );
+    await expect
+      .poll(() => whipAnswers.find((answer) => answer.request().method() === 'DELETE')?.status())
+      .toBe(200);
+    await publisher.close();
+
+    // The synthetic camera again, in the same player.
+    await expect
+      .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
+      .toBe(STREAM);
+    expect(isFakeCamera(await picture(page))).toBe(false);
+    await expectVideoPlaying(page);
+    await expect
+      .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
+      .toBe('camera');
+    expect(await connectionLostShown()).toBe(false);
+    expect(loads()).toBe(1);
+  });
+}
