@@ -17,7 +17,7 @@ import { keepEarlyDtls } from './early-dtls';
 import { isH264KeyFrameStart } from './h264';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
-import { answerParameters, type PublishedCodec, type WhipOffer } from './whip-sdp';
+import { withoutParameterSets, type PublishedCodec, type WhipOffer } from './whip-sdp';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -156,7 +156,7 @@ export class Publisher {
     }
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), CONNECT_TIMEOUT_MS);
-    return withSessionIceLite(this.peer.localDescription?.sdp ?? '');
+    return withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? ''));
   }
 
   /** Starts sending to `listener`. */
@@ -261,7 +261,6 @@ function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
     clockRate: codec.clockRate,
     payloadType: codec.payloadType,
     ...(codec.channels ? { channels: codec.channels } : {}),
-    ...(answerParameters(codec) ? { parameters: answerParameters(codec) } : {}),
     rtcpFeedback: video
       ? [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'ccm', parameter: 'fir' }]
       : [],

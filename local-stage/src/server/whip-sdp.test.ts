@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerParameters, OfferError, readSdpFragment, readWhipOffer } from './whip-sdp';
+import { OfferError, readSdpFragment, readWhipOffer, withoutParameterSets } from './whip-sdp';
 
 /** Chromium's offer, cut down: VP8 and H.264 variants, RTX, several feedback types. */
 const chromiumOffer = (videoOrder: string) =>
@@ -70,15 +70,20 @@ describe('reading a WHIP offer', () => {
     expect(read.sdp).not.toContain('a=bundle-only');
   });
 
-  it('answers H.264 without the sender parameter sets, and keeps them for the viewers', () => {
-    const codec = {
-      mimeType: 'video/H264' as const,
-      payloadType: 96,
-      clockRate: 90_000,
-      parameters:
-        'packetization-mode=1;sprop-parameter-sets=Z0LADNoF,aM48gA==;profile-level-id=42c00c',
-    };
-    expect(answerParameters(codec)).toBe('packetization-mode=1;profile-level-id=42c00c');
+  it("answers H.264 without the sender parameter sets (werift copies the offer's)", () => {
+    const answer = [
+      'a=fmtp:96 packetization-mode=1;sprop-parameter-sets=Z0LADNoF,aM48gA==;profile-level-id=42c00c',
+      'a=fmtp:97 sprop-parameter-sets=Z0LA,aM4=',
+      'a=fmtp:111 minptime=10;useinbandfec=1',
+      '',
+    ].join('\r\n');
+    expect(withoutParameterSets(answer)).toBe(
+      [
+        'a=fmtp:96 packetization-mode=1;profile-level-id=42c00c',
+        'a=fmtp:111 minptime=10;useinbandfec=1',
+        '',
+      ].join('\r\n'),
+    );
   });
 
   it.each([

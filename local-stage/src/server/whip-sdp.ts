@@ -189,14 +189,15 @@ function trimmedTo(section: Section, payloadType: number): string[] {
   return [`${kind} ${realPort} ${proto} ${payloadType}`, ...kept];
 }
 
-/** The parameters a receiver answers with: an H.264 offer's parameter sets are the sender's. */
-export function answerParameters(codec: PublishedCodec): string | undefined {
-  if (!codec.parameters) return undefined;
-  const kept = codec.parameters
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '' && !part.startsWith('sprop-parameter-sets='));
-  return kept.length > 0 ? kept.join(';') : undefined;
+/**
+ * The answer without H.264 `sprop-parameter-sets`: they describe what a sender sends, and werift
+ * copies the offer's format parameters into its answer.
+ */
+export function withoutParameterSets(answer: string): string {
+  return answer
+    .replace(/^(a=fmtp:\d+ .*?)sprop-parameter-sets=[^;\r\n]*;?/gm, '$1')
+    .replace(/;(\r?)$/gm, '$1')
+    .replace(/^a=fmtp:\d+ ?\r?\n/gm, '');
 }
 
 /**

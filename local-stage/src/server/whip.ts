@@ -20,8 +20,11 @@ export const MAX_WHIP_BODY_BYTES = 64 * 1024;
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, PATCH, DELETE, OPTIONS',
-  'access-control-allow-headers': 'Authorization, Content-Type, If-Match',
-  'access-control-expose-headers': 'Location, Link, ETag, Accept-Patch',
+  'access-control-allow-headers': 'Authorization, Content-Type, If-Match, ETag',
+  // Allow-Methods too: a WHIP client on another origin (Eyevinn's) reads it from its own OPTIONS
+  // to learn that trickle ICE is supported, and otherwise waits for its ICE gathering to end.
+  'access-control-expose-headers':
+    'Location, Link, ETag, Accept-Patch, Accept-Post, Access-Control-Allow-Methods',
   'access-control-max-age': '600',
 };
 
