@@ -73,6 +73,37 @@ test.describe('faults during playback (embedded database)', () => {
       .toEqual({ sockets: 1, peerConnections: 1 });
   });
 
+  test("the camera process killed: the stream is removed and added again, without 'Connection lost' or a reload", async ({
+    page,
+  }) => {
+    await signIn(page, loginToken);
+    const connectionLostShown = await recordWhenShown(page, CONNECTION_LOST);
+    const loads = countLoads(page);
+    await page.goto(`${product.baseUrl}/player/N954AS`);
+    await expectVideoPlaying(page);
+    const loadsBefore = loads();
+    const trackBefore = await videoTrackId(page);
+    const stagePid = product.stagePid();
+    const killed = product.camerasPid();
+    if (killed === undefined) throw new Error('no camera process to kill');
+
+    const killedAt = performance.now();
+    process.kill(killed, 'SIGKILL');
+
+    // scripts/start.mjs starts a new camera process; it publishes again, and the player attaches
+    // the new participant's video: the viewer's session to the stage was never touched.
+    await expect.poll(() => videoTrackId(page), { timeout: 20_000 }).not.toBe(trackBefore);
+    const newTrackMs = performance.now() - killedAt;
+    await expectVideoPlaying(page);
+    console.log(
+      `camera process killed → new track in the player: ${Math.round(newTrackMs)} ms, playing by ${Math.round(performance.now() - killedAt)} ms`,
+    );
+    expect(product.camerasPid()).not.toBe(killed);
+    expect(product.stagePid()).toBe(stagePid);
+    expect(await connectionLostShown()).toBe(false);
+    expect(loads()).toBe(loadsBefore);
+  });
+
   test("the API restarted: the player gives up with 'Stream Unavailable', and 'Retry Connection' recovers", async ({
     page,
   }) => {
