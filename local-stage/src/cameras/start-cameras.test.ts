@@ -59,7 +59,13 @@ beforeAll(async () => {
     syntheticCameras: STREAM_IDS,
   });
   cameras = startCameraPublishers({ stageUrl: stage.url, secret, stageIds: STREAM_IDS, camera });
-  await waitUntil(() => stage.stage.health().ready, 'every camera published');
+  // The stage counts a publisher on air when its DTLS is done, the publisher a moment later.
+  await waitUntil(
+    () =>
+      stage.stage.health().ready &&
+      Object.values(cameras.stats().cameras).every((stats) => stats.state === 'published'),
+    'every camera published',
+  );
 });
 
 afterEach(() => {
