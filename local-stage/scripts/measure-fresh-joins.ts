@@ -1,6 +1,7 @@
 /**
  * First joins of freshly started stage processes (`npx tsx local-stage/scripts/measure-fresh-joins.ts
- * [rounds]`, after `npm run build -w local-stage`): each round starts `dist/stage.js`, joins one
+ * [rounds]`, after `npm run build -w local-stage`): each round starts `dist/stage.js` and the
+ * camera process (`dist/cameras.js`, N953AS only), waits for the camera on air, joins one
  * Node viewer (libwebrtc, the DTLS client as a browser is), waits for a decoded frame and kills the
  * process. A cold process is where werift's DTLS server is slowest and the viewer retransmits its
  * hellos, so this is where a handshake can get stuck (docs/decisions/0026-one-encoder-per-camera.md):
@@ -18,22 +19,37 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const basePort = 19000 + Math.floor(Math.random() * 900);
 
 async function startStage(port: number) {
-  const child = spawn(process.execPath, ['dist/stage.js'], {
+  const env = {
+    ...process.env,
+    STAGE_PORT: String(port),
+    STAGE_TOKEN_SECRET: secretText,
+    STAGE_SYNTHETIC_CAMERAS: 'N953AS',
+  };
+  const stage = spawn(process.execPath, ['dist/stage.js'], {
     cwd: packageDir,
-    env: { ...process.env, STAGE_PORT: String(port), STAGE_TOKEN_SECRET: secretText },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+    stdio: 'ignore',
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the stage did not start in 20 s')), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!output.includes('listening')) return;
-      clearTimeout(timer);
-      resolve();
-    });
+  const cameras = spawn(process.execPath, ['dist/cameras.js'], {
+    cwd: packageDir,
+    env,
+    stdio: 'ignore',
   });
-  return child;
+  const kill = () => {
+    stage.kill();
+    cameras.kill('SIGKILL');
+  };
+  // Ready: the camera is on air, so the join is a stage's first, as after `npm start`.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const health = await fetch(`http://127.0.0.1:${port}/stage/health`).catch(() => undefined);
+    if (health?.ok) return { kill };
+    if (Date.now() > deadline) {
+      kill();
+      throw new Error('the stage and its camera were not ready in 20 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const joinTimes: number[] = [];
@@ -70,7 +86,7 @@ for (let round = 0; round < rounds; round += 1) {
       `${elapsed.toFixed(0)} ms (peer ${viewer.peerState ?? 'none'})`,
   );
   viewer.close();
-  stage.kill('SIGKILL');
+  stage.kill();
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 joinTimes.sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asDtlsServer, withSessionIceLite, withVideoBitrate } from './sdp';
+import { asDtlsServer, withSessionIceLite } from './sdp';
 
 const werift = [
   'v=0',
@@ -35,16 +35,5 @@ describe('stage SDP edits', () => {
     const offer = asDtlsServer(werift);
     expect(offer).not.toMatch(/actpass/);
     expect(offer.match(/^a=setup:passive$/gm)).toHaveLength(2);
-  });
-
-  it("sets the VP8 encoder's bitrate on the VP8 codec only", () => {
-    const answer = werift
-      .replace('a=mid:0\r\n', 'a=mid:0\r\na=rtpmap:96 VP8/90000\r\n')
-      .replace('a=mid:1\r\n', 'a=mid:1\r\na=rtpmap:111 opus/48000/2\r\n');
-    const lines = withVideoBitrate(answer, { start: 700, max: 900 }).split('\r\n');
-    expect(lines[lines.indexOf('a=rtpmap:96 VP8/90000') + 1]).toBe(
-      'a=fmtp:96 x-google-start-bitrate=700;x-google-min-bitrate=350;x-google-max-bitrate=900',
-    );
-    expect(lines.filter((line) => line.startsWith('a=fmtp:'))).toHaveLength(1);
   });
 });

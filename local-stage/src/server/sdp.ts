@@ -1,7 +1,4 @@
-/**
- * The edits the stage makes to session descriptions (werift's, and the answer its camera feeds'
- * libwebrtc encoders receive).
- */
+/** The edits the stage makes to werift's session descriptions. */
 
 /**
  * `a=ice-lite` at the session level, where RFC 8839 puts it and the only place libwebrtc reads it:
@@ -21,17 +18,4 @@ export function withSessionIceLite(sdp: string): string {
  */
 export function asDtlsServer(offer: string): string {
   return offer.replace(/^a=setup:actpass(?=\r?$)/gm, 'a=setup:passive');
-}
-
-/**
- * The VP8 encoder's bitrate, in kbit/s, in the answer a libwebrtc sender receives: libwebrtc reads
- * `x-google-{start,min,max}-bitrate` from the negotiated codec's format parameters.
- */
-export function withVideoBitrate(sdp: string, kbps: { start: number; max: number }): string {
-  return sdp.replace(
-    /^a=rtpmap:(\d+) VP8\/90000(?=\r?$)/m,
-    (line, payloadType: string) =>
-      `${line}\r\na=fmtp:${payloadType} x-google-start-bitrate=${kbps.start};` +
-      `x-google-min-bitrate=${Math.round(kbps.start / 2)};x-google-max-bitrate=${kbps.max}`,
-  );
 }
