@@ -17,7 +17,7 @@ import {
 } from 'werift';
 import { keepEarlyDtls } from './early-dtls';
 import type { FeedListener, Publisher } from './publisher';
-import { asDtlsServer } from './sdp';
+import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../signalling';
 
 const ANSWER_TIMEOUT_MS = 15_000;
@@ -44,6 +44,11 @@ export interface SubscriptionOptions {
   publisherId: string;
   send: (message: StageMessage) => void;
   onClosed: (subscription: Subscription) => void;
+  /**
+   * A WHEP subscription (whep.ts): the viewer offers and the stage answers, as an ICE lite agent
+   * with its candidates in the answer. Else the stage offers over the signalling socket.
+   */
+  answerer?: boolean;
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
 }
@@ -80,7 +85,10 @@ export class Subscription implements FeedListener {
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.log = options.log ?? (() => undefined);
-    this.peer = new RTCPeerConnection(viewerPeerConfig(options.publisher));
+    this.peer = new RTCPeerConnection({
+      ...viewerPeerConfig(options.publisher),
+      iceLite: options.answerer ?? false,
+    });
     if (this.media.video) {
       this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
       // The viewer lost a picture: the publisher sends a key frame for everyone.
@@ -132,6 +140,29 @@ export class Subscription implements FeedListener {
     });
     this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
     return true;
+  }
+
+  /**
+   * A WHEP viewer's offer, already trimmed to what the stage sends (whep-sdp.ts): answers it, as
+   * the DTLS server (so the viewer's ClientHello opens the handshake, as with socket viewers), and
+   * starts listening to the publisher. Undefined when the publisher has gone meanwhile.
+   */
+  async acceptOffer(offer: string): Promise<string | undefined> {
+    await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
+    for (const transport of this.peer.dtlsTransports) transport.role = 'server';
+    await this.peer.setLocalDescription(await this.peer.createAnswer());
+    if (this.closed) return undefined;
+    if (this.publisher.state === 'closed') {
+      this.close('publisher-left', false);
+      return undefined;
+    }
+    this.publisher.add(this);
+    if (this.media.video) this.publisher.requestKeyFrame();
+    // Not connected by then: the viewer never reached the stage (nothing half-open is kept).
+    this.answerTimer = setTimeout(() => {
+      if (!this.connected) this.close('connect-timeout', false);
+    }, ANSWER_TIMEOUT_MS);
+    return withSessionIceLite(this.peer.localDescription?.sdp ?? '');
   }
 
   async answer(sdp: string): Promise<void> {
