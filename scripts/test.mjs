@@ -20,6 +20,17 @@ function run(title, command, args, { allowStatus = [] } = {}) {
 
 run('type-check', 'npm', ['run', 'typecheck']);
 run('lint and format', 'npm', ['run', 'lint']);
+// Before the unit tests: the local stage's tests use the real WHIP encoder too.
+if (
+  run(
+    'GStreamer WHIP client for the real-encoder tests',
+    process.execPath,
+    ['scripts/ensure-whip-client.mjs'],
+    { allowStatus: [3] },
+  ) === 3
+) {
+  skipped.push('real WHIP encoder tests (no simple-whip-client)');
+}
 run('unit and integration tests', process.execPath, [
   'scripts/with-postgres.mjs',
   'npm',
