@@ -1,0 +1,204 @@
+/**
+ * A real encoder publishing to the stage: Meetecho's simple-whip-client (GStreamer webrtcbin and
+ * libnice), as Debian 12 packages it, run as a child process with a live test pattern. It trickles
+ * its candidates in PATCHes, offers a bundle-only video m-line and sends DELETE when stopped
+ * (SIGINT). The client is run through the launcher scripts/ensure-whip-client.mjs writes (npm test
+ * runs it); without it these tests are skipped, saying so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { NodeViewer } from '../testing/node-viewer';
+import { stageStatsSchema } from './control';
+import { startLocalStage, type RunningStage } from './start';
+
+const WHIP_CLIENT = fileURLToPath(
+  new URL('../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
+);
+const clientMissing = existsSync(WHIP_CLIENT)
+  ? undefined
+  : `no GStreamer WHIP client at ${WHIP_CLIENT}: install simple-whip-client (Debian 12: ` +
+    'apt-get install simple-whip-client gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gcc) ' +
+    'and run node scripts/ensure-whip-client.mjs';
+if (clientMissing) console.warn(`SKIPPED whip-gstreamer.test.ts: ${clientMissing}`);
+
+const secret = new TextEncoder().encode('a-whip-gstreamer-test-secret-of-some-length');
+const STAGE = 'N743AS';
+const WIDTH = 320;
+const HEIGHT = 240;
+/** A live SMPTE test pattern, raw, at the size the viewer is to receive. */
+const TEST_PATTERN =
+  `videotestsrc is-live=true pattern=smpte ! ` +
+  `video/x-raw,width=${WIDTH},height=${HEIGHT},framerate=15/1 ! videoconvert ! queue`;
+const VP8_PIPELINE =
+  `${TEST_PATTERN} ! vp8enc deadline=1 keyframe-max-dist=30 ! rtpvp8pay pt=96 ! queue ! ` +
+  'application/x-rtp,media=video,encoding-name=VP8,payload=96';
+const H264_PIPELINE =
+  `${TEST_PATTERN} ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! ` +
+  'video/x-h264,profile=constrained-baseline ! rtph264pay config-interval=-1 pt=96 ! queue ! ' +
+  'application/x-rtp,media=video,encoding-name=H264,payload=96';
+
+let running: RunningStage;
+const stageLog: string[] = [];
+const cleanups: (() => void)[] = [];
+
+function token(capabilities: { publish: boolean; subscribe: boolean }, userId: string) {
+  return issueParticipantToken({
+    secret,
+    participantId: crypto.randomUUID(),
+    stageId: STAGE,
+    userId,
+    attributes: {},
+    capabilities,
+    stageBaseUrl: `${running.url}/stage`,
+    ttlSeconds: 600,
+  });
+}
+
+async function stats() {
+  const response = await fetch(`${running.url}/_stats`);
+  if (!response.ok) throw new Error(`/_stats answered ${response.status}`);
+  return stageStatsSchema.parse(await response.json());
+}
+
+async function publisherOnAir() {
+  return (await stats()).stages[STAGE]?.publisher ?? null;
+}
+
+/** The real client publishing `videoPipeline` to the stage; its output kept for the report. */
+class WhipClientProcess {
+  readonly startedAt = Date.now();
+  private readonly child: ChildProcess;
+  private output = '';
+  private exited: Promise<number | null>;
+
+  constructor(url: string, participantToken: string, videoPipeline: string) {
+    this.child = spawn(
+      WHIP_CLIENT,
+      ['-u', url, '-t', participantToken, '-o', '-V', videoPipeline],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const keep = (chunk: Buffer) => (this.output += chunk.toString());
+    this.child.stdout?.on('data', keep);
+    this.child.stderr?.on('data', keep);
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    cleanups.push(() => {
+      if (this.child.exitCode === null && this.child.signalCode === null)
+        this.child.kill('SIGKILL');
+    });
+  }
+
+  /** What it printed, without the token. */
+  get log(): string {
+    return this.output.replace(/Bearer Token:\s+\S+/, 'Bearer Token: (left out)');
+  }
+
+  /** Ctrl+C, as an operator stops it: it sends DELETE, then exits (bounded). */
+  async stop(timeoutMs = 5_000): Promise<number | null> {
+    this.child.kill('SIGINT');
+    const timedOut = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), timeoutMs),
+    );
+    const ended = await Promise.race([this.exited, timedOut]);
+    if (ended === 'timeout') throw new Error(`the client did not exit on SIGINT:\n${this.log}`);
+    return ended;
+  }
+}
+
+async function publish(videoPipeline: string): Promise<WhipClientProcess> {
+  const publishToken = await token({ publish: true, subscribe: false }, `encoder-${STAGE}`);
+  return new WhipClientProcess(`${running.url}/stage/whip/${STAGE}`, publishToken, videoPipeline);
+}
+
+/** Waits (bounded) until the client is on air with `mimeType`; how long that took from its start. */
+async function onAir(client: WhipClientProcess, mimeType: string): Promise<number> {
+  try {
+    await expect
+      .poll(publisherOnAir, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ kind: 'encoder', video: mimeType });
+  } catch (error) {
+    console.error(`the client's log:\n${client.log}`);
+    throw error;
+  }
+  return Date.now() - client.startedAt;
+}
+
+async function expectPacketsGrowing(): Promise<void> {
+  const before = (await publisherOnAir())?.videoPackets ?? 0;
+  await expect
+    .poll(async () => (await publisherOnAir())?.videoPackets ?? 0, { timeout: 5_000 })
+    .toBeGreaterThan(before + 10);
+}
+
+beforeAll(async () => {
+  running = await startLocalStage({
+    host: '127.0.0.1',
+    port: 0,
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: [],
+    log: (message) => stageLog.push(message),
+  });
+});
+
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+afterAll(async () => {
+  await running?.close();
+});
+
+describe.skipIf(clientMissing !== undefined)('GStreamer simple-whip-client publishing', () => {
+  it('goes on air in VP8, a viewer receives the test pattern, and Ctrl+C takes it off air', async () => {
+    const client = await publish(VP8_PIPELINE);
+    const onAirAfterMs = await onAir(client, 'video/VP8');
+    await expectPacketsGrowing();
+
+    const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
+    cleanups.push(() => viewer.close());
+    const joined = await viewer.join(await token({ publish: false, subscribe: true }, 'viewer'));
+    expect(joined).toMatchObject({
+      type: 'joined',
+      participants: [{ userId: `encoder-${STAGE}`, publishing: true, media: ['video'] }],
+    });
+    const subscribedAt = Date.now();
+    await viewer.subscribe();
+    await viewer.waitFor(() => viewer.frames.length >= 5, "the encoder's frames", 10_000);
+    const firstFrameAt = viewer.frames[0]?.receivedAtMs ?? Number.NaN;
+    // The test pattern at its own size, and not a synthetic camera's picture (no time strip).
+    expect(viewer.frames.slice(0, 5)).toEqual(
+      Array.from({ length: 5 }, () =>
+        expect.objectContaining({ width: WIDTH, height: HEIGHT, strip: null }),
+      ),
+    );
+    console.log(
+      `simple-whip-client (VP8): on air ${onAirAfterMs} ms after it was started; a viewer's ` +
+        `first frame ${firstFrameAt - subscribedAt} ms after subscribing ` +
+        `(${firstFrameAt - client.startedAt} ms after the client was started)`,
+    );
+
+    const stoppedAt = Date.now();
+    await client.stop();
+    await expect.poll(publisherOnAir, { timeout: 5_000, interval: 100 }).toBeNull();
+    console.log(`simple-whip-client stopped: off air after ${Date.now() - stoppedAt} ms`);
+    // Ended by its DELETE, not by the stage noticing the connection gone.
+    expect(stageLog.filter((line) => line.includes(`left ${STAGE}`))).toEqual([
+      expect.stringMatching(/deleted/),
+    ]);
+    expect((await stats()).stages[STAGE]?.connectingPublishers).toBe(0);
+  }, 60_000);
+
+  it('goes on air in H.264 (constrained baseline) with its packets arriving', async () => {
+    const client = await publish(H264_PIPELINE);
+    const onAirAfterMs = await onAir(client, 'video/H264');
+    await expectPacketsGrowing();
+    console.log(`simple-whip-client (H.264): on air ${onAirAfterMs} ms after it was started`);
+    await client.stop();
+    await expect.poll(publisherOnAir, { timeout: 5_000, interval: 100 }).toBeNull();
+  }, 60_000);
+});
