@@ -55,7 +55,12 @@ describe('stage configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['STAGE_PORT', 'STAGE_TOKEN_SECRET', 'STAGE_FAULTS', 'STAGE_SYNTHETIC_CAMERAS']) {
+    for (const name of [
+      'STAGE_PORT',
+      'STAGE_TOKEN_SECRET',
+      'STAGE_FAULTS',
+      'STAGE_SYNTHETIC_CAMERAS',
+    ]) {
       expect(message).toContain(name);
     }
   });

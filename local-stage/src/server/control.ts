@@ -39,6 +39,8 @@ export const stageStatsSchema = z.object({
   participants: z.array(
     z.object({ participantId: z.string(), stageId: z.string(), peerConnections: z.number() }),
   ),
+  /** Players watching over WHEP (their peer connections are in `peerConnections` too). */
+  whepSessions: z.number(),
   pendingJoinFailures: z.number(),
   /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
   recentConnectMs: z.array(z.number()),

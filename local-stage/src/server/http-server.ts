@@ -5,7 +5,8 @@
  *   GET  /stage/health   200 {status:'ok', ready:true, cameras} when a viewer's join would be
  *                        served; else 503 {status:'unavailable', ready:false, reason, cameras}
  *   WS   /stage/events   the signalling socket (../signalling.ts)
- *   /stage/whip/...      the WHIP endpoint for publishers (whip.ts)
+ *   /stage/whip/...      the WHIP endpoint for publishers (sdp-endpoint.ts)
+ *   /stage/whep/...      the WHEP endpoint for players (sdp-endpoint.ts)
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
  *   GET  /_stats         counts: sockets, peer connections, publishers per stage
  *   WS   /_control/cameras  the camera process's link (../camera-link.ts): Bearer link token
@@ -20,7 +21,7 @@ import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { endUserSessionsBody, faultBodies } from './control';
 import type { LocalStage } from './local-stage';
-import { handleWhip, isWhipPath } from './whip';
+import { handleSdpEndpoint, sdpEndpointOf } from './sdp-endpoint';
 
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_SOCKETS = 256;
@@ -116,12 +117,8 @@ async function handleRequest(
       ? sendJson(response, 200, { status: 'ok', ...health })
       : sendJson(response, 503, { status: 'unavailable', ...health });
   }
-  if (isWhipPath(path)) return handleWhip(request, response, path, stage);
-  if (path === '/stage/whep') {
-    return sendJson(response, 404, {
-      error: 'Subscriptions are negotiated over the events socket (/stage/events)',
-    });
-  }
+  const endpoint = sdpEndpointOf(path);
+  if (endpoint) return handleSdpEndpoint(request, response, path, stage[endpoint]);
   if (path.startsWith('/_') && !isLoopback(request)) {
     return sendJson(response, 403, { error: 'Loopback only' });
   }

@@ -3,6 +3,7 @@
  * stage this process serves, and the subscribe capability. Failures become IVS-style stage
  * errors (code + message) for the SDK.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import {
   ParticipantTokenError,
@@ -66,12 +67,18 @@ export async function verifyJoinToken(
 }
 
 /**
- * Checks a WHIP publisher's Bearer token for `stageId`: 401 when it is not a live token signed
- * with the stage's secret, 403 when it is one but may not publish, or is for another stage.
+ * Checks the Bearer token of a WHIP publisher (`publish`) or a WHEP player (`subscribe`) for
+ * `stageId`: 401 when it is not a live token signed with the stage's secret, 403 when it is one
+ * but lacks the capability, or is for another stage.
  */
-export async function verifyPublishToken(
+export async function verifyBearerToken(
   token: string,
-  options: { secret: Uint8Array; stageId: string; now?: Date },
+  options: {
+    secret: Uint8Array;
+    stageId: string;
+    capability: 'publish' | 'subscribe';
+    now?: Date;
+  },
 ): Promise<ParticipantTokenClaims> {
   let topic: unknown;
   try {
@@ -85,13 +92,18 @@ export async function verifyPublishToken(
     claims = await verifyParticipantToken(token, {
       secret: options.secret,
       stageId: typeof topic === 'string' ? topic : '',
-      capability: 'publish',
+      capability: options.capability,
       now: options.now,
     });
   } catch (error) {
     if (!(error instanceof ParticipantTokenError)) throw error;
     if (error.reason === 'not_allowed') {
-      throw new WhipError(403, 'The token does not allow publishing');
+      throw new WhipError(
+        403,
+        options.capability === 'publish'
+          ? 'The token does not allow publishing'
+          : 'The token does not allow watching (it is a PUBLISH token)',
+      );
     }
     throw new WhipError(
       401,
@@ -102,4 +114,22 @@ export async function verifyPublishToken(
     throw new WhipError(403, `The token is for another stage than ${options.stageId}`);
   }
   return claims;
+}
+
+/** A session's Bearer token, kept as a digest: later requests must present the same token. */
+export class HeldToken {
+  private readonly digest: Buffer;
+
+  constructor(token: string) {
+    this.digest = digestOf(token);
+  }
+
+  /** Whether `token` is the one held (compared in constant time). */
+  matches(token: string): boolean {
+    return timingSafeEqual(digestOf(token), this.digest);
+  }
+}
+
+function digestOf(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
 }

@@ -7,6 +7,7 @@
  * watches (camera-link.ts), answers the health and stats questions, and carries out the fault
  * injections. The sessions reach the stage only through the `SessionHost` it hands each of them.
  */
+import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
@@ -14,11 +15,13 @@ import type { ParticipantDescription, StageErrorCategoryName } from '../signalli
 import { STAGE_ERROR_CODES } from '../signalling';
 import { DEFAULT_SESSIONS_PER_USER } from './config';
 import type { StageStats } from './control';
-import { JoinRefusedError, verifyJoinToken, verifyPublishToken } from './join-token';
+import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-token';
 import { Publisher, type PublisherKind } from './publisher';
-import type { Subscription } from './subscription';
+import type { SdpEndpoint } from './sdp-endpoint';
+import { Subscription } from './subscription';
 import { ViewerSession, type Admission, type SessionHost } from './viewer-session';
-import { readWhipOffer, WhipError } from './whip-sdp';
+import { WhepSession } from './whep-session';
+import { readWhepOffer, readWhipOffer, WhipError } from './whip-sdp';
 
 /** Publishers whose ICE and DTLS are not done yet, on all stages: more wait for a 503. */
 const MAX_CONNECTING_PUBLISHERS = 32;
@@ -85,6 +88,31 @@ export class LocalStage {
   private readonly subscriptions = new Set<Subscription>();
   private readonly joinFailures: JoinFailure[] = [];
   private readonly connectTimes: number[] = [];
+  /** Players watching over WHEP, by session id. */
+  private readonly whepSessions = new Map<string, WhepSession>();
+  /** The WHIP endpoint: publishers (sdp-endpoint.ts). */
+  readonly whip: SdpEndpoint = {
+    name: 'whip',
+    hasStage: (stageId) => this.stages.has(stageId),
+    create: async (stageId, token, offer) => {
+      const { publisher, answer } = await this.publish(stageId, token, offer);
+      return { id: publisher.id, answer };
+    },
+    session: (stageId, id) => {
+      const publisher = this.stages.get(stageId)?.publishers.get(id);
+      return publisher?.state === 'closed' ? undefined : publisher;
+    },
+  };
+  /** The WHEP endpoint: players (sdp-endpoint.ts). */
+  readonly whep: SdpEndpoint = {
+    name: 'whep',
+    hasStage: (stageId) => this.stages.has(stageId),
+    create: (stageId, token, offer) => this.watch(stageId, token, offer),
+    session: (stageId, id) => {
+      const session = this.whepSessions.get(id);
+      return session?.stageId === stageId && session.subscription.isOpen ? session : undefined;
+    },
+  };
   /** The camera process's link, while it is connected (camera-link.ts). */
   private cameraLink: WebSocket | undefined;
   /** What the sessions may ask of the stage. */
@@ -156,7 +184,10 @@ export class LocalStage {
         other.participantId !== claims.jti,
     );
     const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
-    if (sameUser.length >= perUser) {
+    const watching = [...this.whepSessions.values()].filter(
+      (other) => other.userId === claims.user_id,
+    ).length;
+    if (sameUser.length + watching >= perUser) {
       // TOKEN_NOT_ALLOWED, not STAGE_AT_CAPACITY: the stage has room, this account has not.
       throw new JoinRefusedError(
         STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED,
@@ -209,7 +240,11 @@ export class LocalStage {
     const entry = this.stages.get(stageId);
     if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
     if (this.closing) throw new WhipError(503, 'The stage is shutting down');
-    const claims = await verifyPublishToken(token, { secret: this.options.secret, stageId });
+    const claims = await verifyBearerToken(token, {
+      secret: this.options.secret,
+      stageId,
+      capability: 'publish',
+    });
     const kind: PublisherKind = claims.user_id === SYNTHETIC_CAMERA_USER_ID ? 'camera' : 'encoder';
     if (kind === 'camera' && !entry.cameraOnAir) {
       throw new WhipError(409, `The camera of ${stageId} is held off air (fault injection)`);
@@ -251,13 +286,73 @@ export class LocalStage {
     return { publisher, answer };
   }
 
-  hasStage(stageId: string): boolean {
-    return this.stages.has(stageId);
+  /**
+   * A WHEP player's offer for `stageId` with a SUBSCRIBE token: a subscription to the publisher
+   * shown there, answered over HTTP. Counted with the socket sessions against the per-account
+   * and the stage's limits. Throws WhipError for what the player must change.
+   */
+  private async watch(
+    stageId: string,
+    token: string,
+    offerSdp: string,
+  ): Promise<{ id: string; answer: string }> {
+    const entry = this.stages.get(stageId);
+    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
+    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
+    const claims = await verifyBearerToken(token, {
+      secret: this.options.secret,
+      stageId,
+      capability: 'subscribe',
+    });
+    const shown = entry.shown;
+    if (!shown) throw new WhipError(503, `Nothing is on air on ${stageId} now; try again shortly`);
+    const offer = readWhepOffer(offerSdp, shown.publisher);
+    const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
+    if (this.sessionsOf(claims.user_id) >= perUser) throw new WhipError(429, TOO_MANY_SESSIONS);
+    const joined = [...this.sessions].filter((session) => session.state === 'joined').length;
+    if (joined + this.whepSessions.size >= (this.options.maxSessions ?? 64)) {
+      throw new WhipError(503, 'The stage is at capacity; try again later');
+    }
+    let session: WhepSession | undefined;
+    const subscription = new Subscription({
+      id: randomUUID(),
+      publisher: shown.publisher,
+      media: offer.media,
+      publisherId: shown.participantId,
+      // No socket: what a socket viewer would be told, a WHEP player learns from its connection.
+      send: () => undefined,
+      answerer: true,
+      log: (message) => this.log(message),
+      onClosed: (closed) => {
+        if (session) this.whepSessions.delete(session.id);
+        this.subscriptionClosed(closed);
+      },
+    });
+    session = new WhepSession(stageId, claims.user_id, token, offer.iceUfrag, subscription);
+    this.subscriptions.add(subscription);
+    this.whepSessions.set(session.id, session);
+    let answer: string | undefined;
+    try {
+      answer = await subscription.acceptOffer(offer.sdp);
+    } catch (error) {
+      subscription.close('answer-failed', false);
+      this.log(`WHEP offer for ${stageId} could not be answered`, error);
+      throw new WhipError(400, 'The offer could not be negotiated');
+    }
+    if (answer === undefined) {
+      throw new WhipError(503, `The publisher of ${stageId} left meanwhile; try again`);
+    }
+    return { id: session.id, answer };
   }
 
-  /** The publisher session `id` on `stageId`, if it is still there. */
-  publisherSession(stageId: string, id: string): Publisher | undefined {
-    return this.stages.get(stageId)?.publishers.get(id);
+  /** The sessions an account holds: joined or joining sockets, and WHEP sessions. */
+  private sessionsOf(userId: string): number {
+    let count = 0;
+    for (const session of this.sessions) {
+      if (session.state !== 'closed' && this.sessionUsers.get(session) === userId) count += 1;
+    }
+    for (const session of this.whepSessions.values()) if (session.userId === userId) count += 1;
+    return count;
   }
 
   /** A publisher connected, closed, or gained or lost a listener. */
@@ -307,7 +402,14 @@ export class LocalStage {
     };
     entry.shown = shown;
     const sessions = this.matchSessions({ stageId: entry.stageId });
-    if (leaving) for (const session of sessions) session.publisherLeft(leaving.participantId);
+    if (leaving) {
+      for (const session of sessions) session.publisherLeft(leaving.participantId);
+      for (const session of [...this.whepSessions.values()]) {
+        if (session.subscription.publisherId === leaving.participantId) {
+          session.subscription.close('publisher-left', false);
+        }
+      }
+    }
     const participant = shown && this.describeShown(entry.stageId);
     if (participant && entry.shown === shown) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
@@ -473,6 +575,7 @@ export class LocalStage {
         stageId: session.stageId ?? '',
         peerConnections: session.peerConnectionCount,
       })),
+      whepSessions: this.whepSessions.size,
       pendingJoinFailures: this.joinFailures.length,
       recentConnectMs: this.connectTimes.map((ms) => Math.round(ms)),
       process: {
@@ -493,7 +596,9 @@ export class LocalStage {
       (session) => session.state === 'joined' && this.sessionUsers.get(session) === userId,
     );
     for (const session of matching) session.end('participant-disconnected');
-    return matching.length;
+    const watching = [...this.whepSessions.values()].filter((session) => session.userId === userId);
+    for (const session of watching) session.subscription.close('participant-disconnected', false);
+    return matching.length + watching.length;
   }
 
   // ---- Fault injection (reached only through the loopback-only /_faults routes). ----
@@ -554,6 +659,9 @@ export class LocalStage {
   /** Like a restart of the stage: every connection is cut and every fault cleared. */
   restart(): number {
     const dropped = this.drop({});
+    for (const session of [...this.whepSessions.values()]) {
+      session.subscription.close('stage-restart', false);
+    }
     this.joinFailures.length = 0;
     for (const entry of this.stages.values()) this.startCamera(entry.stageId);
     return dropped;
@@ -563,6 +671,9 @@ export class LocalStage {
   close(): void {
     this.closing = true;
     for (const session of [...this.sessions]) session.drop();
+    for (const session of [...this.whepSessions.values()]) {
+      session.subscription.close('stage-closing', false);
+    }
     for (const entry of this.stages.values()) {
       for (const publisher of [...entry.publishers.values()]) publisher.close('stage-closing');
     }

@@ -11,9 +11,11 @@
  * A new viewer asks for a key frame (`requestKeyFrame`): one PLI to the publisher serves every
  * viewer that asks while it is pending, as camera-feed.ts did for the in-process encoders.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { RTCPeerConnection, RTCRtpCodecParameters, useSdesMid, type RtpPacket } from 'werift';
 import { keepEarlyDtls } from './early-dtls';
+import { HeldToken } from './join-token';
+import type { SdpSession } from './sdp-endpoint';
 import { isH264KeyFrameStart } from './h264';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
@@ -51,7 +53,7 @@ export interface PublisherOptions {
   log?: (message: string) => void;
 }
 
-export class Publisher {
+export class Publisher implements SdpSession {
   /** The WHIP resource's id (its Location's last segment): unguessable. */
   readonly id = randomUUID();
   readonly stageId: string;
@@ -69,7 +71,7 @@ export class Publisher {
   private stateValue: PublisherState = 'connecting';
   private readonly peer: RTCPeerConnection;
   private readonly offer: WhipOffer;
-  private readonly tokenDigest: Buffer;
+  private readonly token: HeldToken;
   private readonly listeners = new Set<FeedListener>();
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
@@ -86,7 +88,7 @@ export class Publisher {
     this.userId = options.userId;
     this.tokenId = options.tokenId;
     this.offer = options.offer;
-    this.tokenDigest = digest(options.token);
+    this.token = new HeldToken(options.token);
     this.video = options.offer.video;
     this.audio = options.offer.audio;
     this.onStateChange = options.onStateChange;
@@ -138,7 +140,12 @@ export class Publisher {
 
   /** Whether `token` is the one the session was created with (checked in constant time). */
   holdsToken(token: string): boolean {
-    return timingSafeEqual(digest(token), this.tokenDigest);
+    return this.token.matches(token);
+  }
+
+  /** The publisher ended its session (WHIP DELETE). */
+  end(): void {
+    this.close('deleted');
   }
 
   /** The offer's ICE username fragment (a PATCH with another asks for an ICE restart). */
@@ -271,8 +278,4 @@ function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
 function stripExtensions(packet: RtpPacket): void {
   packet.header.extension = false;
   packet.header.extensions = [];
-}
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }

@@ -58,10 +58,12 @@ interface Section {
   lines: string[];
 }
 
-export function readWhipOffer(text: string): WhipOffer {
+/** An offer's lines: its session part and its media sections (audio and video, one of each). */
+function parseOffer(text: string, role: 'WHIP publisher' | 'WHEP player') {
   const lines = text.split(/\r?\n/).filter((line) => line !== '');
-  if (lines[0] !== 'v=0')
+  if (lines[0] !== 'v=0') {
     throw new OfferError('The body is not an SDP offer (it must start with v=0)');
+  }
   if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^[a-z]=/.test(line))) {
     throw new OfferError('The SDP offer has a line that is not "x=value"');
   }
@@ -75,7 +77,7 @@ export function readWhipOffer(text: string): WhipOffer {
   for (const section of sections) {
     if (section.kind !== 'audio' && section.kind !== 'video') {
       throw new OfferError(
-        `The offer has a ${section.kind} section; a WHIP publisher sends audio and video only`,
+        `The offer has a ${section.kind} section; a ${role} has audio and video only`,
       );
     }
   }
@@ -87,11 +89,26 @@ export function readWhipOffer(text: string): WhipOffer {
     );
   }
   if (sections.length === 0) throw new OfferError('The offer has no audio or video section');
+  const iceUfrag = lines
+    .find((line) => line.startsWith('a=ice-ufrag:'))
+    ?.slice(12)
+    .trim();
+  return { session, sections, iceUfrag };
+}
 
+function direction(section: Section): string {
+  const line = section.lines.find((candidate) =>
+    /^a=(sendrecv|sendonly|recvonly|inactive)$/.test(candidate),
+  );
+  return line?.slice(2) ?? 'sendrecv';
+}
+
+export function readWhipOffer(text: string): WhipOffer {
+  const { session, sections, iceUfrag } = parseOffer(text, 'WHIP publisher');
   let video: PublishedCodec | undefined;
   let audio: PublishedCodec | undefined;
   const kept = sections.map((section) => {
-    if (/^a=(recvonly|inactive)$/m.test(section.lines.join('\n'))) {
+    if (direction(section) === 'recvonly' || direction(section) === 'inactive') {
       throw new OfferError(
         `The offer's ${section.kind} section does not send (a WHIP offer sends)`,
       );
@@ -101,11 +118,80 @@ export function readWhipOffer(text: string): WhipOffer {
     else audio = codec;
     return trimmedTo(section, codec.payloadType);
   });
-  const iceUfrag = lines
-    .find((line) => line.startsWith('a=ice-ufrag:'))
-    ?.slice(12)
-    .trim();
   return { sdp: [...session, ...kept.flat()].join('\r\n') + '\r\n', video, audio, iceUfrag };
+}
+
+export interface WhepOffer {
+  /** The offer werift is given: trimmed to the publisher's codecs. */
+  sdp: string;
+  /** What the player gets: what it asks for, of what the publisher sends. */
+  media: { audio: boolean; video: boolean };
+  iceUfrag: string | undefined;
+}
+
+/**
+ * A WHEP player's offer for a publisher that sends `sent`: each section must receive, and offer
+ * the publisher's codec (the stage forwards, it never transcodes). A section for media the
+ * publisher does not send is answered and stays silent.
+ */
+export function readWhepOffer(
+  text: string,
+  sent: { video: PublishedCodec | undefined; audio: PublishedCodec | undefined },
+): WhepOffer {
+  const { session, sections, iceUfrag } = parseOffer(text, 'WHEP player');
+  const media = { audio: false, video: false };
+  const kept = sections.map((section) => {
+    if (direction(section) === 'sendonly' || direction(section) === 'inactive') {
+      throw new OfferError(
+        `The offer's ${section.kind} section does not receive (a WHEP offer receives)`,
+      );
+    }
+    const codec = section.kind === 'video' ? sent.video : sent.audio;
+    if (!codec) return section.lines;
+    const payloadType = matchingPayloadType(section, codec);
+    if (payloadType === undefined) {
+      throw new OfferError(
+        `No acceptable ${section.kind} codec in the offer: this aircraft sends ${describe(codec)}`,
+      );
+    }
+    media[section.kind === 'video' ? 'video' : 'audio'] = true;
+    return trimmedTo(section, payloadType, true);
+  });
+  if (!media.audio && !media.video) {
+    throw new OfferError('The offer asks for nothing this aircraft sends');
+  }
+  return { sdp: [...session, ...kept.flat()].join('\r\n') + '\r\n', media, iceUfrag };
+}
+
+function describe(codec: PublishedCodec): string {
+  if (codec.mimeType === 'video/H264') {
+    const profile = /profile-level-id=([0-9a-f]{6})/i.exec(codec.parameters ?? '')?.[1];
+    return `H.264 (packetization-mode=1${profile ? `, profile-level-id=${profile}` : ''})`;
+  }
+  return codec.mimeType === 'video/VP8' ? 'VP8' : 'Opus';
+}
+
+/**
+ * The player's payload type for what the publisher sends. H.264: packetization mode 1, the same
+ * profile (the first byte of profile-level-id) when the player offers it, else any mode-1 H.264.
+ */
+function matchingPayloadType(section: Section, codec: PublishedCodec): number | undefined {
+  const maps = rtpmaps(section);
+  const offered = offeredPayloadTypes(section).filter((payloadType) => {
+    const map = maps.get(payloadType);
+    if (map === undefined) return false;
+    return `${section.kind}/${map.name}`.toLowerCase() === codec.mimeType.toLowerCase();
+  });
+  if (codec.mimeType !== 'video/H264') return offered[0];
+  const modeOne = offered.filter((payloadType) =>
+    /(^|;)\s*packetization-mode=1(;|$)/.test(fmtp(section, payloadType) ?? ''),
+  );
+  const profileOf = (parameters: string | undefined) =>
+    /profile-level-id=([0-9a-f]{2})/i.exec(parameters ?? '')?.[1]?.toLowerCase();
+  const wanted = profileOf(codec.parameters);
+  return (
+    modeOne.find((payloadType) => profileOf(fmtp(section, payloadType)) === wanted) ?? modeOne[0]
+  );
 }
 
 function rtpmaps(
@@ -172,21 +258,30 @@ function chooseAudio(section: Section): PublishedCodec {
   throw new OfferError('No acceptable audio codec in the offer: send Opus');
 }
 
-/** The section with only `payloadType` left, its kept feedback, and a port for bundle-only. */
-function trimmedTo(section: Section, payloadType: number): string[] {
+/**
+ * The section with only `payloadType` left (and, for a player, its RTX), its kept feedback, and a
+ * port for bundle-only.
+ */
+function trimmedTo(section: Section, payloadType: number, keepRtx = false): string[] {
   const [mLine = '', ...rest] = section.lines;
   const [kind, port, proto] = mLine.split(' ');
   const bundleOnly = rest.includes('a=bundle-only');
   const realPort = port === '0' && bundleOnly ? '9' : port;
+  const rtx = keepRtx
+    ? offeredPayloadTypes(section).filter(
+        (other) => fmtp(section, other)?.replace(/\s/g, '') === `apt=${payloadType}`,
+      )
+    : [];
+  const kept = new Set([payloadType, ...rtx].map(String));
   const perCodec = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*) /;
-  const kept = rest.filter((line) => {
+  const lines = rest.filter((line) => {
     if (line === 'a=bundle-only') return false;
     const match = perCodec.exec(line);
     if (!match) return true;
-    if (match[2] !== String(payloadType)) return false;
+    if (!kept.has(match[2] ?? '')) return false;
     return match[1] !== 'rtcp-fb' || KEPT_FEEDBACK.test(line);
   });
-  return [`${kind} ${realPort} ${proto} ${payloadType}`, ...kept];
+  return [`${kind} ${realPort} ${proto} ${[...kept].join(' ')}`, ...lines];
 }
 
 /**

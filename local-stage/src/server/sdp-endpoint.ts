@@ -1,17 +1,18 @@
 /**
- * The WHIP endpoint (RFC 9725) of the local stage, under /stage/ so that the API's origin reaches
- * it as it reaches the rest of the stage:
- *   POST    /stage/whip/{STAGE}        offer (application/sdp) + Bearer PUBLISH token
- *                                      → 201, Location, the answer
- *   PATCH   /stage/whip/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag) → 204
- *   DELETE  /stage/whip/{STAGE}/{ID}   ends the session → 200
- *   OPTIONS either                     CORS preflight → 204
- * Open to any origin: the Bearer token is the authority and no cookie is read, so a publisher's
- * page on another origin works. A session's PATCH and DELETE carry the token of its POST.
- * Errors are JSON `{error}` with the status that says what to change (docs/product.md#whip).
+ * The stage's two HTTP endpoints for WebRTC sessions, under /stage/ so that the API's origin
+ * reaches them as it reaches the rest of the stage: WHIP (RFC 9725) for publishers, WHEP for
+ * players. Both have the same shape:
+ *   POST    /stage/{whip|whep}/{STAGE}        offer (application/sdp) + Bearer token
+ *                                             → 201, Location, the answer
+ *   PATCH   /stage/{whip|whep}/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag)
+ *                                             → 204
+ *   DELETE  /stage/{whip|whep}/{STAGE}/{ID}   ends the session → 200
+ *   OPTIONS either                            CORS preflight → 204
+ * Open to any origin: the Bearer token is the authority and no cookie is read, so a page on
+ * another origin works. A session's PATCH and DELETE carry the token of its POST. Errors are JSON
+ * `{error}` with the status that says what to change (docs/product.md#whip).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LocalStage } from './local-stage';
 import { readSdpFragment, WhipError } from './whip-sdp';
 
 /** An SDP offer is a few kilobytes; a body larger than this is refused before it is parsed. */
@@ -28,20 +29,43 @@ const CORS_HEADERS = {
   'access-control-max-age': '600',
 };
 
-const ENDPOINT = /^\/stage\/whip\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?$/;
-
-export function isWhipPath(path: string): boolean {
-  return path === '/stage/whip' || path.startsWith('/stage/whip/');
+/** A session of either endpoint, as its PATCH and DELETE need it. */
+export interface SdpSession {
+  readonly id: string;
+  /** Whether `token` is the one the session was created with. */
+  holdsToken(token: string): boolean;
+  /** The offer's ICE username fragment (a PATCH with another asks for an ICE restart). */
+  readonly iceUfrag: string | undefined;
+  /** Ends the session (DELETE). */
+  end(): void;
 }
 
-export async function handleWhip(
+/** What a WHIP or WHEP endpoint does; the HTTP around it is the same. */
+export interface SdpEndpoint {
+  /** `whip` or `whep`: the path segment, and the name in error messages. */
+  readonly name: 'whip' | 'whep';
+  hasStage(stageId: string): boolean;
+  /** Checks the token and the offer; the new session and its answer. Throws WhipError. */
+  create(stageId: string, token: string, offer: string): Promise<{ id: string; answer: string }>;
+  session(stageId: string, id: string): SdpSession | undefined;
+}
+
+const ENDPOINT = /^\/stage\/(whip|whep)(?:\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?)?$/;
+
+/** The endpoint a path is under (`whip` or `whep`), if either. */
+export function sdpEndpointOf(path: string): 'whip' | 'whep' | undefined {
+  const match = /^\/stage\/(whip|whep)(\/|$)/.exec(path);
+  return match?.[1] === 'whip' || match?.[1] === 'whep' ? match[1] : undefined;
+}
+
+export async function handleSdpEndpoint(
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
-  stage: LocalStage,
+  endpoint: SdpEndpoint,
 ): Promise<void> {
   try {
-    await route(request, response, path, stage);
+    await route(request, response, path, endpoint);
   } catch (error) {
     if (!(error instanceof WhipError)) throw error;
     answerError(response, error);
@@ -52,14 +76,18 @@ async function route(
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
-  stage: LocalStage,
+  endpoint: SdpEndpoint,
 ): Promise<void> {
   const match = ENDPOINT.exec(path);
-  const stageId = match?.[1];
-  const sessionId = match?.[2];
+  const stageId = match?.[2];
+  const sessionId = match?.[3];
   const method = request.method ?? 'GET';
-  if (!stageId || !stage.hasStage(stageId)) {
-    throw new WhipError(404, 'No such stage: the WHIP URL is /stage/whip/ and a tail number');
+  const name = endpoint.name.toUpperCase();
+  if (!stageId || !endpoint.hasStage(stageId)) {
+    throw new WhipError(
+      404,
+      `No such stage: the ${name} URL is /stage/${endpoint.name}/ and a tail number`,
+    );
   }
   if (method === 'OPTIONS') {
     response.writeHead(204, {
@@ -76,11 +104,11 @@ async function route(
     requireContentType(request, 'application/sdp');
     const token = bearerToken(request);
     const offer = await readBody(request);
-    const { publisher, answer } = await stage.publish(stageId, token, offer.toString('utf8'));
-    const body = Buffer.from(answer);
+    const created = await endpoint.create(stageId, token, offer.toString('utf8'));
+    const body = Buffer.from(created.answer);
     response.writeHead(201, {
       ...CORS_HEADERS,
-      location: `/stage/whip/${stageId}/${publisher.id}`,
+      location: `/stage/${endpoint.name}/${stageId}/${created.id}`,
       'content-type': 'application/sdp',
       'content-length': body.length,
       'cache-control': 'no-store',
@@ -89,25 +117,23 @@ async function route(
     return;
   }
 
-  const publisher = stage.publisherSession(stageId, sessionId);
-  if (!publisher || publisher.state === 'closed') {
-    throw new WhipError(404, 'No such WHIP session (it has ended)');
-  }
+  const session = endpoint.session(stageId, sessionId);
+  if (!session) throw new WhipError(404, `No such ${name} session (it has ended)`);
   if (method !== 'PATCH' && method !== 'DELETE') throw methodNotAllowed('PATCH, DELETE, OPTIONS');
-  if (!publisher.holdsToken(bearerToken(request))) {
+  if (!session.holdsToken(bearerToken(request))) {
     throw new WhipError(403, "The token is not this session's");
   }
   if (method === 'DELETE') {
-    publisher.close('deleted');
+    session.end();
     answerEmpty(response, 200);
     return;
   }
   requireContentType(request, 'application/trickle-ice-sdpfrag');
   const fragment = readSdpFragment((await readBody(request)).toString('utf8'));
-  if (fragment.iceUfrag !== undefined && fragment.iceUfrag !== publisher.iceUfrag) {
+  if (fragment.iceUfrag !== undefined && fragment.iceUfrag !== session.iceUfrag) {
     throw new WhipError(422, 'ICE restarts are not supported: end the session and start a new one');
   }
-  // The stage is an ICE lite agent with its candidates in the answer: the publisher's own
+  // The stage is an ICE lite agent with its candidates in the answer: the other side's own
   // checks reach it, so its trickled candidates are taken and not needed.
   answerEmpty(response, 204);
 }

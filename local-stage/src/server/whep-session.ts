@@ -1,0 +1,34 @@
+/**
+ * A WHEP player's session (docs/decisions/0055-whep-playback.md): a subscription to the publisher
+ * its aircraft shows, negotiated over HTTP instead of the signalling socket. It ends with its
+ * DELETE, when the player's connection fails or never comes up, and when that publisher leaves
+ * (a player has no socket to hear of the next one: it starts a new session, as after any loss).
+ */
+import { randomUUID } from 'node:crypto';
+import { HeldToken } from './join-token';
+import type { SdpSession } from './sdp-endpoint';
+import type { Subscription } from './subscription';
+
+export class WhepSession implements SdpSession {
+  readonly id = randomUUID();
+  private readonly token: HeldToken;
+
+  constructor(
+    readonly stageId: string,
+    /** The token's `user_id`: the per-account session limit counts WHEP sessions too. */
+    readonly userId: string,
+    token: string,
+    readonly iceUfrag: string | undefined,
+    readonly subscription: Subscription,
+  ) {
+    this.token = new HeldToken(token);
+  }
+
+  holdsToken(token: string): boolean {
+    return this.token.matches(token);
+  }
+
+  end(): void {
+    this.subscription.close('deleted', false);
+  }
+}
