@@ -1,0 +1,278 @@
+/**
+ * One joined session (LiveKit's RTCEngine, in small): the signalling socket's messages applied
+ * one at a time (an ICE candidate waits for its offer), the remote participants, and a
+ * SubscriptionPeer per subscription the strategy asks for. What an ending means for the app
+ * (connection state, `stageLeft`) is the Stage's: the session reports it through its host.
+ */
+import type { ParticipantDescription, StageLeftReasonName, StageMessage } from '../signalling';
+import {
+  StageConnectionState,
+  StageErrorCategory,
+  StageErrorCode,
+  StageEvents,
+  StageLeftReason,
+  StageParticipantSubscribeState,
+} from './enums';
+import { ivsError, stageRaisedError } from './errors';
+import type { EmitStageEvent } from './events';
+import type { StageParticipantInfo } from './participant';
+import type { SignalSocket } from './signal-socket';
+import { SubscriptionPeer } from './subscription-peer';
+
+export interface WantedMedia {
+  audio: boolean;
+  video: boolean;
+}
+
+export interface RemoteParticipant {
+  info: StageParticipantInfo;
+  description: ParticipantDescription;
+  subscription: Subscription | undefined;
+}
+
+interface Subscription {
+  requestId: string;
+  id: string | undefined;
+  peer: SubscriptionPeer | undefined;
+}
+
+export interface SessionHost {
+  emit: EmitStageEvent;
+  /** What the strategy asks of a participant; undefined leaves its subscription as it is. */
+  wantedMedia(participant: RemoteParticipant): WantedMedia | undefined;
+  /** The session ended by itself: the state it leaves the Stage in, and `stageLeft`'s reason. */
+  ended(session: Session, state: StageConnectionState, reason?: StageLeftReason): void;
+}
+
+const { SUBSCRIBED, NOT_SUBSCRIBED, ATTEMPTING_SUBSCRIBE, ERRORED } =
+  StageParticipantSubscribeState;
+
+export class Session {
+  closed = false;
+  private readonly participants = new Map<string, RemoteParticipant>();
+  private queue = Promise.resolve();
+  private requests = 0;
+
+  constructor(
+    private readonly socket: SignalSocket,
+    readonly local: StageParticipantInfo,
+    private readonly host: SessionHost,
+  ) {
+    socket.onMessage = (message) => {
+      this.queue = this.queue
+        .then(() => this.dispatch(message))
+        .catch((error: unknown) => console.error('[IVSBroadcastClient] local stage', error));
+    };
+    socket.onClose = () => this.lost();
+  }
+
+  add(description: ParticipantDescription): void {
+    if (this.participants.has(description.id)) return;
+    const participant: RemoteParticipant = {
+      description,
+      subscription: undefined,
+      info: {
+        id: description.id,
+        userId: description.userId,
+        attributes: { ...description.attributes },
+        capabilities: new Set(description.publishing ? ['publish'] : []),
+        isLocal: false,
+        userInfo: {},
+        videoStopped: !description.media.includes('video'),
+        audioMuted: !description.media.includes('audio'),
+        isPublishing: description.publishing,
+      },
+    };
+    this.participants.set(description.id, participant);
+    this.host.emit(StageEvents.STAGE_PARTICIPANT_JOINED, participant.info);
+    this.applyStrategy(participant);
+  }
+
+  /** Asks the strategy again about every participant. */
+  refresh(): void {
+    if (this.closed) return;
+    for (const participant of this.participants.values()) this.applyStrategy(participant);
+  }
+
+  /** Leaves on purpose: tells the stage, then ends as IVS's leave does. */
+  leave(): void {
+    this.socket.send({ type: 'leave' });
+    this.end('leave');
+  }
+
+  /** Closes everything and reports every participant gone: local first, as IVS does. */
+  private end(reason: string): void {
+    const participants = [...this.participants.values()];
+    this.close(reason);
+    this.host.emit(StageEvents.STAGE_PARTICIPANT_LEFT, this.local);
+    for (const participant of participants) this.participantGone(participant);
+  }
+
+  /** The socket or a peer connection was lost (not a leave). */
+  private lost(): void {
+    if (this.closed) return;
+    this.close('connection lost');
+    this.host.ended(this, StageConnectionState.DISCONNECTED);
+  }
+
+  /** Closes the socket and every peer connection, once; reports nothing. */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const participant of this.participants.values()) participant.subscription?.peer?.close();
+    this.socket.close(reason);
+  }
+
+  private async dispatch(message: StageMessage): Promise<void> {
+    if (this.closed) return;
+    switch (message.type) {
+      case 'participantJoined':
+        return this.add(message.participant);
+      case 'participantLeft': {
+        const participant = this.participants.get(message.participantId);
+        if (!participant) return;
+        this.participants.delete(message.participantId);
+        return this.participantGone(participant);
+      }
+      case 'offer':
+        return this.answer(message);
+      case 'candidate': {
+        const peer = this.subscription(message.subscriptionId)?.peer;
+        if (peer && message.candidate) await peer.addCandidate(message.candidate);
+        return;
+      }
+      case 'subscriptionEnded':
+        // The stage cut the media of a live subscription: for the app, the connection is lost.
+        if (this.subscription(message.subscriptionId)) this.lost();
+        return;
+      case 'error':
+        return this.stageError(message);
+      case 'left':
+        return this.leftByStage(message.reason);
+      case 'joined':
+        return;
+    }
+  }
+
+  /** The stage ended the session on purpose (e.g. the token joined again elsewhere). */
+  private leftByStage(reason: StageLeftReasonName): void {
+    this.end('left by stage');
+    const known = Object.values(StageLeftReason).find((value) => value === reason);
+    this.host.ended(this, StageConnectionState.DISCONNECTED, known ?? StageLeftReason.UNKNOWN);
+  }
+
+  private stageError(message: Extract<StageMessage, { type: 'error' }>): void {
+    const category =
+      message.category === 'JOIN_ERROR'
+        ? StageErrorCategory.JOIN_ERROR
+        : message.category === 'PUBLISH_ERROR'
+          ? StageErrorCategory.PUBLISH_ERROR
+          : StageErrorCategory.SUBSCRIBE_ERROR;
+    const participant =
+      message.requestId &&
+      [...this.participants.values()].find(
+        (candidate) => candidate.subscription?.requestId === message.requestId,
+      );
+    if (participant) {
+      // The stage refused the subscription; the strategy is not asked again until a refresh.
+      participant.subscription?.peer?.close();
+      participant.subscription = undefined;
+      this.subscribeState(participant, ERRORED);
+    }
+    this.host.emit(StageEvents.ERROR, stageRaisedError(message.code, category, message.message));
+    if (message.fatal) {
+      this.close('fatal error');
+      this.host.ended(this, StageConnectionState.ERRORED);
+    }
+  }
+
+  private applyStrategy(participant: RemoteParticipant): void {
+    const media = this.host.wantedMedia(participant);
+    if (!media) return;
+    if (!media.audio && !media.video) {
+      if (participant.subscription) {
+        this.endSubscription(participant);
+        this.subscribeState(participant, NOT_SUBSCRIBED);
+      }
+      return;
+    }
+    if (participant.subscription) return;
+    this.requests += 1;
+    const requestId = `subscribe-${this.requests}`;
+    participant.subscription = { requestId, id: undefined, peer: undefined };
+    this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
+    this.socket.send({ type: 'subscribe', requestId, participantId: participant.info.id, media });
+  }
+
+  private async answer(offer: Extract<StageMessage, { type: 'offer' }>): Promise<void> {
+    const { subscriptionId } = offer;
+    const participant = this.participants.get(offer.participantId);
+    const subscription = participant?.subscription;
+    if (!participant || !subscription || subscription.requestId !== offer.requestId) {
+      this.socket.send({ type: 'unsubscribe', subscriptionId });
+      return;
+    }
+    subscription.id = subscriptionId;
+    // The peer reports nothing once closed, and it is closed whenever it stops being current.
+    const peer = new SubscriptionPeer(new RTCPeerConnection({ iceServers: [] }), participant.info, {
+      candidate: (candidate) => this.socket.send({ type: 'candidate', subscriptionId, candidate }),
+      tracks: (streams) =>
+        this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, streams),
+      connected: () => this.subscribeState(participant, SUBSCRIBED),
+      lost: () => this.lost(),
+    });
+    subscription.peer = peer;
+    try {
+      const sdp = await peer.answer(offer.sdp);
+      if (sdp !== undefined && !this.closed) {
+        this.socket.send({ type: 'answer', subscriptionId, sdp });
+      }
+    } catch (error) {
+      if (this.closed) return;
+      this.endSubscription(participant);
+      this.host.emit(
+        StageEvents.ERROR,
+        ivsError(StageErrorCode.FAILED, StageErrorCategory.SUBSCRIBE_ERROR, String(error)),
+      );
+    }
+  }
+
+  private subscription(subscriptionId: string): Subscription | undefined {
+    for (const participant of this.participants.values()) {
+      if (participant.subscription?.id === subscriptionId) return participant.subscription;
+    }
+    return undefined;
+  }
+
+  /** Closes a participant's subscription, tells the stage, and reports its streams removed. */
+  private endSubscription(participant: RemoteParticipant): void {
+    const subscription = participant.subscription;
+    if (!subscription) return;
+    participant.subscription = undefined;
+    subscription.peer?.close();
+    if (subscription.id) this.socket.send({ type: 'unsubscribe', subscriptionId: subscription.id });
+    this.streamsRemoved(participant, subscription);
+  }
+
+  private participantGone(participant: RemoteParticipant): void {
+    const subscription = participant.subscription;
+    participant.subscription = undefined;
+    subscription?.peer?.close();
+    this.streamsRemoved(participant, subscription);
+    this.host.emit(StageEvents.STAGE_PARTICIPANT_LEFT, participant.info);
+  }
+
+  private streamsRemoved(participant: RemoteParticipant, subscription?: Subscription): void {
+    const streams = subscription?.peer?.streams ?? [];
+    if (streams.length > 0) {
+      this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, participant.info, streams);
+    }
+  }
+
+  private subscribeState(
+    participant: RemoteParticipant,
+    state: StageParticipantSubscribeState,
+  ): void {
+    this.host.emit(StageEvents.STAGE_PARTICIPANT_SUBSCRIBE_STATE_CHANGED, participant.info, state);
+  }
+}

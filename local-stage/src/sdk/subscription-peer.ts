@@ -1,0 +1,97 @@
+/**
+ * One subscription's peer connection (LiveKit's PCTransport, receive side only): answers the
+ * stage's offer, trickles candidates both ways, reports its tracks and its state, and is torn
+ * down in one place, after which it reports nothing. Which subscription it serves, and what its
+ * reports mean for the app, is the session's.
+ */
+import type { IceCandidateMessage } from '../signalling';
+import { RemoteStageStream, type StageParticipantInfo } from './participant';
+
+/** How long a `disconnected` peer may take to come back before it counts as lost. */
+const DISCONNECTED_GRACE_MS = 1_000;
+
+export interface SubscriptionPeerEvents {
+  /** A candidate of ours for the stage; null when gathering is done. */
+  candidate(candidate: IceCandidateMessage | null): void;
+  /** The offer's tracks together once it is applied (as IVS announces them), later ones alone. */
+  tracks(streams: RemoteStageStream[]): void;
+  connected(): void;
+  /** Failed, or disconnected for longer than the grace period. */
+  lost(): void;
+}
+
+export class SubscriptionPeer {
+  readonly streams: RemoteStageStream[] = [];
+  private pending: RemoteStageStream[] | undefined = [];
+  private lossTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly peer: RTCPeerConnection,
+    participant: StageParticipantInfo,
+    private readonly events: SubscriptionPeerEvents,
+  ) {
+    peer.onicecandidate = ({ candidate }) =>
+      events.candidate(
+        candidate
+          ? {
+              candidate: candidate.candidate,
+              sdpMid: candidate.sdpMid,
+              sdpMLineIndex: candidate.sdpMLineIndex,
+            }
+          : null,
+      );
+    peer.ontrack = ({ track }) => {
+      const stream = new RemoteStageStream(track, participant, peer);
+      this.streams.push(stream);
+      if (this.pending) this.pending.push(stream);
+      else events.tracks([stream]);
+    };
+    peer.onconnectionstatechange = () => {
+      const state = peer.connectionState;
+      if (state === 'connected') {
+        clearTimeout(this.lossTimer);
+        this.lossTimer = undefined;
+        events.connected();
+      } else if (state === 'failed') {
+        events.lost();
+      } else if (state === 'disconnected' && !this.lossTimer) {
+        this.lossTimer = setTimeout(() => events.lost(), DISCONNECTED_GRACE_MS);
+      }
+    };
+  }
+
+  /** The answer to the stage's offer; undefined when the peer was closed meanwhile. */
+  async answer(offer: string): Promise<string | undefined> {
+    const peer = this.peer;
+    try {
+      await peer.setRemoteDescription({ type: 'offer', sdp: offer });
+      const added = this.pending ?? [];
+      this.pending = undefined;
+      if (added.length > 0 && !this.closed) this.events.tracks(added);
+      const answer = await peer.createAnswer();
+      await peer.setLocalDescription(answer);
+      return this.closed ? undefined : (peer.localDescription?.sdp ?? answer.sdp ?? '');
+    } catch (error) {
+      if (this.closed) return undefined;
+      throw error;
+    }
+  }
+
+  /** A candidate of the stage's; one the peer refuses is dropped, as a browser would. */
+  addCandidate(candidate: IceCandidateMessage): Promise<void> {
+    return this.peer.addIceCandidate(candidate).catch(() => undefined);
+  }
+
+  /** Releases the listeners and the connection, once. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.lossTimer);
+    const peer = this.peer;
+    peer.onicecandidate = null;
+    peer.ontrack = null;
+    peer.onconnectionstatechange = null;
+    peer.close();
+  }
+}
