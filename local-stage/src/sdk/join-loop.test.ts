@@ -1,0 +1,145 @@
+/**
+ * The join loop alone (its timing on a fake clock), and its cancellation through the public
+ * Stage against a port that cuts every connection, as a stage mid-restart would.
+ */
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { StageConnectionState, StageEvents, StageLeftReason, SubscribeType } from './enums';
+import { ivsError, type StageError } from './errors';
+import { joinWithRetries, type JoinOutcome } from './join-loop';
+import { Stage } from './stage';
+
+Object.defineProperty(globalThis, 'WebSocket', { value: WebSocket, configurable: true });
+
+const CANCELED = { name: 'StageError', code: 5, category: 'JOIN_ERROR' };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** An attempt that never reaches the stage, recording when it was made. */
+function unreachable(started: number) {
+  const times: number[] = [];
+  const attempt = (): Promise<JoinOutcome> => {
+    times.push(Date.now() - started);
+    return Promise.resolve('retry');
+  };
+  return { attempt, times };
+}
+
+describe('the join loop', () => {
+  it('tries again after 200 ms, half as long again each time up to 2 s, and times out at the deadline', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { attempt, times } = unreachable(0);
+    const joining = joinWithRetries(attempt, 8_000, new AbortController().signal).catch(
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(8_000);
+    // 200 ms × 1.5ⁿ: 200, 300, 450, 675, 1012, 1518, then 2000, and the last wait ends at the deadline.
+    expect(times).toEqual([0, 200, 500, 950, 1625, 2637, 4155, 6155, 8000]);
+    expect(await joining).toMatchObject({ code: 3, message: '[JOIN_ERROR] Operation timed out' });
+  });
+
+  it('ends at once with the refusal when the stage refuses the join', async () => {
+    let attempts = 0;
+    const refusal = ivsError(2, 'JOIN_ERROR');
+    const joining = joinWithRetries(
+      () => {
+        attempts += 1;
+        return Promise.resolve(refusal);
+      },
+      60_000,
+      new AbortController().signal,
+    );
+    await expect(joining).rejects.toBe(refusal);
+    expect(attempts).toBe(1);
+  });
+
+  it('an abort during a retry wait rejects at once with CANCELED, and no attempt follows', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { attempt, times } = unreachable(0);
+    const abort = new AbortController();
+    const joining = joinWithRetries(attempt, 60_000, abort.signal).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(100); // inside the first 200 ms wait
+    abort.abort();
+    expect(await joining).toMatchObject(CANCELED);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(times).toEqual([0]);
+  });
+
+  it('an abort during an attempt rejects with CANCELED once the attempt gives way', async () => {
+    const abort = new AbortController();
+    let attempts = 0;
+    const joining = joinWithRetries(
+      (_deadline, signal) => {
+        attempts += 1;
+        // As joinOnce does: an aborted attempt ends, as a retry.
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve('retry')));
+      },
+      60_000,
+      abort.signal,
+    );
+    abort.abort();
+    await expect(joining).rejects.toMatchObject(CANCELED);
+    expect(attempts).toBe(1);
+  });
+});
+
+describe('leave() while the join is retrying', () => {
+  let refusing: Server | undefined;
+
+  afterEach(async () => {
+    await new Promise((resolve) => refusing?.close(resolve));
+  });
+
+  it('rejects join() at once with CANCELED, ends with stageLeft, and never connects again', async () => {
+    const attempts: number[] = [];
+    refusing = createServer((socket) => {
+      attempts.push(Date.now());
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => refusing?.listen(0, '127.0.0.1', resolve));
+    const port = (refusing.address() as AddressInfo).port;
+    const stage = new Stage(
+      await issueParticipantToken({
+        secret: new TextEncoder().encode('a-join-loop-test-secret-long-enough!!!!!'),
+        participantId: 'join-loop-viewer',
+        stageId: 'N743AS',
+        userId: 'user-1',
+        attributes: {},
+        capabilities: { publish: false, subscribe: true },
+        stageBaseUrl: `http://127.0.0.1:${port}/stage`,
+        ttlSeconds: 60,
+      }),
+      {
+        stageStreamsToPublish: () => [],
+        shouldPublishParticipant: () => false,
+        shouldSubscribeToParticipant: () => SubscribeType.NONE,
+      },
+    );
+    const events: string[] = [];
+    stage.on(StageEvents.STAGE_CONNECTION_STATE_CHANGED, (state) => events.push(state));
+    stage.on(StageEvents.STAGE_LEFT, (reason) => events.push(`left:${reason}`));
+    stage.on(StageEvents.ERROR, (error: StageError) => events.push(`error:${error.message}`));
+
+    const joining = stage.join().catch((error: unknown) => error);
+    while (attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The socket is cut; the loop waits its 200 ms before the next attempt.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const left = performance.now();
+    stage.leave();
+    expect(await joining).toMatchObject(CANCELED);
+    expect(performance.now() - left).toBeLessThan(50);
+    expect(events).toEqual([
+      StageConnectionState.CONNECTING,
+      StageConnectionState.DISCONNECTED,
+      `left:${StageLeftReason.USER_INITIATED}`,
+    ]);
+    const seen = attempts.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(attempts).toHaveLength(seen);
+  });
+});
