@@ -1,0 +1,170 @@
+/**
+ * A real encoder in, end to end: Meetecho's simple-whip-client (GStreamer webrtcbin, x264enc,
+ * libnice), as Debian 12 packages it, publishes H.264 SMPTE colour bars to N953AS through the
+ * app's origin with what `npm run publish-token` prints; a viewer signed in to the app sees the
+ * bars instead of the synthetic camera's picture, and the camera's again when the client is
+ * stopped (Ctrl+C: it sends DELETE), in the same player, with no 'Connection lost' and no reload.
+ *
+ * The client runs through the launcher scripts/ensure-whip-client.mjs writes (npm test runs it);
+ * without it this spec is skipped, saying so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { ROOT } from '@tailcam/harness/product';
+import { E2E_BASE_URL } from './support/environment';
+import {
+  countLoads,
+  expect,
+  expectVideoPlaying,
+  playerVideo,
+  recordWhenShown,
+  signInByApi,
+  test,
+} from './support/fixtures';
+import { localStage, readFrameStamp } from './support/local-stage';
+import { publishToken } from './support/whip-publisher';
+
+const STREAM = 'N953AS';
+const WHIP_CLIENT = join(ROOT, 'node_modules', '.cache', 'tailcam-whip-client', 'whip-client');
+const CLIENT_MISSING =
+  `no GStreamer WHIP client at ${WHIP_CLIENT}: install simple-whip-client (Debian 12: apt-get ` +
+  'install simple-whip-client gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gcc) and run ' +
+  'node scripts/ensure-whip-client.mjs';
+/** SMPTE colour bars, H.264 constrained baseline with a key frame every 2 s, as the README says. */
+const H264_BARS =
+  'videotestsrc is-live=true pattern=smpte ! ' +
+  'video/x-raw,width=640,height=360,framerate=15/1 ! videoconvert ! queue ! ' +
+  'x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bitrate=800 ! ' +
+  'video/x-h264,profile=constrained-baseline ! rtph264pay config-interval=-1 pt=96 ! queue ! ' +
+  'application/x-rtp,media=video,encoding-name=H264,payload=96';
+
+interface Bars {
+  /** Mean colour of the first bar (white) and of the second (yellow). */
+  first: [number, number, number];
+  second: [number, number, number];
+}
+
+/** The mean colours, in the frame the player shows now, where SMPTE bars have their first two. */
+function barColours(page: Page): Promise<Bars | null> {
+  return playerVideo(page).evaluate((video: HTMLVideoElement) => {
+    if (video.videoWidth === 0) return null;
+    const canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    if (!context) return null;
+    context.drawImage(video, 0, 0);
+    const bar = canvas.width / 7;
+    // The middle of a bar, in the top half (the bars fill the top two thirds).
+    const mean = (index: number): [number, number, number] => {
+      const { data } = context.getImageData(
+        Math.round(bar * (index + 0.25)),
+        Math.round(canvas.height * 0.1),
+        Math.round(bar * 0.5),
+        Math.round(canvas.height * 0.4),
+      );
+      let [red, green, blue] = [0, 0, 0];
+      for (let offset = 0; offset < data.length; offset += 4) {
+        red += data[offset] ?? 0;
+        green += data[offset + 1] ?? 0;
+        blue += data[offset + 2] ?? 0;
+      }
+      const pixels = data.length / 4;
+      return [red / pixels, green / pixels, blue / pixels];
+    };
+    return { first: mean(0), second: mean(1) };
+  });
+}
+
+/** The SMPTE bars: a white (or light grey) bar, then a yellow one. */
+function isSmpteBars(bars: Bars | null): boolean {
+  if (!bars) return false;
+  const [r1, g1, b1] = bars.first;
+  const [r2, g2, b2] = bars.second;
+  const light = Math.min(r1, g1, b1) > 150 && Math.max(r1, g1, b1) - Math.min(r1, g1, b1) < 30;
+  const yellow = Math.min(r2, g2) > 150 && b2 < 80;
+  return light && yellow;
+}
+
+let client: ChildProcess | undefined;
+let clientLog = '';
+
+test.afterEach(async () => {
+  // Never left publishing: killed, its session is ended by the stage within seconds.
+  if (client && client.exitCode === null && client.signalCode === null) client.kill('SIGKILL');
+  client = undefined;
+  if (clientLog) {
+    const body = clientLog.replace(/Bearer Token:\s+\S+/, 'Bearer Token: (left out)');
+    await test.info().attach('whip-client.log', { body, contentType: 'text/plain' });
+  }
+});
+
+test(`GStreamer's simple-whip-client publishing H.264 through the app takes over ${STREAM} for its viewer, and the synthetic camera comes back when it stops`, async ({
+  page,
+}) => {
+  test.skip(!existsSync(WHIP_CLIENT), CLIENT_MISSING);
+  test.setTimeout(120_000);
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
+    .toBe('camera');
+  await signInByApi(page);
+  const connectionLostShown = await recordWhenShown(page, 'Connection lost');
+  const loads = countLoads(page);
+  await page.goto(`/player/${STREAM}`);
+  await expectVideoPlaying(page);
+  await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe(STREAM);
+  // The criterion tells the synthetic camera apart.
+  expect(isSmpteBars(await barColours(page))).toBe(false);
+
+  const { whipUrl, token } = publishToken(STREAM);
+  // The app's origin (as the operator's command names it), not the stage's own port.
+  expect(new URL(whipUrl).port).toBe(new URL(E2E_BASE_URL).port);
+  expect(new URL(whipUrl).pathname).toBe(`/stage/whip/${STREAM}`);
+  const startedAt = Date.now();
+  const child = spawn(WHIP_CLIENT, ['-u', whipUrl, '-t', token, '-o', '-V', H264_BARS], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  client = child;
+  clientLog = '';
+  const keep = (chunk: Buffer) => (clientLog += chunk.toString());
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher, { timeout: 20_000 })
+    .toMatchObject({ kind: 'encoder', video: 'video/H264' });
+  const onAirAfterMs = Date.now() - startedAt;
+
+  // The viewer sees the bars: no time strip.
+  await expect
+    .poll(async () => isSmpteBars(await barColours(page)), { timeout: 20_000 })
+    .toBe(true);
+  const barsAfterMs = Date.now() - startedAt;
+  expect(await readFrameStamp(page)).toBeNull();
+  await expectVideoPlaying(page);
+  console.log(
+    `simple-whip-client (H.264) through the app: on air ${onAirAfterMs} ms after it was ` +
+      `started; its bars in the viewer's player ${barsAfterMs} ms after`,
+  );
+
+  const stoppedAt = Date.now();
+  child.kill('SIGINT');
+  // Ctrl+C: it sends DELETE, then exits.
+  await expect.poll(() => child.exitCode ?? child.signalCode, { timeout: 10_000 }).not.toBeNull();
+  expect(clientLog).toContain('Disconnecting from server');
+
+  // The synthetic camera again, in the same player.
+  await expect
+    .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
+    .toBe(STREAM);
+  console.log(`the synthetic camera back in the player ${Date.now() - stoppedAt} ms after Ctrl+C`);
+  expect(isSmpteBars(await barColours(page))).toBe(false);
+  await expectVideoPlaying(page);
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
+    .toBe('camera');
+  expect(await connectionLostShown()).toBe(false);
+  expect(loads()).toBe(1);
+});
