@@ -313,9 +313,9 @@ export class LocalStage {
     if (joined + this.whepSessions.size >= (this.options.maxSessions ?? 64)) {
       throw new WhipError(503, 'The stage is at capacity; try again later');
     }
-    let session: WhepSession | undefined;
+    const id = randomUUID();
     const subscription = new Subscription({
-      id: randomUUID(),
+      id,
       publisher: shown.publisher,
       media: offer.media,
       publisherId: shown.participantId,
@@ -324,11 +324,18 @@ export class LocalStage {
       answerer: true,
       log: (message) => this.log(message),
       onClosed: (closed) => {
-        if (session) this.whepSessions.delete(session.id);
+        this.whepSessions.delete(id);
         this.subscriptionClosed(closed);
       },
     });
-    session = new WhepSession(stageId, claims.user_id, token, offer.iceUfrag, subscription);
+    const session = new WhepSession(
+      id,
+      stageId,
+      claims.user_id,
+      token,
+      offer.iceUfrag,
+      subscription,
+    );
     this.subscriptions.add(subscription);
     this.whepSessions.set(session.id, session);
     let answer: string | undefined;

@@ -4,16 +4,16 @@
  * DELETE, when the player's connection fails or never comes up, and when that publisher leaves
  * (a player has no socket to hear of the next one: it starts a new session, as after any loss).
  */
-import { randomUUID } from 'node:crypto';
 import { HeldToken } from './join-token';
 import type { SdpSession } from './sdp-endpoint';
 import type { Subscription } from './subscription';
 
 export class WhepSession implements SdpSession {
-  readonly id = randomUUID();
   private readonly token: HeldToken;
 
   constructor(
+    /** Its Location's last segment (its subscription's id): unguessable. */
+    readonly id: string,
     readonly stageId: string,
     /** The token's `user_id`: the per-account session limit counts WHEP sessions too. */
     readonly userId: string,
