@@ -2,7 +2,12 @@ import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
 import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
 
-const OWN_INSTANCE_SPECS = ['**/ivs-*.spec.ts', '**/faults.spec.ts', '**/soak.spec.ts'];
+const OWN_INSTANCE_SPECS = [
+  '**/ivs-*.spec.ts',
+  '**/faults.spec.ts',
+  '**/loss.spec.ts',
+  '**/soak.spec.ts',
+];
 
 /**
  * End-to-end tests: the production build started as `npm start` starts it (API, database, local

@@ -4,7 +4,12 @@
  * stage's own (`@tailcam/local-stage/control`); fault routes need the stage started with
  * STAGE_FAULTS=1, as Product starts it.
  */
-import { faultBodies, stageStatsSchema, type StageStats } from '@tailcam/local-stage/control';
+import {
+  faultBodies,
+  lossAnswer,
+  stageStatsSchema,
+  type StageStats,
+} from '@tailcam/local-stage/control';
 import { z } from 'zod';
 
 export type { StageStats };
@@ -13,6 +18,7 @@ export type DropTarget = z.input<typeof faultBodies.drop>;
 export type CameraCommand = z.input<typeof faultBodies.camera>;
 export type JoinFailure = z.input<typeof faultBodies.failNextJoin>;
 export type StageError = z.input<typeof faultBodies.stageError>;
+export type LossTarget = z.input<typeof faultBodies.loss>;
 
 const dropped = z.object({ dropped: z.number() });
 const cameraChanged = z.object({ changed: z.boolean() });
@@ -29,6 +35,11 @@ export interface StageControl {
   failNextJoin(failure: JoinFailure): Promise<z.infer<typeof pendingFailures>>;
   /** Raises a stage `error` event at the matching viewers; how many it reached. */
   raiseError(error: StageError): Promise<z.infer<typeof reached>>;
+  /**
+   * Drops a share of the RTP sent to the matching viewers (0 ends it); what their video
+   * forwarding did so far (packets dropped, NACKs, retransmissions).
+   */
+  loss(target: LossTarget): Promise<z.infer<typeof lossAnswer>>;
 }
 
 export function stageControl(stageUrl: string): StageControl {
@@ -59,5 +70,6 @@ export function stageControl(stageUrl: string): StageControl {
       call('/_faults/fail-next-join', pendingFailures, faultBodies.failNextJoin.parse(failure)),
     raiseError: (error) =>
       call('/_faults/stage-error', reached, faultBodies.stageError.parse(error)),
+    loss: (target) => call('/_faults/loss', lossAnswer, faultBodies.loss.parse(target)),
   };
 }

@@ -54,6 +54,8 @@ export interface NodePeerConnection {
   setLocalDescription(description: SessionDescription): Promise<void>;
   setRemoteDescription(description: SessionDescription): Promise<void>;
   addIceCandidate(candidate: IceCandidateInit): Promise<void>;
+  /** The stats report (a map of stats objects, parsed by whoever reads them). */
+  getStats(): Promise<{ values(): Iterable<unknown> }>;
   close(): void;
 }
 

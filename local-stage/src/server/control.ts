@@ -79,4 +79,23 @@ export const faultBodies = {
     fatal: z.boolean().optional(),
   }),
   restart: z.object({ hard: z.boolean().optional() }),
+  /**
+   * Drops `percent` of the RTP the stage sends to the matching viewers' subscriptions open now
+   * (after the retransmission cache: NACKs recover them); 0 ends it. A restart clears it.
+   */
+  loss: z.object({
+    participantId: participantIdField.optional(),
+    stageId: stageIdField.optional(),
+    percent: z.number().min(0).max(100),
+  }),
 };
+
+/** What `POST /_faults/loss` answers: the matching subscriptions and their video forwarding. */
+export const lossAnswer = z.object({
+  subscriptions: z.number(),
+  dropped: z.number(),
+  nacks: z.number(),
+  retransmitted: z.number(),
+  notCached: z.number(),
+});
+export type LossAnswer = z.infer<typeof lossAnswer>;

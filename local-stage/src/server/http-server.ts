@@ -205,6 +205,11 @@ async function faultRoutes(
       sendJson(response, 200, { reached });
       return;
     }
+    case '/_faults/loss': {
+      const loss = parse(faultBodies.loss);
+      if (loss) sendJson(response, 200, stage.setOutgoingLoss(loss));
+      return;
+    }
     case '/_faults/restart': {
       const restart = parse(faultBodies.restart);
       if (!restart) return;

@@ -14,7 +14,7 @@ import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { DEFAULT_SESSIONS_PER_USER } from './config';
-import type { StageStats } from './control';
+import type { LossAnswer, StageStats } from './control';
 import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-token';
 import { Publisher, type PublisherKind } from './publisher';
 import type { SdpEndpoint } from './sdp-endpoint';
@@ -618,6 +618,34 @@ export class LocalStage {
       else session.drop();
     }
     return matching.length;
+  }
+
+  /**
+   * Drops `percent` of the RTP sent on the matching subscriptions (a viewer's, a stage's, or
+   * all), as a lossy link would; and counts what their video forwarding did about it.
+   */
+  setOutgoingLoss(target: {
+    participantId?: string;
+    stageId?: string;
+    percent: number;
+  }): LossAnswer {
+    const matching =
+      target.participantId === undefined
+        ? [...this.subscriptions].filter(
+            (subscription) =>
+              target.stageId === undefined || subscription.stageId === target.stageId,
+          )
+        : this.matchSessions(target).flatMap((session) => session.openSubscriptions);
+    const answer = { subscriptions: 0, dropped: 0, nacks: 0, retransmitted: 0, notCached: 0 };
+    for (const subscription of matching) {
+      subscription.lossPercent = target.percent;
+      answer.subscriptions += 1;
+      answer.dropped += subscription.droppedPackets;
+      answer.nacks += subscription.videoForwarding?.nacks ?? 0;
+      answer.retransmitted += subscription.videoForwarding?.retransmitted ?? 0;
+      answer.notCached += subscription.videoForwarding?.notCached ?? 0;
+    }
+    return answer;
   }
 
   failNextJoin(failure: JoinFailure): void {

@@ -8,15 +8,25 @@
  * trickled candidates (TCP, IPv6 link-local: whatever its machine has) are never needed: its own
  * checks reach the stage. A session that is not connected within `CONNECT_TIMEOUT_MS` is ended.
  *
- * A new viewer asks for a key frame (`requestKeyFrame`): one PLI to the publisher serves every
- * viewer that asks while it is pending, as camera-feed.ts did for the in-process encoders.
+ * Viewers' PLIs and FIRs and new viewers ask for a key frame (`requestKeyFrame`): one PLI to the
+ * publisher serves every viewer that asks while it is pending (key-frame-requests.ts). The
+ * publisher's sender reports give each track's capture clock, which the viewers' SRs carry.
  */
 import { randomUUID } from 'node:crypto';
-import { RTCPeerConnection, RTCRtpCodecParameters, useSdesMid, type RtpPacket } from 'werift';
+import {
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RtcpSrPacket,
+  useSdesMid,
+  type RtcpPacket,
+  type RtpPacket,
+} from 'werift';
+import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from './join-token';
 import type { SdpSession } from './sdp-endpoint';
 import { isH264KeyFrameStart } from './h264';
+import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
 import { withoutParameterSets, type PublishedCodec, type WhipOffer } from './whip-sdp';
@@ -27,6 +37,8 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 const DISCONNECTED_GRACE_MS = 3_000;
 /** A key frame asked for and not seen within this time is asked for again. */
 const KEY_FRAME_PENDING_MS = 250;
+/** PLIs to a publisher at most this often, however many viewers ask (key-frame-requests.ts). */
+export const KEY_FRAME_MIN_INTERVAL_MS = 200;
 
 export type PublisherKind = 'camera' | 'encoder';
 export type PublisherState = 'connecting' | 'connected' | 'closed';
@@ -68,6 +80,11 @@ export class Publisher implements SdpSession {
   endReason: string | undefined;
   /** Video packets received (padding excluded), for the stats. */
   videoPackets = 0;
+  /** Each track's capture clock, from the publisher's sender reports. */
+  readonly videoClock: CaptureClock | undefined;
+  readonly audioClock: CaptureClock | undefined;
+  /** Key frame requests to the publisher, coalesced and rate-limited. */
+  readonly keyFrames: KeyFrameRequests;
   private stateValue: PublisherState = 'connecting';
   private readonly peer: RTCPeerConnection;
   private readonly offer: WhipOffer;
@@ -77,8 +94,8 @@ export class Publisher implements SdpSession {
   private readonly onKeyFrameRequested: () => void;
   private readonly log: (message: string) => void;
   private videoSsrc: number | undefined;
+  private audioSsrc: number | undefined;
   private lastVideoTimestamp: number | undefined;
-  private keyFrameRequestedAt: number | undefined;
   private connectTimer: NodeJS.Timeout | undefined;
   private disconnectedTimer: NodeJS.Timeout | undefined;
 
@@ -91,6 +108,13 @@ export class Publisher implements SdpSession {
     this.token = new HeldToken(options.token);
     this.video = options.offer.video;
     this.audio = options.offer.audio;
+    this.videoClock = this.video && new CaptureClock(this.video.clockRate);
+    this.audioClock = this.audio && new CaptureClock(this.audio.clockRate);
+    this.keyFrames = new KeyFrameRequests({
+      sendRequest: () => this.sendPli(),
+      pendingMs: KEY_FRAME_PENDING_MS,
+      minIntervalMs: KEY_FRAME_MIN_INTERVAL_MS,
+    });
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? (() => undefined);
@@ -160,6 +184,7 @@ export class Publisher implements SdpSession {
       // No server-reflexive candidates: werift would ask a public STUN server for one.
       transport.iceTransport.connection.stunServer = undefined;
       keepEarlyDtls(transport);
+      transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), CONNECT_TIMEOUT_MS);
@@ -176,26 +201,23 @@ export class Publisher implements SdpSession {
     if (this.listeners.delete(listener)) this.onStateChange(this);
   }
 
-  /** Asks the publisher for a key frame now, unless one asked for is still on its way. */
+  /** A viewer wants a key frame: one is asked for, unless one asked for is on its way. */
   requestKeyFrame(): void {
-    const now = performance.now();
-    if (
-      this.keyFrameRequestedAt !== undefined &&
-      now - this.keyFrameRequestedAt < KEY_FRAME_PENDING_MS
-    ) {
-      return;
-    }
+    if (this.stateValue !== 'closed') this.keyFrames.request();
+  }
+
+  private sendPli(): boolean {
     const receiver = this.peer
       .getTransceivers()
       .find((transceiver) => transceiver.kind === 'video')?.receiver;
     const ssrc = this.videoSsrc;
     // Before the publisher's first packet there is nothing to refresh: its first frame is a key frame.
-    if (!receiver || ssrc === undefined) return;
-    this.keyFrameRequestedAt = now;
+    if (!receiver || ssrc === undefined) return false;
     void receiver
       .sendRtcpPLI(ssrc)
       .catch(() => undefined)
       .then(() => this.onKeyFrameRequested());
+    return true;
   }
 
   /** Ends the session; idempotent. Listeners are the stage's to move or end. */
@@ -205,6 +227,7 @@ export class Publisher implements SdpSession {
     this.endReason = reason;
     clearTimeout(this.connectTimer);
     clearTimeout(this.disconnectedTimer);
+    this.keyFrames.close();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
     this.onStateChange(this);
@@ -244,7 +267,7 @@ export class Publisher implements SdpSession {
         ? isH264KeyFrameStart(packet.payload, firstOfFrame)
         : isVp8KeyFrameStart(packet.payload);
     this.videoSsrc = packet.header.ssrc;
-    if (keyFrameStart) this.keyFrameRequestedAt = undefined;
+    if (keyFrameStart) this.keyFrames.keyFrameArrived();
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);
@@ -253,10 +276,23 @@ export class Publisher implements SdpSession {
 
   private onAudio(packet: RtpPacket): void {
     if (packet.payload.length === 0) return;
+    this.audioSsrc = packet.header.ssrc;
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.audio) listener.onAudioPacket(packet.clone());
     }
+  }
+
+  /** A sender report of one of the publisher's tracks sets that track's capture clock. */
+  private onRtcp(packet: RtcpPacket): void {
+    if (!(packet instanceof RtcpSrPacket)) return;
+    const clock =
+      packet.ssrc === this.videoSsrc
+        ? this.videoClock
+        : packet.ssrc === this.audioSsrc
+          ? this.audioClock
+          : undefined;
+    clock?.onSenderReport(packet.senderInfo);
   }
 }
 

@@ -6,16 +6,28 @@
  * the DTLS server; the viewer answers and starts the DTLS handshake once nominated.
  *
  * Video starts at a key frame: the subscription asks the publisher for one when its offer goes out,
- * holds it until the connection is up, then forwards from it; it asks again until one comes.
+ * holds it until the connection is up, then forwards from it; it asks again until one comes. The
+ * viewer's PLIs and FIRs ask the publisher too (coalesced there); its NACKs are answered from a
+ * per-track packet cache, and its sender reports carry the publisher's capture clock
+ * (forwarding.ts).
  */
 import {
   RTCPeerConnection,
   RTCRtpCodecParameters,
+  RtcpPayloadSpecificFeedback,
   useSdesMid,
   type RTCRtpSender,
+  type RtcpPacket,
   type RtpPacket,
 } from 'werift';
 import { keepEarlyDtls } from './early-dtls';
+import {
+  AUDIO_CACHE_PACKETS,
+  TrackForwarder,
+  VIDEO_CACHE_PACKETS,
+  withOutgoingLoss,
+  type ForwardingCounts,
+} from './forwarding';
 import type { FeedListener, Publisher } from './publisher';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../signalling';
@@ -63,6 +75,12 @@ export class Subscription implements FeedListener {
   private readonly peer: RTCPeerConnection;
   private readonly videoSender: RTCRtpSender | undefined;
   private readonly audioSender: RTCRtpSender | undefined;
+  private readonly videoForwarder: TrackForwarder | undefined;
+  private readonly audioForwarder: TrackForwarder | undefined;
+  /** The loss fault: this share (percent) of the RTP sent is dropped (`POST /_faults/loss`). */
+  lossPercent = 0;
+  /** RTP packets the loss fault dropped. */
+  droppedPackets = 0;
   private closed = false;
   private connected = false;
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
@@ -90,12 +108,30 @@ export class Subscription implements FeedListener {
       iceLite: options.answerer ?? false,
     });
     if (this.media.video) {
-      this.videoSender = this.peer.addTransceiver('video', { direction: 'sendonly' }).sender;
+      const transceiver = this.peer.addTransceiver('video', { direction: 'sendonly' });
+      // One stream for audio and video (a=msid): the viewer syncs them as one, and with RTX's
+      // second SSRC libwebrtc refuses a section that names no track.
+      transceiver.sender.streamId = this.id;
+      this.videoSender = transceiver.sender;
+      this.videoForwarder = new TrackForwarder({
+        sender: transceiver.sender,
+        transceiver,
+        clock: this.publisher.videoClock,
+        cachePackets: VIDEO_CACHE_PACKETS,
+      });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
       this.videoSender.onPictureLossIndication.subscribe(() => this.publisher.requestKeyFrame());
     }
     if (this.media.audio) {
-      this.audioSender = this.peer.addTransceiver('audio', { direction: 'sendonly' }).sender;
+      const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
+      transceiver.sender.streamId = this.id;
+      this.audioSender = transceiver.sender;
+      this.audioForwarder = new TrackForwarder({
+        sender: transceiver.sender,
+        transceiver,
+        clock: this.publisher.audioClock,
+        cachePackets: AUDIO_CACHE_PACKETS,
+      });
     }
     this.peer.connectionStateChange.subscribe(() => this.onConnectionStateChange());
     this.peer.iceConnectionStateChange.subscribe((state) => {
@@ -110,11 +146,23 @@ export class Subscription implements FeedListener {
       // No server-reflexive candidates: werift would ask a public STUN server for each one.
       transport.iceTransport.connection.stunServer = undefined;
       keepEarlyDtls(transport);
+      // werift routes a FIR by its media SSRC, which RFC 5104 sets to 0: it never reaches the sender.
+      transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
+      withOutgoingLoss(
+        transport,
+        () => this.lossPercent,
+        () => (this.droppedPackets += 1),
+      );
     }
   }
 
   get isOpen(): boolean {
     return !this.closed;
+  }
+
+  /** The stage (aircraft) of the publisher it forwards. */
+  get stageId(): string {
+    return this.publisher.stageId;
   }
 
   /** Sends the offer and starts listening to the publisher. False if it has gone. */
@@ -206,12 +254,26 @@ export class Subscription implements FeedListener {
   }
 
   private forward(packet: RtpPacket): void {
-    void this.videoSender?.sendRtp(packet).catch(() => undefined);
+    this.videoForwarder?.forward(packet);
   }
 
   onAudioPacket(packet: RtpPacket): void {
-    if (!this.connected || !this.audioSender) return;
-    void this.audioSender.sendRtp(packet).catch(() => undefined);
+    if (!this.connected) return;
+    this.audioForwarder?.forward(packet);
+  }
+
+  /** What the video forwarding did (NACKs answered, packets sent again), for stats and tests. */
+  get videoForwarding(): ForwardingCounts | undefined {
+    return this.videoForwarder?.counts;
+  }
+
+  /** A FIR for the video sent here asks the publisher for a key frame, as a PLI does. */
+  private onRtcp(packet: RtcpPacket): void {
+    if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
+    const ssrc = this.videoSender?.ssrc;
+    if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
+      this.publisher.requestKeyFrame();
+    }
   }
 
   /**
@@ -226,6 +288,8 @@ export class Subscription implements FeedListener {
     clearTimeout(this.disconnectedTimer);
     clearTimeout(this.keyFrameTimer);
     clearTimeout(this.handshakeTimer);
+    this.videoForwarder?.close();
+    this.audioForwarder?.close();
     this.held = undefined;
     this.publisher.remove(this);
     void this.peer.close().catch(() => undefined);
@@ -282,8 +346,9 @@ export class Subscription implements FeedListener {
 /**
  * A viewer's peer connection: the publisher's codecs, with its format parameters (an H.264
  * profile is announced as the publisher sends it, so the browser decodes what it gets), at the
- * payload types browsers use; the media id header extension (BUNDLE), host candidates on IPv4
- * only, all of them in the offer.
+ * payload types browsers use, with RTX for retransmissions (plain ones when the viewer declines
+ * it) and PLI, FIR and NACK feedback; the media id header extension (BUNDLE), host candidates on
+ * IPv4 only, all of them in the offer.
  */
 const viewerPeerConfig = (publisher: Publisher) => ({
   codecs: {
@@ -294,7 +359,17 @@ const viewerPeerConfig = (publisher: Publisher) => ({
             clockRate: 90_000,
             payloadType: 96,
             ...(publisher.video.parameters ? { parameters: publisher.video.parameters } : {}),
-            rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
+            rtcpFeedback: [
+              { type: 'nack' },
+              { type: 'nack', parameter: 'pli' },
+              { type: 'ccm', parameter: 'fir' },
+            ],
+          }),
+          new RTCRtpCodecParameters({
+            mimeType: 'video/rtx',
+            clockRate: 90_000,
+            payloadType: 97,
+            parameters: 'apt=96',
           }),
         ]
       : [],

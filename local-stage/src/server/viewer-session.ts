@@ -87,6 +87,11 @@ export class ViewerSession {
     return this.subscriptions.size;
   }
 
+  /** The session's subscriptions (for the loss fault). */
+  get openSubscriptions(): Subscription[] {
+    return [...this.subscriptions.values()];
+  }
+
   send(message: StageMessage): void {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
   }

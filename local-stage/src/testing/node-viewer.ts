@@ -90,6 +90,16 @@ export class NodeViewer {
     return this.peer?.connectionState;
   }
 
+  /** The answer sent to the stage (undefined before the offer came). */
+  get answerSdp(): string | undefined {
+    return this.peer?.localDescription?.sdp;
+  }
+
+  /** The peer connection's stats objects, unparsed (empty before the offer came). */
+  async stats(): Promise<unknown[]> {
+    return this.peer ? [...(await this.peer.getStats()).values()] : [];
+  }
+
   send(message: unknown): void {
     this.socket?.send(JSON.stringify(message));
   }

@@ -1,0 +1,204 @@
+/**
+ * The forwarding path as a browser sees it, in Chromium, on an instance of this spec's own (the
+ * loss fault would touch every viewer of the shared product):
+ * - each frame's `requestVideoFrameCallback` captureTime is the capture time the synthetic camera
+ *   wrote into its pixels: the stage's sender reports carry the camera's clock;
+ * - with 2 % of the RTP the stage sends dropped (the loopback-only loss fault: this machine's
+ *   kernel has no netem, docs/reliability.md), the picture never stops for more than 500 ms over
+ *   30 s, and the player's stats show NACKs sent and packets retransmitted.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Product, ROOT } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import { ownInstance } from './support/environment';
+import { expect, expectVideoPlaying, test } from './support/fixtures';
+
+const VIEWER = { username: 'loss-viewer', password: 'loss viewer password 1' };
+const STAGE = 'N743AS';
+const LOSS_PERCENT = 2;
+const LOSS_SECONDS = 30;
+const stripDecoder = readFileSync(join(ROOT, 'local-stage', 'dist', 'time-strip.js'), 'utf8');
+
+const inboundVideo = z.object({
+  type: z.literal('inbound-rtp'),
+  kind: z.literal('video'),
+  packetsReceived: z.number(),
+  packetsLost: z.number(),
+  nackCount: z.number(),
+  retransmittedPacketsReceived: z.number().default(0),
+  framesDecoded: z.number(),
+  freezeCount: z.number().default(0),
+  totalFreezesDuration: z.number().default(0),
+});
+type InboundVideo = z.infer<typeof inboundVideo>;
+
+/** Records every RTCPeerConnection the page makes, so the test can read the player's stats. */
+function recordPeerConnections(): void {
+  const Native = window.RTCPeerConnection;
+  const peers: RTCPeerConnection[] = [];
+  Object.assign(window, { e2ePeers: peers });
+  window.RTCPeerConnection = class extends Native {
+    constructor(configuration?: RTCConfiguration) {
+      super(configuration);
+      peers.push(this);
+    }
+  };
+}
+
+/** The inbound video stats of the player's connected peer connections. */
+async function inboundVideoStats(page: import('@playwright/test').Page): Promise<InboundVideo> {
+  const entries = await page.evaluate(async () => {
+    const { e2ePeers } = window as unknown as { e2ePeers: RTCPeerConnection[] };
+    const found: unknown[] = [];
+    for (const peer of e2ePeers) {
+      if (peer.connectionState !== 'connected') continue;
+      (await peer.getStats()).forEach((entry: unknown) => found.push(entry));
+    }
+    return found;
+  });
+  const video = entries.flatMap((entry) => {
+    const parsed = inboundVideo.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+  if (video.length !== 1) throw new Error(`expected one inbound video stream, got ${video.length}`);
+  return video[0] as InboundVideo;
+}
+
+test.describe('the forwarding path in Chromium', () => {
+  let product: Product;
+  let loginToken: string;
+
+  test.beforeAll(async () => {
+    test.setTimeout(90_000);
+    product = new Product(ownInstance('loss', 400));
+    product.addViewer(VIEWER);
+    await product.start();
+    loginToken = await product.loginToken(VIEWER);
+  });
+
+  test.afterAll(async () => {
+    await product?.dispose();
+  });
+
+  test("each frame's captureTime is the capture time in its pixels, within 20 ms", async ({
+    page,
+  }) => {
+    await signIn(page, loginToken);
+    await page.goto(`${product.baseUrl}/player/${STAGE}`);
+    await expectVideoPlaying(page);
+    await page.evaluate(stripDecoder);
+
+    // The frame each callback describes is the one the video element shows during it.
+    const sampled = await page.evaluate(
+      (durationMs) =>
+        new Promise<{ frames: number; samples: { captureTimeMs: number; stripMs: number }[] }>(
+          (resolve, reject) => {
+            const video = document.querySelector('video');
+            const context = document
+              .createElement('canvas')
+              .getContext('2d', { willReadFrequently: true });
+            if (!video || !context) return reject(new Error('no video'));
+            const { decodeTimeStrip } = (
+              window as unknown as {
+                TailcamTimeStrip: {
+                  decodeTimeStrip: (image: ImageData) => { captureTimeMs: number } | null;
+                };
+              }
+            ).TailcamTimeStrip;
+            const samples: { captureTimeMs: number; stripMs: number }[] = [];
+            let frames = 0;
+            const until = performance.now() + durationMs;
+            const onFrame = (now: number, metadata: VideoFrameCallbackMetadata) => {
+              frames += 1;
+              context.canvas.width = metadata.width;
+              context.canvas.height = metadata.height;
+              context.drawImage(video, 0, 0);
+              const strip = decodeTimeStrip(
+                context.getImageData(0, 0, metadata.width, metadata.height),
+              );
+              if (strip && metadata.captureTime !== undefined) {
+                samples.push({
+                  captureTimeMs: performance.timeOrigin + metadata.captureTime,
+                  stripMs: strip.captureTimeMs,
+                });
+              }
+              if (now > until) resolve({ frames, samples });
+              else video.requestVideoFrameCallback(onFrame);
+            };
+            video.requestVideoFrameCallback(onFrame);
+          },
+        ),
+      5_000,
+    );
+    const { samples } = sampled;
+    expect(samples.length, `frames with a captureTime, of ${sampled.frames}`).toBeGreaterThan(
+      sampled.frames / 2,
+    );
+
+    const errors = samples.map((sample) => sample.captureTimeMs - sample.stripMs);
+    const worst = Math.max(...errors.map(Math.abs));
+    test.info().annotations.push({
+      type: 'captureTime − strip time (ms)',
+      description: `min ${Math.min(...errors).toFixed(1)}, max ${Math.max(...errors).toFixed(1)}`,
+    });
+    console.log(`captureTime − strip time: ${JSON.stringify(errors.map(Math.round))}`);
+    expect(worst).toBeLessThan(20);
+  });
+
+  test(`${LOSS_PERCENT} % of the packets to the player lost for ${LOSS_SECONDS} s: the picture never stops for 500 ms; NACKs sent, packets retransmitted`, async ({
+    page,
+  }) => {
+    test.setTimeout(90_000);
+    await page.addInitScript(recordPeerConnections);
+    await signIn(page, loginToken);
+    await page.goto(`${product.baseUrl}/player/${STAGE}`);
+    await expectVideoPlaying(page);
+    // Every presented frame's time, from now on.
+    await page.evaluate(() => {
+      const video = document.querySelector('video');
+      const presented: number[] = [];
+      Object.assign(window, { e2ePresented: presented });
+      const onFrame = (now: number) => {
+        presented.push(now);
+        video?.requestVideoFrameCallback(onFrame);
+      };
+      video?.requestVideoFrameCallback(onFrame);
+    });
+    const before = await inboundVideoStats(page);
+
+    await product.stage.loss({ stageId: STAGE, percent: LOSS_PERCENT });
+    await page.waitForTimeout(LOSS_SECONDS * 1000);
+    const forwarding = await product.stage.loss({ stageId: STAGE, percent: 0 });
+
+    const after = await inboundVideoStats(page);
+    const longestGapMs = await page.evaluate(() => {
+      const { e2ePresented } = window as unknown as { e2ePresented: number[] };
+      let longest = 0;
+      for (let index = 1; index < e2ePresented.length; index += 1) {
+        longest = Math.max(longest, (e2ePresented[index] ?? 0) - (e2ePresented[index - 1] ?? 0));
+      }
+      return longest;
+    });
+    const seen = {
+      longestGapMs: Math.round(longestGapMs),
+      freezes: after.freezeCount - before.freezeCount,
+      freezesMs: Math.round((after.totalFreezesDuration - before.totalFreezesDuration) * 1000),
+      nacksSent: after.nackCount - before.nackCount,
+      retransmittedReceived:
+        after.retransmittedPacketsReceived - before.retransmittedPacketsReceived,
+      packetsLost: after.packetsLost - before.packetsLost,
+      framesDecoded: after.framesDecoded - before.framesDecoded,
+      stage: forwarding,
+    };
+    test.info().annotations.push({ type: 'under loss', description: JSON.stringify(seen) });
+    console.log(`under ${LOSS_PERCENT} % loss for ${LOSS_SECONDS} s: ${JSON.stringify(seen)}`);
+
+    expect(forwarding.dropped).toBeGreaterThan(0);
+    expect(seen.nacksSent).toBeGreaterThan(0);
+    expect(seen.retransmittedReceived).toBeGreaterThan(0);
+    expect(seen.longestGapMs).toBeLessThan(500);
+    expect(seen.framesDecoded).toBeGreaterThan(LOSS_SECONDS * 20);
+  });
+});

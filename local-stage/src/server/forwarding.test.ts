@@ -1,0 +1,157 @@
+/**
+ * The forwarding path against a real libwebrtc viewer (`@roamhq/wrtc`, the Node test viewer): with
+ * a share of the stage's outgoing RTP dropped (the loss fault, after the packet cache), the viewer
+ * NACKs, the stage sends the packets again as RTX, and the picture never stops. (This libwebrtc
+ * reports no remote-outbound-rtp stats, so the sender reports are proven in Chromium:
+ * e2e/loss.spec.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { GenericNack, RtcpHeader } from 'werift';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { NodeViewer } from '../testing/node-viewer';
+import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { nackedSequenceNumbers } from './forwarding';
+
+const secret = new TextEncoder().encode('a-forwarding-test-secret-of-enough-length');
+const STAGE = 'N743AS';
+let running: StageWithCameras;
+const viewers: NodeViewer[] = [];
+
+const inboundVideo = z.object({
+  type: z.literal('inbound-rtp'),
+  kind: z.literal('video'),
+  packetsReceived: z.number(),
+  packetsLost: z.number(),
+  nackCount: z.number(),
+  framesDecoded: z.number().optional(),
+});
+
+/** The viewer's answer without RTX: it takes retransmissions as the packets themselves. */
+function withoutRtx(answer: string): string {
+  return answer
+    .replace(/^(m=video \S+ \S+) 96 97/m, '$1 96')
+    .replace(/^a=(rtpmap|fmtp|rtcp-fb):97 .*\r?\n/gm, '');
+}
+
+async function joinedViewer(
+  participantId: string,
+  editAnswer?: (sdp: string) => string,
+): Promise<NodeViewer> {
+  const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`, editAnswer);
+  viewers.push(viewer);
+  const token = await issueParticipantToken({
+    secret,
+    participantId,
+    stageId: STAGE,
+    userId: 'user-1',
+    attributes: {},
+    capabilities: { publish: false, subscribe: true },
+    stageBaseUrl: `${running.url}/stage`,
+    ttlSeconds: 60,
+  });
+  await viewer.join(token);
+  await viewer.subscribe();
+  await viewer.waitFor(() => viewer.frames.length > 10, 'frames', 15_000);
+  return viewer;
+}
+
+async function statsOf<T>(viewer: NodeViewer, schema: z.ZodType<T>): Promise<T | undefined> {
+  for (const entry of await viewer.stats()) {
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) return parsed.data;
+  }
+  return undefined;
+}
+
+/** The longest time between two frames the viewer got from `fromMs` on (Date.now()). */
+function longestGapMs(viewer: NodeViewer, fromMs: number): number {
+  const times = viewer.frames.map((frame) => frame.receivedAtMs).filter((time) => time >= fromMs);
+  let longest = 0;
+  for (let index = 1; index < times.length; index += 1) {
+    longest = Math.max(longest, (times[index] ?? 0) - (times[index - 1] ?? 0));
+  }
+  return longest;
+}
+
+beforeAll(async () => {
+  running = await startStageWithCameras({
+    secret,
+    faultsEnabled: true,
+    syntheticCameras: [STAGE],
+  });
+});
+
+afterAll(async () => {
+  for (const viewer of viewers) viewer.close();
+  await running.close();
+});
+
+describe('the forwarding path', () => {
+  it('answers NACKs from its cache as RTX: with 5 % of the packets dropped the picture never stops', async () => {
+    const viewer = await joinedViewer('lossy-viewer');
+    expect(viewer.answerSdp).toMatch(/a=rtpmap:97 rtx\/90000/);
+    const before = await statsOf(viewer, inboundVideo);
+    const startedAt = Date.now();
+
+    running.stage.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const forwarding = running.stage.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 0 });
+    const after = await statsOf(viewer, inboundVideo);
+
+    expect(forwarding.dropped).toBeGreaterThan(20);
+    expect(forwarding.retransmitted).toBeGreaterThan(0);
+    expect(forwarding.notCached).toBe(0);
+    expect((after?.nackCount ?? 0) - (before?.nackCount ?? 0)).toBeGreaterThan(0);
+    expect(longestGapMs(viewer, startedAt)).toBeLessThan(500);
+  });
+
+  it('answers NACKs with the packets themselves when the viewer declined RTX', async () => {
+    const viewer = await joinedViewer('plain-viewer', withoutRtx);
+    const before = await statsOf(viewer, inboundVideo);
+    const startedAt = Date.now();
+
+    running.stage.setOutgoingLoss({ participantId: 'plain-viewer', percent: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const forwarding = running.stage.setOutgoingLoss({ participantId: 'plain-viewer', percent: 0 });
+    const after = await statsOf(viewer, inboundVideo);
+
+    expect(forwarding.retransmitted).toBeGreaterThan(0);
+    // Packets sent again on the media SSRC count as received: what was dropped and NACKed, not
+    // what the viewer lost.
+    expect(after?.packetsLost ?? 0).toBeLessThan(forwarding.dropped);
+    expect((after?.nackCount ?? 0) - (before?.nackCount ?? 0)).toBeGreaterThan(0);
+    expect(longestGapMs(viewer, startedAt)).toBeLessThan(500);
+  });
+});
+
+describe("a viewer's NACK", () => {
+  /** A NACK as werift parses it, with the entries of what followed it in the compound. */
+  function parsedNack(fci: [number, number][], trailing: [number, number][]): GenericNack {
+    const words = [...fci, ...trailing].flatMap(([packetId, bitmask]) => {
+      const word = Buffer.alloc(4);
+      word.writeUInt16BE(packetId, 0);
+      word.writeUInt16BE(bitmask, 2);
+      return [word];
+    });
+    const header = new RtcpHeader({ type: 205, count: 1, length: 2 + fci.length });
+    return GenericNack.deSerialize(Buffer.concat([Buffer.alloc(8), ...words]), header);
+  }
+
+  it('asks for its own entries only, not for what werift read past its end', () => {
+    // 1000 and 1002 (bit 1), 1040; then a receiver report's words read as entries.
+    const nack = parsedNack(
+      [
+        [1000, 0b10],
+        [1040, 0],
+      ],
+      [[0x1234, 0xffff]],
+    );
+    expect(nack.lost.length).toBeGreaterThan(3);
+    expect(nackedSequenceNumbers(nack)).toEqual([1000, 1002, 1040]);
+  });
+
+  it('wraps sequence numbers past 65535', () => {
+    expect(nackedSequenceNumbers(parsedNack([[65_535, 0b1]], []))).toEqual([65_535, 0]);
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * One forwarded track of a viewer's subscription, on top of werift's RTCRtpSender (which rewrites
+ * SSRC, payload type and sequence numbers): the packets sent are kept in a cache that answers the
+ * viewer's NACKs, as RTX when the viewer negotiated it, else as the packet again; and the viewer's
+ * RTCP sender reports carry the publisher's capture clock (capture-clock.ts).
+ *
+ * werift answers NACKs itself from 128 packets (RTP_HISTORY_SIZE, a constant): 0.6 s of a
+ * 2 Mbit/s 720p stream (about 220 packets a second), less than a key frame's burst and its NACK
+ * round trip on a lossy link. The cache here holds `VIDEO_CACHE_PACKETS` and werift's is not used
+ * (its NACK handling is bypassed, so nothing is sent twice). werift's own SRs are never started.
+ */
+import {
+  RtcpReceiverInfo,
+  RtcpRrPacket,
+  RtcpSenderInfo,
+  RtcpSrPacket,
+  RtcpTransportLayerFeedback,
+  wrapRtx,
+  type GenericNack,
+  type RTCDtlsTransport,
+  type RTCRtpSender,
+  type RTCRtpTransceiver,
+  type RtcpPacket,
+  type RtpHeader,
+  type RtpPacket,
+} from 'werift';
+import { compactNtp, epochNowMs, ntpFromEpochMs, type CaptureClock } from './capture-clock';
+
+/**
+ * About 2.3 s of a 2 Mbit/s 720p stream (about 220 packets of 1,100–1,200 bytes a second), 1.2 s
+ * at 4 Mbit/s: enough for a NACK, its retransmission lost too, and a second NACK. At most about
+ * 600 KB a viewer.
+ */
+export const VIDEO_CACHE_PACKETS = 512;
+/** Opus at 20 ms frames: 2.5 s (viewers rarely NACK audio; a cheap cache if they do). */
+export const AUDIO_CACHE_PACKETS = 128;
+/** How often a viewer gets a sender report (libwebrtc sends video SRs every second). */
+const SENDER_REPORT_INTERVAL_MS = 1_000;
+/** The first two SRs close together: a receiver maps RTP to NTP time from its second one. */
+const FIRST_SENDER_REPORT_GAP_MS = 200;
+const TWO_TO_32 = 2 ** 32;
+
+/** What a forwarded track has done, for the stage's stats and the tests. */
+export interface ForwardingCounts {
+  packets: number;
+  nacks: number;
+  /** Packets sent again for a NACK (as RTX or plain). */
+  retransmitted: number;
+  /** NACKed packets already gone from the cache (or never sent). */
+  notCached: number;
+  senderReports: number;
+}
+
+export class TrackForwarder {
+  readonly counts: ForwardingCounts = {
+    packets: 0,
+    nacks: 0,
+    retransmitted: 0,
+    notCached: 0,
+    senderReports: 0,
+  };
+  private readonly sender: RTCRtpSender;
+  private readonly transceiver: RTCRtpTransceiver;
+  private readonly clock: CaptureClock | undefined;
+  private readonly cache: (RtpPacket | undefined)[];
+  private octets = 0;
+  /** The viewer's RTP timestamp minus the publisher's (0 while werift rewrites none). */
+  private timestampOffset = 0;
+  private rtxSequenceNumber = Math.floor(Math.random() * 65_536);
+  /** The viewer's own SSRC (its receiver reports') and the round trip they measure. */
+  private viewerSsrc: number | undefined;
+  private roundTripMs: number | undefined;
+  private reportTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(options: {
+    sender: RTCRtpSender;
+    transceiver: RTCRtpTransceiver;
+    /** The publisher's capture clock for this track (undefined: no SRs are sent). */
+    clock: CaptureClock | undefined;
+    cachePackets: number;
+  }) {
+    this.sender = options.sender;
+    this.transceiver = options.transceiver;
+    this.clock = options.clock;
+    this.cache = new Array<RtpPacket | undefined>(options.cachePackets);
+    // werift's SR loop starts at the first packet unless it seems to run already.
+    this.sender.rtcpRunning = true;
+    const handleRtcp = this.sender.handleRtcpPacket.bind(this.sender);
+    this.sender.handleRtcpPacket = (rtcp: RtcpPacket) => {
+      if (rtcp instanceof RtcpTransportLayerFeedback && 'lost' in rtcp.feedback) {
+        this.retransmit(nackedSequenceNumbers(rtcp.feedback));
+        return;
+      }
+      if (rtcp instanceof RtcpRrPacket) this.onReceiverReport(rtcp);
+      handleRtcp(rtcp);
+    };
+  }
+
+  /** Sends `packet` to the viewer and keeps it for NACKs. */
+  forward(packet: RtpPacket): void {
+    if (this.closed) return;
+    const publisherTimestamp = packet.header.timestamp;
+    // sendRtp rewrites the header in place before its first await, so the packet cached is the
+    // packet as the viewer gets it.
+    void this.sender.sendRtp(packet).catch(() => undefined);
+    if (packet.header.ssrc !== this.sender.ssrc) return; // not sent: not connected yet
+    this.timestampOffset = (packet.header.timestamp - publisherTimestamp + TWO_TO_32) % TWO_TO_32;
+    this.cache[packet.header.sequenceNumber % this.cache.length] = packet;
+    this.counts.packets += 1;
+    this.octets += packet.payload.length;
+    if (this.reportTimer === undefined && this.clock) {
+      this.reportTimer = setTimeout(() => this.sendReport(), FIRST_SENDER_REPORT_GAP_MS);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.reportTimer);
+    this.cache.fill(undefined);
+  }
+
+  private get transport(): RTCDtlsTransport | undefined {
+    return this.sender.transport ?? undefined;
+  }
+
+  private retransmit(sequenceNumbers: number[]): void {
+    const transport = this.transport;
+    if (this.closed || !transport) return;
+    this.counts.nacks += 1;
+    const rtxPayloadType = this.rtxPayloadType();
+    for (const sequenceNumber of sequenceNumbers) {
+      const cached = this.cache[sequenceNumber % this.cache.length];
+      if (!cached || cached.header.sequenceNumber !== sequenceNumber) {
+        this.counts.notCached += 1;
+        continue;
+      }
+      let packet = cached;
+      if (rtxPayloadType !== undefined) {
+        packet = wrapRtx(cached, rtxPayloadType, this.rtxSequenceNumber, this.sender.rtxSsrc);
+        this.rtxSequenceNumber = (this.rtxSequenceNumber + 1) % 65_536;
+      }
+      this.counts.retransmitted += 1;
+      void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
+    }
+  }
+
+  /** A receiver report about this track: the round trip from our last SR (RFC 3550 6.4.1). */
+  private onReceiverReport(report: RtcpRrPacket): void {
+    this.viewerSsrc = report.ssrc;
+    const block = report.reports.find((candidate) => candidate.ssrc === this.sender.ssrc);
+    if (!block || block.lsr === 0) return;
+    const now = compactNtp(ntpFromEpochMs(epochNowMs()));
+    const roundTrip = (now - block.lsr - block.dlsr + TWO_TO_32) % TWO_TO_32;
+    // Above 2^31 the report came back before it was sent: a clock step; ignore it.
+    if (roundTrip < 2 ** 31) this.roundTripMs = (roundTrip / 65_536) * 1000;
+  }
+
+  /**
+   * A report block that gives a receive-only viewer its round-trip time. libwebrtc maps RTP
+   * timestamps to capture times (requestVideoFrameCallback's captureTime, audio/video sync) only
+   * once it knows one, and a viewer that sends no media learns it from nowhere else: it does not
+   * offer RTCP XR's RRTR (RFC 3611), and SRs come only one way. A report block about the viewer's
+   * own SSRC whose "last SR" is our send time less half the round trip we measured makes it
+   * compute that round trip (arrival − LSR − DLSR), assuming its clock agrees with the stage's
+   * (one machine, or NTP-synchronised ones; a viewer clock off by d sees the round trip plus d,
+   * and capture times off by d/2). None before the viewer's first receiver report.
+   */
+  private roundTripBlock(nowMs: number): RtcpReceiverInfo[] {
+    if (this.viewerSsrc === undefined || this.roundTripMs === undefined) return [];
+    return [
+      new RtcpReceiverInfo({
+        ssrc: this.viewerSsrc,
+        fractionLost: 0,
+        packetsLost: 0,
+        highestSequence: 0,
+        jitter: 0,
+        lsr: compactNtp(ntpFromEpochMs(nowMs - this.roundTripMs / 2)),
+        dlsr: 0,
+      }),
+    ];
+  }
+
+  /** The RTX payload type the viewer negotiated for the codec sent, if any. */
+  private rtxPayloadType(): number | undefined {
+    const sent = this.sender.codec?.payloadType;
+    if (sent === undefined) return undefined;
+    return this.transceiver.codecs.find(
+      (codec) =>
+        codec.mimeType.toLowerCase().endsWith('/rtx') &&
+        /(?:^|;)\s*apt=(\d+)/.exec(codec.parameters ?? '')?.[1] === String(sent),
+    )?.payloadType;
+  }
+
+  /**
+   * An SR now: the stage's NTP time and the RTP timestamp the publisher's clock gives for it
+   * (translated as werift translates the packets). None until the publisher sent one.
+   */
+  private sendReport(): void {
+    this.reportTimer = setTimeout(() => this.sendReport(), SENDER_REPORT_INTERVAL_MS);
+    const transport = this.transport;
+    if (this.closed || !transport || transport.state !== 'connected') return;
+    const nowMs = epochNowMs();
+    const publisherTimestamp = this.clock?.rtpTimestampAt(nowMs);
+    if (publisherTimestamp === undefined) return;
+    const report = new RtcpSrPacket({
+      ssrc: this.sender.ssrc,
+      reports: this.roundTripBlock(nowMs),
+      senderInfo: new RtcpSenderInfo({
+        ntpTimestamp: ntpFromEpochMs(nowMs),
+        rtpTimestamp: (publisherTimestamp + this.timestampOffset) % TWO_TO_32,
+        packetCount: this.counts.packets % TWO_TO_32,
+        octetCount: this.octets % TWO_TO_32,
+      }),
+    });
+    this.counts.senderReports += 1;
+    void transport.sendRtcp([report]).catch(() => undefined);
+  }
+}
+
+/**
+ * The sequence numbers a NACK asks for. werift parses a NACK's FCI entries to the end of the
+ * compound RTCP packet it came in (the receiver report after it reads as more entries), so only
+ * the entries within the NACK's own length are taken: its `header.length` counts two SSRC words
+ * and one word per entry, and each entry is a packet id followed by up to 16 later ones.
+ */
+export function nackedSequenceNumbers(nack: GenericNack): number[] {
+  const entries = nack.header.length - 2;
+  const sequenceNumbers: number[] = [];
+  let entry = 0;
+  let packetId = -1;
+  let previous = -1;
+  for (const value of nack.lost) {
+    const sameEntry = entry > 0 && value > previous && value <= packetId + 16;
+    if (!sameEntry) {
+      entry += 1;
+      if (entry > entries) break;
+      packetId = value;
+    }
+    previous = value;
+    sequenceNumbers.push(value % 65_536);
+  }
+  return sequenceNumbers;
+}
+
+/**
+ * The loopback-only loss fault (`POST /_faults/loss`): drops `share()` percent of the RTP a
+ * subscription's transport sends, after the cache (so NACKs can recover them), retransmissions
+ * included, as a lossy link would. This machine's kernel has no netem (docs/reliability.md).
+ */
+export function withOutgoingLoss(
+  transport: RTCDtlsTransport,
+  share: () => number,
+  onDropped: () => void,
+): void {
+  const send = transport.sendRtp.bind(transport);
+  transport.sendRtp = (payload: Buffer, header: RtpHeader) => {
+    const percent = share();
+    if (percent > 0 && Math.random() * 100 < percent) {
+      onDropped();
+      return Promise.resolve(0);
+    }
+    return send(payload, header);
+  };
+}
