@@ -15,6 +15,13 @@ import { nackedSequenceNumbers } from './forwarding';
 
 const secret = new TextEncoder().encode('a-forwarding-test-secret-of-enough-length');
 const STAGE = 'N743AS';
+/**
+ * A lost packet not sent again freezes the picture until the next key frame: seconds (9 s in
+ * Chromium without the cache, docs/reliability.md). A loaded machine delays this test's own frame
+ * callbacks by a few hundred milliseconds, so the bar here is 1 s; e2e/loss.spec.ts holds the
+ * browser to 500 ms.
+ */
+const FROZEN_MS = 1_000;
 let running: StageWithCameras;
 const viewers: NodeViewer[] = [];
 
@@ -103,7 +110,7 @@ describe('the forwarding path', () => {
     expect(forwarding.retransmitted).toBeGreaterThan(0);
     expect(forwarding.notCached).toBe(0);
     expect((after?.nackCount ?? 0) - (before?.nackCount ?? 0)).toBeGreaterThan(0);
-    expect(longestGapMs(viewer, startedAt)).toBeLessThan(500);
+    expect(longestGapMs(viewer, startedAt)).toBeLessThan(FROZEN_MS);
   });
 
   it('answers NACKs with the packets themselves when the viewer declined RTX', async () => {
@@ -121,7 +128,7 @@ describe('the forwarding path', () => {
     // what the viewer lost.
     expect(after?.packetsLost ?? 0).toBeLessThan(forwarding.dropped);
     expect((after?.nackCount ?? 0) - (before?.nackCount ?? 0)).toBeGreaterThan(0);
-    expect(longestGapMs(viewer, startedAt)).toBeLessThan(500);
+    expect(longestGapMs(viewer, startedAt)).toBeLessThan(FROZEN_MS);
   });
 });
 
