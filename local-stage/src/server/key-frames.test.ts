@@ -1,0 +1,169 @@
+/**
+ * Key frame requests end to end: a werift player watching over WHEP sends a FIR or PLIs, and the
+ * synthetic camera (libwebrtc, which sends key frames only when asked) answers with one key frame;
+ * three players asking at once each get the same next key frame. (That the publisher is sent one
+ * PLI for them, not three, is key-frame-requests.test.ts: libwebrtc's encoder would merge three
+ * requests arriving together into one key frame by itself.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PictureLossIndication,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RtcpPayloadSpecificFeedback,
+  type RTCRtpTransceiver,
+} from 'werift';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { isVp8KeyFrameStart } from './vp8';
+
+const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');
+const STAGE = 'N743AS';
+let running: StageWithCameras;
+const players: RTCPeerConnection[] = [];
+
+interface Player {
+  peer: RTCPeerConnection;
+  transceiver: RTCRtpTransceiver;
+  /** Date.now() of each key frame received. */
+  keyFrames: number[];
+}
+
+async function whepPlayer(index: number): Promise<Player> {
+  const token = await issueParticipantToken({
+    secret,
+    participantId: `player-${index}`,
+    stageId: STAGE,
+    userId: `player-user-${index}`,
+    attributes: {},
+    capabilities: { publish: false, subscribe: true },
+    stageBaseUrl: `${running.url}/stage`,
+    ttlSeconds: 60,
+  });
+  const peer = new RTCPeerConnection({
+    codecs: {
+      video: [
+        new RTCRtpCodecParameters({
+          mimeType: 'video/VP8',
+          clockRate: 90_000,
+          rtcpFeedback: [
+            { type: 'nack' },
+            { type: 'nack', parameter: 'pli' },
+            { type: 'ccm', parameter: 'fir' },
+          ],
+        }),
+      ],
+      audio: [],
+    },
+    iceServers: [],
+    iceUseIpv6: false,
+  });
+  players.push(peer);
+  const transceiver = peer.addTransceiver('video', { direction: 'recvonly' });
+  const keyFrames: number[] = [];
+  transceiver.onTrack.subscribe((track) =>
+    track.onReceiveRtp.subscribe((packet) => {
+      if (isVp8KeyFrameStart(packet.payload)) keyFrames.push(Date.now());
+    }),
+  );
+  await peer.setLocalDescription(await peer.createOffer());
+  const response = await fetch(`${running.url}/stage/whep/${STAGE}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/sdp', Authorization: `Bearer ${token}` },
+    body: peer.localDescription?.sdp,
+  });
+  expect(response.status).toBe(201);
+  await peer.setRemoteDescription({ type: 'answer', sdp: await response.text() });
+  const player = { peer, transceiver, keyFrames };
+  await waitUntil(() => keyFrames.length > 0, 'the first key frame');
+  return player;
+}
+
+async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The SSRC the stage sends the player's video from (werift learns it from the answer). */
+function mediaSsrc(player: Player): number {
+  const ssrc = player.transceiver.receiver.tracks[0]?.ssrc;
+  if (ssrc === undefined) throw new Error('no track yet');
+  return ssrc;
+}
+
+/** A FIR (RFC 5104) as libwebrtc sends it: media SSRC 0, the stream named in its entry. */
+function fullIntraRequest(ssrc: number) {
+  const body = Buffer.alloc(16);
+  body.writeUInt32BE(1, 0);
+  body.writeUInt32BE(ssrc, 8);
+  body[12] = 1;
+  return {
+    count: 4,
+    senderSsrc: 1,
+    mediaSsrc: 0,
+    fir: [{ ssrc, sequenceNumber: 1 }],
+    length: body.length / 4 - 1,
+    serialize: () => body,
+  };
+}
+
+async function sendFeedback(
+  player: Player,
+  feedback: ReturnType<typeof fullIntraRequest> | PictureLossIndication,
+) {
+  await player.transceiver.receiver.dtlsTransport.sendRtcp([
+    new RtcpPayloadSpecificFeedback({ feedback }),
+  ]);
+}
+
+beforeAll(async () => {
+  running = await startStageWithCameras({
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: [STAGE],
+  });
+});
+
+afterAll(async () => {
+  for (const peer of players) await peer.close();
+  await running.close();
+});
+
+describe('key frames for players', () => {
+  it('answers a FIR with a key frame, and sends none unasked', async () => {
+    const player = await whepPlayer(1);
+    await pause(1_000);
+    const before = player.keyFrames.length;
+    await pause(1_000);
+    expect(player.keyFrames.length).toBe(before);
+
+    await sendFeedback(player, fullIntraRequest(mediaSsrc(player)));
+    await waitUntil(() => player.keyFrames.length > before, 'a key frame after the FIR', 2_000);
+  });
+
+  it('answers three players asking at once with one key frame each, the same one', async () => {
+    const trio = [await whepPlayer(2), await whepPlayer(3), await whepPlayer(4)];
+    await pause(1_000);
+    const before = trio.map((player) => player.keyFrames.length);
+
+    await Promise.all(
+      trio.map((player) =>
+        sendFeedback(
+          player,
+          new PictureLossIndication({ senderSsrc: 1, mediaSsrc: mediaSsrc(player) }),
+        ),
+      ),
+    );
+    await pause(1_000);
+
+    // Each player got exactly one key frame: the next one the camera encoded.
+    expect(trio.map((player, index) => player.keyFrames.length - (before[index] ?? 0))).toEqual([
+      1, 1, 1,
+    ]);
+  });
+});
