@@ -32,11 +32,16 @@ const CLIENT_MISSING =
   `no GStreamer WHIP client at ${WHIP_CLIENT}: install simple-whip-client (Debian 12: apt-get ` +
   'install simple-whip-client gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gcc) and run ' +
   'node scripts/ensure-whip-client.mjs';
-/** SMPTE colour bars, H.264 constrained baseline with a key frame every 2 s, as the README says. */
+/**
+ * SMPTE colour bars, H.264 constrained baseline, with a periodic key frame only every 40 s: the
+ * viewer's picture must come from the key frame its join asks for (a PLI), not from the schedule.
+ * x264 here repeats the SPS before each slice of a key frame, which once made the stage open a
+ * viewer's video at the last slice, so that it waited for the next periodic key frame.
+ */
 const H264_BARS =
   'videotestsrc is-live=true pattern=smpte ! ' +
   'video/x-raw,width=640,height=360,framerate=15/1 ! videoconvert ! queue ! ' +
-  'x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bitrate=800 ! ' +
+  'x264enc tune=zerolatency speed-preset=ultrafast key-int-max=600 bitrate=800 ! ' +
   'video/x-h264,profile=constrained-baseline ! rtph264pay config-interval=-1 pt=96 ! queue ! ' +
   'application/x-rtp,media=video,encoding-name=H264,payload=96';
 
@@ -137,9 +142,10 @@ test(`GStreamer's simple-whip-client publishing H.264 through the app takes over
     .toMatchObject({ kind: 'encoder', video: 'video/H264' });
   const onAirAfterMs = Date.now() - startedAt;
 
-  // The viewer sees the bars: no time strip.
+  // The viewer sees the bars (no time strip), from the key frame its join asked for: well before
+  // the encoder's next periodic one, 40 s away.
   await expect
-    .poll(async () => isSmpteBars(await barColours(page)), { timeout: 20_000 })
+    .poll(async () => isSmpteBars(await barColours(page)), { timeout: 15_000 })
     .toBe(true);
   const barsAfterMs = Date.now() - startedAt;
   expect(await readFrameStamp(page)).toBeNull();

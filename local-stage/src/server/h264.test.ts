@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isH264KeyFrameStart, startingNalTypes } from './h264';
+import { H264KeyFrames, isH264KeyFrameStart, startingNalTypes } from './h264';
 
 const nal = (type: number, ...rest: number[]) => [0x60 | type, ...rest];
 const stapA = (...units: number[][]) => {
@@ -33,5 +33,29 @@ describe('H.264 key frame starts', () => {
     expect(isH264KeyFrameStart(fuA(1, true), true)).toBe(false);
     expect(isH264KeyFrameStart(new Uint8Array(), true)).toBe(false);
     expect(startingNalTypes(Uint8Array.from([0x78, 0, 9, 0x67]))).toEqual([7]);
+  });
+
+  it('x264 with slices: the SPS repeated before each IDR slice opens the key frame once', () => {
+    const stream = new H264KeyFrames();
+    const sps = Uint8Array.from(nal(7, 1));
+    const pps = Uint8Array.from(nal(8, 1));
+    const frame = (timestamp: number) =>
+      [sps, pps, fuA(5, true), fuA(5, false), sps, pps, fuA(5, true), sps, pps, fuA(5, true)].map(
+        (payload) => stream.opens(payload, timestamp),
+      );
+    expect(frame(3000)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(stream.opens(fuA(1, true), 6000)).toBe(false);
+    expect(frame(9000)[0]).toBe(true);
   });
 });

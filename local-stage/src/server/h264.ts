@@ -45,3 +45,19 @@ export function isH264KeyFrameStart(payload: Uint8Array, firstOfFrame: boolean):
   if (types.includes(NAL_SPS)) return true;
   return firstOfFrame && types.includes(NAL_IDR);
 }
+
+/** Key frame starts in one H.264 stream: once per frame, however many SPSs the frame carries. */
+export class H264KeyFrames {
+  private lastTimestamp: number | undefined;
+  private keyFrameTimestamp: number | undefined;
+
+  /** Whether the packet (its payload and RTP timestamp) opens a key frame. */
+  opens(payload: Uint8Array, timestamp: number): boolean {
+    const firstOfFrame = timestamp !== this.lastTimestamp;
+    this.lastTimestamp = timestamp;
+    if (timestamp === this.keyFrameTimestamp) return false;
+    if (!isH264KeyFrameStart(payload, firstOfFrame)) return false;
+    this.keyFrameTimestamp = timestamp;
+    return true;
+  }
+}

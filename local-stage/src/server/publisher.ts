@@ -25,7 +25,7 @@ import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from './join-token';
 import type { SdpSession } from './sdp-endpoint';
-import { isH264KeyFrameStart } from './h264';
+import { H264KeyFrames } from './h264';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
@@ -95,7 +95,7 @@ export class Publisher implements SdpSession {
   private readonly log: (message: string) => void;
   private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
-  private lastVideoTimestamp: number | undefined;
+  private readonly h264KeyFrames = new H264KeyFrames();
   private connectTimer: NodeJS.Timeout | undefined;
   private disconnectedTimer: NodeJS.Timeout | undefined;
 
@@ -260,11 +260,9 @@ export class Publisher implements SdpSession {
   private onVideo(packet: RtpPacket): void {
     if (packet.payload.length === 0) return; // padding
     this.videoPackets += 1;
-    const firstOfFrame = packet.header.timestamp !== this.lastVideoTimestamp;
-    this.lastVideoTimestamp = packet.header.timestamp;
     const keyFrameStart =
       this.video?.mimeType === 'video/H264'
-        ? isH264KeyFrameStart(packet.payload, firstOfFrame)
+        ? this.h264KeyFrames.opens(packet.payload, packet.header.timestamp)
         : isVp8KeyFrameStart(packet.payload);
     this.videoSsrc = packet.header.ssrc;
     if (keyFrameStart) this.keyFrames.keyFrameArrived();
