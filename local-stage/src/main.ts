@@ -6,26 +6,14 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultLogFormat } from '@tailcam/protocol/log-line';
-import { loadOrCreateSecret, STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
+import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { ConfigError, loadStageConfig } from './server/config';
 import { startLocalStage } from './server/start';
+import { loadSharedSecret } from './env-config';
 import { createStageLog } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The API may be creating the same secret file this very moment: retry a short read. */
-async function loadSecret(path: string): Promise<Uint8Array> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await loadOrCreateSecret(path);
-    } catch (error) {
-      if (attempt >= 5 || !(error instanceof Error) || !/too short/.test(error.message))
-        throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
-}
 
 async function main(): Promise<void> {
   let config;
@@ -41,7 +29,7 @@ async function main(): Promise<void> {
   const log = createStageLog(config.logFormat ?? defaultLogFormat(process.stdout.isTTY));
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
-    : await loadSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
+    : await loadSharedSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
 
   let stopping = false;
   const running = await startLocalStage({

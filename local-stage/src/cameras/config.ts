@@ -5,58 +5,33 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
-import { syntheticCameras } from '../server/config';
+import type { LogFormat } from '@tailcam/protocol/log-line';
+import {
+  ConfigError,
+  integer,
+  logFormatVariable,
+  parseEnv,
+  syntheticCamerasVariable,
+  tokenSecretVariable,
+} from '../env-config';
+
+export { ConfigError };
 
 const MAX_WIDTH = 1280;
 const MAX_HEIGHT = 720;
-
-const integer = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value, context) => {
-      if (value === undefined || value === '') return fallback;
-      const parsed = Number(value);
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        context.addIssue({
-          code: 'custom',
-          message: `${name} must be a whole number from ${min} to ${max} (got "${value}")`,
-        });
-        return z.NEVER;
-      }
-      return parsed;
-    });
 
 const envSchema = z.object({
   // The stage's own port: 0 (any free port) names no stage to reach.
   STAGE_PORT: integer('STAGE_PORT', 8091, 1, 65535),
   STAGE_HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
-  STAGE_TOKEN_SECRET: z
-    .string()
-    .min(32, 'STAGE_TOKEN_SECRET must be at least 32 characters')
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
-  STAGE_SYNTHETIC_CAMERAS: z
-    .string()
-    .optional()
-    .transform((value, context) => {
-      const cameras = syntheticCameras(value);
-      if (typeof cameras === 'string') {
-        context.addIssue({ code: 'custom', message: cameras });
-        return z.NEVER;
-      }
-      return cameras;
-    }),
+  STAGE_TOKEN_SECRET: tokenSecretVariable,
+  STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
   STAGE_CAMERA_WIDTH: integer('STAGE_CAMERA_WIDTH', 640, 160, MAX_WIDTH),
   STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
   STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
   STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
-  LOG_FORMAT: z
-    .enum([...LOG_FORMATS, ''], { error: `LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}` })
-    .optional()
-    .transform((value) => (value === '' ? undefined : value)),
+  LOG_FORMAT: logFormatVariable,
 });
 
 export interface CameraProcessConfig {
@@ -72,28 +47,12 @@ export interface CameraProcessConfig {
   logFormat: LogFormat | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid camera process configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
 /**
  * Reads the configuration from `env`; relative paths resolve against `root` (the repository).
  * Throws a ConfigError naming every bad variable.
  */
 export function loadCameraProcessConfig(env: NodeJS.ProcessEnv, root: string): CameraProcessConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => {
-        const name = issue.path.join('.');
-        return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`;
-      }),
-    );
-  }
-  const value = parsed.data;
+  const value = parseEnv(envSchema, env, 'camera process');
   const problems: string[] = [];
   if (value.STAGE_CAMERA_WIDTH % 2 !== 0 || value.STAGE_CAMERA_HEIGHT % 2 !== 0) {
     problems.push('STAGE_CAMERA_WIDTH and STAGE_CAMERA_HEIGHT must be even (I420 video)');
@@ -101,7 +60,7 @@ export function loadCameraProcessConfig(env: NodeJS.ProcessEnv, root: string): C
   if (value.STAGE_CAMERA_HEIGHT > value.STAGE_CAMERA_WIDTH) {
     problems.push('STAGE_CAMERA_HEIGHT must not exceed STAGE_CAMERA_WIDTH (landscape cameras)');
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError(problems, 'camera process');
   return {
     stageUrl: stageUrl(value.STAGE_HOST, value.STAGE_PORT),
     dataDir: resolve(root, value.DATA_DIR),
