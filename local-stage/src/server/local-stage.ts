@@ -9,7 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import {
+  issueParticipantToken,
+  type ParticipantTokenClaims,
+} from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
@@ -226,7 +229,24 @@ export class LocalStage {
     };
   }
 
-  // ---- Publishers (WHIP, whip.ts) ----
+  // ---- Publishers (WHIP) and players (WHEP): sdp-endpoint.ts ----
+
+  /** The stage a WHIP or WHEP request names, and its token's claims: or the WhipError. */
+  private async admitOverHttp(
+    stageId: string,
+    token: string,
+    capability: 'publish' | 'subscribe',
+  ): Promise<{ entry: StageEntry; claims: ParticipantTokenClaims }> {
+    const entry = this.stages.get(stageId);
+    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
+    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
+    const claims = await verifyBearerToken(token, {
+      secret: this.options.secret,
+      stageId,
+      capability,
+    });
+    return { entry, claims };
+  }
 
   /**
    * A WHIP offer for `stageId` with `token`: checks, then answers. The publisher is seen by the
@@ -237,14 +257,7 @@ export class LocalStage {
     token: string,
     offerSdp: string,
   ): Promise<{ publisher: Publisher; answer: string }> {
-    const entry = this.stages.get(stageId);
-    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
-    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
-    const claims = await verifyBearerToken(token, {
-      secret: this.options.secret,
-      stageId,
-      capability: 'publish',
-    });
+    const { entry, claims } = await this.admitOverHttp(stageId, token, 'publish');
     const kind: PublisherKind = claims.user_id === SYNTHETIC_CAMERA_USER_ID ? 'camera' : 'encoder';
     if (kind === 'camera' && !entry.cameraOnAir) {
       throw new WhipError(409, `The camera of ${stageId} is held off air (fault injection)`);
@@ -296,14 +309,7 @@ export class LocalStage {
     token: string,
     offerSdp: string,
   ): Promise<{ id: string; answer: string }> {
-    const entry = this.stages.get(stageId);
-    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
-    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
-    const claims = await verifyBearerToken(token, {
-      secret: this.options.secret,
-      stageId,
-      capability: 'subscribe',
-    });
+    const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
     const shown = entry.shown;
     if (!shown) throw new WhipError(503, `Nothing is on air on ${stageId} now; try again shortly`);
     const offer = readWhepOffer(offerSdp, shown.publisher);
