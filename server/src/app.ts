@@ -22,6 +22,7 @@ import {
   createMemoryRateLimitStore,
   createRateLimiter,
   tokenRateLimit,
+  whepRateLimit,
   whipRateLimit,
   type RateLimitStore,
 } from './http/rate-limit';
@@ -57,6 +58,7 @@ export type AppConfig = Pick<
   | 'publicUrl'
   | 'tokenRateLimitPerMinute'
   | 'whipRateLimitPerMinute'
+  | 'whepRateLimitPerMinute'
   | 'requestTimeoutMs'
 >;
 
@@ -203,6 +205,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       corsOrigins: config.corsOrigins,
       rateLimiter,
       whipRateLimit: whipRateLimit(config.whipRateLimitPerMinute),
+      whepRateLimit: whepRateLimit(config.whepRateLimitPerMinute),
     });
   }
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });

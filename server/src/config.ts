@@ -221,6 +221,7 @@ const variables = {
   ),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
+  WHEP_RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: corsOrigins,
   IVS_STAGE_ARNS: stageArns,
@@ -318,6 +319,8 @@ export interface Config {
   tokenRateLimitPerMinute: number;
   /** WHIP offers one address may make a minute (`POST /stage/whip/...`, local stage). */
   whipRateLimitPerMinute: number;
+  /** WHEP offers one address may make a minute (`POST /stage/whep/...`, local stage). */
+  whepRateLimitPerMinute: number;
 }
 
 const fromRoot = (repoRoot: string, path: string) =>
@@ -371,6 +374,7 @@ function configSchema(repoRoot: string) {
       rateLimitStore: env.RATE_LIMIT_STORE,
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
+      whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
     }));
 }
 

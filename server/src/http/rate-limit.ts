@@ -75,3 +75,8 @@ export function tokenRateLimit(perMinute: number): RateLimitRule {
 export function whipRateLimit(perMinute: number): RateLimitRule {
   return { name: 'whip-address', max: perMinute, windowMs: 60_000 };
 }
+
+/** WHEP offers (players' POSTs under /stage/whep/) per address, as for WHIP. */
+export function whepRateLimit(perMinute: number): RateLimitRule {
+  return { name: 'whep-address', max: perMinute, windowMs: 60_000 };
+}

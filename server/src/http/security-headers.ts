@@ -44,15 +44,22 @@ export function contentSecurityPolicy(options: {
 
 /** Where the local stage's WHIP endpoint is reached through this origin. */
 export const WHIP_PREFIX = '/stage/whip';
+/** Where the local stage's WHEP endpoint (players) is: the same door as WHIP's. */
+export const WHEP_PREFIX = '/stage/whep';
 
-/** Whether the request was routed to the WHIP endpoint (by its route, so an encoded path counts). */
+/**
+ * Whether the request was routed to the WHIP or WHEP endpoint (by its route, so an encoded path
+ * counts).
+ */
 function isWhipRequest(request: FastifyRequest): boolean {
   // A request that failed before routing (a URL that does not decode) has no route options.
   const route = (request.routeOptions as FastifyRequest['routeOptions'] | undefined)?.url;
-  return route === WHIP_PREFIX || route?.startsWith(`${WHIP_PREFIX}/`) === true;
+  return [WHIP_PREFIX, WHEP_PREFIX].some(
+    (prefix) => route === prefix || route?.startsWith(`${prefix}/`) === true,
+  );
 }
 
-/** The stage's opening, on the API's own answers under /stage/whip/ (see above). */
+/** The stage's opening, on the API's own answers under /stage/whip/ and /stage/whep/ (see above). */
 const WHIP_OWN_ANSWER_CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'Retry-After',

@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import type { StageProxyLimits } from '../config';
 import { HttpError } from '../http/errors';
 import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
-import { WHIP_PREFIX } from '../http/security-headers';
+import { WHEP_PREFIX, WHIP_PREFIX } from '../http/security-headers';
 import { addressKey } from '../stage-edge/socket-seats';
 import { registerStageEdge } from '../stage-edge/stage-edge';
 import { STAGE_UNREACHABLE } from '../stage-edge/stage-relay';
@@ -51,6 +51,8 @@ export async function registerStageProxy(
     rateLimiter: RateLimiter;
     /** WHIP offers (POSTs under /stage/whip/) per address. */
     whipRateLimit: RateLimitRule;
+    /** WHEP offers (POSTs under /stage/whep/) per address. */
+    whepRateLimit: RateLimitRule;
   },
 ): Promise<void> {
   registerStageEdge(app, options);
@@ -63,40 +65,42 @@ export async function registerStageProxy(
     disableRequestLogging: true,
     replyOptions: { onError: answerUnreachable },
   });
-  await app.register(async (whip) => {
-    // Every body buffered raw up to the limit, whatever its type: the API's JSON parser never
-    // touches it, and one over the limit is a 413 here, not a stream into the stage.
-    whip.removeAllContentTypeParsers();
-    whip.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: MAX_WHIP_BODY_BYTES },
-      (_request, body, done) => {
-        const raw = new PassThrough();
-        raw.end(body);
-        done(null, raw);
-      },
-    );
-    whip.addHook('onRequest', async (request) => {
-      if (request.method !== 'POST') return;
-      const verdict = await options.rateLimiter.check(
-        options.whipRateLimit,
-        addressKey(request.ip),
+  for (const door of [
+    { prefix: WHIP_PREFIX, rule: options.whipRateLimit, what: 'WHIP' },
+    { prefix: WHEP_PREFIX, rule: options.whepRateLimit, what: 'WHEP' },
+  ]) {
+    await app.register(async (scope) => {
+      // Every body buffered raw up to the limit, whatever its type: the API's JSON parser never
+      // touches it, and one over the limit is a 413 here, not a stream into the stage.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser(
+        '*',
+        { parseAs: 'buffer', bodyLimit: MAX_WHIP_BODY_BYTES },
+        (_request, body, done) => {
+          const raw = new PassThrough();
+          raw.end(body);
+          done(null, raw);
+        },
       );
-      if (verdict.allowed) return;
-      request.log.warn({ rule: options.whipRateLimit.name }, 'WHIP rate limit reached');
-      throw new HttpError(
-        429,
-        `Too many WHIP offers from this address; try again in ${verdict.retryAfterSeconds} seconds`,
-        { 'retry-after': String(verdict.retryAfterSeconds) },
-      );
+      scope.addHook('onRequest', async (request) => {
+        if (request.method !== 'POST') return;
+        const verdict = await options.rateLimiter.check(door.rule, addressKey(request.ip));
+        if (verdict.allowed) return;
+        request.log.warn({ rule: door.rule.name }, `${door.what} rate limit reached`);
+        throw new HttpError(
+          429,
+          `Too many ${door.what} offers from this address; try again in ${verdict.retryAfterSeconds} seconds`,
+          { 'retry-after': String(verdict.retryAfterSeconds) },
+        );
+      });
+      await scope.register(fastifyHttpProxy, {
+        upstream: options.upstream,
+        prefix: door.prefix,
+        rewritePrefix: door.prefix,
+        proxyPayloads: false,
+        disableRequestLogging: true,
+        replyOptions: { onError: answerUnreachable },
+      });
     });
-    await whip.register(fastifyHttpProxy, {
-      upstream: options.upstream,
-      prefix: WHIP_PREFIX,
-      rewritePrefix: WHIP_PREFIX,
-      proxyPayloads: false,
-      disableRequestLogging: true,
-      replyOptions: { onError: answerUnreachable },
-    });
-  });
+  }
 }

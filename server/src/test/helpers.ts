@@ -97,6 +97,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     publicUrl: undefined,
     tokenRateLimitPerMinute: 30,
     whipRateLimitPerMinute: 30,
+    whepRateLimitPerMinute: 60,
     requestTimeoutMs: 10_000,
     ...overrides,
   };
