@@ -1,4 +1,4 @@
-// Bundles the server and its CLIs (users, ivs, publish-token, doctor) into dist/: workspace code (@tailcam/*) is inlined,
+// Bundles the server and its CLIs (users, ivs, publish-token, subscribe-token, doctor) into dist/: workspace code (@tailcam/*) is inlined,
 // npm dependencies stay external and are resolved from node_modules at run time.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ await build({
     users: 'src/cli/users.ts',
     ivs: 'src/cli/ivs.ts',
     'publish-token': 'src/cli/publish-token.ts',
+    'subscribe-token': 'src/cli/subscribe-token.ts',
     doctor: 'src/cli/doctor.ts',
   },
   outdir: 'dist',
@@ -27,5 +28,5 @@ await build({
   logLevel: 'warning',
 });
 console.log(
-  `[server] built dist/server.js, users.js, ivs.js, publish-token.js and doctor.js (external: ${external.join(', ')})`,
+  `[server] built dist/server.js, users.js, ivs.js, publish-token.js, subscribe-token.js and doctor.js (external: ${external.join(', ')})`,
 );

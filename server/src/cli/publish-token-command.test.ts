@@ -9,7 +9,7 @@ import { SYNTHETIC_CAMERA_USER_ID } from '../../../local-stage/src/camera-link';
 import { runIvsCli } from '../ivs/ivs-cli';
 import { loadStageTokenSecret } from '../secrets';
 import { repoRoot, tempDir } from '../test/helpers';
-import { runPublishTokenCommand } from './publish-token-command';
+import { runPublishTokenCommand, runSubscribeTokenCommand } from './publish-token-command';
 
 const STAGE_SECRET = 'a-stage-secret-for-the-publish-token-tests';
 const NOW = new Date('2026-11-23T12:00:00Z');
@@ -199,5 +199,54 @@ describe('npm run publish-token with IVS', () => {
     const unknown = await printed((io) => runPublishTokenCommand(['N000XX'], { ...io, repoRoot }));
     expect(unknown.code).toBe(2);
     expect(unknown.lines[0]).toContain('Usage: npm run ivs --');
+  });
+});
+
+describe('npm run subscribe-token', () => {
+  function subscribe(env: Record<string, string>) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const run = (...args: string[]) =>
+      runSubscribeTokenCommand(args, {
+        env: { DATA_DIR: tempDir('tailcam-subscribe-'), ...env },
+        repoRoot,
+        now: () => NOW,
+        out: (text) => out.push(text),
+        err: (text) => err.push(text),
+      });
+    return { out, err, run };
+  }
+
+  it('prints the WHEP URL and a token that may watch that stage and not publish, for an operator', async () => {
+    const { out, err, run } = subscribe({ STAGE_TOKEN_SECRET: STAGE_SECRET });
+    expect(await run('N954AS', '--minutes', '30')).toBe(0);
+    expect(line(out, 'WHEP_URL')).toBe('http://localhost:8080/stage/whep/N954AS');
+    const token = line(out, 'SUBSCRIBE_TOKEN');
+    const claims = await verifyParticipantToken(token, {
+      secret: new TextEncoder().encode(STAGE_SECRET),
+      stageId: 'N954AS',
+      capability: 'subscribe',
+      now: NOW,
+    });
+    expect(claims.user_id).toMatch(/^operator-player-[0-9a-f]{8}$/);
+    expect(claims.capabilities).toEqual({ allow_publish: false, allow_subscribe: true });
+    expect(claims.exp - claims.iat).toBe(30 * 60);
+    expect(await refusal(token, 'publish', 'N954AS')).toBe('Token does not allow publish');
+    expect(err[0]).toMatch(
+      /^SUBSCRIBE token for N954AS: local stage at http:\/\/localhost:8080\/stage, user operator-player-/,
+    );
+
+    const named = subscribe({ STAGE_TOKEN_SECRET: STAGE_SECRET });
+    expect(await named.run('N954AS', '--user-id', 'hangar-tv')).toBe(0);
+    expect(decodeJwt(line(named.out, 'SUBSCRIBE_TOKEN')).user_id).toBe('operator-hangar-tv');
+  });
+
+  it('refuses unknown aircraft, and the ivs provider, which has no WHEP playback', async () => {
+    const { err, run } = subscribe({ STAGE_TOKEN_SECRET: STAGE_SECRET });
+    expect(await run('N0')).toBe(2);
+    expect(err[0]).toContain('Unknown stream "N0"');
+    const ivs = subscribe({ STAGE_PROVIDER: 'ivs', STAGE_TOKEN_SECRET: STAGE_SECRET });
+    expect(await ivs.run('N743AS')).toBe(2);
+    expect(ivs.err.join('\n')).toContain('Amazon IVS has no WHEP playback of stages');
   });
 });
