@@ -21,7 +21,7 @@ import {
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
-import { publishToken, servePublisherPage } from './support/whip-publisher';
+import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 
@@ -49,39 +49,6 @@ test.afterAll(async () => {
   await publisherPage.close();
 });
 
-interface Picture {
-  width: number;
-  height: number;
-  /** Share of the pixels in the fake camera's greens (its background and its pacman). */
-  green: number;
-}
-
-/** The size of the frame the player shows now and how green it is. */
-function picture(page: Page): Promise<Picture | null> {
-  return playerVideo(page).evaluate((video: HTMLVideoElement) => {
-    if (video.videoWidth === 0) return null;
-    const canvas = document.createElement('canvas');
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    const context = canvas.getContext('2d', { willReadFrequently: true });
-    if (!context) return null;
-    context.drawImage(video, 0, 0);
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let green = 0;
-    for (let index = 0; index < data.length; index += 4) {
-      const [r = 0, g = 0, b = 0] = [data[index], data[index + 1], data[index + 2]];
-      if (g > 90 && g > r + 50 && g > b + 50) green += 1;
-    }
-    return { width: canvas.width, height: canvas.height, green: green / (data.length / 4) };
-  });
-}
-
-/** Chromium's fake camera: 4:3, nearly all green (the synthetic camera's cabin is 16:9, grey). */
-function isFakeCamera(seen: Picture | null): boolean {
-  if (!seen) return false;
-  return Math.abs(seen.width / seen.height - 4 / 3) < 0.02 && seen.green > 0.8;
-}
-
 function publisherState(publisher: Page): Promise<PublisherState> {
   return publisher.evaluate(() =>
     (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.state(),
@@ -101,7 +68,7 @@ for (const codec of ['H264', 'VP8'] as const) {
     await expectVideoPlaying(page);
     await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe(STREAM);
     // The criterion tells the synthetic camera apart.
-    expect(isFakeCamera(await picture(page))).toBe(false);
+    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(false);
 
     const { whipUrl, token } = publishing;
     expect(whipUrl).toMatch(new RegExp(`/stage/whip/${STREAM}$`));
@@ -133,7 +100,7 @@ for (const codec of ['H264', 'VP8'] as const) {
 
     // The viewer sees the fake camera: no time strip, its size and its greens.
     await expect
-      .poll(async () => isFakeCamera(await picture(page)), { timeout: 20_000 })
+      .poll(async () => isFakeCamera(await picture(playerVideo(page))), { timeout: 20_000 })
       .toBe(true);
     expect(await readFrameStamp(page)).toBeNull();
     await expectVideoPlaying(page);
@@ -150,7 +117,7 @@ for (const codec of ['H264', 'VP8'] as const) {
     await expect
       .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
       .toBe(STREAM);
-    expect(isFakeCamera(await picture(page))).toBe(false);
+    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(false);
     await expectVideoPlaying(page);
     await expect
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
