@@ -121,11 +121,11 @@ if ((loadavg()[0] ?? 0) > cpus().length) {
 }
 
 // The benchmark's own instance (BENCH_PORT, BENCH_STAGE_PORT: other ports).
-const apiPort = Number(process.env.BENCH_PORT ?? 38080);
+const apiPort = Number(process.env.BENCH_PORT ?? 29080);
 const product = new Product({
   name: 'bench',
   port: apiPort,
-  stagePort: Number(process.env.BENCH_STAGE_PORT ?? 38091),
+  stagePort: Number(process.env.BENCH_STAGE_PORT ?? 29091),
   logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
 });
 const outcomes: Record<string, PartOutcome> = {};

@@ -20,8 +20,8 @@ import {
 const VIEWER = { username: 'fault-viewer', password: 'fault viewer password 1' };
 const SPARE = { username: 'fault-spare', password: 'spare password 1' };
 const DISABLED = { username: 'fault-disabled', password: 'disabled password 1' };
-/** 48543 with the suite's default ports. */
-const POSTGRES_PORT = E2E_PORT + 30_463;
+/** 28543 with the suite's default ports (below the ephemeral range, as ownInstance's). */
+const POSTGRES_PORT = E2E_PORT + 10_463;
 const CONNECTION_LOST = 'Connection lost. Reconnecting...';
 
 test.describe('faults during playback (embedded database)', () => {

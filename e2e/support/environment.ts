@@ -20,15 +20,17 @@ export function artifactsDir(): string {
 }
 
 /**
- * Where a spec's own instance listens: 30,000 above the suite's API port, plus the spec's offset
- * (with the default E2E_PORT, the API on 48080 + offset and its stage on 48091 + offset). A run
- * on other ports (E2E_PORT, 1,000 or more apart) moves every instance with it.
+ * Where a spec's own instance listens: 10,000 above the suite's API port, plus the spec's offset
+ * (with the default E2E_PORT, the API on 28080 + offset and its stage on 28091 + offset). Below
+ * 32768, where Linux takes the local ports of outgoing connections: an instance on 48082 once could
+ * not listen because a browser's connection held that port (EADDRINUSE). A run on other ports
+ * (E2E_PORT, 1,000 or more apart) moves every instance with it.
  */
 export function ownInstance(name: string, offset: number) {
   return {
     name,
-    port: E2E_PORT + 30_000 + offset,
-    stagePort: E2E_PORT + 30_011 + offset,
+    port: E2E_PORT + 10_000 + offset,
+    stagePort: E2E_PORT + 10_011 + offset,
     logFile: join(artifactsDir(), `${name}-${E2E_PORT}.log`),
   };
 }
