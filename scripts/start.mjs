@@ -6,10 +6,12 @@
 // and the camera process are each restarted (with backoff) if they die; the API keeps serving
 // meanwhile and viewers reconnect by themselves. If the API dies, everything stops. With
 // STAGE_PROVIDER=ivs the API runs alone. See docs/decisions/0023-local-stage-process-model.md and
-// docs/decisions/0054-cameras-publish-over-whip.md. Plain Node, no dependencies.
+// docs/decisions/0054-cameras-publish-over-whip.md. Plain Node: its one import of the repo's own is
+// the backoff policy every retry loop of the repo shares (plain JavaScript for that reason).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { backoffPolicy } from '../protocol/src/reconnect-policy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const apiEntry = process.env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
@@ -18,6 +20,9 @@ const camerasEntry = process.env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/came
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
+// A child that dies is started again after 200 ms, doubling to at most 10 s (no jitter: there is
+// one of each). A child that ran 30 s before dying starts the series again.
+const restartPolicy = backoffPolicy({ baseMs: 200, factor: 2, maxMs: 10_000 });
 
 // The stage listens on STAGE_HOST:STAGE_PORT; the API finds it at LOCAL_STAGE_URL. Either may be
 // given: the other follows from it.
@@ -81,7 +86,7 @@ function startStage() {
       void shutdown(1);
       return;
     }
-    const delay = Math.min(10_000, 200 * 2 ** (stageFailuresInARow - 1));
+    const delay = restartPolicy.nextDelayMs(stageFailuresInARow) ?? 10_000;
     // Bounded logging: the first restarts, then one line in ten.
     if (stageFailuresInARow <= 3 || stageFailuresInARow % 10 === 0) {
       const how = signal ? `signal ${signal}` : `code ${code}`;
@@ -128,7 +133,7 @@ function startCameras() {
       void shutdown(1);
       return;
     }
-    const delay = Math.min(10_000, 200 * 2 ** (cameraFailuresInARow - 1));
+    const delay = restartPolicy.nextDelayMs(cameraFailuresInARow) ?? 10_000;
     if (cameraFailuresInARow <= 3 || cameraFailuresInARow % 10 === 0) {
       const how = signal ? `signal ${signal}` : `code ${code}`;
       log(

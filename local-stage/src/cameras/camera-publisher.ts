@@ -9,6 +9,7 @@
  * its way over RTCP) the camera's latest frame is handed to the encoder at once, so the key frame
  * leaves within an encode time rather than at the camera's next tick.
  */
+import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
 import { withVideoBitrate } from './sdp';
@@ -31,8 +32,8 @@ const FEED_VIDEO_KBPS = { start: 700, max: 900 } as const;
 const PLI_SETTLE_MS = 2;
 /** ICE and DTLS done within this after the answer, or the session is started again. */
 const CONNECT_TIMEOUT_MS = 10_000;
-const RETRY_FIRST_MS = 250;
-const RETRY_MAX_MS = 10_000;
+/** After a failure: 250 ms, doubling to 10,000 ms (the repo's one backoff shape). */
+const RETRY = backoffPolicy({ baseMs: 250, factor: 2, maxMs: 10_000 });
 /** The stage's answer while a fault holds this camera off air: wait for `setOnAir(true)`. */
 const HELD_OFF_AIR_STATUS = 409;
 
@@ -247,7 +248,7 @@ export class CameraPublisher {
     if (this.stateValue === 'off-air') return;
     void this.abandon();
     this.failuresInARow += 1;
-    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (this.failuresInARow - 1));
+    const delay = RETRY.nextDelayMs(this.failuresInARow) ?? 10_000;
     // Bounded logging: the first failures, then one in ten.
     if (this.failuresInARow <= 3 || this.failuresInARow % 10 === 0) {
       const why = reason instanceof Error ? reason.message : String(reason);

@@ -4,6 +4,7 @@
  * when a key frame is needed. It is opened again, with backoff, whenever it closes or cannot be
  * opened (the stage is starting, restarting, or not up yet).
  */
+import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import WebSocket from 'ws';
 import {
   CAMERA_LINK_PATH,
@@ -12,8 +13,8 @@ import {
   type CameraLinkMessage,
 } from '../camera-link';
 
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 2_000;
+/** After a failure: 100 ms, doubling to 2,000 ms (the repo's one backoff shape). */
+const RETRY = backoffPolicy({ baseMs: 100, factor: 2, maxMs: 2_000 });
 /** A stage that takes the TCP connection and never answers the upgrade is tried again. */
 const OPEN_TIMEOUT_MS = 5_000;
 
@@ -106,7 +107,7 @@ export class CameraLinkClient {
       if (wasOpen) this.options.onClose();
       if (this.closed) return;
       this.failuresInARow = wasOpen ? 1 : this.failuresInARow + 1;
-      const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (this.failuresInARow - 1));
+      const delay = RETRY.nextDelayMs(this.failuresInARow) ?? 2_000;
       if (wasOpen) this.log(`camera link to the stage closed (${code}); opening it again`);
       else if (this.failuresInARow === 4 || this.failuresInARow % 30 === 0) {
         // The first few are the stage starting: not worth a line.

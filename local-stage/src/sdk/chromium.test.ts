@@ -70,6 +70,7 @@ const watch = String.raw`async (token) => {
   document.body.replaceChildren(video);
   stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, (_participant, streams) => {
     const stream = streams.find((candidate) => candidate.streamType === StreamType.VIDEO);
+    window.videoStream = stream;
     video.srcObject = new MediaStream([stream.mediaStreamTrack]);
     void video.play();
   });
@@ -130,6 +131,31 @@ describe.skipIf(!executablePath)('the SDK bundle in Chromium', () => {
       'stageConnectionStateChanged:connecting',
       'stageConnectionStateChanged:connected',
     ]);
+  });
+
+  it("gives the stream's stats as the IVS SDK does: requestRTCStats and requestQualityStats", async () => {
+    const result = (await page.evaluate(`(async () => {
+      const stream = window.videoStream;
+      await stream.requestQualityStats();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const report = await stream.requestRTCStats();
+      const inbound = [...report.values()].find((entry) => entry.type === 'inbound-rtp');
+      return { inbound: inbound && { kind: inbound.kind, framesDecoded: inbound.framesDecoded }, quality: await stream.requestQualityStats() };
+    })()`)) as {
+      inbound?: { kind: string; framesDecoded: number };
+      quality: {
+        networkQuality: number;
+        packetsReceived: number;
+        framesDecoded: number;
+        frameWidth: number;
+      }[];
+    };
+    expect(result.inbound?.kind).toBe('video');
+    expect(result.inbound?.framesDecoded).toBeGreaterThan(0);
+    expect(result.quality).toHaveLength(1);
+    expect(result.quality[0]).toMatchObject({ networkQuality: 4, frameWidth: 640 });
+    expect(result.quality[0]?.packetsReceived).toBeGreaterThan(0);
+    expect(result.quality[0]?.framesDecoded).toBeGreaterThan(0);
   });
 
   it('leaves: stageLeft user-initiated, and the stage holds no peer connection for the viewer', async () => {

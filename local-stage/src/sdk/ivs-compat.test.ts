@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as enums from './enums';
+import { NetworkQuality } from './quality-stats';
 
 // The real SDK's published files: the declarations and the (minified) implementation.
 const require = createRequire(import.meta.url);
@@ -11,7 +12,9 @@ const declarations = readFileSync(join(dist, 'amazon-ivs-web-broadcast.d.ts'), '
 const implementation = readFileSync(join(dist, 'amazon-ivs-web-broadcast.js'), 'utf8');
 
 function declaredEnum(name: string): Record<string, string | number> {
-  const body = new RegExp(`export declare enum ${name} \\{([\\s\\S]*?)\\n\\}`).exec(declarations);
+  const body = new RegExp(`export declare (?:const )?enum ${name} \\{([\\s\\S]*?)\\n\\}`).exec(
+    declarations,
+  );
   if (!body?.[1]) throw new Error(`enum ${name} not found in the IVS declarations`);
   const members: Record<string, string | number> = {};
   for (const match of body[1].matchAll(/^\s*([A-Z_0-9]+) = ("[^"]*"|\d+),?$/gm)) {
@@ -45,5 +48,9 @@ describe('local SDK against the Amazon IVS Web Broadcast SDK 1.41', () => {
         typeof value === 'number' ? `e[e.${key}=${value}]="${key}"` : `e.${key}="${value}"`;
       expect(implementation.includes(pattern), `${name}.${key} = ${value}`).toBe(true);
     }
+  });
+
+  it('has the NetworkQuality values of the declarations (a const enum: inlined, so not at run time)', () => {
+    expect({ ...NetworkQuality }).toEqual(declaredEnum('NetworkQuality'));
   });
 });

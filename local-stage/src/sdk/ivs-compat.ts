@@ -66,7 +66,8 @@ export function realTypedUse(stage: Local.Stage, realEvents: typeof Real.StageEv
 }
 
 // What the local SDK hands out fits the real SDK's shapes (members the app may read).
-type StreamMembers = 'id' | 'mediaStreamTrack' | 'isMuted' | 'requestRTCStats' | 'getStats';
+type StreamMembers =
+  'id' | 'mediaStreamTrack' | 'isMuted' | 'requestRTCStats' | 'getStats' | 'requestQualityStats';
 export type StreamShapeCheck = Check<
   Local.RemoteStageStream extends Pick<Real.RemoteStageStream, StreamMembers> ? true : false
 >;
@@ -81,4 +82,13 @@ export type ErrorShapeCheck = Check<
   Local.StageError extends Pick<Real.StageError, 'name' | 'message'> & { code: number }
     ? true
     : false
+>;
+
+// requestQualityStats' entries fit the real SDK's RemoteVideoStats and RemoteAudioStats (its
+// NetworkQuality values are checked against the declarations in ivs-compat.test.ts).
+type QualityEntry = NonNullable<
+  Awaited<ReturnType<Local.RemoteStageStream['requestQualityStats']>>
+>[number];
+export type QualityStatsCheck = Check<
+  QualityEntry extends Real.RemoteVideoStats & Real.RemoteAudioStats ? true : false
 >;

@@ -8,12 +8,16 @@ import WebSocket from 'ws';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { StageConnectionState, StageEvents, StageLeftReason, SubscribeType } from './enums';
 import { ivsError, type StageError } from './errors';
-import { joinWithRetries, type JoinOutcome } from './join-loop';
+import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
+import { JOIN_RETRY, joinWithRetries, type JoinOutcome } from './join-loop';
 import { Stage } from './stage';
 
 Object.defineProperty(globalThis, 'WebSocket', { value: WebSocket, configurable: true });
 
 const CANCELED = { name: 'StageError', code: 5, category: 'JOIN_ERROR' };
+/** The join loop's schedule with its jitter at either end of its range. */
+const shortest = backoffPolicy({ ...JOIN_RETRY, random: () => 0 });
+const longest = backoffPolicy({ ...JOIN_RETRY, random: () => 1 }); // the top of Math.random's range
 
 afterEach(() => {
   vi.useRealTimers();
@@ -33,13 +37,25 @@ describe('the join loop', () => {
   it('tries again after 200 ms, half as long again each time up to 2 s, and times out at the deadline', async () => {
     vi.useFakeTimers({ now: 0 });
     const { attempt, times } = unreachable(0);
-    const joining = joinWithRetries(attempt, 8_000, new AbortController().signal).catch(
+    const joining = joinWithRetries(attempt, 8_000, new AbortController().signal, shortest).catch(
       (error: unknown) => error,
     );
     await vi.advanceTimersByTimeAsync(8_000);
     // 200 ms × 1.5ⁿ: 200, 300, 450, 675, 1012, 1518, then 2000, and the last wait ends at the deadline.
     expect(times).toEqual([0, 200, 500, 950, 1625, 2637, 4155, 6155, 8000]);
     expect(await joining).toMatchObject({ code: 3, message: '[JOIN_ERROR] Operation timed out' });
+  });
+
+  it('makes each wait up to a quarter longer at random, so that viewers of a restarted stage spread out', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const { attempt, times } = unreachable(0);
+    const joining = joinWithRetries(attempt, 8_000, new AbortController().signal, longest).catch(
+      (error: unknown) => error,
+    );
+    await vi.advanceTimersByTimeAsync(8_000);
+    // 250, 375, 562.5, 843.75, 1265.6, 1898.4, then 2500, and the deadline.
+    expect(times).toEqual([0, 250, 625, 1187, 2030, 3295, 5193, 7693, 8000]);
+    expect(await joining).toMatchObject({ code: 3 });
   });
 
   it('ends at once with the refusal when the stage refuses the join', async () => {
@@ -61,7 +77,9 @@ describe('the join loop', () => {
     vi.useFakeTimers({ now: 0 });
     const { attempt, times } = unreachable(0);
     const abort = new AbortController();
-    const joining = joinWithRetries(attempt, 60_000, abort.signal).catch((error: unknown) => error);
+    const joining = joinWithRetries(attempt, 60_000, abort.signal, shortest).catch(
+      (error: unknown) => error,
+    );
     await vi.advanceTimersByTimeAsync(100); // inside the first 200 ms wait
     abort.abort();
     expect(await joining).toMatchObject(CANCELED);

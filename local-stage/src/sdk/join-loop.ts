@@ -1,10 +1,12 @@
 /**
  * The join loop (decision 0024, as LiveKit's Room.connect with its AbortController): while the
  * events endpoint cannot be reached, or closes before the stage answers, try again after 200 ms,
- * growing by half each time up to 2 s; after the join timeout (a minute by default) give up with
+ * growing by half each time up to 2 s, each wait up to a quarter longer at random (a restarted
+ * stage is not met by every viewer at once); after the join timeout (a minute by default) give up with
  * `[JOIN_ERROR] Operation timed out`. A refusal from the stage ends it at once. Aborting the
  * signal (`leave()`) ends an attempt or a wait at once with `CANCELED`, and nothing is tried after.
  */
+import { backoffPolicy, type ReconnectPolicy } from '@tailcam/protocol/reconnect-policy';
 import type { StageMessage } from '../signalling';
 import { StageErrorCategory, StageErrorCode } from './enums';
 import { ivsError, joinRefused, type StageError } from './errors';
@@ -12,8 +14,8 @@ import { SignalSocket } from './signal-socket';
 
 /** How long one attempt waits for the stage's answer to its join. */
 const JOIN_ANSWER_TIMEOUT_MS = 10_000;
-const RETRY_MIN_MS = 200;
-const RETRY_MAX_MS = 2_000;
+/** The waits between attempts; the join deadline, not an attempt count, ends the loop. */
+export const JOIN_RETRY = { baseMs: 200, factor: 1.5, maxMs: 2_000, jitter: 0.25 } as const;
 
 export type JoinedMessage = Extract<StageMessage, { type: 'joined' }>;
 /** 'joined', a refusal (final), or 'retry'. */
@@ -25,6 +27,7 @@ export async function joinWithRetries(
   attempt: JoinAttempt,
   timeoutMs: number,
   signal: AbortSignal,
+  policy: ReconnectPolicy = backoffPolicy(JOIN_RETRY),
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const canceled = () => ivsError(StageErrorCode.CANCELED, StageErrorCategory.JOIN_ERROR);
@@ -34,8 +37,11 @@ export async function joinWithRetries(
     if (signal.aborted) throw canceled();
     if (outcome === 'joined') return;
     if (outcome !== 'retry') throw outcome;
-    const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 1.5 ** attempts, deadline - Date.now());
-    if (wait <= 0) throw ivsError(StageErrorCode.TIMEOUT, StageErrorCategory.JOIN_ERROR);
+    const delay = policy.nextDelayMs(attempts + 1);
+    const wait = Math.min(delay ?? 0, deadline - Date.now());
+    if (delay === null || wait <= 0) {
+      throw ivsError(StageErrorCode.TIMEOUT, StageErrorCategory.JOIN_ERROR);
+    }
     await new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);

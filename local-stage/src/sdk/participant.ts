@@ -1,5 +1,6 @@
 /** Participant info and remote streams, shaped like the IVS SDK's. */
 import { StreamType } from './enums';
+import { qualityStats, type PacketCount, type RemoteStats } from './quality-stats';
 
 export type StageParticipantCapability = 'publish' | 'subscribe';
 
@@ -23,6 +24,8 @@ export class RemoteStageStream {
   isMuted = false;
   readonly isAdapting = false;
   private readonly peer: RTCPeerConnection;
+  /** The packet counts of the last quality reading: networkQuality is the loss since then. */
+  private lastCount: PacketCount | undefined;
 
   constructor(
     track: MediaStreamTrack,
@@ -48,7 +51,14 @@ export class RemoteStageStream {
   /** @deprecated in IVS too; kept for code written against older versions. */
   getStats = (): Promise<RTCStatsReport | undefined> => this.requestRTCStats();
 
-  requestQualityStats = async (): Promise<undefined> => undefined;
+  /** One entry, this stream's receiver (IVS returns one per layer; the local stage sends one). */
+  requestQualityStats = async (): Promise<RemoteStats[] | undefined> => {
+    const report = await this.requestRTCStats();
+    const reading = report && qualityStats(report, this.mediaStreamTrack.kind, this.lastCount);
+    if (!reading) return undefined;
+    this.lastCount = reading.count;
+    return [reading.stats];
+  };
 
   setMuted = (_muted: boolean): void => undefined;
 

@@ -7,8 +7,20 @@ import { build, tempDir, testConfig } from '../test/helpers';
 import { startStandInStage } from '../test/stand-in-stage';
 import { STAGE_UNREACHABLE } from './stage-proxy';
 
+// Every route of the web app's one route table (web/src/config/paths.ts), read as text: a route
+// added there and not here would answer 404 to a reload or a shared link.
+const webRoutes = [
+  ...readFileSync(join(import.meta.dirname, '../../../web/src/config/paths.ts'), 'utf8').matchAll(
+    /path: '([^']+)'/g,
+  ),
+].map(([, path]) => (path ?? '').replace(/:[A-Za-z]+/g, 'N743AS'));
+
 describe('web app', () => {
-  it.each(['/', '/home', '/player/N743AS', '/player/anything/else'])(
+  it('knows every route of the web app', () => {
+    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/player/N743AS']);
+  });
+
+  it.each([...webRoutes, '/player/anything/else'])(
     'answers index.html for the app route %s, never cached',
     async (url) => {
       const { app } = await build();

@@ -5,6 +5,7 @@ import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
+import { WatchAllRoute } from './routes/watch-all';
 
 /**
  * The route table of docs/product.md#routes. Declarative mode: the app loads no data through the
@@ -19,6 +20,7 @@ export function AppRoutes() {
         <Route element={<ProtectedLayout />}>
           <Route path={paths.home.path} element={<HomeRoute />} />
           <Route path={paths.player.path} element={<PlayerRoute />} />
+          <Route path={paths.watchAll.path} element={<WatchAllRoute />} />
           {/* `/player/` without a stream id: the player needs one (docs/product.md#routes). */}
           <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
         </Route>

@@ -10,6 +10,10 @@ export const paths = {
     path: '/home',
     href: () => '/home',
   },
+  watchAll: {
+    path: '/watch-all',
+    href: () => '/watch-all',
+  },
   player: {
     path: '/player/:streamId',
     href: (streamId: string) => `/player/${encodeURIComponent(streamId)}`,

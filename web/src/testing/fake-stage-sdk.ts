@@ -117,13 +117,47 @@ export class FakeStage {
     this.emit(StageEvents.STAGE_CONNECTION_STATE_CHANGED, StageConnectionState.DISCONNECTED);
   }
 
-  addVideoStream(track: MediaStreamTrack): void {
-    const participant = { id: 'publisher', userId: 'camera', isLocal: false };
-    this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant, [
-      { id: 'audio-1', streamType: StreamType.AUDIO, mediaStreamTrack: fakeTrack('audio') },
-      { id: 'video-1', streamType: StreamType.VIDEO, mediaStreamTrack: track },
-    ]);
+  /** A publisher's audio and video streams added (as IVS announces them), the streams returned. */
+  addVideoStream(track: MediaStreamTrack, participantId = 'publisher'): FakeStageStream[] {
+    const streams: FakeStageStream[] = [
+      fakeStream('audio', fakeTrack('audio')),
+      fakeStream('video', track),
+    ];
+    this.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participantFor(participantId), streams);
+    return streams;
   }
+
+  removeStreams(streams: FakeStageStream[], participantId = 'publisher'): void {
+    this.emit(
+      StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED,
+      participantFor(participantId),
+      streams,
+    );
+  }
+
+  participantLeft(participantId = 'publisher'): void {
+    this.emit(StageEvents.STAGE_PARTICIPANT_LEFT, participantFor(participantId));
+  }
+}
+
+export interface FakeStageStream {
+  id: string;
+  streamType: (typeof StreamType)[keyof typeof StreamType];
+  mediaStreamTrack: MediaStreamTrack;
+  requestRTCStats: () => Promise<RTCStatsReport | undefined>;
+}
+
+function participantFor(id: string) {
+  return { id, userId: 'camera', isLocal: false };
+}
+
+function fakeStream(kind: 'audio' | 'video', track: MediaStreamTrack): FakeStageStream {
+  return {
+    id: track.id,
+    streamType: kind === 'audio' ? StreamType.AUDIO : StreamType.VIDEO,
+    mediaStreamTrack: track,
+    requestRTCStats: () => Promise.resolve(undefined),
+  };
 }
 
 export class FakeStageSdk {

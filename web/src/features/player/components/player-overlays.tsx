@@ -1,6 +1,14 @@
-import { AlertTriangle, LoaderCircle, MousePointerClick, RefreshCw, WifiOff } from 'lucide-react';
+import {
+  AlertTriangle,
+  LoaderCircle,
+  MousePointerClick,
+  RefreshCw,
+  VideoOff,
+  WifiOff,
+} from 'lucide-react';
 import type { ReactNode } from 'react';
-import { uiText } from '@/config/ui-text';
+import type { PlayerState } from '../lib/player-machine';
+import { fillText, uiText } from '@/config/ui-text';
 
 function Overlay({ children, role }: { children: ReactNode; role: 'status' | 'alert' }) {
   return (
@@ -28,6 +36,19 @@ export function ReconnectingOverlay({ message }: { message: string }) {
     <Overlay role="status">
       <WifiOff aria-hidden="true" className="size-10 animate-pulse text-amber-400" />
       <p className="text-lg font-semibold text-white">{message}</p>
+    </Overlay>
+  );
+}
+
+/** Connected, but no picture (docs/product.md#when-there-is-no-picture): a status, not an error. */
+export function WaitingForVideoOverlay({ streamId }: { streamId: string }) {
+  return (
+    <Overlay role="status">
+      <VideoOff aria-hidden="true" className="size-10 text-slate-400" />
+      <p className="text-lg font-semibold text-white">
+        {fillText(uiText.player.waitingForVideo, { streamId })}
+      </p>
+      <p className="max-w-sm text-sm text-slate-400">{uiText.player.waitingForVideoNote}</p>
     </Overlay>
   );
 }
@@ -63,4 +84,26 @@ export function AutoplayBlockedNotice({ message }: { message: string }) {
       </p>
     </div>
   );
+}
+
+/**
+ * The overlay a player state shows over the video, if any: loading, 'Connection lost.
+ * Reconnecting...', the error with its retry, or waiting for video. The player and a Watch all
+ * tile show the same ones (docs/product.md#player-states).
+ */
+export function connectionOverlay(
+  state: PlayerState,
+  streamId: string,
+  onRetry: () => void,
+): ReactNode | undefined {
+  switch (state.status) {
+    case 'loading':
+      return <LoadingOverlay />;
+    case 'reconnecting':
+      return <ReconnectingOverlay message={uiText.errors.connectionLost} />;
+    case 'error':
+      return <ErrorOverlay message={state.message} onRetry={onRetry} />;
+    case 'connected':
+      return state.waitingForVideo ? <WaitingForVideoOverlay streamId={streamId} /> : undefined;
+  }
 }

@@ -268,4 +268,99 @@ describe('player page', () => {
     expect(stage.listenerCount()).toBe(0);
     expect(fetchSpy).toHaveBeenCalledTimes(1);
   });
+
+  describe('beyond the spec: waiting for video, live stats, keyboard', () => {
+    it("says 'Waiting for video from N743AS' after 2 s connected with no video, then plays the next one", async () => {
+      await openPlayer();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        act(() => sdk.lastStage.connect());
+        act(() => vi.advanceTimersByTime(1_999));
+        expect(screen.queryByText('Waiting for video from N743AS')).not.toBeInTheDocument();
+        act(() => vi.advanceTimersByTime(1));
+        const notice = screen.getByText('Waiting for video from N743AS').closest('[role="status"]');
+        expect(notice).toHaveTextContent(uiText.player.waitingForVideoNote);
+        expect(screen.queryByRole('alert')).not.toBeInTheDocument(); // not an error
+        expect(screen.queryByText(uiText.player.connecting)).not.toBeInTheDocument();
+
+        const track = fakeTrack('video');
+        act(() => sdk.lastStage.addVideoStream(track));
+        expect(screen.queryByText('Waiting for video from N743AS')).not.toBeInTheDocument();
+        expect((video().srcObject as unknown as FakeMediaStream).tracks).toEqual([track]);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("toggles 'Live stats' with its button and with i, and announces it", async () => {
+      const { user } = await openPlayer();
+      act(() => {
+        sdk.lastStage.connect();
+        sdk.lastStage.addVideoStream(fakeTrack('video'));
+      });
+      const button = screen.getByRole('button', { name: uiText.player.statsButton });
+      expect(button).toHaveAttribute('aria-pressed', 'false');
+      await user.click(button);
+      expect(button).toHaveAttribute('aria-pressed', 'true');
+      const panel = screen.getByRole('region', { name: uiText.stats.title });
+      expect(panel).toHaveTextContent('Glass to glass–');
+      expect(screen.getByText(uiText.shortcuts.statsShown)).toBeInTheDocument();
+
+      await user.keyboard('i');
+      expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+      expect(screen.getByText(uiText.shortcuts.statsHidden)).toBeInTheDocument();
+      await user.keyboard('i');
+      expect(screen.getByRole('region', { name: uiText.stats.title })).toBeInTheDocument();
+    });
+
+    it('takes no shortcut while focus is in a text field, or with Ctrl held', async () => {
+      const { user } = await openPlayer();
+      act(() => sdk.lastStage.connect());
+      const field = document.createElement('input');
+      document.body.append(field);
+      try {
+        await user.click(field);
+        await user.keyboard('i?');
+        expect(field).toHaveValue('i?');
+        await user.click(video());
+        await user.keyboard('{Control>}i{/Control}');
+        expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+        expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+      } finally {
+        field.remove();
+      }
+    });
+
+    it("opens 'Keyboard shortcuts' with ? or its button, lists the keys, and closes back to where focus was", async () => {
+      const { user } = await openPlayer();
+      act(() => sdk.lastStage.connect());
+      const helpButton = screen.getByRole('button', { name: uiText.player.helpButton });
+      await user.click(helpButton);
+      const dialog = screen.getByRole('dialog', { name: uiText.shortcuts.title });
+      for (const text of ['Fullscreen', 'Picture-in-picture', 'Live stats', 'This help']) {
+        expect(dialog).toHaveTextContent(text);
+      }
+      await user.keyboard('i'); // nothing behind the help changes while it is open
+      expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+      await user.click(screen.getByRole('button', { name: uiText.shortcuts.close }));
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+      expect(helpButton).toHaveFocus();
+
+      await user.keyboard('?');
+      expect(screen.getByRole('dialog', { name: uiText.shortcuts.title })).toBeInTheDocument();
+      await user.keyboard('?');
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    });
+
+    it('says so when the browser has no fullscreen or picture-in-picture', async () => {
+      const { user } = await openPlayer();
+      act(() => sdk.lastStage.connect());
+      await user.keyboard('f');
+      expect(await screen.findByText(uiText.shortcuts.fullscreenUnavailable)).toBeInTheDocument();
+      await user.keyboard('p');
+      expect(
+        await screen.findByText(uiText.shortcuts.pictureInPictureUnavailable),
+      ).toBeInTheDocument();
+    });
+  });
 });

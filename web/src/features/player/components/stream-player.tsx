@@ -1,26 +1,70 @@
-import { useRef } from 'react';
+import { Activity, Keyboard } from 'lucide-react';
+import { useRef, useState } from 'react';
 import { fillText, uiText } from '@/config/ui-text';
+import { usePlaybackStats } from '../hooks/use-playback-stats';
+import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
 import { useStageSession } from '../hooks/use-stage-session';
-import {
-  AutoplayBlockedNotice,
-  ErrorOverlay,
-  LoadingOverlay,
-  ReconnectingOverlay,
-} from './player-overlays';
+import { useAnnouncer } from '../hooks/use-announcer';
+import { toggleFullscreen, togglePictureInPicture } from '../lib/display-modes';
+import { connectionQuality } from '../lib/playback-stats';
+import { ConnectionQualityBadge } from './connection-quality-badge';
+import { KeyboardHelpDialog } from './keyboard-help-dialog';
+import { LiveStatsPanel } from './live-stats';
+import { AutoplayBlockedNotice, connectionOverlay } from './player-overlays';
 
 interface StreamPlayerProps {
   streamId: string;
 }
 
-/** The live video of one stream with its connection overlays. Mount with `key={streamId}`. */
+const controlButton =
+  'inline-flex size-8 items-center justify-center rounded-lg bg-slate-950/75 text-slate-200 ring-1 ring-slate-700/80 backdrop-blur-sm transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none aria-pressed:bg-sky-500 aria-pressed:text-slate-950 aria-pressed:ring-sky-300';
+
+/**
+ * The live video of one stream with its connection overlays, the live stats, the connection
+ * quality and the keyboard (docs/product.md#player). Mount with `key={streamId}`.
+ */
 export function StreamPlayer({ streamId }: StreamPlayerProps) {
+  const boxRef = useRef<HTMLDivElement>(null);
   const videoRef = useRef<HTMLVideoElement>(null);
-  const { state, autoplayBlocked, retry, resumePlayback } = useStageSession(streamId, videoRef);
+  const { state, videoStream, autoplayBlocked, retry, resumePlayback } = useStageSession(
+    streamId,
+    videoRef,
+  );
+  const figures = usePlaybackStats(videoRef, videoStream);
+  const [statsOpen, setStatsOpen] = useState(false);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const { announcement, announce } = useAnnouncer();
+  const { shortcuts } = uiText;
+  const connected = state.status === 'connected';
+  const showStats = connected && statsOpen && !state.waitingForVideo;
+
+  const toggleStats = () => {
+    announce(statsOpen ? shortcuts.statsHidden : shortcuts.statsShown);
+    setStatsOpen(!statsOpen);
+  };
+
+  usePlayerShortcuts(
+    {
+      f: () => {
+        const box = boxRef.current;
+        if (box) void toggleFullscreen(box).then(announce);
+      },
+      p: () => {
+        const video = videoRef.current;
+        if (video) void togglePictureInPicture(video).then(announce);
+      },
+      i: toggleStats,
+      '?': () => setHelpOpen(!helpOpen),
+    },
+    // While the help is open, only `?` (and Escape) close it; nothing changes behind it.
+    (key) => !helpOpen || key === '?',
+  );
 
   return (
     <div
-      // Overlays need more room than a 16:9 box has on a phone; playing video does not.
-      data-overlay={state.status !== 'connected' || undefined}
+      ref={boxRef}
+      // Overlays and the stats need more room than a 16:9 box has on a phone; video alone does not.
+      data-overlay={!connected || state.waitingForVideo || statsOpen || undefined}
       className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800"
     >
       <video
@@ -41,14 +85,46 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
             : undefined
         }
       />
-      {state.status === 'loading' && <LoadingOverlay />}
-      {state.status === 'reconnecting' && (
-        <ReconnectingOverlay message={uiText.errors.connectionLost} />
-      )}
-      {state.status === 'error' && <ErrorOverlay message={state.message} onRetry={retry} />}
-      {state.status === 'connected' && autoplayBlocked && (
+      {connectionOverlay(state, streamId, retry)}
+      {connected && !state.waitingForVideo && autoplayBlocked && (
         <AutoplayBlockedNotice message={uiText.errors.autoplayBlocked} />
       )}
+      {showStats && <LiveStatsPanel figures={figures} />}
+      <div
+        role="group"
+        aria-label={uiText.player.controls}
+        className="absolute top-2 right-2 z-10 flex items-center gap-1.5 sm:top-3 sm:right-3"
+      >
+        {connected && figures && <ConnectionQualityBadge quality={connectionQuality(figures)} />}
+        {connected && (
+          <button
+            type="button"
+            aria-pressed={statsOpen}
+            aria-keyshortcuts="i"
+            title={`${uiText.player.statsButton} (i)`}
+            onClick={toggleStats}
+            className={controlButton}
+          >
+            <Activity aria-hidden="true" className="size-4" />
+            <span className="sr-only">{uiText.player.statsButton}</span>
+          </button>
+        )}
+        <button
+          type="button"
+          aria-haspopup="dialog"
+          aria-keyshortcuts="?"
+          title={`${uiText.player.helpButton} (?)`}
+          onClick={() => setHelpOpen(true)}
+          className={controlButton}
+        >
+          <Keyboard aria-hidden="true" className="size-4" />
+          <span className="sr-only">{uiText.player.helpButton}</span>
+        </button>
+      </div>
+      <KeyboardHelpDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      <div aria-live="polite" aria-atomic="true" className="sr-only">
+        <span key={announcement.id}>{announcement.text}</span>
+      </div>
     </div>
   );
 }

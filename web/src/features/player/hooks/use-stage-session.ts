@@ -4,12 +4,14 @@ import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
 import { getClientId } from '../lib/client-id';
 import { firstFetchUsing } from '../lib/participant-token-prefetch';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
-import { getStageSdk } from '../lib/stage-sdk';
+import { getStageSdk, type StageStream } from '../lib/stage-sdk';
 import { StageSession } from '../lib/stage-session';
 import { useParticipantTokenPrefetcher } from './use-participant-token-prefetch';
 
 export interface StageSessionView {
   state: PlayerState;
+  /** The video stream shown now (for its stats), if any. */
+  videoStream: StageStream | undefined;
   autoplayBlocked: boolean;
   retry: () => void;
   /** Plays the video after the browser refused to autoplay it (a click is a user gesture). */
@@ -33,6 +35,7 @@ export function useStageSession(
 ): StageSessionView {
   const [session, setSession] = useState<StageSession>();
   const [autoplayBlocked, setAutoplayBlocked] = useState(false);
+  const [videoStream, setVideoStream] = useState<StageStream>();
   const prefetcher = useParticipantTokenPrefetcher();
   const state = useSyncExternalStore(
     session?.subscribe ?? noSession,
@@ -48,13 +51,17 @@ export function useStageSession(
       fetchParticipantToken: firstFetchUsing(prefetcher?.take(stageId), (id, signal) =>
         getParticipantToken({ stageId: id, clientId: getClientId() }, signal),
       ),
-      onVideoTrack: (track) => {
+      onVideoTrack: (track, stream) => {
         const video = videoRef.current;
         if (!video) return;
+        setVideoStream(stream);
         setAutoplayBlocked(false);
         void attachVideoTrack(video, track).then((outcome) => {
           if (mounted) setAutoplayBlocked(outcome === 'autoplay-blocked');
         });
+      },
+      onVideoRemoved: () => {
+        if (mounted) setVideoStream(undefined);
       },
     });
     setSession(session);
@@ -73,5 +80,5 @@ export function useStageSession(
     void playVideo(video).then((outcome) => setAutoplayBlocked(outcome === 'autoplay-blocked'));
   }, [videoRef]);
 
-  return { state, autoplayBlocked, retry, resumePlayback };
+  return { state, videoStream, autoplayBlocked, retry, resumePlayback };
 }

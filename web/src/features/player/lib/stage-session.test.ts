@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
-import { MAX_RECONNECT_ATTEMPTS } from './player-machine';
-import { StageSession } from './stage-session';
+import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
+import { PLAYER_RECONNECT } from './player-machine';
+import { StageSession, VIDEO_GRACE_MS } from './stage-session';
+
+const MAX_RECONNECT_ATTEMPTS = PLAYER_RECONNECT.maxAttempts ?? 0;
+const connected = { status: 'connected', waitingForVideo: false };
+const waiting = { status: 'connected', waitingForVideo: true };
 
 interface PendingFetch {
   resolve: (token: string) => void;
@@ -12,6 +17,7 @@ interface PendingFetch {
 let sdk: FakeStageSdk;
 let fetches: PendingFetch[];
 let tracks: MediaStreamTrack[];
+let removals: number;
 
 function createSession(options: { sdkLoaded?: boolean } = {}) {
   return new StageSession({
@@ -20,6 +26,9 @@ function createSession(options: { sdkLoaded?: boolean } = {}) {
     fetchParticipantToken: (_stageId, signal) =>
       new Promise<string>((resolve, reject) => fetches.push({ resolve, reject, signal })),
     onVideoTrack: (track) => tracks.push(track),
+    onVideoRemoved: () => (removals += 1),
+    // The player's schedule without its jitter, so that the waits can be checked to the millisecond.
+    reconnectPolicy: backoffPolicy({ ...PLAYER_RECONNECT, random: () => 0 }),
   });
 }
 
@@ -31,6 +40,7 @@ beforeEach(() => {
   sdk = new FakeStageSdk();
   fetches = [];
   tracks = [];
+  removals = 0;
 });
 
 afterEach(() => {
@@ -44,7 +54,7 @@ async function connectedSession() {
   await settle();
   sdk.lastStage.connect();
   await settle();
-  expect(session.getSnapshot()).toEqual({ status: 'connected' });
+  expect(session.getSnapshot()).toEqual(connected);
   return session;
 }
 
@@ -135,7 +145,7 @@ describe('StageSession', () => {
     fetches[2]?.resolve('token-3');
     await settle();
     sdk.lastStage.connect();
-    expect(session.getSnapshot()).toEqual({ status: 'connected' });
+    expect(session.getSnapshot()).toEqual(connected);
   });
 
   it('stops everything on dispose: no late join after a token arrives, no reconnect timer', async () => {
@@ -147,10 +157,10 @@ describe('StageSession', () => {
     await settle();
     expect(sdk.stages).toHaveLength(0);
 
-    const connected = await connectedSession();
+    const playing = await connectedSession();
     const stage = sdk.lastStage;
     stage.dropConnection();
-    connected.dispose();
+    playing.dispose();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(sdk.stages).toHaveLength(1);
     expect(fetches).toHaveLength(2);
@@ -173,10 +183,10 @@ describe('StageSession', () => {
     fetches[0]?.resolve('token-1');
     await settle();
     sdk.lastStage.connect();
-    const connected = session.getSnapshot();
-    expect(connected).not.toBe(first);
+    const playing = session.getSnapshot();
+    expect(playing).not.toBe(first);
     sdk.lastStage.connect();
-    expect(session.getSnapshot()).toBe(connected);
+    expect(session.getSnapshot()).toBe(playing);
   });
 
   it('wakes subscribers on every change of state and not otherwise', async () => {
@@ -188,5 +198,68 @@ describe('StageSession', () => {
     await settle();
     sdk.lastStage.connect(); // connecting, then connected: only the second changes state
     expect(subscriber).toHaveBeenCalledTimes(1);
+  });
+
+  describe('when there is no picture', () => {
+    it('says it is waiting only after the grace period with no video', async () => {
+      const session = await connectedSession();
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS - 1);
+      expect(session.getSnapshot()).toEqual(connected);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(session.getSnapshot()).toEqual(waiting);
+    });
+
+    it('never says so when the video comes within the grace period, as on every normal join', async () => {
+      const session = await connectedSession();
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS - 100);
+      sdk.lastStage.addVideoStream(fakeTrack('video'));
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(session.getSnapshot()).toEqual(connected);
+    });
+
+    it('waits again when the shown video is removed, and attaches the next one', async () => {
+      const session = await connectedSession();
+      const streams = sdk.lastStage.addVideoStream(fakeTrack('video'), 'camera-1');
+      expect(session.videoStream).toBe(streams[1]);
+      sdk.lastStage.removeStreams(streams, 'camera-1');
+      expect(removals).toBe(1);
+      expect(session.videoStream).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS);
+      expect(session.getSnapshot()).toEqual(waiting);
+
+      const next = fakeTrack('video');
+      sdk.lastStage.addVideoStream(next, 'encoder-2');
+      expect(tracks.at(-1)).toBe(next);
+      expect(session.getSnapshot()).toEqual(connected);
+    });
+
+    it('waits again when the shown video’s participant leaves, not when another one does', async () => {
+      const session = await connectedSession();
+      sdk.lastStage.addVideoStream(fakeTrack('video'), 'camera-1');
+      sdk.lastStage.participantLeft('someone-else');
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS);
+      expect(session.getSnapshot()).toEqual(connected);
+      sdk.lastStage.participantLeft('camera-1');
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS);
+      expect(session.getSnapshot()).toEqual(waiting);
+    });
+
+    it('does not flash the notice when a new publisher takes over just as the old one goes', async () => {
+      const session = await connectedSession();
+      const old = sdk.lastStage.addVideoStream(fakeTrack('video'), 'camera-1');
+      sdk.lastStage.addVideoStream(fakeTrack('video'), 'encoder-2');
+      sdk.lastStage.removeStreams(old, 'camera-1');
+      sdk.lastStage.participantLeft('camera-1');
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(session.getSnapshot()).toEqual(connected);
+      expect(removals).toBe(0);
+    });
+
+    it('keeps no grace timer across a lost connection', async () => {
+      const session = await connectedSession();
+      sdk.lastStage.dropConnection();
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS * 2);
+      expect(session.getSnapshot()).toMatchObject({ status: 'reconnecting' });
+    });
   });
 });

@@ -6,13 +6,18 @@
  * - a token fetch is ignored while another one is in flight;
  * - the next join waits for the last leave, and its own leave never looks like a lost connection,
  *   because listeners are removed before `leave()` is called;
- * - only video is subscribed; the first video track of added streams goes to `onVideoTrack`.
+ * - only video is subscribed; the first video track of added streams goes to `onVideoTrack`;
+ * - connected with no video for `VIDEO_GRACE_MS` (none added yet, or the shown one removed or its
+ *   participant gone), the state says the player is waiting for video; the next video ends it;
+ * - after a lost connection, the reconnect policy says how long each attempt waits, and when to
+ *   stop.
  */
 import { uiText } from '@/config/ui-text';
 import { errorMessage } from '@/lib/error-message';
+import type { ReconnectPolicy } from '@tailcam/protocol/reconnect-policy';
 import {
   initialPlayerState,
-  reconnectDelayMs,
+  playerReconnectPolicy,
   transition,
   type PlayerEvent,
   type PlayerState,
@@ -31,12 +36,29 @@ export interface StageSessionOptions {
   stageId: string;
   getSdk: () => StageSdk | undefined;
   fetchParticipantToken: (stageId: string, signal: AbortSignal) => Promise<string>;
-  onVideoTrack: (track: MediaStreamTrack) => void;
+  /** A video stream to show: its track goes into the video element, its stats to the overlay. */
+  onVideoTrack: (track: MediaStreamTrack, stream: StageStream) => void;
+  /** The shown video stream was removed, or its participant left. */
+  onVideoRemoved?: () => void;
+  /** Defaults to the player's (docs/product.md#player-states). */
+  reconnectPolicy?: ReconnectPolicy;
 }
+
+/**
+ * How long the player may be connected with no video before it says it is waiting. A normal join
+ * adds the stream a few hundred milliseconds after CONNECTED (and a publisher that takes over
+ * adds its stream as the old one goes), so the notice must not flash on either.
+ */
+export const VIDEO_GRACE_MS = 2_000;
 
 interface JoinedStage {
   stage: Stage;
   removeListeners: () => void;
+}
+
+interface ShownVideo {
+  participantId: string;
+  stream: StageStream;
 }
 
 export class StageSession {
@@ -45,10 +67,16 @@ export class StageSession {
   private joined: JoinedStage | undefined;
   private tokenFetch: AbortController | undefined;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private videoGraceTimer: ReturnType<typeof setTimeout> | undefined;
+  private shownVideo: ShownVideo | undefined;
+  private lastFailure: string | undefined;
+  private readonly reconnectPolicy: ReconnectPolicy;
   private started = false;
   private disposed = false;
 
-  constructor(private readonly options: StageSessionOptions) {}
+  constructor(private readonly options: StageSessionOptions) {
+    this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
+  }
 
   // `subscribe` and `getSnapshot` are what React's useSyncExternalStore reads: the snapshot is the
   // same object until the state changes, so an unchanged state renders nothing.
@@ -81,6 +109,11 @@ export class StageSession {
     this.tokenFetch?.abort();
     this.leaveStage();
     this.subscribers.clear();
+  }
+
+  /** The video stream shown now, for its stats; undefined while there is none. */
+  get videoStream(): StageStream | undefined {
+    return this.shownVideo?.stream;
   }
 
   private async connect(): Promise<void> {
@@ -129,13 +162,27 @@ export class StageSession {
     const onConnectionStateChanged = (connectionState: StageConnectionState) => {
       if (connectionState === StageConnectionState.CONNECTED) {
         this.dispatch({ type: 'STAGE_CONNECTED' });
+        if (!this.shownVideo) this.expectVideo();
       } else if (connectionState === StageConnectionState.DISCONNECTED) {
         this.dispatch({ type: 'STAGE_DISCONNECTED' });
       }
     };
-    const onStreamsAdded = (_participant: StageParticipantInfo, streams: StageStream[]) => {
+    const onStreamsAdded = (participant: StageParticipantInfo, streams: StageStream[]) => {
       const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
-      if (video) this.options.onVideoTrack(video.mediaStreamTrack);
+      if (!video) return;
+      this.shownVideo = { participantId: participant.id, stream: video };
+      clearTimeout(this.videoGraceTimer);
+      this.options.onVideoTrack(video.mediaStreamTrack, video);
+      this.dispatch({ type: 'VIDEO_ADDED' });
+    };
+    const onStreamsRemoved = (_participant: StageParticipantInfo, streams: StageStream[]) => {
+      const shown = this.shownVideo?.stream;
+      if (shown && streams.some((stream) => stream === shown || stream.id === shown.id)) {
+        this.videoGone();
+      }
+    };
+    const onParticipantLeft = (participant: StageParticipantInfo) => {
+      if (this.shownVideo?.participantId === participant.id) this.videoGone();
     };
     const onError = (error: StageError) => {
       const message =
@@ -147,12 +194,30 @@ export class StageSession {
 
     stage.on(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
     stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
+    stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
+    stage.on(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
     stage.on(StageEvents.ERROR, onError);
     return () => {
       stage.off(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
       stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
+      stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
+      stage.off(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
       stage.off(StageEvents.ERROR, onError);
     };
+  }
+
+  private videoGone(): void {
+    this.shownVideo = undefined;
+    this.options.onVideoRemoved?.();
+    this.expectVideo();
+  }
+
+  /** Waits the grace period for a video stream, then says the player is waiting for one. */
+  private expectVideo(): void {
+    clearTimeout(this.videoGraceTimer);
+    this.videoGraceTimer = setTimeout(() => {
+      if (!this.shownVideo) this.dispatch({ type: 'VIDEO_MISSING' });
+    }, VIDEO_GRACE_MS);
   }
 
   /** Listeners first, then leave: the app's own leave must never reach its reconnect rule. */
@@ -160,6 +225,11 @@ export class StageSession {
     const joined = this.joined;
     if (!joined) return;
     this.joined = undefined;
+    clearTimeout(this.videoGraceTimer);
+    if (this.shownVideo) {
+      this.shownVideo = undefined;
+      this.options.onVideoRemoved?.();
+    }
     joined.removeListeners();
     try {
       joined.stage.leave();
@@ -170,6 +240,7 @@ export class StageSession {
 
   private attemptFailed(message: string): void {
     this.leaveStage();
+    this.lastFailure = message;
     this.dispatch({ type: 'ATTEMPT_FAILED', message });
   }
 
@@ -192,6 +263,14 @@ export class StageSession {
 
   private scheduleReconnect(attempt: number): void {
     clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => void this.connect(), reconnectDelayMs(attempt));
+    const delay = this.reconnectPolicy.nextDelayMs(attempt);
+    if (delay === null) {
+      this.dispatch({
+        type: 'RECONNECT_STOPPED',
+        message: this.lastFailure ?? uiText.errors.connectionLost,
+      });
+      return;
+    }
+    this.reconnectTimer = setTimeout(() => void this.connect(), delay);
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * 'Watch all' (docs/product.md#watch-all) in Chromium against the real product: every aircraft
+ * plays at once, each tile its own aircraft (read from its pixels) and its own session on the
+ * stage; a tile opens its player, by pointer and by keyboard; a player in another tab still joins
+ * beside it; axe-core is clean.
+ */
+import type { Locator, Page } from '@playwright/test';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import {
+  expect,
+  expectNoSeriousAxeFindings,
+  expectVideoPlaying,
+  signInByApi,
+  test,
+} from './support/fixtures';
+import { installStripDecoder, localStage } from './support/local-stage';
+
+function tileVideo(page: Page, streamId: string): Locator {
+  return page.getByLabel(`Live video from ${streamId}`);
+}
+
+/** Frames decoded so far by one tile's video. */
+function framesOf(video: Locator): Promise<number> {
+  return video.evaluate(
+    (element: HTMLVideoElement) => element.getVideoPlaybackQuality().totalVideoFrames,
+  );
+}
+
+/** Which aircraft the frame a tile shows comes from, read from its time strip. */
+async function aircraftIn(page: Page, video: Locator): Promise<string | undefined> {
+  await installStripDecoder(page);
+  const index = await video.evaluate((element: HTMLVideoElement) => {
+    if (element.videoWidth === 0) return null;
+    const canvas = document.createElement('canvas');
+    canvas.width = element.videoWidth;
+    canvas.height = element.videoHeight;
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    if (!context) return null;
+    context.drawImage(element, 0, 0);
+    const decoder = (
+      window as unknown as {
+        TailcamTimeStrip: {
+          decodeTimeStrip: (image: ImageData) => { streamIndex: number } | null;
+        };
+      }
+    ).TailcamTimeStrip;
+    return (
+      decoder.decodeTimeStrip(context.getImageData(0, 0, canvas.width, canvas.height))
+        ?.streamIndex ?? null
+    );
+  });
+  return index === null ? undefined : STREAM_IDS[index];
+}
+
+test.describe('Watch all', () => {
+  test.beforeEach(async ({ page }) => {
+    await signInByApi(page);
+  });
+
+  test('plays every aircraft at once, each tile its own aircraft and its own stage session', async ({
+    page,
+  }) => {
+    await page.goto('/home');
+    await page.getByRole('link', { name: 'Watch all streams at once' }).click();
+    await expect(page).toHaveURL(/\/watch-all$/);
+    await expect(page).toHaveTitle('Watch all · Tailcam');
+
+    for (const streamId of STREAM_IDS) {
+      const video = tileVideo(page, streamId);
+      await expect.poll(() => framesOf(video), { timeout: 20_000 }).toBeGreaterThan(10);
+      const before = await framesOf(video);
+      await expect.poll(() => framesOf(video)).toBeGreaterThan(before + 5);
+      await expect.poll(() => aircraftIn(page, video)).toBe(streamId);
+      expect(await video.evaluate((element: HTMLVideoElement) => element.muted)).toBe(true);
+      await expect(page.getByRole('link', { name: `${streamId}: Open player` })).toContainText(
+        streamId,
+      );
+    }
+    const stats = await localStage.stats();
+    for (const streamId of STREAM_IDS) {
+      expect(stats.stages[streamId]?.peerConnections, `${streamId}'s viewers`).toBe(1);
+    }
+    await expect(page.getByRole('img', { name: /^Connection quality: / })).toHaveCount(3);
+  });
+
+  test('a tile opens its player; a player in another tab joins beside the multi-view', async ({
+    page,
+    context,
+  }) => {
+    await page.goto('/watch-all');
+    for (const streamId of STREAM_IDS) {
+      await expect
+        .poll(() => framesOf(tileVideo(page, streamId)), { timeout: 20_000 })
+        .toBeGreaterThan(5);
+    }
+
+    const second = await context.newPage();
+    await second.goto('/player/N953AS');
+    await expectVideoPlaying(second);
+    await expect
+      .poll(async () => (await localStage.stats()).stages.N953AS?.peerConnections)
+      .toBe(2);
+    await second.close();
+
+    await page.getByRole('link', { name: 'N953AS: Open player' }).click();
+    await expect(page).toHaveURL(/\/player\/N953AS$/);
+    await expectVideoPlaying(page);
+    // The other tiles' sessions were left with the page.
+    await expect
+      .poll(async () => {
+        const stats = await localStage.stats();
+        return STREAM_IDS.map((streamId) => stats.stages[streamId]?.peerConnections);
+      })
+      .toEqual([0, 1, 0]);
+  });
+
+  test('is used from the keyboard alone, and axe-core finds nothing serious', async ({ page }) => {
+    await page.goto('/watch-all');
+    await expect
+      .poll(() => framesOf(tileVideo(page, 'N743AS')), { timeout: 20_000 })
+      .toBeGreaterThan(5);
+    await expectNoSeriousAxeFindings(page, 'watch all');
+
+    // Tab goes through the header, the back link, then one stop per tile, in order.
+    const reached: string[] = [];
+    for (let presses = 0; presses < 10 && reached.length < 3; presses += 1) {
+      await page.keyboard.press('Tab');
+      const name = await page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+      if (name?.endsWith(': Open player')) reached.push(name);
+    }
+    expect(reached).toEqual(STREAM_IDS.map((streamId) => `${streamId}: Open player`));
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/\/player\/N954AS$/);
+  });
+});

@@ -1,0 +1,29 @@
+import { uiText } from '@/config/ui-text';
+import { figureRows } from '../lib/format-figures';
+import type { PlaybackFigures } from '../lib/playback-stats';
+
+/**
+ * 'Live stats' over the top left of the video (docs/product.md#live-stats). Not a live region:
+ * figures that change every second would drown a screen reader; they are read on demand.
+ */
+export function LiveStatsPanel({ figures }: { figures: PlaybackFigures | undefined }) {
+  const rows = figureRows(figures ?? { glassToGlassIsEstimate: false });
+  return (
+    <section
+      aria-labelledby="live-stats-title"
+      className="pointer-events-none absolute top-12 left-2 max-w-[calc(100%-1rem)] rounded-lg bg-slate-950/80 px-3 py-2 font-mono text-[11px] leading-snug text-slate-200 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:top-3 sm:left-3 sm:text-xs"
+    >
+      <h2 id="live-stats-title" className="mb-1 font-sans text-xs font-semibold text-sky-300">
+        {uiText.stats.title}
+      </h2>
+      <dl className="grid grid-cols-[auto_auto] gap-x-3">
+        {rows.map(({ label, value }) => (
+          <div key={label} className="contents">
+            <dt className="whitespace-nowrap text-slate-400">{label}</dt>
+            <dd className="text-right whitespace-nowrap tabular-nums">{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * The overlay's figures as the viewer reads them (docs/product.md#live-stats): milliseconds
+ * whole, with a decimal under 10; the loss with one decimal; '–' for a figure not known yet.
+ */
+import { fillText, uiText } from '@/config/ui-text';
+import type { PlaybackFigures } from './playback-stats';
+
+export interface FigureRow {
+  label: string;
+  value: string;
+}
+
+const { stats } = uiText;
+
+function fixed(value: number, decimals: number): string {
+  return value.toFixed(decimals);
+}
+
+function milliseconds(value: number | undefined): string {
+  if (value === undefined) return stats.noValue;
+  return fillText(stats.millisecondsValue, { value: fixed(value, Math.abs(value) < 10 ? 1 : 0) });
+}
+
+function whole(value: number | undefined): string {
+  return value === undefined ? stats.noValue : fixed(value, 0);
+}
+
+export function figureRows(figures: PlaybackFigures): FigureRow[] {
+  const size =
+    figures.width !== undefined && figures.height !== undefined
+      ? fillText(stats.resolutionValue, {
+          width: whole(figures.width),
+          height: whole(figures.height),
+        })
+      : stats.noValue;
+  return [
+    {
+      label: figures.glassToGlassIsEstimate ? stats.latencyEstimate : stats.latency,
+      value: milliseconds(figures.glassToGlassMs),
+    },
+    { label: stats.resolution, value: size },
+    {
+      label: stats.frameRate,
+      value: fillText(stats.frameRateValue, {
+        decoded: whole(figures.decodedFps),
+        shown: whole(figures.shownFps),
+      }),
+    },
+    {
+      label: stats.bitrate,
+      value:
+        figures.bitrateKbps === undefined
+          ? stats.noValue
+          : fillText(stats.bitrateValue, { value: whole(figures.bitrateKbps) }),
+    },
+    {
+      label: stats.packetLoss,
+      value:
+        figures.lossPercent === undefined
+          ? stats.noValue
+          : fillText(stats.percentValue, { value: fixed(figures.lossPercent, 1) }),
+    },
+    { label: stats.jitter, value: milliseconds(figures.jitterMs) },
+    { label: stats.roundTrip, value: milliseconds(figures.roundTripMs) },
+    { label: stats.jitterBuffer, value: milliseconds(figures.jitterBufferMs) },
+    { label: stats.decodeTime, value: milliseconds(figures.decodeMs) },
+    { label: stats.codec, value: figures.codec ?? stats.noValue },
+  ];
+}
