@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 import { runSoak } from '../soak/soak-run';
 import { ownInstance } from './support/environment';
 
-test('9 joins and leaves by 3 viewers leave no peer connection, socket or listener behind', async () => {
+test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process killed and a WHIP publisher coming and going, leave nothing behind and never restart the stage', async () => {
   // The instance's start counts too: its accounts CLI opens the embedded database and hashes a
   // password, half a minute on a busy machine, before the joins and leaves (~15 s when idle).
   test.setTimeout(180_000);
@@ -19,16 +19,21 @@ test('9 joins and leaves by 3 viewers leave no peer connection, socket or listen
     viewers: 3,
     joins: 9,
     durationMs: 120_000,
-    dwellMs: [500, 1_500],
+    dwellMs: [1_000, 2_500],
     closePageEvery: 5,
+    multiView: true,
+    cameraKillEveryMs: 8_000,
+    whipPublisherEveryMs: 8_000,
   });
   test.info().annotations.push({
     type: 'soak',
-    description: `${result.joins} joins, ${result.leaves} leaves, up to ${result.maxConcurrentPeerConnections} peer connections at once`,
+    description: `${result.joins} joins, ${result.leaves} leaves, up to ${result.maxConcurrentPeerConnections} peer connections at once, ${result.cameraKills} camera process kills, WHIP publisher on air ${result.whipPublisher.onAir} of ${result.whipPublisher.sessions}, ${result.joinsDuringCameraRestart.length} joins during a camera restart`,
   });
   expect(result.joins).toBe(9);
   expect(result.leaves).toBe(result.joins);
+  // Every join played, but those the camera process's restart took the picture from (on purpose).
   expect(result.failedJoins).toEqual([]);
+  expect(result.joinsDuringCameraRestart.length).toBeLessThanOrEqual(3);
   // The in-page instruments see the player's connections and listeners while it plays...
   expect(result.whilePlaying.openPeerConnections).toBeGreaterThanOrEqual(1);
   expect(result.whilePlaying.openSockets).toBeGreaterThanOrEqual(1);
@@ -47,7 +52,11 @@ test('9 joins and leaves by 3 viewers leave no peer connection, socket or listen
     audioListeners: 0,
     cameraViewers: 0,
   });
-  expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(3);
+  // Three viewers and the three tiles of the Watch all tab (and the WHIP publisher's session).
+  expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(7);
+  expect(result.multiViewTilesPlayingAtEnd).toBe(3);
+  expect(result.stageRestarts).toBe(0);
+  expect(result.whipPublisher.failures).toEqual([]);
   expect(result.pageErrors).toEqual([]);
   expect(result.consoleErrors).toEqual([]);
   expect(result.serverErrorLines).toEqual([]);

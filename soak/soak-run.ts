@@ -3,10 +3,15 @@
  * through the real app and SDK, while the local stage's /_stats is sampled. What it measures:
  * joins that played, leaks (peer connections, sockets and SDK listeners left behind, in the page
  * after each in-app leave and on the stage at the end), errors (page errors, console errors,
- * error lines in the API and stage logs) and the stage's memory. `npm run soak` runs the long
- * version (soak/soak.ts); e2e/soak.spec.ts a 30-second one that asserts the counts.
+ * error lines in the API and stage logs) and the stage's memory. Around the viewers, optionally:
+ * a 'Watch all' tab open throughout, the camera process killed with SIGKILL every few minutes
+ * (the start script restarts it), and a browser WHIP publisher coming and going on one aircraft;
+ * and throughout, each process's memory and whether the forwarding process (the stage) ever
+ * restarted. `npm run soak` runs the long version (soak/soak.ts); e2e/soak.spec.ts a short one
+ * that asserts the counts.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '@tailcam/harness/chromium';
 import { playback, type Playback } from '@tailcam/harness/player';
@@ -29,7 +34,22 @@ export interface SoakOptions {
   dwellMs: [number, number];
   /** Every n-th leave closes the page instead of using the app's Back link (an abrupt leave). */
   closePageEvery: number;
+  /** A 'Watch all' tab open from start to end (three more sessions of the same account). */
+  multiView?: boolean;
+  /** The camera process killed with SIGKILL this often (the start script restarts it). */
+  cameraKillEveryMs?: number;
+  /** A browser WHIP publisher on N954AS: on air for half of each such period, then gone. */
+  whipPublisherEveryMs?: number;
+  /** More environment for the instance (e.g. MALLOC_ARENA_MAX). */
+  env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+}
+
+/** Resident memory of a process over the run, in MiB. */
+export interface MemoryTrend {
+  start: number;
+  peak: number;
+  end: number;
 }
 
 export interface InPageCounts {
@@ -50,6 +70,8 @@ export interface SoakResult {
   joins: number;
   leaves: number;
   failedJoins: string[];
+  /** Joins that did not play because the camera process had just been killed (on purpose). */
+  joinsDuringCameraRestart: string[];
   /** The smallest in-page counts seen while a video played: proves the instruments count. */
   whilePlaying: InPageCounts;
   /** The largest in-page counts seen once a leave through the app had settled (all should be 0). */
@@ -70,6 +92,101 @@ export interface SoakResult {
   };
   rssMiB: { start: number; peak: number; end: number };
   joinMs: { p50: number; p95: number; max: number };
+  /** Times the stage (the forwarding process) was seen with a new pid: it must stay 0. */
+  stageRestarts: number;
+  cameraKills: number;
+  whipPublisher: { sessions: number; onAir: number; failures: string[] };
+  /** The 'Watch all' tab at the end: tiles whose video still advanced. */
+  multiViewTilesPlayingAtEnd: number | undefined;
+  processRssMiB: { stage: MemoryTrend; cameras: MemoryTrend; api: MemoryTrend };
+  /** Each process's RSS (MiB) by minute of the run: the highest sample of each minute. */
+  processRssByMinute: { stage: number[]; cameras: number[]; api: number[] };
+  loadAverage: { start: string; end: string };
+}
+
+function rssOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kiB = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kiB === undefined ? undefined : Math.round(Number(kiB) / 1024);
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+function trend(values: number[]): MemoryTrend {
+  return { start: values[0] ?? 0, peak: Math.max(0, ...values), end: values.at(-1) ?? 0 };
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+
+/** Publishes a canvas from the page over WHIP (plain RTCPeerConnection and fetch). */
+async function publishFromPage(page: Page, whipUrl: string, token: string): Promise<void> {
+  await page.evaluate(
+    async ({ url, bearer }) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 640;
+      canvas.height = 360;
+      const context = canvas.getContext('2d');
+      let frame = 0;
+      const timer = setInterval(() => {
+        if (!context) return;
+        context.fillStyle = `hsl(${(frame += 3) % 360} 60% 45%)`;
+        context.fillRect(0, 0, 640, 360);
+      }, 33);
+      const track = canvas.captureStream(30).getVideoTracks()[0];
+      if (!track) throw new Error('no canvas track');
+      const peer = new RTCPeerConnection();
+      peer.addTransceiver(track, { direction: 'sendonly' });
+      await peer.setLocalDescription(await peer.createOffer());
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/sdp', authorization: `Bearer ${bearer}` },
+        body: peer.localDescription?.sdp ?? '',
+      });
+      if (response.status !== 201) {
+        throw new Error(`WHIP answered ${response.status}: ${await response.text()}`);
+      }
+      const location = new URL(response.headers.get('location') ?? '', url).href;
+      await peer.setRemoteDescription({ type: 'answer', sdp: await response.text() });
+      (window as unknown as { soakPublisher: unknown }).soakPublisher = {
+        stop: async () => {
+          clearInterval(timer);
+          await fetch(location, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${bearer}` },
+          });
+          peer.close();
+        },
+      };
+    },
+    { url: whipUrl, bearer: token },
+  );
+}
+
+async function unpublishFromPage(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const publisher = (window as unknown as { soakPublisher?: { stop: () => Promise<void> } })
+      .soakPublisher;
+    await publisher?.stop();
+  });
+}
+
+/** How many of the page's videos still advance (decoded frames grow over a second). */
+async function videosPlaying(page: Page): Promise<number> {
+  const frames = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('video')].map(
+        (video) => video.getVideoPlaybackQuality().totalVideoFrames,
+      ),
+    );
+  const before = await frames();
+  await page.waitForTimeout(1_500);
+  const after = await frames();
+  return after.filter((count, index) => count > (before[index] ?? 0) + 5).length;
 }
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
@@ -197,6 +314,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     port: options.port,
     stagePort: options.stagePort,
     logFile: options.logFile,
+    env: options.env,
   });
   let browser: Browser | undefined;
   let sampling = true;
@@ -207,9 +325,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     browser = await launchChromium();
 
     const started = Date.now();
+    const loadAtStart = load();
     const deadline = started + options.durationMs;
     const stageSamples: StageSample[] = [];
+    const firstStagePid = product.stagePid();
+    const stagePids = new Set<number>();
+    const processRss = { stage: [] as number[], cameras: [] as number[], api: [] as number[] };
+    const byMinute = { stage: [] as number[], cameras: [] as number[], api: [] as number[] };
+    const sampleProcesses = () => {
+      const stagePid = product.stagePid();
+      if (stagePid !== undefined) stagePids.add(stagePid);
+      for (const [name, pid] of [
+        ['stage', stagePid],
+        ['cameras', product.camerasPid()],
+        ['api', product.apiPid()],
+      ] as const) {
+        const rss = rssOf(pid);
+        if (rss === undefined) continue;
+        processRss[name].push(rss);
+        const minute = Math.floor((Date.now() - started) / 60_000);
+        byMinute[name][minute] = Math.max(byMinute[name][minute] ?? 0, rss);
+      }
+    };
     const sample = async (): Promise<StageStats> => {
+      sampleProcesses();
       const stats = await product.stage.stats();
       stageSamples.push({
         atMs: Date.now() - started,
@@ -230,6 +369,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const pageErrors: string[] = [];
     const consoleErrors: string[] = [];
     const failedJoins: string[] = [];
+    /** Joins that did not play while the camera process was down or restarting (on purpose). */
+    const joinsDuringCameraRestart: string[] = [];
+    const killTimes: number[] = [];
     const joinMs: number[] = [];
     const worstAfterLeave: InPageCounts = {
       openPeerConnections: 0,
@@ -277,7 +419,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             ),
           };
         } else {
-          failedJoins.push(`viewer ${slot}, join ${round}, ${streamId}`);
+          const what = `viewer ${slot}, join ${round}, ${streamId}`;
+          // A kill of the camera process in the 30 s before the join gave up: its restart (with
+          // the start script's backoff) took the picture away on purpose.
+          const joinEnded = Date.now();
+          if (killTimes.some((at) => at >= joinStarted - 30_000 && at <= joinEnded)) {
+            joinsDuringCameraRestart.push(what);
+          } else {
+            failedJoins.push(what);
+          }
         }
         await page.waitForTimeout(randomBetween(options.dwellMs));
         leaves += 1;
@@ -316,7 +466,95 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await page.close();
     };
 
+    // A 'Watch all' tab, open throughout.
+    let multiViewPage: Page | undefined;
+    if (options.multiView) {
+      multiViewPage = await browser.newPage();
+      multiViewPage.on('pageerror', (error) => pageErrors.push(`watch-all: ${error.message}`));
+      await signIn(multiViewPage, loginToken);
+      await multiViewPage.goto(`${product.baseUrl}/watch-all`);
+      if (!(await waitUntil(async () => (await videosPlaying(multiViewPage!)) === 3, 30_000))) {
+        failedJoins.push('the Watch all tab did not play its three tiles');
+      }
+    }
+
+    // Churn beside the viewers, until they are done.
+    let viewersDone = false;
+    const pause = async (ms: number) => {
+      const until = Date.now() + ms;
+      while (!viewersDone && Date.now() < until) await new Promise((done) => setTimeout(done, 250));
+    };
+    let cameraKills = 0;
+    const cameraKillTimes = killTimes;
+    const cameraChurn = (async () => {
+      if (!options.cameraKillEveryMs) return;
+      for (;;) {
+        await pause(options.cameraKillEveryMs);
+        if (viewersDone) return;
+        const pid = product.camerasPid();
+        if (pid === undefined) continue;
+        process.kill(pid, 'SIGKILL');
+        cameraKills += 1;
+        cameraKillTimes.push(Date.now());
+        log(`${Math.round((Date.now() - started) / 1000)} s: camera process ${pid} killed`);
+        // The next period starts once every aircraft is on air again, however long the restart.
+        await waitUntil(async () => {
+          const stats = await product.stage.stats();
+          return Object.values(stats.stages).every((stage) => stage.publisher !== null);
+        }, 60_000);
+      }
+    })();
+    const whipPublisher = { sessions: 0, onAir: 0, failures: [] as string[] };
+    const whipChurn = (async () => {
+      if (!options.whipPublisherEveryMs) return;
+      const { whipUrl, token } = product.publishToken('N954AS');
+      const page = await browser!.newPage();
+      try {
+        for (;;) {
+          await pause(options.whipPublisherEveryMs / 2);
+          if (viewersDone) return;
+          whipPublisher.sessions += 1;
+          try {
+            await publishFromPage(page, whipUrl, token);
+            const onAir = await waitUntil(
+              async () =>
+                (await product.stage.stats()).stages.N954AS?.publisher?.kind === 'encoder',
+              15_000,
+            );
+            if (onAir) whipPublisher.onAir += 1;
+            else whipPublisher.failures.push(`session ${whipPublisher.sessions} never on air`);
+          } catch (error) {
+            whipPublisher.failures.push(String(error));
+          }
+          await pause(options.whipPublisherEveryMs / 2);
+          await unpublishFromPage(page).catch((error: unknown) =>
+            whipPublisher.failures.push(`stop: ${String(error)}`),
+          );
+        }
+      } finally {
+        await page.close();
+      }
+    })();
+
     await Promise.all(Array.from({ length: options.viewers }, (_, slot) => viewer(slot)));
+    viewersDone = true;
+    await Promise.all([cameraChurn, whipChurn]);
+    // The churn has stopped: once every aircraft is on air again, the tab must play all three
+    // (the tiles' own reconnects and 'Waiting for video' brought them through the churn).
+    let multiViewTilesPlayingAtEnd: number | undefined;
+    if (multiViewPage) {
+      const tab = multiViewPage;
+      await waitUntil(async () => {
+        const stats = await product.stage.stats();
+        return Object.values(stats.stages).every((stage) => stage.publisher !== null);
+      }, 60_000);
+      await waitUntil(async () => {
+        multiViewTilesPlayingAtEnd = await videosPlaying(tab);
+        return multiViewTilesPlayingAtEnd === 3;
+      }, 20_000);
+      await tab.screenshot({ path: `${options.logFile}.watch-all.png` });
+    }
+    await multiViewPage?.close();
     const durationMs = Date.now() - started;
     sampling = false;
     await sampler;
@@ -334,6 +572,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       joins,
       leaves,
       failedJoins,
+      joinsDuringCameraRestart,
       whilePlaying: whilePlaying ?? { openPeerConnections: 0, openSockets: 0, stageListeners: 0 },
       worstAfterLeave,
       leavesWithLeftovers,
@@ -355,6 +594,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         p95: percentile(joinMs, 95),
         max: Math.max(0, ...joinMs),
       },
+      stageRestarts: [...stagePids].filter((pid) => pid !== firstStagePid).length,
+      cameraKills,
+      whipPublisher,
+      multiViewTilesPlayingAtEnd,
+      processRssMiB: {
+        stage: trend(processRss.stage),
+        cameras: trend(processRss.cameras),
+        api: trend(processRss.api),
+      },
+      processRssByMinute: {
+        stage: [...byMinute.stage].map((value) => value ?? 0),
+        cameras: [...byMinute.cameras].map((value) => value ?? 0),
+        api: [...byMinute.api].map((value) => value ?? 0),
+      },
+      loadAverage: { start: loadAtStart, end: load() },
     };
   } finally {
     sampling = false;

@@ -215,6 +215,27 @@ export class Product {
     return this.childPid('local-stage/dist/cameras.js');
   }
 
+  /** The pid of the running API process (the start script's child running server.js). */
+  apiPid(): number | undefined {
+    return this.childPid('server/dist/server.js');
+  }
+
+  /** What `npm run publish-token -- STREAM_ID` prints for this instance: the WHIP URL and token. */
+  publishToken(streamId: string): { whipUrl: string; token: string } {
+    const result = spawnSync('npm', ['run', '--silent', 'publish-token', '--', streamId], {
+      cwd: ROOT,
+      env: this.env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const whipUrl = /^WHIP_URL=(\S+)$/m.exec(result.stdout)?.[1];
+    const token = /^PUBLISH_TOKEN=(\S+)$/m.exec(result.stdout)?.[1];
+    if (result.status !== 0 || !whipUrl || !token) {
+      throw new Error(`npm run publish-token failed:\n${result.stdout}\n${result.stderr}`);
+    }
+    return { whipUrl, token };
+  }
+
   /** The pids of every process of the instance: the start script and its children. */
   pids(): number[] {
     const pid = this.child?.pid;

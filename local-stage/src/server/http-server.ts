@@ -48,6 +48,17 @@ export function createStageServer(options: StageServerOptions): Server {
     });
   });
 
+  // A request the HTTP parser refuses (e.g. a body with no length on a DELETE) gets a JSON 400,
+  // as every other refusal does, not Node's bare one.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const body = JSON.stringify({ error: 'Malformed request' });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
   const cameraLinks = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });
   server.on('upgrade', (request, socket, head) => {
     if (pathOf(request) === CAMERA_LINK_PATH) {

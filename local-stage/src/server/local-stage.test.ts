@@ -347,6 +347,25 @@ describe('publishers: a real encoder over the synthetic camera', () => {
       });
       const forged = await issueCameraLinkToken(new TextEncoder().encode('x'.repeat(40)));
       await expect(openLink(forged)).rejects.toThrow('link refused: 401');
+      // Participant tokens are signed with the same secret, but are not link tokens: neither a
+      // viewer's nor even the camera's own publish token opens the link.
+      for (const capabilities of [
+        { publish: false, subscribe: true },
+        { publish: true, subscribe: false },
+      ]) {
+        const participantToken = await issueParticipantToken({
+          secret,
+          participantId: 'not-the-camera-process',
+          stageId: 'N743AS',
+          userId: SYNTHETIC_CAMERA_USER_ID,
+          attributes: {},
+          capabilities,
+          stageBaseUrl: `${stage.url}/stage`,
+          ttlSeconds: 60,
+        });
+        await expect(openLink(participantToken)).rejects.toThrow('link refused: 401');
+      }
+      await expect(openLink('')).rejects.toThrow('link refused: 401');
       const link = await openLink(await issueCameraLinkToken(secret));
       camera.publish();
       const deadline = Date.now() + 10_000;

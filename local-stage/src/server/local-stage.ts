@@ -42,6 +42,10 @@ export interface LocalStageOptions {
   maxSessions?: number;
   /** Most sessions one user (the token's `user_id`) holds at once; further joins are refused. */
   maxSessionsPerUser?: number;
+  /** Most WHIP sessions connecting at once (ICE and DTLS not done); more are refused with 503. */
+  maxConnectingPublishers?: number;
+  /** A WHIP session not connected within this long is ended (tests shorten it). */
+  publisherConnectTimeoutMs?: number;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -268,7 +272,7 @@ export class LocalStage {
         sum + [...other.publishers.values()].filter((p) => p.state === 'connecting').length,
       0,
     );
-    if (connecting >= MAX_CONNECTING_PUBLISHERS) {
+    if (connecting >= (this.options.maxConnectingPublishers ?? MAX_CONNECTING_PUBLISHERS)) {
       throw new WhipError(503, 'Too many publishers are connecting; try again in a few seconds');
     }
     const publisher = new Publisher({
@@ -283,6 +287,7 @@ export class LocalStage {
       },
       onStateChange: (changed) => this.publisherChanged(entry, changed),
       log: (message) => this.log(message),
+      connectTimeoutMs: this.options.publisherConnectTimeoutMs,
     });
     entry.publishers.set(publisher.id, publisher);
     let answer: string;

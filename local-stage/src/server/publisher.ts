@@ -63,6 +63,8 @@ export interface PublisherOptions {
   onKeyFrameRequested?: () => void;
   onStateChange: (publisher: Publisher) => void;
   log?: (message: string) => void;
+  /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
+  connectTimeoutMs?: number;
 }
 
 export class Publisher implements SdpSession {
@@ -99,7 +101,10 @@ export class Publisher implements SdpSession {
   private connectTimer: NodeJS.Timeout | undefined;
   private disconnectedTimer: NodeJS.Timeout | undefined;
 
+  private readonly connectTimeoutMs: number;
+
   constructor(options: PublisherOptions) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.stageId = options.stageId;
     this.kind = options.kind;
     this.userId = options.userId;
@@ -187,7 +192,7 @@ export class Publisher implements SdpSession {
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
     await this.peer.setLocalDescription(await this.peer.createAnswer());
-    this.connectTimer = setTimeout(() => this.close('connect-timeout'), CONNECT_TIMEOUT_MS);
+    this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
     return withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? ''));
   }
 

@@ -24,6 +24,8 @@ export async function startLocalStage(options: {
   syntheticCameras?: readonly string[];
   maxSessions?: number;
   maxSessionsPerUser?: number;
+  maxConnectingPublishers?: number;
+  publisherConnectTimeoutMs?: number;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -33,6 +35,8 @@ export async function startLocalStage(options: {
     syntheticCameras: options.syntheticCameras ?? [],
     maxSessions: options.maxSessions,
     maxSessionsPerUser: options.maxSessionsPerUser,
+    maxConnectingPublishers: options.maxConnectingPublishers,
+    publisherConnectTimeoutMs: options.publisherConnectTimeoutMs,
     log: options.log,
   });
   const server = createStageServer({
