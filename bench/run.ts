@@ -21,6 +21,7 @@ import { runCycles } from './parts/cycles';
 import { runG2g } from './parts/g2g';
 import { runIdle } from './parts/idle';
 import { runJoin } from './parts/join';
+import { runPlayer } from './parts/player';
 import { runReconnect } from './parts/reconnect';
 import { runToken } from './parts/token';
 
@@ -33,6 +34,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   token: runToken,
   cycles: runCycles,
   idle: runIdle,
+  player: runPlayer,
 };
 
 function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {

@@ -130,10 +130,14 @@ test.describe('the forwarding path in Chromium', () => {
             video.requestVideoFrameCallback(onFrame);
           },
         ),
-      5_000,
+      8_000,
     );
-    const { samples } = sampled;
-    expect(samples.length, `frames with a captureTime, of ${sampled.frames}`).toBeGreaterThan(
+    const { samples: all } = sampled;
+    // Chromium's estimate of the sender's clock settles as sender and receiver reports come in:
+    // on two busy cores (CI, load 4+) it started 100 ms off, then 71, then 13, in steps a few
+    // seconds apart. The claim is about the settled estimate: the second half of the 8 s.
+    const samples = all.slice(Math.floor(all.length / 2));
+    expect(all.length, `frames with a captureTime, of ${sampled.frames}`).toBeGreaterThan(
       sampled.frames / 2,
     );
 
@@ -143,7 +147,9 @@ test.describe('the forwarding path in Chromium', () => {
       type: 'captureTime − strip time (ms)',
       description: `min ${Math.min(...errors).toFixed(1)}, max ${Math.max(...errors).toFixed(1)}`,
     });
-    console.log(`captureTime − strip time: ${JSON.stringify(errors.map(Math.round))}`);
+    console.log(
+      `captureTime − strip time, all 8 s: ${JSON.stringify(all.map((sample) => Math.round(sample.captureTimeMs - sample.stripMs)))}`,
+    );
     // Within 20 ms at the median (quiet machine: −10 to +13 ms for every frame). The worst frame
     // only bounds it: on two busy cores a frame is painted late and its error grows (60 ms seen
     // in CI), while a wrong NTP/RTP mapping is off by hundreds of ms to seconds.

@@ -2,6 +2,7 @@
  * What the end-to-end tests share: signing in (through the UI or, to get to the point faster,
  * through the API), watching the player's video, and the local stage's loopback-only controls.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Page } from '@playwright/test';
 import { playback, playerVideo } from '@tailcam/harness/player';
 import { signIn } from '@tailcam/harness/sign-in';
@@ -80,3 +81,12 @@ export function videoTrackId(page: Page): Promise<string | undefined> {
 
 export const test = base;
 export { expect };
+
+/** axe-core on the page as it is now: no serious or critical finding. */
+export async function expectNoSeriousAxeFindings(page: Page, screen: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.length} nodes)`);
+  expect(serious, `axe findings on ${screen}`).toEqual([]);
+}

@@ -15,6 +15,14 @@ export const localStage = stageControl(E2E_STAGE_URL);
 
 const stripDecoder = readFileSync(join(ROOT, 'local-stage', 'dist', 'time-strip.js'), 'utf8');
 
+/**
+ * Puts the time-strip decoder into the page as `window.TailcamTimeStrip` (through DevTools, so
+ * the page's CSP does not apply), for tests that read many frames inside the page.
+ */
+export async function installStripDecoder(page: Page): Promise<void> {
+  await page.evaluate(stripDecoder);
+}
+
 export interface FrameStamp {
   streamId: string;
   frame: number;
@@ -24,8 +32,7 @@ export interface FrameStamp {
 
 /** Reads the time strip of the frame the player's video shows right now (null if unreadable). */
 export async function readFrameStamp(page: Page): Promise<FrameStamp | null> {
-  // page.evaluate runs through DevTools, so the page's CSP does not apply to the test's decoder.
-  await page.evaluate(stripDecoder);
+  await installStripDecoder(page);
   const payload = await page.evaluate(() => {
     const video = document.querySelector('video');
     if (!video || video.videoWidth === 0) return null;

@@ -1,0 +1,164 @@
+/**
+ * Issue 16's figures: 'Watch all' and the live stats overlay.
+ *
+ * - multiview: a fresh /home, a click on 'Watch all'; for each tile, the time from the click to
+ *   its first frame (requestVideoFrameCallback, so the frame is on screen), then its frames shown
+ *   a second over 10 s (presentedFrames). Three rounds; medians across rounds.
+ * - overlay cost: one player page, the overlay closed and open in alternating 5 s windows (A/B
+ *   under the same load), each window's main-thread busy time (CDP Performance.TaskDuration) and
+ *   frames shown a second. The stats are read every second either way (the quality indicator
+ *   needs them): the difference is the overlay's rendering.
+ */
+import type { Page } from '@playwright/test';
+import { signedInContext, waitForFirstFrame } from '../lib/browser';
+import type { BenchContext } from '../lib/context';
+import type { BenchRow } from '../lib/result';
+import { median, round } from '../lib/stats';
+
+const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
+const ROUNDS = 3;
+const FPS_WINDOW_MS = 10_000;
+const AB_WINDOWS = 8;
+const AB_WINDOW_MS = 5_000;
+
+/** Installed before the page's own scripts: watches every <video> the page adds. */
+const tileProbe = String.raw`(() => {
+  const tiles = {};
+  window.__tiles = tiles;
+  document.addEventListener('click', () => { window.__clickAt ??= performance.now(); }, true);
+  const watch = (video) => {
+    const id = (video.getAttribute('aria-label') || '').replace('Live video from ', '');
+    if (!id || tiles[id]) return;
+    const tile = { firstFrameAt: undefined, presented: 0 };
+    tiles[id] = tile;
+    const onFrame = (now, metadata) => {
+      if (tile.firstFrameAt === undefined) tile.firstFrameAt = now;
+      tile.presented = metadata.presentedFrames;
+      video.requestVideoFrameCallback(onFrame);
+    };
+    video.requestVideoFrameCallback(onFrame);
+  };
+  new MutationObserver(() => document.querySelectorAll('video').forEach(watch)).observe(document, {
+    subtree: true,
+    childList: true,
+  });
+})()`;
+
+interface Tile {
+  firstFrameAt?: number;
+  presented: number;
+}
+
+const readTiles = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __tiles: Record<string, Tile> }).__tiles);
+
+async function multiview(bench: BenchContext): Promise<BenchRow[]> {
+  const context = await signedInContext(bench);
+  await context.addInitScript(tileProbe);
+  const joins: Record<string, number[]> = {};
+  const fps: Record<string, number[]> = {};
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const page = await context.newPage();
+      await page.goto('/home');
+      await page.getByRole('link', { name: 'Watch all streams at once' }).click();
+      await page.waitForFunction(
+        (count) =>
+          Object.values((window as unknown as { __tiles: Record<string, Tile> }).__tiles).filter(
+            (tile) => tile.firstFrameAt !== undefined,
+          ).length === count,
+        STREAMS.length,
+        { timeout: 20_000 },
+      );
+      await page.waitForTimeout(2_000); // past the start-up frames
+      const clickAt = await page.evaluate(
+        () => (window as unknown as { __clickAt: number }).__clickAt,
+      );
+      const before = await readTiles(page);
+      const started = Date.now();
+      await page.waitForTimeout(FPS_WINDOW_MS);
+      const after = await readTiles(page);
+      const seconds = (Date.now() - started) / 1000;
+      for (const streamId of STREAMS) {
+        (joins[streamId] ??= []).push((after[streamId]?.firstFrameAt ?? Number.NaN) - clickAt);
+        const shown = (after[streamId]?.presented ?? 0) - (before[streamId]?.presented ?? 0);
+        (fps[streamId] ??= []).push(shown / seconds);
+      }
+      await page.close();
+    }
+  } finally {
+    await context.close();
+  }
+  return STREAMS.map((streamId) => {
+    const join = median(joins[streamId] ?? []);
+    const rate = median(fps[streamId] ?? []);
+    return {
+      part: 'player',
+      what: `Watch all, tile ${streamId}: frames shown a second (3 tiles at once; n=${ROUNDS} rounds)`,
+      target: '≥ 25 fps each',
+      median: `${round(rate, 1)} fps`,
+      p95: '',
+      pass: rate >= 25,
+      note: `click on 'Watch all' on /home → this tile's first frame: ${round(join)} ms median (${(joins[streamId] ?? []).map((value) => round(value)).join(', ')})`,
+    };
+  });
+}
+
+async function overlayCost(bench: BenchContext): Promise<BenchRow[]> {
+  const context = await signedInContext(bench);
+  const busy: Record<'closed' | 'open', number[]> = { closed: [], open: [] };
+  const shown: Record<'closed' | 'open', number[]> = { closed: [], open: [] };
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const taskSeconds = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? 0;
+    };
+    const presented = () =>
+      page.evaluate(
+        () => document.querySelector('video')?.getVideoPlaybackQuality().totalVideoFrames ?? 0,
+      );
+    await page.goto('/player/N743AS');
+    await page.evaluate(() => {
+      (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;
+    });
+    await waitForFirstFrame(page);
+    await page.waitForTimeout(2_000);
+    let open = false;
+    for (let window = 0; window < AB_WINDOWS; window += 1) {
+      const taskStart = await taskSeconds();
+      const framesStart = await presented();
+      const started = Date.now();
+      await page.waitForTimeout(AB_WINDOW_MS);
+      const seconds = (Date.now() - started) / 1000;
+      const side = open ? 'open' : 'closed';
+      busy[side].push((((await taskSeconds()) - taskStart) / seconds) * 100);
+      shown[side].push(((await presented()) - framesStart) / seconds);
+      await page.keyboard.press('i');
+      open = !open;
+    }
+  } finally {
+    await context.close();
+  }
+  const closed = median(busy.closed);
+  const opened = median(busy.open);
+  return [
+    {
+      part: 'player',
+      what: `live stats overlay: the page's main thread busy, open vs closed (A/B, ${AB_WINDOWS} × ${AB_WINDOW_MS / 1000} s)`,
+      target: '(report the difference)',
+      median: `${round(opened - closed, 2)} points`,
+      p95: '',
+      pass: undefined,
+      note:
+        `closed ${round(closed, 2)} % of a core, open ${round(opened, 2)} %; ` +
+        `decoded a second closed ${round(median(shown.closed), 1)}, open ${round(median(shown.open), 1)}`,
+    },
+  ];
+}
+
+export async function runPlayer(bench: BenchContext): Promise<BenchRow[]> {
+  return [...(await multiview(bench)), ...(await overlayCost(bench))];
+}
