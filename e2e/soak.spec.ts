@@ -12,8 +12,9 @@ import { ownInstance } from './support/environment';
 
 test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process killed and a WHIP publisher coming and going, leave nothing behind and never restart the stage', async () => {
   // The instance's start counts too: its accounts CLI opens the embedded database and hashes a
-  // password, half a minute on a busy machine, before the joins and leaves (~15 s when idle).
-  test.setTimeout(180_000);
+  // password, half a minute on a busy machine, before the joins and leaves (~15 s when idle); a
+  // join held up by a camera restart may wait for it (up to 80 s more, never on a quiet machine).
+  test.setTimeout(300_000);
   const result = await runSoak({
     ...ownInstance('soak-e2e', 100),
     viewers: 3,
@@ -31,9 +32,9 @@ test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process k
   });
   expect(result.joins).toBe(9);
   expect(result.leaves).toBe(result.joins);
-  // Every join played, but those the camera process's restart took the picture from (on purpose).
+  // Every join played: one that a camera kill held up (on purpose) plays in the same page once
+  // every aircraft is on air again ('Waiting for video', then the picture).
   expect(result.failedJoins).toEqual([]);
-  expect(result.joinsDuringCameraRestart.length).toBeLessThanOrEqual(3);
   // The in-page instruments see the player's connections and listeners while it plays...
   expect(result.whilePlaying.openPeerConnections).toBeGreaterThanOrEqual(1);
   expect(result.whilePlaying.openSockets).toBeGreaterThanOrEqual(1);

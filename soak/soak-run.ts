@@ -70,7 +70,7 @@ export interface SoakResult {
   joins: number;
   leaves: number;
   failedJoins: string[];
-  /** Joins that did not play because the camera process had just been killed (on purpose). */
+  /** Joins that played only once the camera process, killed on purpose, was back on air. */
   joinsDuringCameraRestart: string[];
   /** The smallest in-page counts seen while a video played: proves the instruments count. */
   whilePlaying: InPageCounts;
@@ -366,6 +366,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
     })();
 
+    /** Every aircraft has a publisher on air (a camera or an encoder). */
+    const allOnAir = async () =>
+      Object.values((await product.stage.stats()).stages).every(
+        (stage) => stage.publisher !== null,
+      );
     const pageErrors: string[] = [];
     const consoleErrors: string[] = [];
     const failedJoins: string[] = [];
@@ -420,10 +425,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           };
         } else {
           const what = `viewer ${slot}, join ${round}, ${streamId}`;
-          // A kill of the camera process in the 30 s before the join gave up: its restart (with
-          // the start script's backoff) took the picture away on purpose.
+          // A kill of the camera process in the 30 s before the join gave up took the picture
+          // away on purpose; its restart, with the start script's backoff, can take longer than
+          // the wait on a busy machine. Such a join must still play once every aircraft is on
+          // air again, in the same page ('Waiting for video', then the picture): only then it
+          // counts as played.
           const joinEnded = Date.now();
-          if (killTimes.some((at) => at >= joinStarted - 30_000 && at <= joinEnded)) {
+          const heldUpByCameraKill = killTimes.some(
+            (at) => at >= joinStarted - 30_000 && at <= joinEnded,
+          );
+          if (
+            heldUpByCameraKill &&
+            (await waitUntil(allOnAir, 60_000)) &&
+            (await waitForPlayback(page, 20_000))
+          ) {
             joinsDuringCameraRestart.push(what);
           } else {
             failedJoins.push(what);
@@ -498,10 +513,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         cameraKillTimes.push(Date.now());
         log(`${Math.round((Date.now() - started) / 1000)} s: camera process ${pid} killed`);
         // The next period starts once every aircraft is on air again, however long the restart.
-        await waitUntil(async () => {
-          const stats = await product.stage.stats();
-          return Object.values(stats.stages).every((stage) => stage.publisher !== null);
-        }, 60_000);
+        await waitUntil(allOnAir, 60_000);
       }
     })();
     const whipPublisher = { sessions: 0, onAir: 0, failures: [] as string[] };
@@ -544,10 +556,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let multiViewTilesPlayingAtEnd: number | undefined;
     if (multiViewPage) {
       const tab = multiViewPage;
-      await waitUntil(async () => {
-        const stats = await product.stage.stats();
-        return Object.values(stats.stages).every((stage) => stage.publisher !== null);
-      }, 60_000);
+      await waitUntil(allOnAir, 60_000);
       await waitUntil(async () => {
         multiViewTilesPlayingAtEnd = await videosPlaying(tab);
         return multiViewTilesPlayingAtEnd === 3;
