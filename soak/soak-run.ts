@@ -521,6 +521,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       if (!options.whipPublisherEveryMs) return;
       const { whipUrl, token } = product.publishToken('N954AS');
       const page = await browser!.newPage();
+      // `npm run soak` runs under tsx, whose esbuild names functions with a `__name` helper that
+      // the page does not have (Playwright's own transform, in the e2e run, adds none).
+      await page.evaluate('globalThis.__name ??= (fn) => fn');
       try {
         for (;;) {
           await pause(options.whipPublisherEveryMs / 2);
