@@ -141,12 +141,24 @@ async function killLoop(env: NodeJS.ProcessEnv): Promise<{ reported: number; che
   let checked = 0;
   let running = await startServer(env);
   for (let kill = 0; kill < KILLS; kill += 1) {
-    // Commands back to back until the kill, which comes at a random moment.
+    // Commands back to back until the kill, which comes at a random moment once a command has
+    // reported since the (re)start: on a busy machine one command (a process start and an argon2
+    // hash) can outlast any fixed random delay, and a round with nothing reported tests nothing.
     let killed = false;
+    let reportedThisRound = 0;
     const loop = (async () => {
-      while (!killed) if (await oneCommand(known, env)) reported += 1;
+      while (!killed) {
+        if (await oneCommand(known, env)) {
+          reported += 1;
+          reportedThisRound += 1;
+        }
+      }
     })();
-    await new Promise((resolve) => setTimeout(resolve, randomInt(300, 2_500)));
+    const progressDeadline = Date.now() + 120_000;
+    while (reportedThisRound === 0 && Date.now() < progressDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, randomInt(0, 2_000)));
     killed = true;
     await killHard(running.child);
     await loop; // the command in flight ends, reported or not, before the restart
@@ -171,7 +183,7 @@ describe('a hard kill in the middle of account changes', { timeout: 600_000 }, (
     const dataDir = join(tempDir('tailcam-kill-'), 'data');
     const { reported, checked } = await killLoop({ DATA_DIR: dataDir, DATABASE_URL: '' });
     console.log(`embedded database: ${KILLS} kills, ${reported} commands, ${checked} checks`);
-    expect(checked).toBeGreaterThan(KILLS);
+    expect(checked).toBeGreaterThanOrEqual(KILLS);
     expect(existsSync(join(dataDir, 'server.lock')), 'the last kill left its lock').toBe(true);
   });
 
@@ -193,7 +205,7 @@ describe('a hard kill in the middle of account changes', { timeout: 600_000 }, (
         DATABASE_URL: url.toString(),
       });
       console.log(`PostgreSQL: ${KILLS} kills, ${reported} commands, ${checked} checks`);
-      expect(checked).toBeGreaterThan(KILLS);
+      expect(checked).toBeGreaterThanOrEqual(KILLS);
     },
   );
 });
