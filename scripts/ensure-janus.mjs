@@ -55,7 +55,7 @@ if (missing().length > 0 && isRoot && hasApt) {
     spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: APT_TIMEOUT_MS }).status === 0;
   const install = () => apt(['install', '-y', '-qq', '--no-install-recommends', ...PACKAGES]);
   // The package lists of a fresh image may be stale or empty: refresh them only when needed.
-  if (!install()) apt(['update', '-qq']) && install();
+  if (!install() && apt(['update', '-qq'])) install();
 }
 
 const stillMissing = missing();

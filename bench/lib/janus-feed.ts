@@ -61,7 +61,10 @@ const receiverReport = Buffer.from([0x80, 201, 0, 1, 0, 0, 0, 1]);
 let plis = 0;
 relay.on('message', (packet, from) => {
   if (from.port !== options.janusRtcpPort) return;
-  if (packet[1] === 206 && (packet[0] ?? 0) % 32 === 1) plis += 1; // PSFB, FMT 1: PLI
+  if (packet[1] === 206 && (packet[0] ?? 0) % 32 === 1) {
+    plis += 1; // PSFB, FMT 1: PLI
+    if (plis <= 3) console.error(`[janus-feed] PLI ${plis} from Janus, relayed to the encoder`);
+  }
   relay.send(packet, options.gstRtcpPort, '127.0.0.1');
 });
 relay.bind(options.relayPort, '127.0.0.1', () => {
@@ -70,7 +73,12 @@ relay.bind(options.relayPort, '127.0.0.1', () => {
   setInterval(report, 1_000);
 });
 
-const scene = new SceneRenderer({ streamId: 'N743AS', streamIndex: 0, width: WIDTH, height: HEIGHT });
+const scene = new SceneRenderer({
+  streamId: 'N743AS',
+  streamIndex: 0,
+  width: WIDTH,
+  height: HEIGHT,
+});
 const frame = new Uint8Array((WIDTH * HEIGHT * 3) / 2);
 const interval = 1000 / FPS;
 const start = performance.now();

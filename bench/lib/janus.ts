@@ -225,7 +225,9 @@ export class JanusServer {
     for (;;) {
       if (this.janus.exitCode !== null) throw new Error(`janus exited; see ${this.logFile}`);
       if (this.feed.exitCode !== null) throw new Error(`the feed exited; see ${this.logFile}`);
-      const ready = await fetch(`${this.httpUrl}/janus/info`, { signal: AbortSignal.timeout(1_000) })
+      const ready = await fetch(`${this.httpUrl}/janus/info`, {
+        signal: AbortSignal.timeout(1_000),
+      })
         .then(async (response) => info.safeParse(await response.json()))
         .catch(() => undefined);
       if (ready?.success && 'janus.plugin.streaming' in ready.data.plugins) return;

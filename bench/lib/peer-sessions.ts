@@ -29,7 +29,12 @@ export interface PeerPageApi {
   show(track: MediaStreamTrack): void;
   /** Opens `count` sessions that play nowhere (the receive-only viewers), five at a time. */
   openViewers(
-    target: { kind: 'ours' | 'janus'; server: string; stream: string | number; loginToken?: string },
+    target: {
+      kind: 'ours' | 'janus';
+      server: string;
+      stream: string | number;
+      loginToken?: string;
+    },
     count: number,
   ): Promise<void>;
   /** Every session opened (kept referenced so none is collected while it plays). */
