@@ -284,8 +284,9 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
     await bench.product.stage.idle();
     await sleep(6_000); // the cameras stop drawing 5 s after their last viewer
     const productPids = bench.product.pids();
-    const [ourIdle, janusIdle, feedIdle] = await Promise.all([
+    const [ourIdle, stageIdle, janusIdle, feedIdle] = await Promise.all([
       coresOver(productPids, IDLE_WINDOW_MS),
+      coresOver([comparison.serverPid('ours')], IDLE_WINDOW_MS),
       coresOver([comparison.serverPid('janus')], IDLE_WINDOW_MS),
       coresOver(comparison.companionPids('janus'), IDLE_WINDOW_MS),
     ]);
@@ -336,6 +337,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
       p95: `ratio ${round(ourIdle / janusIdle, 1)}`,
       pass: ourIdle <= 0.005,
       note:
+        `process for process, our stage ${percent(stageIdle, 2)} (ratio ${round(stageIdle / janusIdle, 1)}); ` +
         `Janus's feed (scene drawing + GStreamer vp8enc) ${percent(feedIdle, 1)} besides, and it ` +
         `keeps sending to Janus with nobody watching; our cameras stop 5 s after the last viewer`,
     });
