@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE]`: measures the targets of docs/benchmarks.md against the
+ * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]]`:
+ * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
  * takes a few minutes. What each figure means: docs/benchmarks.md.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
 import { runG2g } from './parts/g2g';
 import { runIdle } from './parts/idle';
+import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
 import { runPlayer } from './parts/player';
 import { runReconnect } from './parts/reconnect';
@@ -35,7 +37,10 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   cycles: runCycles,
   idle: runIdle,
   player: runPlayer,
+  janus: runJanus,
 };
+/** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
+const ON_REQUEST = new Set(['janus']);
 
 function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {
   const flags = new Map<string, string>();
@@ -51,9 +56,11 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
     }
     return value;
   };
-  const only = (flags.get('only') ?? Object.keys(PARTS).join(','))
-    .split(',')
-    .filter((name) => name !== '');
+  const peer = flags.get('peer') ?? '';
+  if (peer !== '' && peer !== 'janus') throw new Error(`--peer must be janus, not ${peer}`);
+  const defaultParts =
+    peer === 'janus' ? ['janus'] : Object.keys(PARTS).filter((name) => !ON_REQUEST.has(name));
+  const only = (flags.get('only')?.split(',') ?? defaultParts).filter((name) => name !== '');
   const unknown = only.filter((name) => !(name in PARTS));
   if (unknown.length > 0) {
     throw new Error(
@@ -70,6 +77,10 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       reconnects: count('reconnects', 10, 50),
       hoverMs: Number(flags.get('hover') ?? 0),
       ab: (flags.get('ab') ?? '').split(',').filter((flag) => flag !== ''),
+      peer: peer === 'janus' || only.includes('janus') ? 'janus' : '',
+      peerPasses: count('passes', 3, 10),
+      peerHoldMs: count('hold', 15, 120) * 1000,
+      peerMaxViewers: count('peer-viewers', 100, 200),
     },
   };
 }
@@ -112,6 +123,14 @@ function printTable(rows: BenchRow[]): void {
 }
 
 const { only, options, json } = parseArgs(process.argv.slice(2));
+if (options.peer === 'janus') {
+  // Installs Janus and GStreamer when it can; otherwise it says loudly what is skipped (exit 3).
+  const ensured = spawnSync(process.execPath, ['scripts/ensure-janus.mjs'], { stdio: 'inherit' });
+  if (ensured.status !== 0) {
+    console.error('The Janus comparison is SKIPPED (see above); nothing else was asked for.');
+    process.exit(ensured.status === 3 ? 0 : 1);
+  }
+}
 const startedAt = Date.now();
 console.log(`Tailcam bench: ${only.join(', ')}`);
 console.log(`machine: ${machine()}; load average ${loadAverage()}`);
@@ -129,6 +148,15 @@ const product = new Product({
   port: apiPort,
   stagePort: Number(process.env.BENCH_STAGE_PORT ?? 29091),
   logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
+  // The Janus comparison's viewers: up to 100 sessions of the bench's one account, on a page of
+  // the bench's own origin (bench/lib/peer-sessions.ts).
+  env:
+    options.peer === 'janus'
+      ? {
+          STAGE_SESSIONS_PER_USER: '200',
+          CORS_ORIGINS: `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`,
+        }
+      : undefined,
 });
 const outcomes: Record<string, PartOutcome> = {};
 const rows: BenchRow[] = [];

@@ -10,6 +10,14 @@ export interface BenchOptions {
   ab: string[];
   /** In A/B joins: rest the pointer on the card this long before clicking. */
   hoverMs: number;
+  /** `--peer=janus`: the side-by-side comparison with Janus (bench/parts/janus.ts). */
+  peer: '' | 'janus';
+  /** Passes of the CPU-per-viewer ramp against the peer (each ramps both servers). */
+  peerPasses: number;
+  /** How long each viewer level is held once every viewer receives. */
+  peerHoldMs: number;
+  /** The ramp's highest level (100 by default). */
+  peerMaxViewers: number;
 }
 
 export const VIEWER = { username: 'bench-viewer', password: 'bench viewer password 1' };

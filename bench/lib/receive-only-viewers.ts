@@ -1,0 +1,121 @@
+/**
+ * Viewers for measuring a server's CPU per viewer without the browser's decoding drowning it:
+ * each is a real WebRTC endpoint (its own session and token, ICE, DTLS, SRTP, RTCP feedback), but
+ * every video receiver gets an encoded transform (RTCRtpScriptTransform, in one worker per page)
+ * that counts the encoded frames and drops them, so nothing reaches the decoder. Set on the
+ * receiver in the peer connection's `track` event, before any media can arrive.
+ *
+ * The frames counted are whole frames reassembled from SRTP packets after the jitter buffer: a
+ * viewer that counts ~30 a second is being forwarded the full frame rate.
+ */
+import type { BrowserContext, Page } from '@playwright/test';
+import type { PeerPageApi } from './peer-sessions';
+
+const workerSource = String.raw`
+const frames = new Map();
+onrtctransform = (event) => {
+  const id = event.transformer.options.id;
+  frames.set(id, 0);
+  const reader = event.transformer.readable.getReader();
+  const drain = () => reader.read().then(({ done }) => {
+    if (done) return;
+    frames.set(id, frames.get(id) + 1); // counted, never written: the decoder gets nothing
+    drain();
+  });
+  drain();
+};
+onmessage = (event) => postMessage({ request: event.data, frames: [...frames.values()] });
+`;
+
+/** Init script for viewer pages: installs the dropping transform on every peer connection. */
+export const RECEIVE_ONLY_SCRIPT = `;(${String.raw`(workerSource) => {
+  const worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
+  let nextId = 0;
+  let nextRequest = 0;
+  const NativePeer = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends NativePeer {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('track', (event) => {
+        if (event.track.kind !== 'video') return;
+        nextId += 1;
+        event.receiver.transform = new RTCRtpScriptTransform(worker, { id: nextId });
+      });
+    }
+  };
+  /** Frames each video receiver of the page has counted so far. */
+  window.__receiveOnlyFrames = () => {
+    const request = ++nextRequest;
+    return new Promise((resolve) => {
+      const listener = (event) => {
+        if (event.data.request !== request) return;
+        worker.removeEventListener('message', listener);
+        resolve(event.data.frames);
+      };
+      worker.addEventListener('message', listener);
+      worker.postMessage(request);
+    });
+  };
+}`})(${JSON.stringify(workerSource)});
+`;
+
+/** Frames counted so far by every receiver of `page`. */
+export function frameCounts(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    (window as unknown as { __receiveOnlyFrames: () => Promise<number[]> }).__receiveOnlyFrames(),
+  );
+}
+
+export type ServerKind = 'ours' | 'janus';
+
+export interface ViewerTarget {
+  kind: ServerKind;
+  /** ours: the API's origin (the page's, for /api/token and /sdk/stage.js); janus: its WS URL. */
+  server: string;
+  /** ours: the stream's id; janus: the mountpoint's id. */
+  stream: string | number;
+  /** ours: the bench viewer's login token. */
+  loginToken?: string;
+}
+
+/**
+ * Opens `count` more viewers in `page` (already on a peer page with the right library), a few at
+ * a time, and resolves once each has counted a frame (or throws after `timeoutMs`).
+ */
+export async function addViewers(
+  page: Page,
+  target: ViewerTarget,
+  count: number,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const before = (await frameCounts(page)).length;
+  await page.evaluate(
+    ({ target, count }) =>
+      (window as unknown as { __peer: PeerPageApi }).__peer.openViewers(target, count),
+    { target, count },
+  );
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const frames = await frameCounts(page);
+    const receiving = frames.slice(before).filter((value) => value > 0).length;
+    if (frames.length >= before + count && receiving >= count) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${target.kind}: ${receiving} of ${count} new viewers receiving after ${timeoutMs / 1000} s`,
+      );
+    }
+    await page.waitForTimeout(250);
+  }
+}
+
+/** A page for receive-only viewers of `kind`, with its library loaded. */
+export async function viewerPage(
+  context: BrowserContext,
+  url: string,
+  library: { url: string } | { path: string },
+): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.addScriptTag(library);
+  return page;
+}

@@ -1,0 +1,458 @@
+/**
+ * Side by side with Janus (issue 18; `npm run bench -- --peer=janus`): Debian's Janus 1.1 with its
+ * streaming plugin, fed by GStreamer (bench/lib/janus.ts, janus-feed.ts), and our local stage,
+ * measured in the same run with the same Chromium:
+ * - idle: each server's process with nobody watching, over the same 30 s window (ours: every
+ *   process of the product, as the idle part; Janus: its process, the feed reported apart);
+ * - session → first frame and glass to glass, in rounds that alternate which server goes first,
+ *   a fresh page per session: ours `new Stage()` … `join()` … first frame presented, Janus
+ *   `new Janus()` … attach … `watch` … `start` … first frame presented (requestVideoFrameCallback);
+ *   then the time strip of every other frame for 2 s (the g2g part's method);
+ * - CPU per viewer: receive-only viewers (bench/lib/receive-only-viewers.ts: real WebRTC endpoints
+ *   whose frames are dropped before the decoder), 25 a page, at 1 / 25 / 50 / 100 viewers (ours
+ *   stops at 60: the stage admits 64 sessions), each level held --hold seconds once every viewer
+ *   receives, the server process's CPU read from /proc; passes alternate which server goes first.
+ */
+import { cpus, loadavg } from 'node:os';
+import type { BrowserContext, Page } from '@playwright/test';
+import { readJoin, setG2g, takeG2gSamples, waitForFirstFrame } from '../lib/browser';
+import type { BenchContext } from '../lib/context';
+import { cpuSecondsOf, JANUS_JS, JanusServer, MOUNTPOINT_ID } from '../lib/janus';
+import { pageProbe } from '../lib/page-probe';
+import { PeerPageServer, peerSessionsScript, type PeerPageApi } from '../lib/peer-sessions';
+import {
+  addViewers,
+  frameCounts,
+  RECEIVE_ONLY_SCRIPT,
+  type ServerKind,
+  type ViewerTarget,
+} from '../lib/receive-only-viewers';
+import type { BenchRow } from '../lib/result';
+import { loadAverage, median, p95, quantile, round } from '../lib/stats';
+
+/** N743AS: stream index 0, the scene the Janus feed draws too. */
+const STREAM_ID = 'N743AS';
+const G2G_WINDOW_MS = 2_000;
+const IDLE_WINDOW_MS = 30_000;
+const VIEWERS_PER_PAGE = 25;
+/** The stage refuses a 65th joined session (local-stage.ts, maxSessions 64, no setting for it). */
+const OUR_MAX_VIEWERS = 60;
+const FULL_RATE_FPS = 27;
+/** Below this a level is measured again, and the ramp stops if it stays there: saturated. */
+const SATURATED_FPS = 20;
+/** How long the bench waits for the load average to fall below the cores before a section. */
+const LOAD_WAIT_MS = 30_000;
+const SETTLE_MS = 3_000;
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Waits (bounded) for the 1-minute load average to fall below the cores; says when it did not. */
+async function waitForQuiet(what: string): Promise<void> {
+  const deadline = Date.now() + LOAD_WAIT_MS;
+  while ((loadavg()[0] ?? 0) >= cpus().length && Date.now() < deadline) await sleep(2_000);
+  if ((loadavg()[0] ?? 0) >= cpus().length) {
+    console.log(
+      `  ${what}: load average ${loadAverage()} still ≥ ${cpus().length} cores after ${LOAD_WAIT_MS / 1000} s; measuring anyway`,
+    );
+  }
+}
+
+interface Session {
+  firstFrameMs: number;
+  steps: Record<string, number>;
+  g2g: number[];
+}
+
+interface Level {
+  viewers: number;
+  cores: number;
+  companionCores: number;
+  minFps: number;
+  medianFps: number;
+  load: string;
+}
+
+/** CPU cores used by `pids` together over `ms`. */
+async function coresOver(pids: number[], ms: number): Promise<number> {
+  const total = () => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0);
+  const before = total();
+  const started = performance.now();
+  await sleep(ms);
+  return (total() - before) / ((performance.now() - started) / 1000);
+}
+
+const percent = (cores: number, digits = 1) => `${round(cores * 100, digits)} %`;
+const spread = (values: number[], digits = 0) =>
+  `${round(quantile(values, 0.25), digits)}–${round(quantile(values, 0.75), digits)}`;
+
+class Comparison {
+  readonly janus = new JanusServer();
+  readonly pages = new PeerPageServer();
+  private readonly chromiumMajor: number;
+
+  constructor(private readonly bench: BenchContext) {
+    this.chromiumMajor = Number(/^(\d+)/.exec(bench.browser.version())?.[1] ?? 0);
+  }
+
+  /** A context whose pages (the peer page server's) can open sessions on either server. */
+  async context(receiveOnly: boolean): Promise<BrowserContext> {
+    const context = await this.bench.browser.newContext({
+      baseURL: this.pages.url,
+      viewport: { width: 800, height: 450 },
+    });
+    await context.addInitScript(
+      receiveOnly ? RECEIVE_ONLY_SCRIPT : pageProbe(this.bench.loginToken),
+    );
+    await context.addInitScript(peerSessionsScript(this.chromiumMajor));
+    return context;
+  }
+
+  async peerPage(context: BrowserContext, kind: ServerKind): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto('/');
+    await page.addScriptTag({ url: kind === 'ours' ? '/sdk/stage.js' : '/janus.js' });
+    return page;
+  }
+
+  target(kind: ServerKind): ViewerTarget {
+    return kind === 'ours'
+      ? {
+          kind,
+          server: this.bench.product.baseUrl,
+          stream: STREAM_ID,
+          loginToken: this.bench.loginToken,
+        }
+      : { kind, server: this.janus.wsUrl, stream: MOUNTPOINT_ID };
+  }
+
+  serverPid(kind: ServerKind): number {
+    const pid = kind === 'ours' ? this.bench.product.stagePid() : this.janus.pid;
+    if (pid === undefined) throw new Error(`no ${kind} server process`);
+    return pid;
+  }
+
+  /** Ours: the camera process that publishes to the stage; Janus: the feed and GStreamer. */
+  companionPids(kind: ServerKind): number[] {
+    if (kind === 'janus') return this.janus.feedPids();
+    const pid = this.bench.product.camerasPid();
+    return pid === undefined ? [] : [pid];
+  }
+
+  /** One timed session in a fresh page: session → first frame, then 2 s of glass to glass. */
+  async session(context: BrowserContext, kind: ServerKind): Promise<Session> {
+    const page = await this.peerPage(context, kind);
+    try {
+      const target = this.target(kind);
+      // The participant token is fetched before the clock starts: the figure starts at new Stage().
+      await page.evaluate(
+        async ({ target }) => {
+          const peer = (window as unknown as { __peer: PeerPageApi }).__peer;
+          if (target.kind === 'janus') {
+            await peer.joinJanus(target.server, Number(target.stream), peer.show);
+          } else {
+            const token = await peer.participantToken(
+              target.server,
+              target.loginToken ?? '',
+              String(target.stream),
+            );
+            await peer.joinOurs(token, peer.show);
+          }
+        },
+        { target },
+      );
+      await waitForFirstFrame(page);
+      const join = await readJoin(page);
+      const steps: Record<string, number> = {};
+      for (const mark of join.marks) steps[mark.name] ??= mark.at - join.clickAt;
+      await page.waitForTimeout(700); // past the start-up frames, as the g2g part
+      await setG2g(page, true);
+      await page.waitForTimeout(G2G_WINDOW_MS);
+      await setG2g(page, false);
+      const g2g = (await takeG2gSamples(page))
+        .filter((sample) => sample.streamIndex === 0)
+        .map((sample) => sample.presentedMs - sample.captureMs);
+      return { firstFrameMs: (join.firstFrameAt ?? Number.NaN) - join.clickAt, steps, g2g };
+    } finally {
+      await page.close();
+    }
+  }
+
+  /** One level held `holdMs`: the server's CPU and every viewer's frames a second. */
+  async measure(kind: ServerKind, pages: Page[], viewers: number, holdMs: number): Promise<Level> {
+    const counts = async () => (await Promise.all(pages.map((page) => frameCounts(page)))).flat();
+    const framesBefore = await counts();
+    const started = performance.now();
+    const [cores, companionCores] = await Promise.all([
+      coresOver([this.serverPid(kind)], holdMs),
+      coresOver(this.companionPids(kind), holdMs),
+    ]);
+    const framesAfter = await counts();
+    const seconds = (performance.now() - started) / 1000;
+    const fps = framesAfter.map((after, index) => (after - (framesBefore[index] ?? 0)) / seconds);
+    return {
+      viewers,
+      cores,
+      companionCores,
+      minFps: Math.min(...fps),
+      medianFps: median(fps),
+      load: loadAverage(),
+    };
+  }
+
+  /** Adds receive-only viewers level by level, holding each; stops early when one falls behind. */
+  async ramp(kind: ServerKind, levels: number[], holdMs: number): Promise<Level[]> {
+    const context = await this.context(true);
+    const measured: Level[] = [];
+    try {
+      const pages: { page: Page; viewers: number }[] = [];
+      let total = 0;
+      for (const level of levels) {
+        while (total < level) {
+          let current = pages.at(-1);
+          if (!current || current.viewers >= VIEWERS_PER_PAGE) {
+            current = { page: await this.peerPage(context, kind), viewers: 0 };
+            pages.push(current);
+          }
+          const adding = Math.min(VIEWERS_PER_PAGE - current.viewers, level - total);
+          try {
+            await addViewers(current.page, this.target(kind), adding);
+          } catch (error) {
+            // Viewers that cannot start in a minute: the machine (or the server) is saturated.
+            console.log(`  ${kind}: the ramp stops at ${total} viewers: ${String(error)}`);
+            return measured;
+          }
+          current.viewers += adding;
+          total += adding;
+        }
+        await sleep(SETTLE_MS);
+        let entry = await this.measure(
+          kind,
+          pages.map((p) => p.page),
+          total,
+          holdMs,
+        );
+        if (entry.minFps < SATURATED_FPS)
+          entry = await this.measure(
+            kind,
+            pages.map((p) => p.page),
+            total,
+            holdMs,
+          );
+        measured.push(entry);
+        console.log(
+          `  ${kind}: ${total} viewers, server ${percent(entry.cores)} of a core, slowest viewer ` +
+            `${round(entry.minFps, 1)} fps (median ${round(entry.medianFps, 1)}), load ${entry.load}`,
+        );
+        // Saturated (viewers far behind, or the server at a core): more would measure the queue.
+        if (entry.minFps < SATURATED_FPS || entry.cores > 0.95) break;
+      }
+    } finally {
+      await context.close();
+    }
+    return measured;
+  }
+}
+
+/** Least-squares slope of cores against viewers. */
+function slope(levels: Level[]): number {
+  const n = levels.length;
+  if (n < 2) return Number.NaN;
+  const mx = levels.reduce((s, l) => s + l.viewers, 0) / n;
+  const my = levels.reduce((s, l) => s + l.cores, 0) / n;
+  const sxy = levels.reduce((s, l) => s + (l.viewers - mx) * (l.cores - my), 0);
+  const sxx = levels.reduce((s, l) => s + (l.viewers - mx) ** 2, 0);
+  return sxy / sxx;
+}
+
+/** Marginal CPU per viewer from 1 to `at` viewers (undefined when that level was not reached). */
+function perViewerAt(levels: Level[], at: number): number | undefined {
+  const first = levels.find((l) => l.viewers === 1);
+  const level = levels.find((l) => l.viewers === at);
+  return first && level ? (level.cores - first.cores) / (at - 1) : undefined;
+}
+
+function describeSteps(sessions: Session[]): string {
+  const names = ['ws-created', 'ws-open', 'pc-created', 'ice-connected', 'pc-connected'];
+  return names
+    .map((name) => `${name} ${round(median(sessions.map((s) => s.steps[name] ?? Number.NaN)))}`)
+    .join(', ');
+}
+
+export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
+  const comparison = new Comparison(bench);
+  const rows: BenchRow[] = [];
+  const { joins: rounds, peerPasses: passes, peerHoldMs: holdMs } = bench.options;
+  await comparison.janus.start();
+  try {
+    await comparison.pages.start(bench.product.baseUrl, JANUS_JS);
+    await waitForQuiet('idle');
+    // Idle first: nobody has watched yet. Both over the same window, once our cameras are idle.
+    await bench.product.stage.idle();
+    await sleep(6_000); // the cameras stop drawing 5 s after their last viewer
+    const productPids = bench.product.pids();
+    const [ourIdle, stageIdle, janusIdle, feedIdle] = await Promise.all([
+      coresOver(productPids, IDLE_WINDOW_MS),
+      coresOver([comparison.serverPid('ours')], IDLE_WINDOW_MS),
+      coresOver([comparison.serverPid('janus')], IDLE_WINDOW_MS),
+      coresOver(comparison.companionPids('janus'), IDLE_WINDOW_MS),
+    ]);
+    console.log(`  idle: ours ${percent(ourIdle, 2)}, Janus ${percent(janusIdle, 2)} of a core`);
+
+    // Sessions: rounds alternate which server goes first, a fresh page each.
+    const contexts = {
+      ours: await comparison.context(false),
+      janus: await comparison.context(false),
+    };
+    const sessions: Record<ServerKind, Session[]> = { ours: [], janus: [] };
+    await waitForQuiet('sessions');
+    try {
+      // One unrecorded session each: Chromium's first decoder, Janus's first PLI path.
+      for (const kind of ['ours', 'janus'] as const) await comparison.session(contexts[kind], kind);
+      for (let round_ = 0; round_ < rounds; round_ += 1) {
+        const order: ServerKind[] = round_ % 2 === 0 ? ['ours', 'janus'] : ['janus', 'ours'];
+        for (const kind of order)
+          sessions[kind].push(await comparison.session(contexts[kind], kind));
+      }
+    } finally {
+      await contexts.ours.close();
+      await contexts.janus.close();
+    }
+
+    rows.push(...sessionRows(sessions));
+    // CPU per viewer: passes alternate which server goes first. A failure keeps the rows above.
+    try {
+      const ramps: Record<ServerKind, Level[][]> = { ours: [], janus: [] };
+      const levelsFor = (kind: ServerKind) =>
+        [1, 25, 50, 100]
+          .map((level) => Math.min(level, kind === 'ours' ? OUR_MAX_VIEWERS : level))
+          .filter((level) => level <= bench.options.peerMaxViewers);
+      for (let pass = 0; pass < passes; pass += 1) {
+        const order: ServerKind[] = pass % 2 === 0 ? ['janus', 'ours'] : ['ours', 'janus'];
+        for (const kind of order) {
+          await waitForQuiet(`CPU per viewer, ${kind}`);
+          console.log(`  CPU per viewer, pass ${pass + 1} of ${passes}: ${kind}`);
+          ramps[kind].push(await comparison.ramp(kind, levelsFor(kind), holdMs));
+          await sleep(3_000); // sessions closed, the server back to its feed alone
+        }
+      }
+
+      rows.push(...cpuRows(ramps));
+    } catch (error) {
+      rows.push({
+        part: 'janus',
+        what: 'CPU per viewer',
+        target: 'ratio ≤ 1.0',
+        median: '–',
+        p95: '–',
+        pass: false,
+        note: `failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      });
+    }
+    rows.push({
+      part: 'janus',
+      what: 'idle, nobody watching, 30 s: ours (whole product) / Janus (its process)',
+      target: 'ours ≤ 0.5 % of a core',
+      median: `${percent(ourIdle, 2)} / ${percent(janusIdle, 2)}`,
+      p95: `ratio ${round(ourIdle / janusIdle, 1)}`,
+      pass: ourIdle <= 0.005,
+      note:
+        `process for process, our stage ${percent(stageIdle, 2)} (ratio ${round(stageIdle / janusIdle, 1)}); ` +
+        `Janus's feed (scene drawing + GStreamer vp8enc) ${percent(feedIdle, 1)} besides, and it ` +
+        `keeps sending to Janus with nobody watching; our cameras stop 5 s after the last viewer`,
+    });
+    return rows;
+  } finally {
+    await comparison.pages.stop();
+    await comparison.janus.dispose();
+  }
+}
+
+function sessionRows(sessions: Record<ServerKind, Session[]>): BenchRow[] {
+  const first = (kind: ServerKind) => sessions[kind].map((s) => s.firstFrameMs);
+  const roundG2g = (kind: ServerKind) => sessions[kind].map((s) => median(s.g2g));
+  const allG2g = (kind: ServerKind) => sessions[kind].flatMap((s) => s.g2g);
+  const ours = median(first('ours'));
+  const theirs = median(first('janus'));
+  const ourG2g = median(roundG2g('ours'));
+  const janusG2g = median(roundG2g('janus'));
+  const n = sessions.ours.length;
+  return [
+    {
+      part: 'janus',
+      what: `session → first frame, ours (n=${n}) / Janus (n=${sessions.janus.length}), median`,
+      target: 'ratio ≤ 0.7',
+      median: `${round(ours)} / ${round(theirs)} ms`,
+      p95: `ratio ${round(ours / theirs, 2)}`,
+      pass: ours / theirs <= 0.7,
+      note:
+        `p25–p75 ours ${spread(first('ours'))}, Janus ${spread(first('janus'))} ms; p95 ours ` +
+        `${round(p95(first('ours')))}, Janus ${round(p95(first('janus')))} ms; steps (median ms ` +
+        `after the session is created) ours: ${describeSteps(sessions.ours)}; Janus: ` +
+        describeSteps(sessions.janus),
+    },
+    {
+      part: 'janus',
+      what: 'glass to glass, median of rounds, ours / Janus',
+      target: 'ours ≤ 30 ms',
+      median: `${round(ourG2g)} / ${round(janusG2g)} ms`,
+      p95: `ratio ${round(ourG2g / janusG2g, 2)}`,
+      pass: ourG2g <= 30,
+      note:
+        `p25–p75 of round medians ours ${spread(roundG2g('ours'))}, Janus ${spread(roundG2g('janus'))} ms; ` +
+        `p95 of all frames ours ${round(p95(allG2g('ours')))} (${allG2g('ours').length} frames), ` +
+        `Janus ${round(p95(allG2g('janus')))} (${allG2g('janus').length})`,
+    },
+  ];
+}
+
+function cpuRows(ramps: Record<ServerKind, Level[][]>): BenchRow[] {
+  const slopes = (kind: ServerKind) => ramps[kind].map(slope);
+  const at50 = (kind: ServerKind) =>
+    ramps[kind].map((levels) => perViewerAt(levels, 50) ?? Number.NaN);
+  const ratios = at50('ours').map((ours, pass) => ours / (at50('janus')[pass] ?? Number.NaN));
+  const describe = (kind: ServerKind) =>
+    ramps[kind]
+      .map(
+        (levels, pass) =>
+          `pass ${pass + 1}: ` +
+          levels
+            .map(
+              (l) =>
+                `${l.viewers}→${percent(l.cores)} (slowest ${round(l.minFps, 1)} fps, ` +
+                `${kind === 'ours' ? 'cameras' : 'feed'} ${percent(l.companionCores)}, load ${l.load.split(' ')[0]})`,
+            )
+            .join(', '),
+      )
+      .join('; ');
+  const ratio = median(ratios);
+  // Capacity: the most viewers our stage forwarded at full rate, at most a core.
+  const fullRate = ramps.ours
+    .flat()
+    .filter((level) => level.minFps >= FULL_RATE_FPS && level.cores <= 1)
+    .map((level) => level.viewers);
+  const capacity = fullRate.length > 0 ? Math.max(...fullRate) : 0;
+  const slopeCell = (kind: ServerKind) =>
+    `${round(median(slopes(kind)) * 100, 2)} % (${round(Math.min(...slopes(kind)) * 100, 2)}–${round(Math.max(...slopes(kind)) * 100, 2)})`;
+  return [
+    {
+      part: 'janus',
+      what: `CPU per viewer at 50 receive-only viewers (1→50), ours / Janus, ${ramps.ours.length} passes`,
+      target: 'ratio ≤ 1.0',
+      median: `${round(median(at50('ours')) * 100, 2)} / ${round(median(at50('janus')) * 100, 2)} % of a core`,
+      p95: `ratio ${round(ratio, 2)} (${round(Math.min(...ratios), 2)}–${round(Math.max(...ratios), 2)})`,
+      pass: ratio <= 1,
+      note: `slope over every level (least squares), median (min–max of passes): ours ${slopeCell('ours')}, Janus ${slopeCell('janus')} of a core a viewer`,
+    },
+    {
+      part: 'janus',
+      what: 'viewers one stage forwards at full frame rate (≥ 27 fps each), stage ≤ 1 core',
+      target: '≥ 100',
+      median: `${capacity}`,
+      p95: '–',
+      pass: capacity >= 100,
+      note:
+        `bounded at ${OUR_MAX_VIEWERS} by the stage's 64-session limit; levels ours: ${describe('ours')}; ` +
+        `Janus: ${describe('janus')}`,
+    },
+  ];
+}
