@@ -29,7 +29,12 @@ import { H264KeyFrames } from './h264';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
-import { withoutParameterSets, type PublishedCodec, type WhipOffer } from './whip-sdp';
+import {
+  withoutParameterSets,
+  withoutReceiveOnlyStreams,
+  type PublishedCodec,
+  type WhipOffer,
+} from './whip-sdp';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -193,7 +198,9 @@ export class Publisher implements SdpSession {
     }
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
-    return withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? ''));
+    return withoutReceiveOnlyStreams(
+      withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),
+    );
   }
 
   /** Starts sending to `listener`. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { OfferError, readSdpFragment, readWhipOffer, withoutParameterSets } from './whip-sdp';
+import {
+  OfferError,
+  readSdpFragment,
+  readWhipOffer,
+  withoutParameterSets,
+  withoutReceiveOnlyStreams,
+} from './whip-sdp';
 
 /** Chromium's offer, cut down: VP8 and H.264 variants, RTX, several feedback types. */
 const chromiumOffer = (videoOrder: string) =>
@@ -81,6 +87,30 @@ describe('reading a WHIP offer', () => {
       [
         'a=fmtp:96 packetization-mode=1;profile-level-id=42c00c',
         'a=fmtp:111 minptime=10;useinbandfec=1',
+        '',
+      ].join('\r\n'),
+    );
+  });
+
+  it('announces no stream in the sections it only receives (a libwebrtc publisher would build a receive stream for it)', () => {
+    const section = (kind: string, direction: string) => [
+      `m=${kind} 9 UDP/TLS/RTP/SAVPF 96`,
+      `a=${direction}`,
+      'a=msid:stream track',
+      'a=ssrc:811368877 cname:c9ead80e',
+      'a=ssrc-group:FID 811368877 811368878',
+      'a=rtpmap:96 VP8/90000',
+    ];
+    const answer = ['v=0', 'a=msid-semantic:WMS *', ...section('video', 'recvonly')];
+    const sendingToo = [...answer, ...section('audio', 'sendrecv'), ''].join('\r\n');
+    expect(withoutReceiveOnlyStreams(sendingToo)).toBe(
+      [
+        'v=0',
+        'a=msid-semantic:WMS *',
+        'm=video 9 UDP/TLS/RTP/SAVPF 96',
+        'a=recvonly',
+        'a=rtpmap:96 VP8/90000',
+        ...section('audio', 'sendrecv'),
         '',
       ].join('\r\n'),
     );

@@ -296,6 +296,30 @@ export function withoutParameterSets(answer: string): string {
 }
 
 /**
+ * The answer without the `a=ssrc` and `a=msid` lines of its receive-only sections: werift
+ * announces the SSRC it sends RTCP from as if it were a stream, and a libwebrtc publisher (the
+ * camera process, Chromium) then builds a receive stream for each section (an audio jitter buffer
+ * pulled every 10 ms, a NACK timer every 20 ms, key-frame timers) that never gets a packet: most
+ * of an idle camera's CPU (docs/benchmarks.md, issue 18). The stage's RTCP is taken without them.
+ */
+export function withoutReceiveOnlyStreams(answer: string): string {
+  const lines = answer.split(/(?<=\n)/);
+  const sections: string[][] = [[]];
+  for (const line of lines) {
+    if (line.startsWith('m=')) sections.push([]);
+    sections.at(-1)?.push(line);
+  }
+  return sections
+    .map((section, index) =>
+      index > 0 && section.some((line) => /^a=recvonly\r?\n?$/.test(line))
+        ? section.filter((line) => !/^a=(ssrc|ssrc-group|msid):/.test(line))
+        : section,
+    )
+    .flat()
+    .join('');
+}
+
+/**
  * The ICE username fragment of a trickle PATCH body (`application/trickle-ice-sdpfrag`, RFC
  * 8840), if it names one; throws OfferError when the body is not such a fragment.
  */
