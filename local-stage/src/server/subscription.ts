@@ -2,8 +2,9 @@
  * One viewer's subscription to one publisher: a send-only werift RTCPeerConnection that forwards
  * the publisher's packets untouched, in the codecs it sends (publisher.ts,
  * docs/decisions/0054-cameras-publish-over-whip.md). The stage offers (it knows what it sends) with
- * its host candidates in the offer, controls ICE and nominates the first pair that works, and is
- * the DTLS server; the viewer answers and starts the DTLS handshake once nominated.
+ * its host candidates in the offer, controls ICE and nominates the first pair that works (and starts
+ * DTLS the moment it does: ice-nomination.ts), and is the DTLS server; the viewer answers and
+ * starts the DTLS handshake once nominated.
  *
  * Video starts at a key frame: the subscription asks the publisher for one when its offer goes out,
  * holds it until the connection is up, then forwards from it; it asks again until one comes. The
@@ -21,6 +22,7 @@ import {
   type RtpPacket,
 } from 'werift';
 import { keepEarlyDtls } from './early-dtls';
+import { connectOnNomination } from './ice-nomination';
 import {
   AUDIO_CACHE_PACKETS,
   TrackForwarder,
@@ -146,6 +148,8 @@ export class Subscription implements FeedListener {
       // No server-reflexive candidates: werift would ask a public STUN server for each one.
       transport.iceTransport.connection.stunServer = undefined;
       keepEarlyDtls(transport);
+      // Connected as soon as the nominated pair succeeds, not at werift's next 20 ms tick.
+      connectOnNomination(transport);
       // werift routes a FIR by its media SSRC, which RFC 5104 sets to 0: it never reaches the sender.
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
       withOutgoingLoss(

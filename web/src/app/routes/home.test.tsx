@@ -1,10 +1,10 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { fillText, uiText } from '@/config/ui-text';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
-import { FakeStageSdk } from '@/testing/fake-stage-sdk';
-import { stubMedia } from '@/testing/media-stubs';
+import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
+import { FakeMediaStream, stubMedia } from '@/testing/media-stubs';
 import { renderApp } from '@/testing/render-app';
 
 describe('stream selection page', () => {
@@ -118,6 +118,72 @@ describe('opening a stream from the grid', () => {
     await waitFor(() => expect(sdk.stages).toHaveLength(1));
     expect(sdk.lastStage.token).toBe('prefetched-token');
     expect(fetchSpy).toHaveBeenCalledTimes(1);
+    delete window.IVSBroadcastClient;
+  });
+
+  it('starts joining with the click, and the player shows that one join’s video', async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    stubMedia();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() =>
+        Promise.resolve(
+          new Response(JSON.stringify({ token: 'participant-token' }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        ),
+      ),
+    );
+    const { user } = renderApp('/home');
+
+    await user.click(screen.getByRole('link', { name: /N954AS/ }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    const stage = sdk.lastStage;
+    expect(stage.joinCalls).toBe(1);
+    const track = fakeTrack('video');
+    act(() => {
+      stage.connect();
+      stage.addVideoStream(track);
+    });
+    const video = await screen.findByLabelText(
+      fillText(uiText.player.video, { streamId: 'N954AS' }),
+    );
+    await waitFor(() =>
+      expect((video as HTMLVideoElement).srcObject).toBeInstanceOf(FakeMediaStream),
+    );
+    expect(((video as HTMLVideoElement).srcObject as unknown as FakeMediaStream).tracks).toEqual([
+      track,
+    ]);
+    expect(sdk.stages).toHaveLength(1); // the player took the click's session: one join in all
+    expect(stage.leaveCalls).toBe(0);
+    delete window.IVSBroadcastClient;
+  });
+
+  it('starts no join for a click that opens the stream in another tab', async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    // A token would be at hand: only the card's own rule keeps the join from starting.
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() =>
+        Promise.resolve(
+          new Response(JSON.stringify({ token: 'participant-token' }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        ),
+      ),
+    );
+    const { user } = renderApp('/home');
+    await user.keyboard('{Control>}');
+    await user.click(screen.getByRole('link', { name: /N743AS/ }));
+    await user.keyboard('{/Control}');
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(0);
     delete window.IVSBroadcastClient;
   });
 });

@@ -5,11 +5,15 @@ import { uiText } from '@/config/ui-text';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
-import { usePrefetchParticipantToken } from '@/features/player/hooks/use-participant-token-prefetch';
+import {
+  usePrefetchParticipantToken,
+  useStartEarlySession,
+} from '@/features/player/hooks/use-participant-token-prefetch';
 
 export function HomeRoute() {
   const navigate = useNavigate();
   const prefetchParticipantToken = usePrefetchParticipantToken();
+  const startEarlySession = useStartEarlySession();
   useDocumentTitle(uiText.home.documentTitle);
   return (
     <>
@@ -34,6 +38,7 @@ export function HomeRoute() {
         hrefFor={paths.player.href}
         onOpen={(href) => void navigate(href)}
         onIntent={prefetchParticipantToken}
+        onOpening={startEarlySession}
       />
     </>
   );

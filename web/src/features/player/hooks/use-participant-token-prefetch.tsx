@@ -2,33 +2,62 @@ import { createContext, useCallback, useContext, useEffect, useState, type React
 import { getAuthToken } from '@/lib/auth-token';
 import { getParticipantToken } from '../api/get-participant-token';
 import { getClientId } from '../lib/client-id';
+import { EarlyStageSessions } from '../lib/early-stage-sessions';
 import { ParticipantTokenPrefetcher } from '../lib/participant-token-prefetch';
+import { createPlayerSession } from '../lib/player-session';
 
-const PrefetcherContext = createContext<ParticipantTokenPrefetcher | null>(null);
+interface JoinHeadStart {
+  prefetcher: ParticipantTokenPrefetcher;
+  earlySessions: EarlyStageSessions;
+}
+
+const HeadStartContext = createContext<JoinHeadStart | null>(null);
 
 /**
- * Holds the participant tokens fetched ahead of a join (decision 0040) for the routes under it:
- * the stream grid prefetches, the player takes. One per app, never module state.
+ * What the routes under it do ahead of a player's join, for the player to take: participant
+ * tokens fetched on intent (decision 0040), and sessions started by the click that opens a player
+ * (early-stage-sessions.ts). The stream grid starts them, the player takes them. One per app,
+ * never module state.
  */
 export function ParticipantTokenPrefetchProvider({ children }: { children: ReactNode }) {
-  const [prefetcher] = useState(
-    () =>
-      new ParticipantTokenPrefetcher(
-        (stageId, signal) => getParticipantToken({ stageId, clientId: getClientId() }, signal),
-        getAuthToken,
-      ),
+  const [headStart] = useState<JoinHeadStart>(() => {
+    const prefetcher = new ParticipantTokenPrefetcher(
+      (stageId, signal) => getParticipantToken({ stageId, clientId: getClientId() }, signal),
+      getAuthToken,
+    );
+    const earlySessions = new EarlyStageSessions((stageId) =>
+      createPlayerSession(stageId, prefetcher),
+    );
+    return { prefetcher, earlySessions };
+  });
+  useEffect(
+    () => () => {
+      headStart.earlySessions.clear();
+      headStart.prefetcher.clear();
+    },
+    [headStart],
   );
-  useEffect(() => () => prefetcher.clear(), [prefetcher]);
-  return <PrefetcherContext.Provider value={prefetcher}>{children}</PrefetcherContext.Provider>;
+  return <HeadStartContext.Provider value={headStart}>{children}</HeadStartContext.Provider>;
 }
 
 /** `(stageId) => void`: the viewer is about to open this stream. A no-op without the provider. */
 export function usePrefetchParticipantToken(): (stageId: string) => void {
-  const prefetcher = useContext(PrefetcherContext);
-  return useCallback((stageId: string) => prefetcher?.prefetch(stageId), [prefetcher]);
+  const headStart = useContext(HeadStartContext);
+  return useCallback((stageId: string) => headStart?.prefetcher.prefetch(stageId), [headStart]);
+}
+
+/** `(stageId) => void`: the viewer opens this stream's player now. A no-op without the provider. */
+export function useStartEarlySession(): (stageId: string) => void {
+  const headStart = useContext(HeadStartContext);
+  return useCallback((stageId: string) => headStart?.earlySessions.start(stageId), [headStart]);
 }
 
 /** The prefetcher the player takes its first token from, if the app provides one. */
 export function useParticipantTokenPrefetcher(): ParticipantTokenPrefetcher | null {
-  return useContext(PrefetcherContext);
+  return useContext(HeadStartContext)?.prefetcher ?? null;
+}
+
+/** The sessions started for players about to render, if the app provides them. */
+export function useEarlyStageSessions(): EarlyStageSessions | null {
+  return useContext(HeadStartContext)?.earlySessions ?? null;
 }

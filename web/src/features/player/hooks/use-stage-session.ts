@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject } from 'react';
-import { getParticipantToken } from '../api/get-participant-token';
 import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
-import { getClientId } from '../lib/client-id';
-import { firstFetchUsing } from '../lib/participant-token-prefetch';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
-import { getStageSdk, type StageStream } from '../lib/stage-sdk';
-import { StageSession } from '../lib/stage-session';
-import { useParticipantTokenPrefetcher } from './use-participant-token-prefetch';
+import { createPlayerSession, PlayerVideo } from '../lib/player-session';
+import type { StageStream } from '../lib/stage-sdk';
+import type { StageSession } from '../lib/stage-session';
+import {
+  useEarlyStageSessions,
+  useParticipantTokenPrefetcher,
+} from './use-participant-token-prefetch';
 
 export interface StageSessionView {
   state: PlayerState;
@@ -26,8 +27,10 @@ const loadingState = () => initialPlayerState;
  * Joins the page to a stage session for `stageId`: one session per mount, left on unmount. Mount
  * it under a `key` of the stage id, so that another stream gets a fresh session and state.
  *
- * The session is made in the effect, not during render: React may run an effect, clean it up and
- * run it again (StrictMode does), and a disposed session never joins again.
+ * The session is the one the click on a stream card started (early-stage-sessions.ts), or made
+ * here; either way in the effect, not during render: React may run an effect, clean it up and run
+ * it again (StrictMode does), and a disposed session never joins again (the second run then
+ * makes a new one).
  */
 export function useStageSession(
   stageId: string,
@@ -37,6 +40,7 @@ export function useStageSession(
   const [autoplayBlocked, setAutoplayBlocked] = useState(false);
   const [videoStream, setVideoStream] = useState<StageStream>();
   const prefetcher = useParticipantTokenPrefetcher();
+  const earlySessions = useEarlyStageSessions();
   const state = useSyncExternalStore(
     session?.subscribe ?? noSession,
     session?.getSnapshot ?? loadingState,
@@ -44,13 +48,9 @@ export function useStageSession(
 
   useEffect(() => {
     let mounted = true;
-    const session = new StageSession({
-      stageId,
-      getSdk: getStageSdk,
-      // The first join takes a token fetched ahead (decision 0040) when there is one.
-      fetchParticipantToken: firstFetchUsing(prefetcher?.take(stageId), (id, signal) =>
-        getParticipantToken({ stageId: id, clientId: getClientId() }, signal),
-      ),
+    // The session the click on a stream card started (early-stage-sessions.ts), else a new one.
+    const session = earlySessions?.take(stageId) ?? createPlayerSession(stageId, prefetcher);
+    const player = new PlayerVideo(session, {
       onVideoTrack: (track, stream) => {
         const video = videoRef.current;
         if (!video) return;
@@ -64,13 +64,13 @@ export function useStageSession(
         if (mounted) setVideoStream(undefined);
       },
     });
-    setSession(session);
+    setSession(player.session);
     session.start();
     return () => {
       mounted = false;
       session.dispose();
     };
-  }, [stageId, videoRef, prefetcher]);
+  }, [stageId, videoRef, prefetcher, earlySessions]);
 
   const retry = useCallback(() => session?.retry(), [session]);
 

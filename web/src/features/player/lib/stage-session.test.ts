@@ -93,6 +93,30 @@ describe('StageSession', () => {
     expect(tracks).toEqual([track]);
   });
 
+  it('shows a track that came before the player was there as soon as the player shows up', async () => {
+    const session = new StageSession({
+      stageId: 'N743AS',
+      getSdk: () => sdk.asStageSdk(),
+      fetchParticipantToken: () => Promise.resolve('token-1'),
+    });
+    session.start();
+    await settle();
+    sdk.lastStage.connect();
+    const track = fakeTrack('video');
+    sdk.lastStage.addVideoStream(track); // nobody shows it yet: nothing breaks, nothing is lost
+    expect(session.getSnapshot()).toEqual(connected);
+
+    const shown: MediaStreamTrack[] = [];
+    let removed = 0;
+    session.showIn({ onVideoTrack: (t) => shown.push(t), onVideoRemoved: () => (removed += 1) });
+    expect(shown).toEqual([track]);
+    const next = fakeTrack('video');
+    sdk.lastStage.addVideoStream(next);
+    expect(shown).toEqual([track, next]);
+    session.dispose();
+    expect(removed).toBe(1);
+  });
+
   it('rejoins at once after a drop, then backs off, and gives up after the last attempt', async () => {
     const session = await connectedSession();
     sdk.lastStage.dropConnection();

@@ -32,14 +32,18 @@ import {
   type StageStream,
 } from './stage-sdk';
 
-export interface StageSessionOptions {
-  stageId: string;
-  getSdk: () => StageSdk | undefined;
-  fetchParticipantToken: (stageId: string, signal: AbortSignal) => Promise<string>;
+/** Where a session's video goes: the player's video element. */
+export interface VideoView {
   /** A video stream to show: its track goes into the video element, its stats to the overlay. */
   onVideoTrack: (track: MediaStreamTrack, stream: StageStream) => void;
   /** The shown video stream was removed, or its participant left. */
   onVideoRemoved?: () => void;
+}
+
+export interface StageSessionOptions extends Partial<VideoView> {
+  stageId: string;
+  getSdk: () => StageSdk | undefined;
+  fetchParticipantToken: (stageId: string, signal: AbortSignal) => Promise<string>;
   /** Defaults to the player's (docs/product.md#player-states). */
   reconnectPolicy?: ReconnectPolicy;
 }
@@ -71,11 +75,13 @@ export class StageSession {
   private shownVideo: ShownVideo | undefined;
   private lastFailure: string | undefined;
   private readonly reconnectPolicy: ReconnectPolicy;
+  private view: Partial<VideoView>;
   private started = false;
   private disposed = false;
 
   constructor(private readonly options: StageSessionOptions) {
     this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
+    this.view = { onVideoTrack: options.onVideoTrack, onVideoRemoved: options.onVideoRemoved };
   }
 
   // `subscribe` and `getSnapshot` are what React's useSyncExternalStore reads: the snapshot is the
@@ -86,6 +92,16 @@ export class StageSession {
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
   };
+
+  /**
+   * Sends the video to `view` from now on, and the video shown now at once: a session started
+   * before its player rendered (early-stage-sessions.ts) may have its track already.
+   */
+  showIn(view: VideoView): void {
+    this.view = view;
+    const shown = this.shownVideo;
+    if (shown && !this.disposed) view.onVideoTrack(shown.stream.mediaStreamTrack, shown.stream);
+  }
 
   /** Fetches a participant token and joins the stage. Only the first call does anything. */
   start(): void {
@@ -172,7 +188,7 @@ export class StageSession {
       if (!video) return;
       this.shownVideo = { participantId: participant.id, stream: video };
       clearTimeout(this.videoGraceTimer);
-      this.options.onVideoTrack(video.mediaStreamTrack, video);
+      this.view.onVideoTrack?.(video.mediaStreamTrack, video);
       this.dispatch({ type: 'VIDEO_ADDED' });
     };
     const onStreamsRemoved = (_participant: StageParticipantInfo, streams: StageStream[]) => {
@@ -208,7 +224,7 @@ export class StageSession {
 
   private videoGone(): void {
     this.shownVideo = undefined;
-    this.options.onVideoRemoved?.();
+    this.view.onVideoRemoved?.();
     this.expectVideo();
   }
 
@@ -228,7 +244,7 @@ export class StageSession {
     clearTimeout(this.videoGraceTimer);
     if (this.shownVideo) {
       this.shownVideo = undefined;
-      this.options.onVideoRemoved?.();
+      this.view.onVideoRemoved?.();
     }
     joined.removeListeners();
     try {

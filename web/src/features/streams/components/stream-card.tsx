@@ -1,5 +1,5 @@
 import { Video } from 'lucide-react';
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
 import type { Stream } from '../data/streams';
@@ -11,12 +11,14 @@ interface StreamCardProps {
   onOpen: (href: string) => void;
   /** The viewer is about to open the stream: the pointer rests on the card, focus, a press. */
   onIntent?: (streamId: string) => void;
+  /** The stream opens in this page now (a plain click, Enter or Space): its join may start. */
+  onOpening?: (streamId: string) => void;
 }
 
 /** How long the pointer rests on a card before it counts as an intent (a pass-over does not). */
 const HOVER_INTENT_MS = 65;
 
-export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) {
+export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: StreamCardProps) {
   const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const intent = () => onIntent?.(stream.id);
   const cancelHover = () => clearTimeout(hoverTimer.current);
@@ -26,14 +28,24 @@ export function StreamCard({ stream, href, onOpen, onIntent }: StreamCardProps) 
   function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
     if (event.key === ' ') {
       event.preventDefault();
+      onOpening?.(stream.id);
       onOpen(href);
     }
+  }
+
+  // What the router opens in this page (a new tab or window opens its own player).
+  function handleClick(event: MouseEvent<HTMLAnchorElement>) {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+      return;
+    }
+    onOpening?.(stream.id);
   }
 
   return (
     <Link
       to={href}
       onKeyDown={handleKeyDown}
+      onClick={handleClick}
       onPointerEnter={() => {
         cancelHover();
         hoverTimer.current = setTimeout(intent, HOVER_INTENT_MS);

@@ -8,9 +8,10 @@ interface StreamGridProps {
   hrefFor: (streamId: string) => string;
   onOpen: (href: string) => void;
   onIntent?: (streamId: string) => void;
+  onOpening?: (streamId: string) => void;
 }
 
-export function StreamGrid({ streams, hrefFor, onOpen, onIntent }: StreamGridProps) {
+export function StreamGrid({ streams, hrefFor, onOpen, onIntent, onOpening }: StreamGridProps) {
   if (streams.length === 0) {
     return (
       <div className="flex flex-col items-center rounded-xl border border-dashed border-slate-700 px-6 py-16 text-center">
@@ -32,6 +33,7 @@ export function StreamGrid({ streams, hrefFor, onOpen, onIntent }: StreamGridPro
             href={hrefFor(stream.id)}
             onOpen={onOpen}
             onIntent={onIntent}
+            onOpening={onOpening}
           />
         </li>
       ))}
