@@ -25,6 +25,7 @@ async function standInStage(stageSecret: Uint8Array, port = 0): Promise<StandInS
   const sockets = new WebSocketServer({ noServer: true });
   const stage: StandInStage = { url: '', links: [], refused: 0, close: async () => undefined };
   server.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => socket.destroy()); // as the stage does (http-server.ts)
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
     void verifyCameraLinkToken(token, stageSecret).then((valid) => {
       if (!valid || request.url !== CAMERA_LINK_PATH) {

@@ -61,6 +61,10 @@ export function createStageServer(options: StageServerOptions): Server {
 
   const cameraLinks = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });
   server.on('upgrade', (request, socket, head) => {
+    // Node takes its own error listener off a socket it hands to 'upgrade', and `ws` adds one only
+    // once it accepts the socket: a client that resets the connection while its token is checked,
+    // or after a refusal, would otherwise be an uncaught exception that ends the stage.
+    socket.on('error', () => socket.destroy());
     if (pathOf(request) === CAMERA_LINK_PATH) {
       const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
       if (!isLoopback(request)) {
