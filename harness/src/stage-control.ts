@@ -44,10 +44,18 @@ export interface StageControl {
 
 export function stageControl(stageUrl: string): StageControl {
   async function call<T>(path: string, reply: z.ZodType<T>, body?: unknown): Promise<T> {
-    const response = await fetch(`${stageUrl}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    const send = () =>
+      fetch(`${stageUrl}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    // A kept-alive connection the stage closes as idle just as a request goes out fails with
+    // 'other side closed' (seen once in a poll of /_stats). A GET is asked again; a fault (POST)
+    // is never sent twice.
+    const response = await send().catch((error: unknown) => {
+      if (body !== undefined) throw error;
+      return send();
     });
     if (!response.ok)
       throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
