@@ -42,8 +42,14 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 const DISCONNECTED_GRACE_MS = 3_000;
 /** A key frame asked for and not seen within this time is asked for again. */
 const KEY_FRAME_PENDING_MS = 250;
-/** PLIs to a publisher at most this often, however many viewers ask (key-frame-requests.ts). */
-export const KEY_FRAME_MIN_INTERVAL_MS = 200;
+/**
+ * PLIs to a publisher at most this often, however many viewers ask (key-frame-requests.ts). Not
+ * less than libwebrtc's 300 ms (the camera process's encoder, and Chromium's as a WHIP publisher):
+ * it ignores a PLI that comes sooner after the last one, so a viewer who joined 100–300 ms after
+ * another waited for its subscription's retry, 300 ms later (issue 18, docs/benchmarks.md). The
+ * margin covers the PLIs' own jitter on the way.
+ */
+export const KEY_FRAME_MIN_INTERVAL_MS = 330;
 
 export type PublisherKind = 'camera' | 'encoder';
 export type PublisherState = 'connecting' | 'connected' | 'closed';

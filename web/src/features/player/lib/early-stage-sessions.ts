@@ -1,7 +1,8 @@
 /**
  * Stage sessions started by the click that opens a player, before the player has rendered: the
  * join (token, signalling socket, offer, ICE, DTLS) runs while React renders the route and the
- * browser paints it, instead of after (issue 18; the player's effect ran 20–30 ms after the click).
+ * browser paints it, instead of after (decision 0057; the player's effect ran 20–30 ms after the
+ * click).
  *
  * - One session per stage; a second start for the same stage while one waits does nothing.
  * - The player takes it once (`take`), and owns it from then on (it leaves it on unmount).
