@@ -280,7 +280,10 @@ async function waitForPlayback(page: Page, timeoutMs: number): Promise<boolean> 
   return waitUntil(async () => {
     const now = await playback(page);
     if (now.frames === 0) return false;
-    first ??= now;
+    // A new track (a publisher taking over, a camera back after a kill) loads the element
+    // anew: its frame count and time start again from 0, so the baseline starts again too
+    // (else, with N954AS's publisher changing every few seconds, no track outran the last one).
+    if (first === undefined || now.frames < first.frames || now.time < first.time) first = now;
     return now.frames > first.frames + 3 && now.time > first.time;
   }, timeoutMs);
 }
