@@ -414,7 +414,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         await page.getByRole('link', { name: new RegExp(streamId) }).click();
         if (await waitForPlayback(page, 20_000)) {
           joinMs.push(Date.now() - joinStarted);
-          const counts = await inPageCounts(page);
+          let counts = await inPageCounts(page);
+          // Between a publisher leaving and the next one joining (N954AS's changes every few
+          // seconds here) the player holds no peer connection for a moment: read again.
+          for (let tries = 0; counts.openPeerConnections === 0 && tries < 20; tries += 1) {
+            await page.waitForTimeout(100);
+            counts = await inPageCounts(page);
+          }
           whilePlaying = {
             openPeerConnections: Math.min(
               whilePlaying?.openPeerConnections ?? Infinity,
