@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     faultsEnabled: config.faultsEnabled,
     syntheticCameras: config.syntheticCameras,
     maxSessionsPerUser: config.sessionsPerUser,
+    maxSessions: config.maxSessions,
     log,
     onExitRequested: () => {
       log('exiting on request (fault injection: hard restart)');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
@@ -11,6 +11,7 @@ describe('stage configuration', () => {
       faultsEnabled: false,
       syntheticCameras: ['N743AS', 'N953AS', 'N954AS'],
       sessionsPerUser: 8,
+      maxSessions: 64,
     });
   });
 
@@ -24,6 +25,7 @@ describe('stage configuration', () => {
         STAGE_FAULTS: '1',
         STAGE_SYNTHETIC_CAMERAS: 'n953as, N743AS',
         STAGE_SESSIONS_PER_USER: '64',
+        STAGE_MAX_SESSIONS: '200',
       },
       '/repo',
     );
@@ -35,6 +37,7 @@ describe('stage configuration', () => {
       faultsEnabled: true,
       syntheticCameras: ['N953AS', 'N743AS'],
       sessionsPerUser: 64,
+      maxSessions: 200,
     });
   });
 

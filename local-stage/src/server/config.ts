@@ -15,6 +15,8 @@ export { ConfigError };
 
 /** Enough for one person watching every stream, with room for the reconnects of a few. */
 export const DEFAULT_SESSIONS_PER_USER = 8;
+/** Viewer sessions (socket and WHEP) one stage process holds, all users together: a guard, not its capacity (docs/benchmarks.md). */
+export const DEFAULT_MAX_SESSIONS = 64;
 
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -29,6 +31,7 @@ const envSchema = z.object({
   STAGE_FAULTS: flag,
   STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
   STAGE_SESSIONS_PER_USER: integer('STAGE_SESSIONS_PER_USER', DEFAULT_SESSIONS_PER_USER, 1, 1000),
+  STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 1000),
   LOG_FORMAT: logFormatVariable,
 });
 
@@ -43,6 +46,8 @@ export interface StageConfig {
   syntheticCameras: readonly string[];
   /** Most stage sessions one user (a participant token's `user_id`) holds at once. */
   sessionsPerUser: number;
+  /** Most viewer sessions (socket and WHEP) the stage holds at once, all users together. */
+  maxSessions: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
 }
@@ -61,6 +66,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     faultsEnabled: value.STAGE_FAULTS,
     syntheticCameras: value.STAGE_SYNTHETIC_CAMERAS,
     sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
+    maxSessions: value.STAGE_MAX_SESSIONS,
     logFormat: value.LOG_FORMAT,
   };
 }

@@ -8,14 +8,25 @@
  * 2 Mbit/s 720p stream (about 220 packets a second), less than a key frame's burst and its NACK
  * round trip on a lossy link. The cache here holds `VIDEO_CACHE_PACKETS` and werift's is not used
  * (its NACK handling is bypassed, so nothing is sent twice). werift's own SRs are never started.
+ *
+ * Each packet goes to the viewer's transport (SRTP, ICE) directly rather than through werift's
+ * `RTCRtpSender.sendRtp`, which the stage pays for once per packet and viewer: an NTP time built
+ * through a string and a BigInt, the header extensions mapped, merged and sorted, its own cache,
+ * and bandwidth bookkeeping nobody reads (issue 18's profile, docs/benchmarks.md). The header is
+ * rewritten as werift would here: the viewer's SSRC and payload type, sequence numbers and
+ * timestamps unchanged (werift's offsets stay 0: nothing here replaces a sender's track), and the
+ * one extension a viewer's offer negotiates, the MID.
  */
 import {
+  RTP_EXTENSION_URI,
   RtcpReceiverInfo,
   RtcpRrPacket,
   RtcpSenderInfo,
   RtcpSrPacket,
   RtcpTransportLayerFeedback,
+  serializeSdesMid,
   wrapRtx,
+  type Extension,
   type GenericNack,
   type RTCDtlsTransport,
   type RTCRtpSender,
@@ -64,8 +75,10 @@ export class TrackForwarder {
   private readonly clock: CaptureClock | undefined;
   private readonly cache: (RtpPacket | undefined)[];
   private octets = 0;
-  /** The viewer's RTP timestamp minus the publisher's (0 while werift rewrites none). */
-  private timestampOffset = 0;
+  /** The viewer's RTP timestamp minus the publisher's: 0, timestamps are forwarded unchanged. */
+  private readonly timestampOffset = 0;
+  /** The MID extension as negotiated (its id and value), built once per negotiation. */
+  private midExtension: { id: number; mid: string; extensions: Extension[] } | undefined;
   private rtxSequenceNumber = Math.floor(Math.random() * 65_536);
   /** The viewer's own SSRC (its receiver reports') and the round trip they measure. */
   private viewerSsrc: number | undefined;
@@ -97,16 +110,21 @@ export class TrackForwarder {
     };
   }
 
-  /** Sends `packet` to the viewer and keeps it for NACKs. */
+  /**
+   * Sends `packet` (the viewer's own copy: its header is rewritten in place) to the viewer and
+   * keeps it for NACKs. Nothing is sent before the viewer's transport is connected.
+   */
   forward(packet: RtpPacket): void {
     if (this.closed) return;
-    const publisherTimestamp = packet.header.timestamp;
-    // sendRtp rewrites the header in place before its first await, so the packet cached is the
-    // packet as the viewer gets it.
-    void this.sender.sendRtp(packet).catch(() => undefined);
-    if (packet.header.ssrc !== this.sender.ssrc) return; // not sent: not connected yet
-    this.timestampOffset = (packet.header.timestamp - publisherTimestamp + TWO_TO_32) % TWO_TO_32;
-    this.cache[packet.header.sequenceNumber % this.cache.length] = packet;
+    const transport = this.transport;
+    const codec = this.sender.codec;
+    if (!transport || transport.state !== 'connected' || !codec) return;
+    const header = packet.header;
+    header.ssrc = this.sender.ssrc;
+    header.payloadType = codec.payloadType;
+    header.extensions = this.extensionsFor();
+    void transport.sendRtp(packet.payload, header).catch(() => undefined);
+    this.cache[header.sequenceNumber % this.cache.length] = packet;
     this.counts.packets += 1;
     this.octets += packet.payload.length;
     if (this.reportTimer === undefined && this.clock) {
@@ -118,6 +136,19 @@ export class TrackForwarder {
     this.closed = true;
     clearTimeout(this.reportTimer);
     this.cache.fill(undefined);
+  }
+
+  /** The header extensions a viewer's packet carries: the MID, if the viewer negotiated it. */
+  private extensionsFor(): Extension[] {
+    const mid = this.transceiver.mid;
+    const id = this.transceiver.headerExtensions.find(
+      (extension) => extension.uri === RTP_EXTENSION_URI.sdesMid,
+    )?.id;
+    if (mid === null || mid === undefined || id === undefined) return [];
+    if (this.midExtension?.id !== id || this.midExtension.mid !== mid) {
+      this.midExtension = { id, mid, extensions: [{ id, payload: serializeSdesMid(mid) }] };
+    }
+    return this.midExtension.extensions;
   }
 
   private get transport(): RTCDtlsTransport | undefined {

@@ -16,7 +16,7 @@ import {
 import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
-import { DEFAULT_SESSIONS_PER_USER } from './config';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_USER } from './config';
 import type { LossAnswer, StageStats } from './control';
 import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-token';
 import { Publisher, type PublisherKind } from './publisher';
@@ -203,7 +203,7 @@ export class LocalStage {
       );
     }
     const joined = [...this.sessions].filter((other) => other.state === 'joined');
-    if (joined.length >= (this.options.maxSessions ?? 64)) {
+    if (joined.length >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
       throw new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
     }
     // A token holds one connection at a time (as with IVS): the newer join wins.
@@ -321,7 +321,7 @@ export class LocalStage {
     const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
     if (this.sessionsOf(claims.user_id) >= perUser) throw new WhipError(429, TOO_MANY_SESSIONS);
     const joined = [...this.sessions].filter((session) => session.state === 'joined').length;
-    if (joined + this.whepSessions.size >= (this.options.maxSessions ?? 64)) {
+    if (joined + this.whepSessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
       throw new WhipError(503, 'The stage is at capacity; try again later');
     }
     const id = randomUUID();
