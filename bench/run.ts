@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]]`:
+ * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]
+ * [--viewer-pli=on]]`:
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -23,6 +24,7 @@ import { runG2g } from './parts/g2g';
 import { runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
+import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
 import { runReconnect } from './parts/reconnect';
 import { runToken } from './parts/token';
@@ -30,6 +32,7 @@ import { runToken } from './parts/token';
 const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   bundle: runBundle,
   join: runJoin,
+  loss: runLoss,
   g2g: runG2g,
   reconnect: runReconnect,
   capacity: runCapacity,
@@ -81,6 +84,7 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       peerPasses: count('passes', 3, 10),
       peerHoldMs: count('hold', 15, 120) * 1000,
       peerMaxViewers: count('peer-viewers', 100, 200),
+      viewerPli: flags.get('viewer-pli') === 'on',
     },
   };
 }
@@ -149,11 +153,12 @@ const product = new Product({
   stagePort: Number(process.env.BENCH_STAGE_PORT ?? 29091),
   logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
   // The Janus comparison's viewers: up to 100 sessions of the bench's one account, on a page of
-  // the bench's own origin (bench/lib/peer-sessions.ts).
+  // the bench's own origin (bench/lib/peer-sessions.ts); the stage's limit (64) raised to match.
   env:
     options.peer === 'janus'
       ? {
           STAGE_SESSIONS_PER_USER: '200',
+          STAGE_MAX_SESSIONS: '200',
           CORS_ORIGINS: `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`,
         }
       : undefined,

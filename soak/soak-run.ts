@@ -30,6 +30,11 @@ export interface SoakOptions {
   /** Stop after this many joins in all, or at the deadline, whichever comes first. */
   joins: number;
   durationMs: number;
+  /**
+   * Go on past `joins` until the run has lasted this long (still bounded by `durationMs`): a
+   * quiet machine joins faster than the dwell was sized for, and the run must last its minutes.
+   */
+  minDurationMs?: number;
   /** How long a viewer watches before leaving: a random time in this range. */
   dwellMs: [number, number];
   /** Every n-th leave closes the page instead of using the app's Back link (an abrupt leave). */
@@ -390,7 +395,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let leavesWithLeftovers = 0;
     let joins = 0;
     let leaves = 0;
-    const moreToDo = () => joins < options.joins && Date.now() < deadline;
+    const minEnd = started + (options.minDurationMs ?? 0);
+    const moreToDo = () => (joins < options.joins || Date.now() < minEnd) && Date.now() < deadline;
 
     const openPage = async (): Promise<Page> => {
       const page = await browser!.newPage();

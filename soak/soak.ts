@@ -37,7 +37,7 @@ const cameraKillEveryMs = Number(values['camera-kill-minutes']) * 60_000 || unde
 const whipPublisherEveryMs = Number(values['whip-seconds']) * 1_000 || undefined;
 
 console.log(
-  `[soak] ${viewers} viewers, ${joins} joins, up to ${minutes} min (dwell ${Math.round(dwellMs[0])}-${Math.round(dwellMs[1])} ms); ` +
+  `[soak] ${viewers} viewers, at least ${joins} joins and ${minutes} min, at most ${minutes * 1.5} min (dwell ${Math.round(dwellMs[0])}-${Math.round(dwellMs[1])} ms); ` +
     `Watch all tab: ${values['multi-view'] !== 'no' ? 'yes' : 'no'}; camera process killed every ${cameraKillEveryMs ? `${cameraKillEveryMs / 60_000} min` : 'never'}; ` +
     `WHIP publisher every ${whipPublisherEveryMs ? `${whipPublisherEveryMs / 1000} s` : 'never'}` +
     (values['malloc-arena-max'] ? `; MALLOC_ARENA_MAX=${values['malloc-arena-max']}` : ''),
@@ -50,6 +50,8 @@ const result = await runSoak({
   viewers,
   joins,
   durationMs: minutes * 60_000 * 1.5,
+  // --minutes is how long the run lasts at least; --joins, how many joins at least.
+  minDurationMs: minutes * 60_000,
   dwellMs,
   closePageEvery: 10,
   multiView: values['multi-view'] !== 'no',

@@ -7,32 +7,51 @@
  *
  * The frames counted are whole frames reassembled from SRTP packets after the jitter buffer: a
  * viewer that counts ~30 a second is being forwarded the full frame rate.
+ *
+ * A receiver whose decoder never gets a frame asks for a key frame again and again (libwebrtc
+ * does so while nothing decodes), which a watching viewer never does: measured, each of them
+ * got 3 key frames a second from our camera, which answers every PLI the stage passes on (at
+ * most one per 330 ms) with a key frame besides its 30 frames. So these viewers take no part in
+ * key-frame requests: the server's offer loses its `nack pli` and `ccm fir` feedback before the
+ * page applies it (NACK stays), and each server's publisher sends its key frames as it would to
+ * viewers who decode (a new viewer's, and the periodic ones).
  */
 import type { BrowserContext, Page } from '@playwright/test';
 import type { PeerPageApi } from './peer-sessions';
 
 const workerSource = String.raw`
 const frames = new Map();
+const keys = new Map();
 onrtctransform = (event) => {
   const id = event.transformer.options.id;
   frames.set(id, 0);
+  keys.set(id, 0);
   const reader = event.transformer.readable.getReader();
-  const drain = () => reader.read().then(({ done }) => {
+  const drain = () => reader.read().then(({ done, value }) => {
     if (done) return;
     frames.set(id, frames.get(id) + 1); // counted, never written: the decoder gets nothing
+    if (value.type === 'key') keys.set(id, keys.get(id) + 1);
     drain();
   });
   drain();
 };
-onmessage = (event) => postMessage({ request: event.data, frames: [...frames.values()] });
+onmessage = (event) =>
+  postMessage({ request: event.data, frames: [...frames.values()], keys: [...keys.values()] });
 `;
 
-/** Init script for viewer pages: installs the dropping transform on every peer connection. */
-export const RECEIVE_ONLY_SCRIPT = `;(${String.raw`(workerSource) => {
+/**
+ * Init script for viewer pages: installs the dropping transform on every peer connection; with
+ * `keyFrameRequests` (`--viewer-pli=on`, to show the difference) the viewers keep PLI and FIR.
+ */
+export const receiveOnlyScript = (
+  keyFrameRequests = false,
+) => `;(${String.raw`(workerSource, keyFrameRequests) => {
   const worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
   let nextId = 0;
   let nextRequest = 0;
   const NativePeer = window.RTCPeerConnection;
+  const withoutKeyFrameRequests = (sdp) =>
+    keyFrameRequests ? sdp : sdp.replace(/^a=rtcp-fb:\S+ (nack pli|ccm fir)\r?\n/gm, '');
   window.RTCPeerConnection = class extends NativePeer {
     constructor(...args) {
       super(...args);
@@ -42,28 +61,49 @@ export const RECEIVE_ONLY_SCRIPT = `;(${String.raw`(workerSource) => {
         event.receiver.transform = new RTCRtpScriptTransform(worker, { id: nextId });
       });
     }
+    setRemoteDescription(description, ...rest) {
+      const sdp = description && description.sdp;
+      return super.setRemoteDescription(
+        sdp ? { type: description.type, sdp: withoutKeyFrameRequests(sdp) } : description,
+        ...rest,
+      );
+    }
   };
-  /** Frames each video receiver of the page has counted so far. */
+  /** Frames (and key frames) each video receiver of the page has counted so far. */
   window.__receiveOnlyFrames = () => {
     const request = ++nextRequest;
     return new Promise((resolve) => {
       const listener = (event) => {
         if (event.data.request !== request) return;
         worker.removeEventListener('message', listener);
-        resolve(event.data.frames);
+        resolve({ frames: event.data.frames, keys: event.data.keys });
       };
       worker.addEventListener('message', listener);
       worker.postMessage(request);
     });
   };
-}`})(${JSON.stringify(workerSource)});
+}`})(${JSON.stringify(workerSource)}, ${JSON.stringify(keyFrameRequests)});
 `;
 
-/** Frames counted so far by every receiver of `page`. */
-export function frameCounts(page: Page): Promise<number[]> {
+export interface ReceiverCounts {
+  /** Frames each video receiver of the page has counted so far. */
+  frames: number[];
+  /** Of which key frames. */
+  keys: number[];
+}
+
+/** What every receiver of `page` has counted so far. */
+export function receiverCounts(page: Page): Promise<ReceiverCounts> {
   return page.evaluate(() =>
-    (window as unknown as { __receiveOnlyFrames: () => Promise<number[]> }).__receiveOnlyFrames(),
+    (
+      window as unknown as { __receiveOnlyFrames: () => Promise<ReceiverCounts> }
+    ).__receiveOnlyFrames(),
   );
+}
+
+/** Frames counted so far by every receiver of `page`. */
+export async function frameCounts(page: Page): Promise<number[]> {
+  return (await receiverCounts(page)).frames;
 }
 
 export type ServerKind = 'ours' | 'janus';

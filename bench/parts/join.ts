@@ -13,9 +13,9 @@ import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95, round } from '../lib/stats';
 
-const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
+export const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
 
-interface JoinSample {
+export interface JoinSample {
   totalMs: number;
   loadedDataMs: number;
   steps: Record<string, number>;
@@ -24,7 +24,7 @@ interface JoinSample {
 /** How long a mouse user's pointer rests on the card before the click, in the `hover` mode. */
 const HOVER_MS = 150;
 
-async function measureClick(page: Page, streamId: string, hoverMs = 0): Promise<JoinSample> {
+export async function measureClick(page: Page, streamId: string, hoverMs = 0): Promise<JoinSample> {
   const card = streamCard(page, streamId);
   if (hoverMs > 0) {
     await card.hover();

@@ -10,7 +10,7 @@
  *   needs them): the difference is the overlay's rendering.
  */
 import type { Page } from '@playwright/test';
-import { signedInContext, waitForFirstFrame } from '../lib/browser';
+import { readJoin, signedInContext, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, round } from '../lib/stats';
@@ -20,6 +20,14 @@ const ROUNDS = 3;
 const FPS_WINDOW_MS = 10_000;
 const AB_WINDOWS = 8;
 const AB_WINDOW_MS = 5_000;
+const STEP_NAMES = [
+  'ws-created',
+  'ws-open',
+  'ws-joined',
+  'ws-offer',
+  'ice-connected',
+  'pc-connected',
+];
 
 /** Installed before the page's own scripts: watches every <video> the page adds. */
 const tileProbe = String.raw`(() => {
@@ -57,6 +65,8 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
   await context.addInitScript(tileProbe);
   const joins: Record<string, number[]> = {};
   const fps: Record<string, number[]> = {};
+  // Each step of the three joins (the page probe's marks), by order of arrival: [first, second, third].
+  const steps: Record<string, number[][]> = {};
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
       const page = await context.newPage();
@@ -74,6 +84,11 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       const clickAt = await page.evaluate(
         () => (window as unknown as { __clickAt: number }).__clickAt,
       );
+      const { marks } = await readJoin(page);
+      for (const name of STEP_NAMES) {
+        const times = marks.filter((m) => m.name === name).map((m) => m.at - clickAt);
+        times.forEach((time, index) => ((steps[name] ??= [])[index] ??= []).push(time));
+      }
       const before = await readTiles(page);
       const started = Date.now();
       await page.waitForTimeout(FPS_WINDOW_MS);
@@ -89,6 +104,9 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
   } finally {
     await context.close();
   }
+  const stepNote = STEP_NAMES.map(
+    (name) => `${name} ${(steps[name] ?? []).map((times) => round(median(times))).join('/')}`,
+  ).join(', ');
   return STREAMS.map((streamId) => {
     const join = median(joins[streamId] ?? []);
     const rate = median(fps[streamId] ?? []);
@@ -99,7 +117,10 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       median: `${round(rate, 1)} fps`,
       p95: '',
       pass: rate >= 25,
-      note: `click on 'Watch all' on /home → this tile's first frame: ${round(join)} ms median (${(joins[streamId] ?? []).map((value) => round(value)).join(', ')})`,
+      note:
+        `click on 'Watch all' on /home → this tile's first frame: ${round(join)} ms median ` +
+        `(${(joins[streamId] ?? []).map((value) => round(value)).join(', ')}); the three joins' ` +
+        `steps, first/second/third to get there, median ms after the click: ${stepNote}`,
     };
   });
 }

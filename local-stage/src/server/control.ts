@@ -81,13 +81,21 @@ export const faultBodies = {
   restart: z.object({ hard: z.boolean().optional() }),
   /**
    * Drops `percent` of the RTP the stage sends to the matching viewers' subscriptions open now
-   * (after the retransmission cache: NACKs recover them); 0 ends it. A restart clears it.
+   * (after the retransmission cache: NACKs recover them); 0 ends it. A restart clears it. With
+   * `newSubscriptions` (no participantId), it applies to the stage's (or every stage's)
+   * subscriptions opened from then on too, from their first packet, until the next such call:
+   * a viewer who joins over a lossy link.
    */
-  loss: z.object({
-    participantId: participantIdField.optional(),
-    stageId: stageIdField.optional(),
-    percent: z.number().min(0).max(100),
-  }),
+  loss: z
+    .object({
+      participantId: participantIdField.optional(),
+      stageId: stageIdField.optional(),
+      percent: z.number().min(0).max(100),
+      newSubscriptions: z.boolean().optional(),
+    })
+    .refine((loss) => !(loss.newSubscriptions && loss.participantId !== undefined), {
+      message: 'newSubscriptions applies to a stage or every stage, not to one participant',
+    }),
 };
 
 /** What `POST /_faults/loss` answers: the matching subscriptions and their video forwarding. */

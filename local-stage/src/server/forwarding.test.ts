@@ -132,6 +132,32 @@ describe('the forwarding path', () => {
   });
 });
 
+describe('the loss fault for viewers yet to join', () => {
+  it('drops from the first packet of a subscription opened after it, and the picture still starts', async () => {
+    running.stage.setOutgoingLoss({ stageId: STAGE, percent: 5, newSubscriptions: true });
+    try {
+      const viewer = await joinedViewer('joins-lossy');
+      const startedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const forwarding = running.stage.setOutgoingLoss({
+        participantId: 'joins-lossy',
+        percent: 0,
+      });
+      expect(forwarding.subscriptions).toBe(1);
+      expect(forwarding.dropped).toBeGreaterThan(5);
+      expect(forwarding.retransmitted).toBeGreaterThan(0);
+      expect(longestGapMs(viewer, startedAt)).toBeLessThan(FROZEN_MS);
+    } finally {
+      running.stage.setOutgoingLoss({ stageId: STAGE, percent: 0, newSubscriptions: true });
+    }
+    // Ended: the next viewer's subscription is not touched.
+    await joinedViewer('joins-clean');
+    expect(
+      running.stage.setOutgoingLoss({ participantId: 'joins-clean', percent: 0 }).dropped,
+    ).toBe(0);
+  });
+});
+
 describe("a viewer's NACK", () => {
   /** A NACK as werift parses it, with the entries of what followed it in the compound. */
   function parsedNack(fci: [number, number][], trailing: [number, number][]): GenericNack {

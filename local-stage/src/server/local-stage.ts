@@ -127,6 +127,8 @@ export class LocalStage {
   /** The start-up self-check's finding: undefined until it ran, null when it found nothing. */
   private startupProblem: string | null | undefined;
   private closing = false;
+  /** The loss fault for subscriptions yet to open (`newSubscriptions`), if any. */
+  private lossForNew: { stageId?: string; percent: number } | undefined;
   readonly log: (message: string, detail?: unknown) => void;
 
   constructor(options: LocalStageOptions) {
@@ -138,9 +140,7 @@ export class LocalStage {
         const shown = this.stages.get(stageId)?.shown;
         return shown?.participantId === participantId ? shown.publisher : undefined;
       },
-      subscriptionOpened: (subscription) => {
-        this.subscriptions.add(subscription);
-      },
+      subscriptionOpened: (subscription) => this.subscriptionOpened(subscription),
       subscriptionClosed: (subscription) => this.subscriptionClosed(subscription),
       sessionClosed: (session) => {
         this.sessions.delete(session);
@@ -347,7 +347,7 @@ export class LocalStage {
       offer.iceUfrag,
       subscription,
     );
-    this.subscriptions.add(subscription);
+    this.subscriptionOpened(subscription);
     this.whepSessions.set(session.id, session);
     let answer: string | undefined;
     try {
@@ -639,7 +639,12 @@ export class LocalStage {
     participantId?: string;
     stageId?: string;
     percent: number;
+    newSubscriptions?: boolean;
   }): LossAnswer {
+    if (target.newSubscriptions) {
+      this.lossForNew =
+        target.percent > 0 ? { stageId: target.stageId, percent: target.percent } : undefined;
+    }
     const matching =
       target.participantId === undefined
         ? [...this.subscriptions].filter(
@@ -657,6 +662,14 @@ export class LocalStage {
       answer.notCached += subscription.videoForwarding?.notCached ?? 0;
     }
     return answer;
+  }
+
+  private subscriptionOpened(subscription: Subscription): void {
+    this.subscriptions.add(subscription);
+    const loss = this.lossForNew;
+    if (loss && (loss.stageId === undefined || loss.stageId === subscription.stageId)) {
+      subscription.lossPercent = loss.percent;
+    }
   }
 
   failNextJoin(failure: JoinFailure): void {

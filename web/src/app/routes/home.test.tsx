@@ -186,4 +186,43 @@ describe('opening a stream from the grid', () => {
     expect(sdk.stages).toHaveLength(0);
     delete window.IVSBroadcastClient;
   });
+
+  it("starts every tile's join with the click on 'Watch all', and the tiles take those joins", async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    stubMedia();
+    // Where the page was when each participant token was asked for: still /home means the
+    // click asked, before the 'Watch all' route rendered its tiles.
+    const askedFrom: (string | null | undefined)[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => {
+        askedFrom.push(screen.queryByTestId('location')?.textContent);
+        return Promise.resolve(
+          new Response(JSON.stringify({ token: 'participant-token' }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        );
+      }),
+    );
+    const { user } = renderApp('/home');
+
+    await user.click(screen.getByRole('link', { name: uiText.home.watchAllLabel }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(3));
+    expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
+    for (const streamId of ['N743AS', 'N953AS', 'N954AS']) {
+      expect(
+        await screen.findByLabelText(fillText(uiText.player.video, { streamId })),
+      ).toBeInTheDocument();
+    }
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    // The tiles took the click's sessions: three joins in all, none left.
+    expect(sdk.stages).toHaveLength(3);
+    expect(sdk.stages.map((stage) => stage.joinCalls)).toEqual([1, 1, 1]);
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([0, 0, 0]);
+    expect(askedFrom).toEqual(['/home', '/home', '/home']);
+    delete window.IVSBroadcastClient;
+  });
 });

@@ -2,6 +2,7 @@ import { Video } from 'lucide-react';
 import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
+import { opensInThisPage } from '@/lib/opens-in-this-page';
 import type { Stream } from '../data/streams';
 import { StreamThumbnail } from './stream-thumbnail';
 
@@ -35,10 +36,7 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
 
   // What the router opens in this page (a new tab or window opens its own player).
   function handleClick(event: MouseEvent<HTMLAnchorElement>) {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
-      return;
-    }
-    onOpening?.(stream.id);
+    if (opensInThisPage(event)) onOpening?.(stream.id);
   }
 
   return (
