@@ -1,7 +1,6 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]
- * [--viewer-pli=on]]`:
+ * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]]`:
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -84,7 +83,6 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       peerPasses: count('passes', 3, 10),
       peerHoldMs: count('hold', 15, 120) * 1000,
       peerMaxViewers: count('peer-viewers', 100, 200),
-      viewerPli: flags.get('viewer-pli') === 'on',
     },
   };
 }

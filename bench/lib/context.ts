@@ -18,8 +18,6 @@ export interface BenchOptions {
   peerHoldMs: number;
   /** The ramp's highest level (100 by default). */
   peerMaxViewers: number;
-  /** `--viewer-pli=on`: the receive-only viewers keep asking for key frames (receive-only-viewers.ts). */
-  viewerPli: boolean;
 }
 
 export const VIEWER = { username: 'bench-viewer', password: 'bench viewer password 1' };

@@ -22,7 +22,7 @@ import { pageProbe } from '../lib/page-probe';
 import { PeerPageServer, peerSessionsScript, type PeerPageApi } from '../lib/peer-sessions';
 import {
   addViewers,
-  receiveOnlyScript,
+  RECEIVE_ONLY_SCRIPT,
   receiverCounts,
   type ServerKind,
   type ViewerTarget,
@@ -65,6 +65,9 @@ interface Level {
   viewers: number;
   /** Key frames a second each viewer got, median (the publisher's key frames, PLIs included). */
   medianKeyFps: number;
+  /** Ours: PLIs the stage sent the camera a second, and its viewers' PLIs and FIRs a second. */
+  plisPerSecond?: number;
+  viewerRequestsPerSecond?: number;
   cores: number;
   companionCores: number;
   /** The publishing process changed during the hold (ours: the camera process restarted). */
@@ -103,9 +106,7 @@ class Comparison {
       viewport: { width: 800, height: 450 },
     });
     await context.addInitScript(
-      receiveOnly
-        ? receiveOnlyScript(this.bench.options.viewerPli)
-        : pageProbe(this.bench.loginToken),
+      receiveOnly ? RECEIVE_ONLY_SCRIPT : pageProbe(this.bench.loginToken),
     );
     await context.addInitScript(peerSessionsScript(this.chromiumMajor));
     return context;
@@ -190,18 +191,33 @@ class Comparison {
     const before = await counts();
     const started = performance.now();
     const companionsBefore = this.companionPids(kind).join(',');
+    const keyFrameCounts = async () => {
+      if (kind !== 'ours') return undefined;
+      const publisher = (await this.bench.product.stage.stats()).stages[STREAM_ID]?.publisher;
+      return publisher
+        ? { plis: publisher.plisSent, asked: publisher.viewerKeyFrameRequests }
+        : undefined;
+    };
+    const requestsBefore = await keyFrameCounts();
     const [cores, companionCores] = await Promise.all([
       coresOver([this.serverPid(kind)], holdMs),
       coresOver(this.companionPids(kind), holdMs),
     ]);
     const after = await counts();
     const seconds = (performance.now() - started) / 1000;
+    const requestsAfter = await keyFrameCounts();
+    const perSecond = (pick: (c: { plis: number; asked: number }) => number) =>
+      requestsBefore && requestsAfter
+        ? (pick(requestsAfter) - pick(requestsBefore)) / seconds
+        : undefined;
     const fps = after.frames.map((count, index) => (count - (before.frames[index] ?? 0)) / seconds);
     const keysPerSecond = after.keys.map(
       (count, index) => (count - (before.keys[index] ?? 0)) / seconds,
     );
     return {
       medianKeyFps: median(keysPerSecond),
+      plisPerSecond: perSecond((c) => c.plis),
+      viewerRequestsPerSecond: perSecond((c) => c.asked),
       viewers,
       cores,
       companionCores,
@@ -255,7 +271,11 @@ class Comparison {
         console.log(
           `  ${kind}: ${total} viewers, server ${percent(entry.cores)} of a core, slowest viewer ` +
             `${round(entry.minFps, 1)} fps (median ${round(entry.medianFps, 1)}, key frames ` +
-            `${round(entry.medianKeyFps, 1)} a second), load ${entry.load}` +
+            `${round(entry.medianKeyFps, 1)} a second` +
+            (entry.plisPerSecond === undefined
+              ? ''
+              : `; PLIs to the camera ${round(entry.plisPerSecond, 1)}/s, viewers' key frame requests ${round(entry.viewerRequestsPerSecond ?? 0, 1)}/s`) +
+            `), load ${entry.load}` +
             (entry.companionRestarted
               ? `; the ${kind === 'ours' ? 'camera' : 'feed'} process changed during the hold`
               : ''),

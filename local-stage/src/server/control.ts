@@ -13,6 +13,11 @@ const perStage = z.object({
       participantId: z.string(),
       video: z.string().nullable(),
       videoPackets: z.number(),
+      /** Key frames opened in what it sent, and PLIs the stage sent it. */
+      keyFrames: z.number(),
+      plisSent: z.number(),
+      /** Of the key frame requests that led to them, the viewers' own PLIs and FIRs. */
+      viewerKeyFrameRequests: z.number(),
       viewers: z.number(),
     })
     .nullable(),

@@ -158,6 +158,20 @@ describe('the loss fault for viewers yet to join', () => {
   });
 });
 
+describe("the stage's stats of key frames", () => {
+  it('count the PLIs sent to the publisher and the key frames that answer a join', async () => {
+    const publisherStats = () => running.stage.stats().stages[STAGE]?.publisher;
+    const before = publisherStats();
+    await joinedViewer('counted-viewer');
+    const after = publisherStats();
+    // (The join's request may ride on a PLI already on its way for an earlier viewer.)
+    expect(after?.plisSent).toBeGreaterThanOrEqual(1);
+    expect(after?.keyFrames).toBeGreaterThan(before?.keyFrames ?? 0);
+    // The join's own request is not a viewer's PLI or FIR.
+    expect(after?.viewerKeyFrameRequests).toBeLessThanOrEqual(after?.plisSent ?? 0);
+  });
+});
+
 describe("a viewer's NACK", () => {
   /** A NACK as werift parses it, with the entries of what followed it in the compound. */
   function parsedNack(fci: [number, number][], trailing: [number, number][]): GenericNack {

@@ -563,6 +563,9 @@ export class LocalStage {
               participantId: shown.participantId,
               video: shown.publisher.video?.mimeType ?? null,
               videoPackets: shown.publisher.videoPackets,
+              keyFrames: shown.publisher.keyFramesSeen,
+              plisSent: shown.publisher.keyFrames.sent,
+              viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
               viewers: shown.publisher.videoListenerCount,
             }
           : null,

@@ -93,6 +93,10 @@ export class Publisher implements SdpSession {
   endReason: string | undefined;
   /** Video packets received (padding excluded), for the stats. */
   videoPackets = 0;
+  /** Key frames seen opening in the publisher's video. */
+  keyFramesSeen = 0;
+  /** Key frame requests that were a viewer's PLI or FIR (not a join's). */
+  viewerKeyFrameRequests = 0;
   /** Each track's capture clock, from the publisher's sender reports. */
   readonly videoClock: CaptureClock | undefined;
   readonly audioClock: CaptureClock | undefined;
@@ -219,8 +223,12 @@ export class Publisher implements SdpSession {
     if (this.listeners.delete(listener)) this.onStateChange(this);
   }
 
-  /** A viewer wants a key frame: one is asked for, unless one asked for is on its way. */
-  requestKeyFrame(): void {
+  /**
+   * A viewer wants a key frame (`byViewer`: its own PLI or FIR; else a join's): one is asked for,
+   * unless one asked for is on its way.
+   */
+  requestKeyFrame(byViewer = false): void {
+    if (byViewer) this.viewerKeyFrameRequests += 1;
     if (this.stateValue !== 'closed') this.keyFrames.request();
   }
 
@@ -283,7 +291,10 @@ export class Publisher implements SdpSession {
         ? this.h264KeyFrames.opens(packet.payload, packet.header.timestamp)
         : isVp8KeyFrameStart(packet.payload);
     this.videoSsrc = packet.header.ssrc;
-    if (keyFrameStart) this.keyFrames.keyFrameArrived();
+    if (keyFrameStart) {
+      this.keyFramesSeen += 1;
+      this.keyFrames.keyFrameArrived();
+    }
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);

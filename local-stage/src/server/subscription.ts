@@ -122,7 +122,9 @@ export class Subscription implements FeedListener {
         cachePackets: VIDEO_CACHE_PACKETS,
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() => this.publisher.requestKeyFrame());
+      this.videoSender.onPictureLossIndication.subscribe(() =>
+        this.publisher.requestKeyFrame(true),
+      );
     }
     if (this.media.audio) {
       const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
@@ -276,7 +278,7 @@ export class Subscription implements FeedListener {
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
-      this.publisher.requestKeyFrame();
+      this.publisher.requestKeyFrame(true);
     }
   }
 
