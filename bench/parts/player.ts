@@ -16,7 +16,7 @@ import type { BenchRow } from '../lib/result';
 import { median, round } from '../lib/stats';
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const FPS_WINDOW_MS = 10_000;
 const AB_WINDOWS = 8;
 const AB_WINDOW_MS = 5_000;

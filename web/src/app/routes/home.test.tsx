@@ -225,4 +225,60 @@ describe('opening a stream from the grid', () => {
     expect(askedFrom).toEqual(['/home', '/home', '/home']);
     delete window.IVSBroadcastClient;
   });
+
+  it("starts the join on a mouse's press, and the player takes it on the release", async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    stubMedia();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() =>
+        Promise.resolve(
+          new Response(JSON.stringify({ token: 'participant-token' }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        ),
+      ),
+    );
+    const { user } = renderApp('/home');
+    const card = screen.getByRole('link', { name: /N953AS/ });
+
+    await user.pointer({ keys: '[MouseLeft>]', target: card });
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+
+    await user.pointer({ keys: '[/MouseLeft]', target: card });
+    expect(screen.getByTestId('location')).toHaveTextContent('/player/N953AS');
+    await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(1); // the player took the press's session
+    expect(sdk.lastStage.leaveCalls).toBe(0);
+    expect(fetch).toHaveBeenCalledTimes(1); // one token: the focus after the press fetched none
+    delete window.IVSBroadcastClient;
+  });
+
+  it('starts no join on a touch press, which may be the start of a scroll', async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() =>
+        Promise.resolve(
+          new Response(JSON.stringify({ token: 'participant-token' }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        ),
+      ),
+    );
+    const { user } = renderApp('/home');
+    await user.pointer({ keys: '[TouchA>]', target: screen.getByRole('link', { name: /N743AS/ }) });
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(0);
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+    delete window.IVSBroadcastClient;
+  });
 });

@@ -40,10 +40,20 @@ export function ParticipantTokenPrefetchProvider({ children }: { children: React
   return <HeadStartContext.Provider value={headStart}>{children}</HeadStartContext.Provider>;
 }
 
-/** `(stageId) => void`: the viewer is about to open this stream. A no-op without the provider. */
+/**
+ * `(stageId) => void`: the viewer is about to open this stream. A no-op without the provider, and
+ * while a session started for it waits (a mouse's press started it; the focus that follows the
+ * press would otherwise fetch a token nobody takes).
+ */
 export function usePrefetchParticipantToken(): (stageId: string) => void {
   const headStart = useContext(HeadStartContext);
-  return useCallback((stageId: string) => headStart?.prefetcher.prefetch(stageId), [headStart]);
+  return useCallback(
+    (stageId: string) => {
+      if (headStart && !headStart.earlySessions.has(stageId))
+        headStart.prefetcher.prefetch(stageId);
+    },
+    [headStart],
+  );
 }
 
 /** `(stageId) => void`: the viewer opens this stream's player now. A no-op without the provider. */

@@ -40,6 +40,11 @@ export class EarlyStageSessions {
     session.start();
   }
 
+  /** Whether a session for `stageId` waits for its player (it has, or is getting, its token). */
+  has(stageId: string): boolean {
+    return this.waiting.has(stageId);
+  }
+
   /** The session started for `stageId`, handed out once; undefined when there is none. */
   take(stageId: string): StageSession | undefined {
     const early = this.waiting.get(stageId);

@@ -12,7 +12,10 @@ interface StreamCardProps {
   onOpen: (href: string) => void;
   /** The viewer is about to open the stream: the pointer rests on the card, focus, a press. */
   onIntent?: (streamId: string) => void;
-  /** The stream opens in this page now (a plain click, Enter or Space): its join may start. */
+  /**
+   * The stream opens in this page now (a plain click, Enter or Space) or on the release of a
+   * mouse's plain press: its join may start.
+   */
   onOpening?: (streamId: string) => void;
 }
 
@@ -49,9 +52,12 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
         hoverTimer.current = setTimeout(intent, HOVER_INTENT_MS);
       }}
       onPointerLeave={cancelHover}
-      onPointerDown={() => {
+      onPointerDown={(event) => {
         cancelHover();
         intent();
+        // A mouse's press opens the stream on its release, 50–150 ms later for a person: the join
+        // starts now (decision 0057). Not a touch: a press there may be the start of a scroll.
+        if (event.pointerType === 'mouse' && opensInThisPage(event)) onOpening?.(stream.id);
       }}
       onFocus={intent}
       aria-label={fillText(stream.isLive ? uiText.home.liveCardLabel : uiText.home.cardLabel, {
