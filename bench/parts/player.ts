@@ -57,6 +57,17 @@ interface Tile {
   presented: number;
 }
 
+/** Waits (bounded) until every tile has shown its first frame. */
+const waitForEveryTile = (page: Page) =>
+  page.waitForFunction(
+    (count) =>
+      Object.values((window as unknown as { __tiles: Record<string, Tile> }).__tiles).filter(
+        (tile) => tile.firstFrameAt !== undefined,
+      ).length === count,
+    STREAMS.length,
+    { timeout: 20_000 },
+  );
+
 const readTiles = (page: Page) =>
   page.evaluate(() => (window as unknown as { __tiles: Record<string, Tile> }).__tiles);
 
@@ -75,14 +86,7 @@ async function tilesJoinedAtMount(context: BrowserContext): Promise<number[]> {
       dispatchEvent(new PopStateEvent('popstate'));
       return now;
     });
-    await page.waitForFunction(
-      (count) =>
-        Object.values((window as unknown as { __tiles: Record<string, Tile> }).__tiles).filter(
-          (tile) => tile.firstFrameAt !== undefined,
-        ).length === count,
-      STREAMS.length,
-      { timeout: 20_000 },
-    );
+    await waitForEveryTile(page);
     const tiles = await readTiles(page);
     return STREAMS.map((streamId) => (tiles[streamId]?.firstFrameAt ?? Number.NaN) - startedAt);
   } finally {
@@ -104,14 +108,7 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       const page = await context.newPage();
       await page.goto('/home');
       await page.getByRole('link', { name: 'Watch all streams at once' }).click();
-      await page.waitForFunction(
-        (count) =>
-          Object.values((window as unknown as { __tiles: Record<string, Tile> }).__tiles).filter(
-            (tile) => tile.firstFrameAt !== undefined,
-          ).length === count,
-        STREAMS.length,
-        { timeout: 20_000 },
-      );
+      await waitForEveryTile(page);
       await page.waitForTimeout(2_000); // past the start-up frames
       const clickAt = await page.evaluate(
         () => (window as unknown as { __clickAt: number }).__clickAt,

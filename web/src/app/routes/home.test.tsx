@@ -7,6 +7,32 @@ import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
 import { FakeMediaStream, stubMedia } from '@/testing/media-stubs';
 import { renderApp } from '@/testing/render-app';
 
+/** Every fetch answers a participant token, as `POST /api/token` does. */
+function stubParticipantTokenFetch(onFetch?: () => void) {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(() => {
+      onFetch?.();
+      return Promise.resolve(
+        new Response(JSON.stringify({ token: 'participant-token' }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+      );
+    }),
+  );
+}
+
+/** /home signed in, with the fake stage SDK installed and every token request answered. */
+function renderHomeWithStageSdk(onFetch?: () => void) {
+  localStorage.setItem('token', 't');
+  const sdk = new FakeStageSdk();
+  sdk.install();
+  stubMedia();
+  stubParticipantTokenFetch(onFetch);
+  return { sdk, ...renderApp('/home') };
+}
+
 describe('stream selection page', () => {
   it("shows 'Available Streams', its subtitle and one card per built-in stream, none live", () => {
     localStorage.setItem('token', 't');
@@ -122,22 +148,7 @@ describe('opening a stream from the grid', () => {
   });
 
   it('starts joining with the click, and the player shows that one join’s video', async () => {
-    localStorage.setItem('token', 't');
-    const sdk = new FakeStageSdk();
-    sdk.install();
-    stubMedia();
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(() =>
-        Promise.resolve(
-          new Response(JSON.stringify({ token: 'participant-token' }), {
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-          }),
-        ),
-      ),
-    );
-    const { user } = renderApp('/home');
+    const { sdk, user } = renderHomeWithStageSdk();
 
     await user.click(screen.getByRole('link', { name: /N954AS/ }));
     await waitFor(() => expect(sdk.stages).toHaveLength(1));
@@ -167,17 +178,7 @@ describe('opening a stream from the grid', () => {
     const sdk = new FakeStageSdk();
     sdk.install();
     // A token would be at hand: only the card's own rule keeps the join from starting.
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(() =>
-        Promise.resolve(
-          new Response(JSON.stringify({ token: 'participant-token' }), {
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-          }),
-        ),
-      ),
-    );
+    stubParticipantTokenFetch();
     const { user } = renderApp('/home');
     await user.keyboard('{Control>}');
     await user.click(screen.getByRole('link', { name: /N743AS/ }));
@@ -195,18 +196,7 @@ describe('opening a stream from the grid', () => {
     // Where the page was when each participant token was asked for: still /home means the
     // click asked, before the 'Watch all' route rendered its tiles.
     const askedFrom: (string | null | undefined)[] = [];
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(() => {
-        askedFrom.push(screen.queryByTestId('location')?.textContent);
-        return Promise.resolve(
-          new Response(JSON.stringify({ token: 'participant-token' }), {
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-          }),
-        );
-      }),
-    );
+    stubParticipantTokenFetch(() => askedFrom.push(screen.queryByTestId('location')?.textContent));
     const { user } = renderApp('/home');
 
     await user.click(screen.getByRole('link', { name: uiText.home.watchAllLabel }));
@@ -227,22 +217,7 @@ describe('opening a stream from the grid', () => {
   });
 
   it("starts the join on a mouse's press, and the player takes it on the release", async () => {
-    localStorage.setItem('token', 't');
-    const sdk = new FakeStageSdk();
-    sdk.install();
-    stubMedia();
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(() =>
-        Promise.resolve(
-          new Response(JSON.stringify({ token: 'participant-token' }), {
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-          }),
-        ),
-      ),
-    );
-    const { user } = renderApp('/home');
+    const { sdk, user } = renderHomeWithStageSdk();
     const card = screen.getByRole('link', { name: /N953AS/ });
 
     await user.pointer({ keys: '[MouseLeft>]', target: card });
@@ -263,17 +238,7 @@ describe('opening a stream from the grid', () => {
     localStorage.setItem('token', 't');
     const sdk = new FakeStageSdk();
     sdk.install();
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(() =>
-        Promise.resolve(
-          new Response(JSON.stringify({ token: 'participant-token' }), {
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-          }),
-        ),
-      ),
-    );
+    stubParticipantTokenFetch();
     const { user } = renderApp('/home');
     await user.pointer({ keys: '[TouchA>]', target: screen.getByRole('link', { name: /N743AS/ }) });
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
