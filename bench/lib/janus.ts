@@ -144,19 +144,6 @@ tailcam-bench: {
   };
 }
 
-/** CPU seconds (user + system) a process has used, from /proc; undefined once it is gone. */
-export function cpuSecondsOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command is in parentheses and may hold spaces: fields are counted after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Linux counts process CPU time in clock ticks of 1/100 s (USER_HZ).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 export class JanusServer {
   readonly ports = janusPorts();
   readonly directory = mkdtempSync(join(tmpdir(), 'tailcam-bench-janus-'));

@@ -16,7 +16,7 @@
  * camera sends its latest frame again as the key frame), Janus one a second (1 key frame a
  * second, 30 frames). `receiverCounts` counts both.
  */
-import type { BrowserContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { PeerPageApi } from './peer-sessions';
 
 const workerSource = String.raw`
@@ -88,7 +88,7 @@ export function receiverCounts(page: Page): Promise<ReceiverCounts> {
 }
 
 /** Frames counted so far by every receiver of `page`. */
-export async function frameCounts(page: Page): Promise<number[]> {
+async function frameCounts(page: Page): Promise<number[]> {
   return (await receiverCounts(page)).frames;
 }
 
@@ -132,16 +132,4 @@ export async function addViewers(
     }
     await page.waitForTimeout(250);
   }
-}
-
-/** A page for receive-only viewers of `kind`, with its library loaded. */
-export async function viewerPage(
-  context: BrowserContext,
-  url: string,
-  library: { url: string } | { path: string },
-): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(url);
-  await page.addScriptTag(library);
-  return page;
 }

@@ -6,22 +6,18 @@
 import { readFileSync } from 'node:fs';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { round } from '../lib/stats';
+import { cpuSecondsOf, round } from '../lib/stats';
 
 const WINDOW_MS = 30_000;
-const SETTLE_MS = 45_000;
-/** Linux counts process CPU time in clock ticks of 1/100 s (USER_HZ). */
-const TICKS_PER_SECOND = 100;
-
+/** After start-up, before the window: the API's and the cameras' start-up work is over by then. */
+export const IDLE_SETTLE_MS = 45_000;
 /** CPU seconds used so far by `pid` (user + system), and its command line. */
 function cpuOf(pid: number): { seconds: number; command: string } | undefined {
+  const seconds = cpuSecondsOf(pid);
+  if (seconds === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command is in parentheses and may hold spaces: fields are counted after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
     const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1).join(' ');
-    return { seconds: ticks / TICKS_PER_SECOND, command };
+    return { seconds, command };
   } catch {
     return undefined;
   }
@@ -41,7 +37,7 @@ export async function runIdle(bench: BenchContext): Promise<BenchRow[]> {
   // The rest of the wait lets the work that follows a start or the other parts end (V8's
   // collections and compiles on its worker threads, libwebrtc's first, faster ICE checks): 8 to
   // 38 s after a start the product measured 1.4-2.0 % of a core, 60 to 90 s after it 0.7 %.
-  await new Promise((done) => setTimeout(done, SETTLE_MS));
+  await new Promise((done) => setTimeout(done, IDLE_SETTLE_MS));
   const pids = bench.product.pids();
   const before = new Map(pids.map((pid) => [pid, cpuOf(pid)]));
   const started = performance.now();

@@ -17,7 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import type { BrowserContext, Page } from '@playwright/test';
 import { readJoin, setG2g, takeG2gSamples, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
-import { cpuSecondsOf, JANUS_JS, JanusServer, MOUNTPOINT_ID } from '../lib/janus';
+import { JANUS_JS, JanusServer, MOUNTPOINT_ID } from '../lib/janus';
 import { pageProbe } from '../lib/page-probe';
 import { PeerPageServer, peerSessionsScript, type PeerPageApi } from '../lib/peer-sessions';
 import {
@@ -28,7 +28,8 @@ import {
   type ViewerTarget,
 } from '../lib/receive-only-viewers';
 import type { BenchRow } from '../lib/result';
-import { loadAverage, median, p95, quantile, round } from '../lib/stats';
+import { IDLE_SETTLE_MS } from './idle';
+import { cpuSecondsOf, loadAverage, median, p95, quantile, round } from '../lib/stats';
 
 /** N743AS: stream index 0, the scene the Janus feed draws too. */
 const STREAM_ID = 'N743AS';
@@ -325,7 +326,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
     await waitForQuiet('idle');
     // Idle first: nobody has watched yet. Both over the same window, once our cameras are idle.
     await bench.product.stage.idle();
-    await sleep(6_000); // the cameras stop drawing 5 s after their last viewer
+    await sleep(IDLE_SETTLE_MS); // as the idle part: start-up over, the cameras stopped drawing
     const productPids = bench.product.pids();
     const [ourIdle, stageIdle, janusIdle, feedIdle] = await Promise.all([
       coresOver(productPids, IDLE_WINDOW_MS),

@@ -12,8 +12,9 @@ import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95, round } from '../lib/stats';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
 
-export const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
+const STREAMS = STREAM_IDS;
 
 export interface JoinSample {
   totalMs: number;

@@ -10,7 +10,8 @@ import { signedInContext } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95, quantile, round } from '../lib/stats';
-import { measureClick, STREAMS, type JoinSample } from './join';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { measureClick, type JoinSample } from './join';
 
 const LOSS_PERCENT = 2;
 
@@ -25,7 +26,7 @@ export async function runLoss(bench: BenchContext): Promise<BenchRow[]> {
     // One unrecorded join first: Chromium's first video decoder in the browser process.
     for (let index = -1; index < joins * 2; index += 1) {
       const lossy = index >= 0 && index % 2 === 1;
-      const streamId = STREAMS[(index + 3) % 3] ?? 'N743AS';
+      const streamId = STREAM_IDS[(index + 3) % 3] ?? 'N743AS';
       await page.goto('/home');
       await stage.loss({ percent: lossy ? LOSS_PERCENT : 0, newSubscriptions: true });
       const sample = await measureClick(page, streamId);

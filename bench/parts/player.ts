@@ -3,7 +3,8 @@
  *
  * - multiview: a fresh /home, a click on 'Watch all'; for each tile, the time from the click to
  *   its first frame (requestVideoFrameCallback, so the frame is on screen), then its frames shown
- *   a second over 10 s (presentedFrames). Three rounds; medians across rounds.
+ *   a second over 10 s (presentedFrames). Five rounds; medians across rounds. Alternating with
+ *   them, /watch-all opened with no click (the A/B of decision 0057's early joins).
  * - overlay cost: one player page, the overlay closed and open in alternating 5 s windows (A/B
  *   under the same load), each window's main-thread busy time (CDP Performance.TaskDuration) and
  *   frames shown a second. The stats are read every second either way (the quality indicator
@@ -14,8 +15,9 @@ import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, round } from '../lib/stats';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
 
-const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
+const STREAMS = STREAM_IDS;
 const ROUNDS = 5;
 const FPS_WINDOW_MS = 10_000;
 const AB_WINDOWS = 8;

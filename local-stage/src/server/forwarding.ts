@@ -75,10 +75,12 @@ export class TrackForwarder {
   private readonly clock: CaptureClock | undefined;
   private readonly cache: (RtpPacket | undefined)[];
   private octets = 0;
-  /** The viewer's RTP timestamp minus the publisher's: 0, timestamps are forwarded unchanged. */
-  private readonly timestampOffset = 0;
-  /** The MID extension as negotiated (its id and value), built once per negotiation. */
-  private midExtension: { id: number; mid: string; extensions: Extension[] } | undefined;
+  /**
+   * The header extensions every packet to the viewer carries (the MID, if negotiated): built at
+   * the first packet sent, once the viewer's transport is connected and so its one negotiation
+   * done (a subscription is never negotiated again).
+   */
+  private extensions: Extension[] | undefined;
   private rtxSequenceNumber = Math.floor(Math.random() * 65_536);
   /** The viewer's own SSRC (its receiver reports') and the round trip they measure. */
   private viewerSsrc: number | undefined;
@@ -122,7 +124,7 @@ export class TrackForwarder {
     const header = packet.header;
     header.ssrc = this.sender.ssrc;
     header.payloadType = codec.payloadType;
-    header.extensions = this.extensionsFor();
+    header.extensions = this.extensions ??= this.negotiatedExtensions();
     void transport.sendRtp(packet.payload, header).catch(() => undefined);
     this.cache[header.sequenceNumber % this.cache.length] = packet;
     this.counts.packets += 1;
@@ -139,16 +141,13 @@ export class TrackForwarder {
   }
 
   /** The header extensions a viewer's packet carries: the MID, if the viewer negotiated it. */
-  private extensionsFor(): Extension[] {
+  private negotiatedExtensions(): Extension[] {
     const mid = this.transceiver.mid;
     const id = this.transceiver.headerExtensions.find(
       (extension) => extension.uri === RTP_EXTENSION_URI.sdesMid,
     )?.id;
     if (mid === null || mid === undefined || id === undefined) return [];
-    if (this.midExtension?.id !== id || this.midExtension.mid !== mid) {
-      this.midExtension = { id, mid, extensions: [{ id, payload: serializeSdesMid(mid) }] };
-    }
-    return this.midExtension.extensions;
+    return [{ id, payload: serializeSdesMid(mid) }];
   }
 
   private get transport(): RTCDtlsTransport | undefined {
@@ -239,7 +238,8 @@ export class TrackForwarder {
       reports: this.roundTripBlock(nowMs),
       senderInfo: new RtcpSenderInfo({
         ntpTimestamp: ntpFromEpochMs(nowMs),
-        rtpTimestamp: (publisherTimestamp + this.timestampOffset) % TWO_TO_32,
+        // Timestamps are forwarded unchanged: the viewer's clock is the publisher's.
+        rtpTimestamp: publisherTimestamp % TWO_TO_32,
         packetCount: this.counts.packets % TWO_TO_32,
         octetCount: this.octets % TWO_TO_32,
       }),

@@ -87,6 +87,13 @@ async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_
   }
 }
 
+/** What the stage's stats count for the camera's publisher. */
+function publisherCounts() {
+  const publisher = running.stage.stats().stages[STAGE]?.publisher;
+  if (!publisher) throw new Error(`no publisher on ${STAGE}`);
+  return publisher;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The SSRC the stage sends the player's video from (werift learns it from the answer). */
@@ -142,14 +149,17 @@ describe('key frames for players', () => {
     await pause(1_000);
     expect(player.keyFrames.length).toBe(before);
 
+    const countsBefore = publisherCounts();
     await sendFeedback(player, fullIntraRequest(mediaSsrc(player)));
     await waitUntil(() => player.keyFrames.length > before, 'a key frame after the FIR', 2_000);
+    expect(publisherCounts().viewerKeyFrameRequests - countsBefore.viewerKeyFrameRequests).toBe(1);
   });
 
   it('answers three players asking at once with one key frame each, the same one', async () => {
     const trio = [await whepPlayer(2), await whepPlayer(3), await whepPlayer(4)];
     await pause(1_000);
     const before = trio.map((player) => player.keyFrames.length);
+    const countsBefore = publisherCounts();
 
     await Promise.all(
       trio.map((player) =>
@@ -165,5 +175,9 @@ describe('key frames for players', () => {
     expect(trio.map((player, index) => player.keyFrames.length - (before[index] ?? 0))).toEqual([
       1, 1, 1,
     ]);
+    // The stage's stats: three viewers' PLIs, one PLI to the camera.
+    const countsAfter = publisherCounts();
+    expect(countsAfter.viewerKeyFrameRequests - countsBefore.viewerKeyFrameRequests).toBe(3);
+    expect(countsAfter.plisSent - countsBefore.plisSent).toBe(1);
   });
 });

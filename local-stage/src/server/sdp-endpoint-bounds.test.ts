@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from './start';
+import { rawRequest, type RawAnswer } from '../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-bounds-test-secret-of-enough-length-0123');
 const CONNECT_TIMEOUT_MS = 400;
@@ -25,39 +26,13 @@ const realOffer = (() => {
   return text.slice(text.indexOf('v=0'));
 })();
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
 function send(
   method: string,
   path: string,
   headers: Record<string, string>,
   body?: string | Buffer,
-): Promise<Answer> {
-  const { hostname, port } = new URL(running.url);
-  return new Promise((resolve, reject) => {
-    // A connection per request (no keep-alive): a door may close a connection after refusing a
-    // body, and a reused one would then fail on the client's side, not the stage's.
-    const outgoing = request(
-      { host: hostname, port, path, method, headers, agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+): Promise<RawAnswer> {
+  return rawRequest(running.url, method, path, headers, body);
 }
 
 function token(
@@ -99,7 +74,7 @@ const nothingConnecting = async () => {
 };
 
 /** An answer a client can act on: never a 5xx, a JSON reason for a 4xx, nothing internal. */
-function expectClearAnswer(answer: Answer, method = 'POST'): void {
+function expectClearAnswer(answer: RawAnswer, method = 'POST'): void {
   expect(answer.status, answer.text).toBeLessThan(500);
   // A HEAD answer has no body by definition: its status says it all.
   if (answer.status >= 400 && method !== 'HEAD') {

@@ -6,12 +6,12 @@
  * left half-open.
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from './start';
+import { rawRequest, type RawAnswer } from '../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-length');
 const CAPTURED_TOKEN = 'secret-token-123';
@@ -44,39 +44,17 @@ function capture(name: string): CapturedRequest {
   };
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** Sends exactly these headers (fetch would add its own: Accept, User-Agent, Sec-Fetch-…). */
 function send(
   method: string,
   path: string,
   headers: Record<string, string>,
-  body?: Buffer | string,
-): Promise<Answer> {
-  const { hostname, port } = new URL(running.url);
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: hostname, port, path, method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          text: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  body?: string | Buffer,
+): Promise<RawAnswer> {
+  return rawRequest(running.url, method, path, headers, body);
 }
 
 /** A captured request sent to `path`, with `token` where the encoder had its own. */
-function replay(name: string, path: string, token: string): Promise<Answer> {
+function replay(name: string, path: string, token: string): Promise<RawAnswer> {
   const captured = capture(name);
   expect(captured.headers.authorization).toBe(`Bearer ${CAPTURED_TOKEN}`);
   const headers = {
@@ -136,7 +114,7 @@ function sessionPart(sdp: string): string[] {
   return firstMedia < 0 ? lines : lines.slice(0, firstMedia);
 }
 
-function expectJsonError(answer: Answer, status: number): void {
+function expectJsonError(answer: RawAnswer, status: number): void {
   expect({ status: answer.status, body: answer.text }).toMatchObject({ status });
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(JSON.parse(answer.text)).toEqual({ error: expect.stringMatching(/\w/) });

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccounts } from '../accounts/accounts';
 import { startAdminSocket } from '../accounts/admin-socket';
@@ -13,6 +11,7 @@ import { verifyPassword } from '../auth/passwords';
 import { tryLockDataDir } from '../db/data-dir-lock';
 import { bundleEntry } from '../test/bundle';
 import { freshStore, tempDir } from '../test/helpers';
+import { temporarySchemaForTest } from '../test/postgres-schema';
 import type { FastifyBaseLogger } from 'fastify';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -180,17 +179,10 @@ describe('users CLI', () => {
   it.skipIf(testDatabaseUrl === undefined)(
     'talks to PostgreSQL directly when DATABASE_URL is set',
     async () => {
-      const schema = `tailcam_cli_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: testDatabaseUrl });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      onTestFinished(async () => {
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      });
-      const url = new URL(testDatabaseUrl!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      const databaseUrl = url.toString();
+      const { schema, databaseUrl, admin } = await temporarySchemaForTest(
+        testDatabaseUrl!,
+        'tailcam_cli',
+      );
       const dataDir = tempDir('tailcam-cli-');
       expect(await users(['add', 'dora'], { dataDir, databaseUrl, stdin: 'pw\n' })).toMatchObject({
         code: 0,

@@ -15,10 +15,10 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleEntry } from '../test/bundle';
 import { tempDir } from '../test/helpers';
+import { temporarySchemaForTest } from '../test/postgres-schema';
 
 const KILLS = Number(process.env.TAILCAM_HARD_KILLS ?? 4);
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
@@ -190,19 +190,10 @@ describe('a hard kill in the middle of account changes', { timeout: 600_000 }, (
   it.skipIf(testDatabaseUrl === undefined)(
     `loses nothing a command reported, with PostgreSQL (${KILLS} kills)`,
     async () => {
-      const schema = `tailcam_kill_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: testDatabaseUrl });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      onTestFinished(async () => {
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      });
-      const url = new URL(testDatabaseUrl!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      const { databaseUrl } = await temporarySchemaForTest(testDatabaseUrl!, 'tailcam_kill');
       const { reported, checked } = await killLoop({
         DATA_DIR: join(tempDir('tailcam-kill-'), 'data'),
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: databaseUrl,
       });
       console.log(`PostgreSQL: ${KILLS} kills, ${reported} commands, ${checked} checks`);
       expect(checked).toBeGreaterThanOrEqual(KILLS);

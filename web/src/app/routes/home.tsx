@@ -2,6 +2,7 @@ import { LayoutGrid } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
+import { PageHeader } from '@/components/layout/page-header';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
@@ -18,27 +19,25 @@ export function HomeRoute() {
   useDocumentTitle(uiText.home.documentTitle);
   return (
     <>
-      <div className="mb-6 flex flex-wrap items-end justify-between gap-4 sm:mb-8">
-        <div>
-          <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
-            {uiText.home.title}
-          </h1>
-          <p className="mt-1 text-slate-400">{uiText.home.subtitle}</p>
-        </div>
-        <Link
-          to={paths.watchAll.href()}
-          aria-label={uiText.home.watchAllLabel}
-          // Every tile's join starts with the click, as a stream card's does (decision 0057).
-          onClick={(event) => {
-            if (!opensInThisPage(event)) return;
-            for (const stream of BUILT_IN_STREAMS) startEarlySession(stream.id);
-          }}
-          className="inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
-        >
-          <LayoutGrid aria-hidden="true" className="size-4 text-sky-400" />
-          {uiText.home.watchAll}
-        </Link>
-      </div>
+      <PageHeader
+        title={uiText.home.title}
+        subtitle={uiText.home.subtitle}
+        action={
+          <Link
+            to={paths.watchAll.href()}
+            aria-label={uiText.home.watchAllLabel}
+            // Every tile's join starts with the click, as a stream card's does (decision 0057).
+            onClick={(event) => {
+              if (!opensInThisPage(event)) return;
+              for (const stream of BUILT_IN_STREAMS) startEarlySession(stream.id);
+            }}
+            className="inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
+          >
+            <LayoutGrid aria-hidden="true" className="size-4 text-sky-400" />
+            {uiText.home.watchAll}
+          </Link>
+        }
+      />
       <StreamGrid
         streams={BUILT_IN_STREAMS}
         hrefFor={paths.player.href}

@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
-import { FakeMediaStream, stubMedia } from '@/testing/media-stubs';
+import { autoplayRefusal, FakeMediaStream, stubMedia } from '@/testing/media-stubs';
 import { renderApp } from '@/testing/render-app';
 
 let sdk: FakeStageSdk;
@@ -93,6 +93,27 @@ describe('Watch all', () => {
     }
     await user.click(tiles.getByRole('link', { name: 'N954AS: Open player' }));
     expect(screen.getByTestId('location')).toHaveTextContent('/player/N954AS');
+  });
+
+  it('plays a tile the browser refused to autoplay on a click on its notice, and stays on the page', async () => {
+    const { playSpy } = stubMedia(autoplayRefusal);
+    const { user } = renderApp('/watch-all');
+    await waitFor(() => expect(sdk.stages).toHaveLength(2));
+    act(() => {
+      stageOf('N743AS').connect();
+      stageOf('N743AS').addVideoStream(fakeTrack('video'));
+    });
+    const notice = await screen.findByRole('button', { name: uiText.errors.autoplayBlocked });
+
+    playSpy.mockImplementation(() => Promise.resolve());
+    await user.click(notice);
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('button', { name: uiText.errors.autoplayBlocked }),
+      ).not.toBeInTheDocument(),
+    );
+    expect(playSpy).toHaveBeenCalledTimes(2);
+    expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
   });
 
   it('leaves every stage when the viewer leaves the page', async () => {

@@ -2,6 +2,7 @@ import { ArrowLeft } from 'lucide-react';
 import { Link } from 'react-router';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
+import { PageHeader } from '@/components/layout/page-header';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
 import { StreamTile } from '@/features/player/components/stream-tile';
@@ -11,28 +12,26 @@ export function WatchAllRoute() {
   useDocumentTitle(uiText.watchAll.documentTitle);
   return (
     <>
-      <div className="mb-6 flex flex-wrap items-end justify-between gap-4 sm:mb-8">
-        <div>
-          <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
-            {uiText.watchAll.title}
-          </h1>
-          <p className="mt-1 text-slate-400">{uiText.watchAll.subtitle}</p>
-        </div>
-        <Link
-          to={paths.home.href()}
-          className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-        >
-          <ArrowLeft aria-hidden="true" className="size-4" />
-          {uiText.player.back}
-        </Link>
-      </div>
+      <PageHeader
+        title={uiText.watchAll.title}
+        subtitle={uiText.watchAll.subtitle}
+        action={
+          <Link
+            to={paths.home.href()}
+            className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+          >
+            <ArrowLeft aria-hidden="true" className="size-4" />
+            {uiText.player.back}
+          </Link>
+        }
+      />
       <ul
         className="grid grid-cols-1 gap-6 md:grid-cols-2 lg:grid-cols-3"
         aria-label={uiText.watchAll.tileList}
       >
         {BUILT_IN_STREAMS.map((stream) => (
           <li key={stream.id}>
-            <StreamTile key={stream.id} streamId={stream.id} href={paths.player.href(stream.id)} />
+            <StreamTile streamId={stream.id} href={paths.player.href(stream.id)} />
           </li>
         ))}
       </ul>

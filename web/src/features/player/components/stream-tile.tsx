@@ -20,7 +20,10 @@ interface StreamTileProps {
  */
 export function StreamTile({ streamId, href }: StreamTileProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
-  const { state, videoStream, autoplayBlocked, retry } = useStageSession(streamId, videoRef);
+  const { state, videoStream, autoplayBlocked, retry, resumePlayback } = useStageSession(
+    streamId,
+    videoRef,
+  );
   const figures = usePlaybackStats(videoRef, videoStream);
   const connected = state.status === 'connected';
   // Overlays sit above the stretched link: they say what is wrong, and one has a button.
@@ -40,7 +43,15 @@ export function StreamTile({ streamId, href }: StreamTileProps) {
         />
         {overlay && <div className="absolute inset-0 z-10">{overlay}</div>}
         {connected && !state.waitingForVideo && autoplayBlocked && (
-          <AutoplayBlockedNotice message={uiText.errors.autoplayBlocked} />
+          // Above the stretched link: the click the notice asks for plays the video here.
+          <button
+            type="button"
+            onClick={resumePlayback}
+            aria-label={uiText.errors.autoplayBlocked}
+            className="absolute inset-0 z-10 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none focus-visible:ring-inset"
+          >
+            <AutoplayBlockedNotice message={uiText.errors.autoplayBlocked} />
+          </button>
         )}
         {connected && figures && (
           <div className="pointer-events-none absolute top-2 right-2 z-10">

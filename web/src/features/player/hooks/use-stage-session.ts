@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject } from 'react';
 import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
-import { createPlayerSession, PlayerVideo } from '../lib/player-session';
+import { createPlayerSession } from '../lib/player-session';
 import type { StageStream } from '../lib/stage-sdk';
 import type { StageSession } from '../lib/stage-session';
 import {
@@ -50,7 +50,8 @@ export function useStageSession(
     let mounted = true;
     // The session the click on a stream card started (early-stage-sessions.ts), else a new one.
     const session = earlySessions?.take(stageId) ?? createPlayerSession(stageId, prefetcher);
-    const player = new PlayerVideo(session, {
+    // From now on the session's video goes here, the video it shows already at once.
+    session.showIn({
       onVideoTrack: (track, stream) => {
         const video = videoRef.current;
         if (!video) return;
@@ -64,7 +65,10 @@ export function useStageSession(
         if (mounted) setVideoStream(undefined);
       },
     });
-    setSession(player.session);
+    // The session is made here, not during render (see above), and the page subscribes to it
+    // through this state: setting it in the effect is the point, once per mount.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    setSession(session);
     session.start();
     return () => {
       mounted = false;

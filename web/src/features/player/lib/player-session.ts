@@ -2,7 +2,7 @@ import { getParticipantToken } from '../api/get-participant-token';
 import { getClientId } from './client-id';
 import { firstFetchUsing, type ParticipantTokenPrefetcher } from './participant-token-prefetch';
 import { getStageSdk } from './stage-sdk';
-import { StageSession, type VideoView } from './stage-session';
+import { StageSession } from './stage-session';
 
 /**
  * A player's session with `stageId`, not started: its first join takes a token fetched ahead
@@ -19,18 +19,4 @@ export function createPlayerSession(
       getParticipantToken({ stageId: id, clientId: getClientId() }, signal),
     ),
   });
-}
-
-/**
- * A player's hold on its session: made when the player mounts, for a session new or started by
- * the click (early-stage-sessions.ts); from then on the session's video goes to `view`, the
- * video it shows already at once.
- */
-export class PlayerVideo {
-  constructor(
-    readonly session: StageSession,
-    view: VideoView,
-  ) {
-    session.showIn(view);
-  }
 }
