@@ -2,9 +2,9 @@
 // and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
 // environment or .env), the local stage process and the camera process, which publishes the
 // synthetic cameras to the stage over WHIP. Prints the URL and the demo login once a first
-// viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. The stage
-// and the camera process are each restarted (with backoff) if they die; the API keeps serving
-// meanwhile and viewers reconnect by themselves. If the API dies, everything stops. With
+// viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. Each child
+// (the API too) is restarted with backoff if it dies, and the log says so; the others keep serving
+// meanwhile and viewers reconnect by themselves. With
 // STAGE_PROVIDER=ivs the API runs alone. See docs/decisions/0023-local-stage-process-model.md and
 // docs/decisions/0054-cameras-publish-over-whip.md. Plain Node: its one import of the repo's own is
 // the backoff policy every retry loop of the repo shares (plain JavaScript for that reason).
@@ -53,108 +53,84 @@ let demoViewer;
 /** 'local' or 'ivs', as the API reports it once its configuration is valid. */
 let stageProvider;
 
-// ---- The stage: restarted with backoff when it dies. ----
+// ---- Every child (the API, the stage, the camera process): restarted with backoff when it
+// dies, on counters of its own. A child that exits 2 refused its configuration: everything stops.
+// One that keeps failing before Tailcam was ever ready stops everything too. ----
+
+/**
+ * Starts `entry` and keeps it running. `onExit(code, signal)` may return 'done' (the child has
+ * nothing more to do: not started again) or 'stop' (the whole run stops).
+ */
+function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () => undefined }) {
+  const state = { child: undefined, starts: 0, failuresInARow: 0, startedAt: 0, timer: undefined };
+  const start = () => {
+    state.starts += 1;
+    state.startedAt = Date.now();
+    const child = spawn(process.execPath, [entry], { cwd: root, env, stdio });
+    state.child = child;
+    onStart(child);
+    child.on('error', (error) => log(`could not start ${name}: ${error.message}`));
+    child.on('exit', (code, signal) => {
+      if (state.child === child) state.child = undefined;
+      if (stopping) return;
+      const verdict = onExit(code, signal);
+      if (verdict === 'done') return;
+      if (verdict === 'stop') return void shutdown(code ?? 1);
+      if (code === CONFIG_ERROR_EXIT_CODE) {
+        log(`${name} refused its configuration (see above); stopping.`);
+        return void shutdown(CONFIG_ERROR_EXIT_CODE);
+      }
+      // A child that ran for a while before dying starts a fresh backoff series.
+      state.failuresInARow = Date.now() - state.startedAt > 30_000 ? 1 : state.failuresInARow + 1;
+      if (!printed && state.failuresInARow > 5) {
+        log(`${name} keeps failing at start-up (see above); stopping.`);
+        return void shutdown(1);
+      }
+      const delay = restartPolicy.nextDelayMs(state.failuresInARow) ?? 10_000;
+      // Bounded logging: the first restarts, then one line in ten.
+      if (state.failuresInARow <= 3 || state.failuresInARow % 10 === 0) {
+        const how = signal ? `signal ${signal}` : `code ${code}`;
+        log(`${name} stopped (${how}); restarting in ${delay} ms (restart #${state.starts}).`);
+      }
+      state.timer = setTimeout(() => {
+        state.timer = undefined;
+        if (!stopping) start();
+      }, delay);
+    });
+  };
+  start();
+  return {
+    get child() {
+      return state.child;
+    },
+    cancelRestart: () => clearTimeout(state.timer),
+  };
+}
 
 let stage;
-let stageStarts = 0;
-let stageFailuresInARow = 0;
-let stageRestartTimer;
-let stageStartedAt = 0;
-
-function startStage() {
-  stageStarts += 1;
-  stageStartedAt = Date.now();
-  stage = spawn(process.execPath, [stageEntry], {
-    cwd: root,
-    env: stageEnv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const child = stage;
-  child.on('error', (error) => log(`could not start the stage: ${error.message}`));
-  child.on('exit', (code, signal) => {
-    if (stage === child) stage = undefined;
-    if (stopping) return;
-    if (code === CONFIG_ERROR_EXIT_CODE) {
-      log('the local stage refused its configuration (see above); stopping.');
-      void shutdown(CONFIG_ERROR_EXIT_CODE);
-      return;
-    }
-    // A stage that ran for a while before dying starts a fresh backoff series.
-    stageFailuresInARow = Date.now() - stageStartedAt > 30_000 ? 1 : stageFailuresInARow + 1;
-    if (!printed && stageFailuresInARow > 5) {
-      log('the local stage keeps failing at start-up (see above); stopping.');
-      void shutdown(1);
-      return;
-    }
-    const delay = restartPolicy.nextDelayMs(stageFailuresInARow) ?? 10_000;
-    // Bounded logging: the first restarts, then one line in ten.
-    if (stageFailuresInARow <= 3 || stageFailuresInARow % 10 === 0) {
-      const how = signal ? `signal ${signal}` : `code ${code}`;
-      log(`the local stage stopped (${how}); restarting in ${delay} ms (restart #${stageStarts}).`);
-    }
-    stageRestartTimer = setTimeout(() => {
-      stageRestartTimer = undefined;
-      if (!stopping) startStage();
-    }, delay);
-  });
-}
-
-// ---- The camera process: started after the stage (it retries until the stage answers), and
-// restarted with backoff when it dies, on counters of its own. It exits 0 when it has nothing to
-// publish (STAGE_SYNTHETIC_CAMERAS=none): it is not started again. ----
-
 let cameras;
-let cameraStarts = 0;
-let cameraFailuresInARow = 0;
-let cameraRestartTimer;
-let cameraStartedAt = 0;
 
-function startCameras() {
-  cameraStarts += 1;
-  cameraStartedAt = Date.now();
-  cameras = spawn(process.execPath, [camerasEntry], {
-    cwd: root,
+function startLocalStage() {
+  stage = supervise({
+    name: 'the local stage',
+    entry: stageEntry,
     env: stageEnv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const child = cameras;
-  child.on('error', (error) => log(`could not start the camera process: ${error.message}`));
-  child.on('exit', (code, signal) => {
-    if (cameras === child) cameras = undefined;
-    if (stopping || code === 0) return;
-    if (code === CONFIG_ERROR_EXIT_CODE) {
-      log('the camera process refused its configuration (see above); stopping.');
-      void shutdown(CONFIG_ERROR_EXIT_CODE);
-      return;
-    }
-    cameraFailuresInARow = Date.now() - cameraStartedAt > 30_000 ? 1 : cameraFailuresInARow + 1;
-    if (!printed && cameraFailuresInARow > 5) {
-      log('the camera process keeps failing at start-up (see above); stopping.');
-      void shutdown(1);
-      return;
-    }
-    const delay = restartPolicy.nextDelayMs(cameraFailuresInARow) ?? 10_000;
-    if (cameraFailuresInARow <= 3 || cameraFailuresInARow % 10 === 0) {
-      const how = signal ? `signal ${signal}` : `code ${code}`;
-      log(
-        `the camera process stopped (${how}); restarting in ${delay} ms (restart #${cameraStarts}).`,
-      );
-    }
-    cameraRestartTimer = setTimeout(() => {
-      cameraRestartTimer = undefined;
-      if (!stopping) startCameras();
-    }, delay);
+  // Started after the stage (it retries until the stage answers). It exits 0 when it has nothing
+  // to publish (STAGE_SYNTHETIC_CAMERAS=none): it is not started again.
+  cameras = supervise({
+    name: 'the camera process',
+    entry: camerasEntry,
+    env: stageEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    onExit: (code) => (code === 0 ? 'done' : undefined),
   });
 }
 
-// ---- The API: its exit ends the run. ----
+// ---- The API: restarted like the others (viewers' players reconnect by themselves). ----
 
-const api = spawn(process.execPath, [apiEntry], {
-  cwd: root,
-  env: { ...process.env, LOCAL_STAGE_URL: stageUrl },
-  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-});
-api.on('message', (message) => {
+function onApiMessage(message) {
   if (typeof message !== 'object' || message === null) return;
   if (message.type === 'configured' && stageProvider === undefined) {
     if (message.stageProvider === 'ivs') {
@@ -165,8 +141,7 @@ api.on('message', (message) => {
     } else if (message.stageProvider === 'local') {
       stageProvider = 'local';
       if (isBuilt(stageEntry) && isBuilt(camerasEntry)) {
-        startStage();
-        startCameras();
+        startLocalStage();
       } else {
         void shutdown(1);
       }
@@ -180,16 +155,16 @@ api.on('message', (message) => {
   ) {
     demoViewer = { username: message.username, password: message.password };
   }
-});
-api.on('error', (error) => {
-  log(`could not start the API: ${error.message}`);
-  void shutdown(1);
-});
-api.on('exit', (code, signal) => {
-  if (stopping) return;
-  if (signal === 'SIGINT') return void shutdown(0); // Ctrl-C reached the API first
-  log(`the API stopped (${signal ? `signal ${signal}` : `code ${code}`}); stopping.`);
-  void shutdown(code ?? 1);
+}
+
+const api = supervise({
+  name: 'the API',
+  entry: apiEntry,
+  env: { ...process.env, LOCAL_STAGE_URL: stageUrl },
+  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  onStart: (child) => child.on('message', onApiMessage),
+  // Ctrl-C reached the API first: the person stopped Tailcam.
+  onExit: (_code, signal) => (signal === 'SIGINT' ? 'stop' : undefined),
 });
 
 // ---- Ready: the API answers and, with a local stage, a join would succeed through it. ----
@@ -270,9 +245,8 @@ function stopChild(child) {
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  clearTimeout(stageRestartTimer);
-  clearTimeout(cameraRestartTimer);
-  await Promise.all([stopChild(api), stopChild(stage), stopChild(cameras)]);
+  for (const supervised of [api, stage, cameras]) supervised?.cancelRestart();
+  await Promise.all([api, stage, cameras].map((supervised) => stopChild(supervised?.child)));
   process.exit(code);
 }
 

@@ -220,19 +220,41 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
   });
 
-  it('says how to reset the demo login when the API sends none, and stops when the API dies', async () => {
-    const run = startScript({ STAGE_PORT: String(await freePort()) });
+  it('says how to reset the demo login when the API sends none, and restarts a dead API while the stage keeps running', async () => {
+    const apiPort = await freePort();
+    const run = startScript({ STAGE_PORT: String(await freePort()), PORT: String(apiPort) });
     await run.waitForOutput(/npm run users -- passwd demo/);
-    const [api] = childrenOf(run.child.pid ?? 0).filter((pid) =>
-      spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout.includes(
-        'fake-api',
-      ),
-    );
-    const children = childrenOf(run.child.pid ?? 0);
+    const apiNamed = () => childNamed(run.child.pid ?? 0, 'fake-api');
+    const api = apiNamed();
+    const stagePid = childNamed(run.child.pid ?? 0, 'stage.mjs');
+    expect(api).toBeGreaterThan(0);
     process.kill(api ?? 0, 'SIGKILL');
-    await new Promise((resolve) => run.child.once('exit', resolve));
-    expect(run.output()).toMatch(/the API stopped/);
+    await run.waitForOutput(
+      /the API stopped \(signal SIGKILL\); restarting in \d+ ms \(restart #1\)/,
+    );
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${apiPort}/api/health`).then(
+            (response) => response.ok,
+            () => false,
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    expect(apiNamed()).not.toBe(api);
+    expect(childNamed(run.child.pid ?? 0, 'stage.mjs')).toBe(stagePid);
+    const children = childrenOf(run.child.pid ?? 0);
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
     expect(children.filter(isAlive)).toEqual([]);
+  });
+
+  it('stops when the API refuses its configuration, without restarting it', async () => {
+    const run = startScript({ STAGE_PORT: String(await freePort()), FAKE_API_EXIT_CODE: '2' });
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(2);
+    expect(run.output()).toContain('the API refused its configuration (see above); stopping.');
+    expect(run.output()).not.toMatch(/restarting/);
   });
 
   it('with STAGE_PROVIDER=ivs starts the API alone, says so, and offers no demo login', async () => {

@@ -26,6 +26,7 @@ import {
   whipRateLimit,
   type RateLimitStore,
 } from './http/rate-limit';
+import { registerRequestGuard } from './http/request-guard';
 import { RequestLogController } from './http/request-log';
 import {
   contentSecurityPolicy,
@@ -162,6 +163,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     return reply.code(404).type('text/plain; charset=utf-8').send('Not found\n');
   });
 
+  registerRequestGuard(app, securityHeaders);
   registerSecurityHeaders(app, securityHeaders);
   registerShutdownAnswer(app);
 

@@ -122,7 +122,8 @@ describe('server process', () => {
       STAGE_PROVIDER: 'ivs',
       PORT: 'http',
     });
-    expect(await exited(child)).toBe(1);
+    // 2: `npm start` does not restart an API whose configuration is wrong.
+    expect(await exited(child)).toBe(2);
     expect(output()).toContain('Invalid configuration:');
     expect(output()).toContain('  - PORT: must be a whole number between 0 and 65535');
     expect(output()).toContain('  - AWS_REGION: required with STAGE_PROVIDER=ivs');

@@ -24,10 +24,12 @@ import { sessionEnder, type StageProvider } from './providers/stage-provider';
 import { loadAuthSecret, loadStageTokenSecret } from './secrets';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** `npm start` (scripts/start.mjs) restarts an API that exits otherwise, but not this one. */
+const WILL_NOT_START_EXIT_CODE = 2;
 
-function fail(message: string): never {
+function fail(message: string, exitCode = 1): never {
   console.error(`[tailcam server] ${message}`);
-  process.exit(1);
+  process.exit(exitCode);
 }
 
 async function createStageProvider(config: Config): Promise<StageProvider> {
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
     exportAwsVariables(env);
     config = parseConfig(env, repoRoot);
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError) fail(error.message, WILL_NOT_START_EXIT_CODE);
     throw error;
   }
   // The orchestrator (scripts/start.mjs) starts the local stage only for an API that needs one.
@@ -80,7 +82,10 @@ async function main(): Promise<void> {
     store = config.databaseUrl === undefined ? withUserCache(opened) : opened;
   } catch (error) {
     if (error instanceof DataDirBusyError) {
-      fail(`${error.message}. Is Tailcam already running? Stop it first, or set another DATA_DIR.`);
+      fail(
+        `${error.message}. Is Tailcam already running? Stop it first, or set another DATA_DIR.`,
+        WILL_NOT_START_EXIT_CODE,
+      );
     }
     logger.fatal({ err: error }, 'cannot open the user database');
     fail('Cannot open the user database; see the log above.');

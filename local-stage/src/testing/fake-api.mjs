@@ -3,6 +3,9 @@
 import http from 'node:http';
 import net from 'node:net';
 
+// As the API does when its configuration is wrong.
+if (process.env.FAKE_API_EXIT_CODE) process.exit(Number(process.env.FAKE_API_EXIT_CODE));
+
 process.send?.({
   type: 'configured',
   stageProvider: process.env.STAGE_PROVIDER === 'ivs' ? 'ivs' : 'local',

@@ -31,19 +31,29 @@ function isFastifyRequest(value: object): value is FastifyRequest {
   return 'raw' in value && 'routeOptions' in value;
 }
 
+/** Reads one field of a request; a request whose socket is gone (destroyed, hijacked) has none. */
+function field<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What a log record shows of a request (its `req` field): Fastify's fields with the query redacted.
- * Anything else logged as `req` is shown as it is, but for its URL's query.
+ * Anything else logged as `req` is shown as it is, but for its URL's query. It never throws: it
+ * runs in listeners (a response's `finish`) where a throw would end the process.
  */
 export function serializeRequest(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (isFastifyRequest(value)) {
     return {
-      method: value.method,
-      url: redactQuery(value.url),
-      host: value.host,
-      remoteAddress: value.ip,
-      remotePort: value.socket.remotePort,
+      method: field(() => value.method),
+      url: field(() => redactQuery(value.url)),
+      host: field(() => value.host),
+      remoteAddress: field(() => value.ip),
+      remotePort: field(() => value.raw.socket?.remotePort),
     };
   }
   if ('url' in value && typeof value.url === 'string') {

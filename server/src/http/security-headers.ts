@@ -51,7 +51,7 @@ export const WHEP_PREFIX = '/stage/whep';
  * Whether the request was routed to the WHIP or WHEP endpoint (by its route, so an encoded path
  * counts).
  */
-function isWhipRequest(request: FastifyRequest): boolean {
+export function isWhipOrWhepRequest(request: FastifyRequest): boolean {
   // A request that failed before routing (a URL that does not decode) has no route options.
   const route = (request.routeOptions as FastifyRequest['routeOptions'] | undefined)?.url;
   return [WHIP_PREFIX, WHEP_PREFIX].some(
@@ -95,7 +95,7 @@ export function createSecurityHeaders(options: {
       reply.header('x-request-id', request.id);
       // API answers carry tokens and account state: no browser or proxy may keep a copy.
       if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
-      if (isWhipRequest(request)) {
+      if (isWhipOrWhepRequest(request)) {
         if (!reply.hasHeader('access-control-allow-origin')) reply.headers(WHIP_OWN_ANSWER_CORS);
         return;
       }
@@ -117,7 +117,11 @@ export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityH
   app.addHook('onRequest', async (request, reply) => {
     const preflight =
       request.method === 'OPTIONS' && request.headers['access-control-request-method'];
-    if (!preflight || isWhipRequest(request) || !headers.allowsOrigin(request.headers.origin)) {
+    if (
+      !preflight ||
+      isWhipOrWhepRequest(request) ||
+      !headers.allowsOrigin(request.headers.origin)
+    ) {
       return;
     }
     await reply

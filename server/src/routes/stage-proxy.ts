@@ -1,6 +1,7 @@
 /**
- * The local stage behind this origin: HTTP requests under /stage/ go unchanged (prefix kept) to
- * LOCAL_STAGE_URL, so the browser needs one origin, one CSP 'self', no CORS. The signalling
+ * The local stage behind this origin, so the browser needs one origin, one CSP 'self', no CORS:
+ * `GET`/`HEAD /stage/health` and the WHIP and WHEP doors go unchanged (prefix kept) to
+ * LOCAL_STAGE_URL; every other path under /stage/ is the API's 404. The signalling
  * socket (`/stage/events`) goes through the stage edge (../stage-edge/stage-edge.ts), which keeps
  * the door's limits. When the stage is down, HTTP requests answer a JSON 502/503 and the API
  * keeps serving.
@@ -24,6 +25,9 @@ import { registerStageEdge } from '../stage-edge/stage-edge';
 import { STAGE_UNREACHABLE } from '../stage-edge/stage-relay';
 
 export { STAGE_UNREACHABLE };
+
+/** The one path outside WHIP and WHEP that is passed to the stage, for GET and HEAD only. */
+export const STAGE_HEALTH_PATH = '/stage/health';
 
 /** As the stage's own limit: an SDP offer is a few kilobytes. */
 export const MAX_WHIP_BODY_BYTES = 64 * 1024;
@@ -56,10 +60,14 @@ export async function registerStageProxy(
   },
 ): Promise<void> {
   registerStageEdge(app, options);
+  // Outside WHIP, WHEP and the socket, the browser needs the stage's health and nothing else: no
+  // other path or method is passed on (a body passed to an error answer once ended the API).
   await app.register(fastifyHttpProxy, {
     upstream: options.upstream,
-    prefix: '/stage',
-    rewritePrefix: '/stage',
+    prefix: STAGE_HEALTH_PATH,
+    rewritePrefix: STAGE_HEALTH_PATH,
+    routes: [''],
+    httpMethods: ['GET', 'HEAD'],
     // Its own two info lines per proxied request (health polls included) would add to the
     // request line every request already has (http/request-log.ts).
     disableRequestLogging: true,

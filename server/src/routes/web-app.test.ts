@@ -203,19 +203,21 @@ function firstWebSocketMessage(base: string, path: string): Promise<string> {
 }
 
 describe('local stage proxy', () => {
-  it('forwards HTTP requests under /stage/ unchanged, prefix kept', async () => {
+  it('forwards WHIP and WHEP requests unchanged, prefix kept, and nothing else under /stage/ but its health', async () => {
     const upstream = await fakeStage();
     const base = testConfig();
     const { app } = await build({ config: { localStage: { ...base.localStage, url: upstream } } });
     const response = await app.inject({
       method: 'POST',
-      url: '/stage/echo?x=1',
+      url: '/stage/whep/N743AS?x=1',
       headers: { 'content-type': 'application/sdp' },
       payload: 'v=0\r\n',
     });
     expect(response.statusCode).toBe(201);
     expect(response.headers.location).toBe('/stage/echo/p-1');
-    expect(response.body).toBe('POST /stage/echo?x=1 application/sdp v=0\r\n');
+    expect(response.body).toBe('POST /stage/whep/N743AS?x=1 application/sdp v=0\r\n');
+    const elsewhere = await app.inject({ method: 'POST', url: '/stage/echo', payload: 'v=0' });
+    expect(elsewhere.statusCode).toBe(404);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     // SDP offers are bigger than the API's 4 KiB body limit; the WHIP door passes them untouched.
     const offer = `v=0\r\n${'a=candidate:1 1 udp 2122260223 192.0.2.1 50000 typ host\r\n'.repeat(400)}`;
