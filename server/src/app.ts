@@ -22,6 +22,7 @@ import {
   createMemoryRateLimitStore,
   createRateLimiter,
   tokenRateLimit,
+  trickleRateLimit,
   whepRateLimit,
   whipRateLimit,
   type RateLimitStore,
@@ -60,6 +61,7 @@ export type AppConfig = Pick<
   | 'tokenRateLimitPerMinute'
   | 'whipRateLimitPerMinute'
   | 'whepRateLimitPerMinute'
+  | 'trickleRateLimitPerMinute'
   | 'requestTimeoutMs'
 >;
 
@@ -208,6 +210,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       rateLimiter,
       whipRateLimit: whipRateLimit(config.whipRateLimitPerMinute),
       whepRateLimit: whepRateLimit(config.whepRateLimitPerMinute),
+      trickleRateLimit: trickleRateLimit(config.trickleRateLimitPerMinute),
     });
   }
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });

@@ -222,6 +222,7 @@ const variables = {
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHEP_RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000),
+  TRICKLE_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: corsOrigins,
   IVS_STAGE_ARNS: stageArns,
@@ -321,6 +322,8 @@ export interface Config {
   whipRateLimitPerMinute: number;
   /** WHEP offers one address may make a minute (`POST /stage/whep/...`, local stage). */
   whepRateLimitPerMinute: number;
+  /** Trickle PATCHes one address may send a minute, WHIP and WHEP together (local stage). */
+  trickleRateLimitPerMinute: number;
 }
 
 const fromRoot = (repoRoot: string, path: string) =>
@@ -375,6 +378,7 @@ function configSchema(repoRoot: string) {
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
+      trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,
     }));
 }
 

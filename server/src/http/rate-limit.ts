@@ -76,6 +76,15 @@ export function whipRateLimit(perMinute: number): RateLimitRule {
   return { name: 'whip-address', max: perMinute, windowMs: 60_000 };
 }
 
+/**
+ * Trickle ICE PATCHes (`TRICKLE_RATE_LIMIT_PER_MINUTE`) per address, WHIP and WHEP together: a
+ * client sends one per candidate or a few per session, so a player or an encoder reconnecting
+ * stays far below it; the stage also bounds the PATCHes of each session.
+ */
+export function trickleRateLimit(perMinute: number): RateLimitRule {
+  return { name: 'trickle-address', max: perMinute, windowMs: 60_000 };
+}
+
 /** WHEP offers (players' POSTs under /stage/whep/) per address, as for WHIP. */
 export function whepRateLimit(perMinute: number): RateLimitRule {
   return { name: 'whep-address', max: perMinute, windowMs: 60_000 };

@@ -58,3 +58,31 @@ describe.each([
     expect(stage.received).toHaveLength(perMinute + 1);
   });
 });
+
+describe('a flood of trickle PATCHes from one address, default limits', () => {
+  it('passes 300 a minute to the stage, WHIP and WHEP together, refuses the rest early, and lets another address in', async () => {
+    const stage = await startStandInStage((_request, response) => response.writeHead(204).end());
+    const base = testConfig();
+    const { app } = await build({
+      config: { localStage: { ...base.localStage, url: stage.url } },
+    });
+    expect(base.trickleRateLimitPerMinute).toBe(300);
+    const patch = (door: string, remoteAddress: string) =>
+      app.inject({
+        method: 'PATCH',
+        url: `/stage/${door}/N743AS/session-1`,
+        headers: { 'content-type': 'application/trickle-ice-sdpfrag', authorization: 'Bearer x' },
+        payload: 'a=candidate:1 1 udp 2122260223 192.0.2.1 50000 typ host\r\n',
+        remoteAddress,
+      });
+    const statuses = new Map<number, number>();
+    for (let sent = 0; sent < 3_000; sent += 1) {
+      const { statusCode, headers } = await patch(sent % 2 === 0 ? 'whip' : 'whep', '203.0.113.66');
+      statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
+      if (statusCode === 429) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 204: 300, 429: 2_700 });
+    expect(stage.received).toHaveLength(300);
+    expect((await patch('whep', '198.51.100.20')).statusCode).toBe(204);
+  });
+});

@@ -8,8 +8,8 @@
  *
  * The stage's WHIP endpoint (`/stage/whip/...`, docs/product.md#whip) has a door of its own: its
  * bodies are SDP, passed raw whatever their type (the stage judges the type) and refused over
- * 64 KiB before a byte reaches the stage; offers are rate-limited per address here, since the
- * stage sees only this server's address; and its answers keep the stage's own headers
+ * 64 KiB before a byte reaches the stage; offers and trickle PATCHes are rate-limited per address
+ * here, since the stage sees only this server's address; and its answers keep the stage's own headers
  * (`Location`, `ETag`, `Link`, `WWW-Authenticate`, its CORS), CORS_ORIGINS not applying there
  * (http/security-headers.ts).
  */
@@ -57,6 +57,8 @@ export async function registerStageProxy(
     whipRateLimit: RateLimitRule;
     /** WHEP offers (POSTs under /stage/whep/) per address. */
     whepRateLimit: RateLimitRule;
+    /** Trickle PATCHes under either door per address. */
+    trickleRateLimit: RateLimitRule;
   },
 ): Promise<void> {
   registerStageEdge(app, options);
@@ -91,13 +93,19 @@ export async function registerStageProxy(
         },
       );
       scope.addHook('onRequest', async (request) => {
-        if (request.method !== 'POST') return;
-        const verdict = await options.rateLimiter.check(door.rule, addressKey(request.ip));
+        const limited =
+          request.method === 'POST'
+            ? { rule: door.rule, what: `${door.what} offers` }
+            : request.method === 'PATCH'
+              ? { rule: options.trickleRateLimit, what: 'ICE candidate updates' }
+              : undefined;
+        if (limited === undefined) return;
+        const verdict = await options.rateLimiter.check(limited.rule, addressKey(request.ip));
         if (verdict.allowed) return;
-        request.log.warn({ rule: door.rule.name }, `${door.what} rate limit reached`);
+        request.log.warn({ rule: limited.rule.name }, `${door.what} rate limit reached`);
         throw new HttpError(
           429,
-          `Too many ${door.what} offers from this address; try again in ${verdict.retryAfterSeconds} seconds`,
+          `Too many ${limited.what} from this address; try again in ${verdict.retryAfterSeconds} seconds`,
           { 'retry-after': String(verdict.retryAfterSeconds) },
         );
       });

@@ -98,6 +98,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     tokenRateLimitPerMinute: 30,
     whipRateLimitPerMinute: 30,
     whepRateLimitPerMinute: 60,
+    trickleRateLimitPerMinute: 300,
     requestTimeoutMs: 10_000,
     ...overrides,
   };
