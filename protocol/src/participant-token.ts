@@ -15,6 +15,13 @@ export const PARTICIPANT_TOKEN_ALGORITHM = 'HS256';
 /** Distinguishes participant tokens from any other token signed by the same deployment. */
 export const PARTICIPANT_TOKEN_AUDIENCE = 'tailcam-local-stage';
 
+/**
+ * Where a token's holder connects: an absolute URL, or a path on the origin the token came from
+ * (`/stage/events`), as the API issues them when PUBLIC_URL is unset, so that no request's Host
+ * header chooses where a browser connects.
+ */
+const stageEndpoint = z.union([z.url(), z.string().regex(/^\/(?!\/)[^\s\\]*$/)]);
+
 export const participantTokenClaimsSchema = z.object({
   jti: z.string().min(1),
   topic: z.string().min(1),
@@ -25,8 +32,8 @@ export const participantTokenClaimsSchema = z.object({
     allow_subscribe: z.boolean(),
   }),
   attributes: z.record(z.string(), z.string()),
-  events_url: z.url(),
-  whip_url: z.url(),
+  events_url: stageEndpoint,
+  whip_url: stageEndpoint,
   iat: z.number().int(),
   exp: z.number().int(),
 });
@@ -47,7 +54,10 @@ export interface IssueParticipantTokenInput {
   userId: string;
   attributes: Record<string, string>;
   capabilities: { publish: boolean; subscribe: boolean };
-  /** Base URL the browser reaches the local stage at, e.g. `http://127.0.0.1:8080/stage`. */
+  /**
+   * Base URL the browser reaches the local stage at, e.g. `http://127.0.0.1:8080/stage`, or a path
+   * (`/stage`) on the origin the token is fetched from.
+   */
   stageBaseUrl: string;
   ttlSeconds: number;
   now?: Date;
@@ -65,10 +75,16 @@ export function localStageEndpoints(
   stageBaseUrl: string,
   stageId: string,
 ): { eventsUrl: string; whipUrl: string } {
-  const base = new URL(stageBaseUrl.endsWith('/') ? stageBaseUrl : `${stageBaseUrl}/`);
+  const relative = stageBaseUrl.startsWith('/');
+  // A path is resolved on a placeholder origin and given back as a path.
+  const base = new URL(
+    stageBaseUrl.endsWith('/') ? stageBaseUrl : `${stageBaseUrl}/`,
+    relative ? 'http://origin.invalid' : undefined,
+  );
   const events = new URL('events', base);
-  events.protocol = events.protocol === 'https:' ? 'wss:' : 'ws:';
   const whip = new URL(`whip/${encodeURIComponent(stageId)}`, base);
+  if (relative) return { eventsUrl: events.pathname, whipUrl: whip.pathname };
+  events.protocol = events.protocol === 'https:' ? 'wss:' : 'ws:';
   return { eventsUrl: events.toString(), whipUrl: whip.toString() };
 }
 

@@ -191,7 +191,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     store,
     loginTokens,
     stageProvider: deps.stageProvider,
-    publicUrl: config.publicUrl,
     rateLimiter,
     rateLimit: tokenRateLimit(config.tokenRateLimitPerMinute),
   });

@@ -439,6 +439,8 @@ export interface PublishTokenConfig {
   publicOrigin: string;
   /** Whether PUBLIC_URL was set (the fallback names this machine only). */
   publicUrlSet: boolean;
+  /** HOST, the address the server listens on. */
+  host: string;
 }
 
 export function parsePublishTokenConfig(env: Env, repoRoot: string): PublishTokenConfig {
@@ -449,6 +451,7 @@ export function parsePublishTokenConfig(env: Env, repoRoot: string): PublishToke
       STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
       PUBLIC_URL: variables.PUBLIC_URL,
       PORT: variables.PORT,
+      HOST: variables.HOST,
     })
     .transform((vars): PublishTokenConfig => ({
       stageProvider: vars.STAGE_PROVIDER,
@@ -456,6 +459,7 @@ export function parsePublishTokenConfig(env: Env, repoRoot: string): PublishToke
       localStage: { tokenSecret: vars.STAGE_TOKEN_SECRET },
       publicOrigin: vars.PUBLIC_URL?.replace(/\/$/, '') ?? `http://localhost:${vars.PORT}`,
       publicUrlSet: vars.PUBLIC_URL !== undefined,
+      host: vars.HOST,
     }));
   return parseOrThrow(schema, env);
 }

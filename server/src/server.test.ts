@@ -95,27 +95,6 @@ describe('server process', () => {
     expect(await exited(child)).toBe(0);
   });
 
-  it('warns at start, once, when it listens beyond loopback with the local stage and no PUBLIC_URL', async () => {
-    const { child, messages, output } = start({
-      DATA_DIR: join(tempDir('tailcam-server-'), 'data'),
-      HOST: '0.0.0.0',
-      LOG_FORMAT: 'json',
-    });
-    await expect
-      .poll(() => messages.map((message) => message.type), { timeout: 45_000 })
-      .toContain('listening');
-    const warnings = output()
-      .split('\n')
-      .filter((line) => line.includes('PUBLIC_URL is unset'));
-    expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!)).toMatchObject({
-      level: 40,
-      msg: expect.stringContaining('listens on 0.0.0.0'),
-    });
-    child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
-  });
-
   it('refuses to start with a readable list of what is wrong in the configuration', async () => {
     const { child, output } = start({
       DATA_DIR: tempDir(),

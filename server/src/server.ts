@@ -15,7 +15,6 @@ import type { SqlClient } from './db/sql-client';
 import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
 import { exportAwsVariables, readEnv } from './env';
-import { publicUrlWarning } from './http/public-url';
 import { createLogger } from './logger';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
@@ -176,8 +175,6 @@ async function main(): Promise<void> {
     { url, stageProvider: config.stageProvider, rateLimitStore: config.rateLimitStore },
     'Tailcam API listening',
   );
-  const warning = publicUrlWarning(config);
-  if (warning !== undefined) logger.warn({ host: config.host }, warning);
   if (demoViewer !== undefined) announceDemoViewer(demoViewer);
   process.send?.({ type: 'listening', url });
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseStageMessage } from './messages';
 import { parseStageToken } from './token';
 
@@ -77,6 +77,22 @@ describe('participant token in the SDK', () => {
       canPublish: false,
       expiresAtMs: 2_000_000_000_000,
     });
+  });
+
+  it("resolves a token's paths on the page's origin: the API names the stage by configuration only", () => {
+    vi.stubGlobal('location', new URL('https://tailcam.example/watch/N743AS'));
+    onTestFinished(() => void vi.unstubAllGlobals());
+    const relative = { ...claims, events_url: '/stage/events', whip_url: '/stage/whip/N743AS' };
+    expect(parseStageToken(`${encode({})}.${encode(relative)}.c2ln`)).toMatchObject({
+      eventsUrl: 'wss://tailcam.example/stage/events',
+      whipUrl: 'https://tailcam.example/stage/whip/N743AS',
+    });
+    for (const events_url of ['//evil.example/stage/events', 'stage/events', 'https://x/']) {
+      expect(
+        () => parseStageToken(`${encode({})}.${encode({ ...relative, events_url })}.c2ln`),
+        events_url,
+      ).toThrow('[JOIN_ERROR] Token is malformed');
+    }
   });
 
   it("refuses what is not a stage token with '[JOIN_ERROR] Token is malformed'", () => {

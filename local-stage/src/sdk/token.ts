@@ -29,13 +29,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isWebSocketUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
+/**
+ * A token's endpoint as an absolute URL: as it is, or, for a path (`/stage/events`: the API names
+ * the stage by configuration only, and without PUBLIC_URL that is a path on its own origin),
+ * resolved on the page's origin, with `ws:`/`wss:` for the socket. Undefined when it is neither.
+ */
+function endpointUrl(value: unknown, kind: 'socket' | 'http'): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const isPath = value.startsWith('/') && !value.startsWith('//');
   try {
+    if (isPath) {
+      if (typeof location === 'undefined') return undefined;
+      const url = new URL(value, location.href);
+      if (kind === 'socket') url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+      return url.toString();
+    }
     const url = new URL(value);
-    return url.protocol === 'ws:' || url.protocol === 'wss:';
+    const protocols = kind === 'socket' ? ['ws:', 'wss:'] : ['http:', 'https:'];
+    return protocols.includes(url.protocol) ? url.toString() : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -55,7 +68,8 @@ export function parseStageToken(token: unknown): StageTokenClaims {
   }
   if (!isRecord(claims)) throw malformed();
   const { jti, topic, user_id, attributes, capabilities, events_url, whip_url, exp } = claims;
-  if (typeof jti !== 'string' || typeof topic !== 'string' || !isWebSocketUrl(events_url)) {
+  const eventsUrl = endpointUrl(events_url, 'socket');
+  if (typeof jti !== 'string' || typeof topic !== 'string' || eventsUrl === undefined) {
     throw malformed();
   }
   const stringAttributes: Record<string, string> = {};
@@ -69,8 +83,8 @@ export function parseStageToken(token: unknown): StageTokenClaims {
     stageId: topic,
     userId: typeof user_id === 'string' ? user_id : '',
     attributes: stringAttributes,
-    eventsUrl: events_url,
-    whipUrl: typeof whip_url === 'string' ? whip_url : '',
+    eventsUrl,
+    whipUrl: endpointUrl(whip_url, 'http') ?? '',
     canSubscribe: isRecord(capabilities) && capabilities.allow_subscribe === true,
     canPublish: isRecord(capabilities) && capabilities.allow_publish === true,
     expiresAtMs: typeof exp === 'number' ? exp * 1000 : undefined,

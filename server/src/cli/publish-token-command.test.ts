@@ -146,6 +146,39 @@ describe('npm run publish-token with the local stage', () => {
     );
   });
 
+  it.each(['0.0.0.0', '::', '192.168.1.20', 'tailcam.internal'])(
+    'needs PUBLIC_URL when HOST is %s, not loopback, and says so (both commands)',
+    async (host) => {
+      for (const command of [runPublishTokenCommand, runSubscribeTokenCommand]) {
+        const out: string[] = [];
+        const err: string[] = [];
+        const code = await command(['N743AS'], {
+          env: {
+            DATA_DIR: tempDir('tailcam-publish-'),
+            STAGE_TOKEN_SECRET: STAGE_SECRET,
+            HOST: host,
+          },
+          repoRoot,
+          now: () => NOW,
+          out: (text) => out.push(text),
+          err: (text) => err.push(text),
+        });
+        expect(code).toBe(1);
+        expect(out).toEqual([]);
+        expect(err.join('\n')).toContain(
+          `PUBLIC_URL is required: the server listens on ${host}, beyond this machine, and the token must name the address`,
+        );
+      }
+      const { out, run } = setup({
+        STAGE_TOKEN_SECRET: STAGE_SECRET,
+        HOST: host,
+        PUBLIC_URL: 'https://tailcam.example',
+      });
+      expect(await run('N743AS')).toBe(0);
+      expect(line(out, 'WHIP_URL')).toBe('https://tailcam.example/stage/whip/N743AS');
+    },
+  );
+
   it('names a bad variable and exits 1', async () => {
     const { out, err, run } = setup({ STAGE_TOKEN_SECRET: 'short' });
     expect(await run('N743AS')).toBe(1);

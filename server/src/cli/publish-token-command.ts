@@ -18,6 +18,7 @@ import {
 } from '@tailcam/protocol/participant-token';
 import { STREAM_IDS, isStreamId } from '@tailcam/protocol/streams';
 import { ConfigError, parsePublishTokenConfig, type PublishTokenConfig } from '../config';
+import { isLoopbackHost } from '../http/public-url';
 import { runIvsCli, type IvsCliIo } from '../ivs/ivs-cli';
 import { DEFAULT_PUBLISH_TOKEN_MINUTES, MAX_TOKEN_MINUTES } from '../ivs/stages';
 import { loadStageTokenSecret } from '../secrets';
@@ -212,6 +213,14 @@ async function runTokenCommand(
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.err(error.message);
+    return 1;
+  }
+  if (config.stageProvider === 'local' && !config.publicUrlSet && !isLoopbackHost(config.host)) {
+    // Served beyond this machine, the token's URL must be the one its holder reaches: only the
+    // configuration knows it (the server never takes it from a request's Host header).
+    io.err(
+      `PUBLIC_URL is required: the server listens on ${config.host}, beyond this machine, and the token must name the address ${kind.holder} reaches it at (e.g. PUBLIC_URL=https://tailcam.example).`,
+    );
     return 1;
   }
   if (config.stageProvider === 'ivs') {

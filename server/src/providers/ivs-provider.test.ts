@@ -27,7 +27,6 @@ const request = {
   userId: '3dc3aed5-73e3-4236-9dd0-f15c25193cf5',
   username: 'alice',
   clientId: CLIENT_ID,
-  requestOrigin: 'http://127.0.0.1:8080',
 };
 const meta = { $metadata: {}, message: 'internal detail: account 123456789012' };
 

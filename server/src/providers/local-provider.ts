@@ -25,7 +25,8 @@ export async function endLocalStageSessions(stageUrl: string, userId: string): P
 /**
  * Tokens for the offline local stage, in the shape shared through @tailcam/protocol. The stage is
  * reached through this server's `/stage/` proxy, so its URLs are PUBLIC_URL + `/stage` when
- * configured, else the origin the request came in on.
+ * configured, else paths (`/stage/events`) on the origin the browser fetched the token from:
+ * never a name taken from a request's Host header.
  */
 export function createLocalStageProvider(options: {
   secret: Uint8Array;
@@ -45,7 +46,7 @@ export function createLocalStageProvider(options: {
           userId: request.userId,
           attributes: { clientId: request.clientId },
           capabilities: { publish: false, subscribe: true },
-          stageBaseUrl: `${options.publicUrl ?? request.requestOrigin}/stage`,
+          stageBaseUrl: `${options.publicUrl ?? ''}/stage`,
           ttlSeconds: options.ttlMinutes * 60,
         });
       } catch (error) {

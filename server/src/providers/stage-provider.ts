@@ -6,8 +6,6 @@ export interface ParticipantTokenRequest {
   userId: string;
   username: string;
   clientId: string;
-  /** Base URL the browser reaches this server at, e.g. `https://tailcam.example` (no slash). */
-  requestOrigin: string;
 }
 
 export interface StageProvider {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isStreamId } from '@tailcam/protocol/streams';
 import type { LoginTokens } from '../auth/login-token';
 import type { UserStore } from '../db/user-store';
@@ -8,23 +8,12 @@ import type { ZodTypeProvider } from '../http/zod-schema';
 import { StageProviderError, type StageProvider } from '../providers/stage-provider';
 import { errorResponses, tokenBody, tokenResponse } from './api-schemas';
 
-const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-function requestOrigin(request: FastifyRequest): string {
-  const host = request.host;
-  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) {
-    throw new HttpError(400, 'Invalid Host header');
-  }
-  return `${request.protocol}://${host}`;
-}
-
 export function registerParticipantTokenRoute(
   app: FastifyInstance,
   deps: {
     store: UserStore;
     loginTokens: LoginTokens;
     stageProvider: StageProvider;
-    publicUrl: string | undefined;
     rateLimiter: RateLimiter;
     /** Participant tokens per user. */
     rateLimit: RateLimitRule;
@@ -75,7 +64,6 @@ export function registerParticipantTokenRoute(
           clientId,
           userId: user.id,
           username: user.username,
-          requestOrigin: deps.publicUrl ?? requestOrigin(request),
         });
         request.log.info({ userId: user.id, stageId }, 'participant token issued');
         return { token };
