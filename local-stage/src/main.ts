@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     syntheticCameras: config.syntheticCameras,
     maxSessionsPerUser: config.sessionsPerUser,
     maxSessions: config.maxSessions,
+    requestTimeoutMs: config.requestTimeoutMs,
     log,
     onExitRequested: () => {
       log('exiting on request (fault injection: hard restart)');

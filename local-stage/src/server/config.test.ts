@@ -12,6 +12,7 @@ describe('stage configuration', () => {
       syntheticCameras: ['N743AS', 'N953AS', 'N954AS'],
       sessionsPerUser: 8,
       maxSessions: 64,
+      requestTimeoutMs: 10_000,
     });
   });
 
@@ -26,6 +27,7 @@ describe('stage configuration', () => {
         STAGE_SYNTHETIC_CAMERAS: 'n953as, N743AS',
         STAGE_SESSIONS_PER_USER: '64',
         STAGE_MAX_SESSIONS: '200',
+        REQUEST_TIMEOUT_MS: '2500',
       },
       '/repo',
     );
@@ -38,6 +40,7 @@ describe('stage configuration', () => {
       syntheticCameras: ['N953AS', 'N743AS'],
       sessionsPerUser: 64,
       maxSessions: 200,
+      requestTimeoutMs: 2500,
     });
   });
 
@@ -50,6 +53,7 @@ describe('stage configuration', () => {
           STAGE_TOKEN_SECRET: 'short',
           STAGE_FAULTS: 'yes',
           STAGE_SYNTHETIC_CAMERAS: 'N1',
+          REQUEST_TIMEOUT_MS: '50',
         },
         '/repo',
       );
@@ -63,6 +67,7 @@ describe('stage configuration', () => {
       'STAGE_TOKEN_SECRET',
       'STAGE_FAULTS',
       'STAGE_SYNTHETIC_CAMERAS',
+      'REQUEST_TIMEOUT_MS must be a whole number from 100 to 300000',
     ]) {
       expect(message).toContain(name);
     }

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { LogFormat } from '@tailcam/protocol/log-line';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '@tailcam/protocol/node-http-answers';
 import {
   ConfigError,
   integer,
@@ -33,6 +34,8 @@ const envSchema = z.object({
   STAGE_SESSIONS_PER_USER: integer('STAGE_SESSIONS_PER_USER', DEFAULT_SESSIONS_PER_USER, 1, 1000),
   STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 1000),
   LOG_FORMAT: logFormatVariable,
+  // The API's variable, and its range: one limit for both ports.
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
 });
 
 export interface StageConfig {
@@ -48,6 +51,8 @@ export interface StageConfig {
   sessionsPerUser: number;
   /** Most viewer sessions (socket and WHEP) the stage holds at once, all users together. */
   maxSessions: number;
+  /** A request (headers and body) not wholly received within this is answered 408. */
+  requestTimeoutMs: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
 }
@@ -67,6 +72,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     syntheticCameras: value.STAGE_SYNTHETIC_CAMERAS,
     sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
     maxSessions: value.STAGE_MAX_SESSIONS,
+    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     logFormat: value.LOG_FORMAT,
   };
 }

@@ -26,6 +26,7 @@ export async function startLocalStage(options: {
   maxSessionsPerUser?: number;
   maxConnectingPublishers?: number;
   publisherConnectTimeoutMs?: number;
+  requestTimeoutMs?: number;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -43,6 +44,7 @@ export async function startLocalStage(options: {
     stage,
     secret: options.secret,
     faultsEnabled: options.faultsEnabled,
+    requestTimeoutMs: options.requestTimeoutMs,
     onExitRequested: options.onExitRequested,
   });
   try {
