@@ -21,7 +21,7 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
-import type { Seat } from './admission';
+import { DEFAULT_LIMITS, type Seat } from './admission';
 import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from './join-token';
@@ -38,7 +38,7 @@ import {
 } from './whip-sdp';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
-export const CONNECT_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
 /** Connection lost (no consent, no media) for this long: the publisher is gone. */
 const DISCONNECTED_GRACE_MS = 3_000;
 /** A key frame asked for and not seen within this time is asked for again. */
