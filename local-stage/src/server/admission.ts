@@ -36,7 +36,7 @@ export interface AdmissionLimits {
   connectTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: AdmissionLimits = {
+export const DEFAULT_LIMITS: Readonly<AdmissionLimits> = Object.freeze({
   // A guard, not the stage's capacity (docs/benchmarks.md: 100 viewers in a quarter of a core).
   maxSessions: 64,
   // Enough for one person watching every stream, with room for the reconnects of a few.
@@ -48,7 +48,7 @@ export const DEFAULT_LIMITS: AdmissionLimits = {
   // A browser trickles a few candidates per interface, then end-of-candidates: tens at most.
   patchesPerSession: 200,
   connectTimeoutMs: 10_000,
-};
+});
 
 /** The join error a viewer sees after `[JOIN_ERROR] ` when their account holds too many sessions. */
 export const TOO_MANY_SESSIONS =
@@ -154,7 +154,7 @@ export class AdmissionControl {
     return seat;
   }
 
-  /** Seats counted now (for the stats and tests). */
+  /** Seats of every kind that count against a limit now. */
   get heldSeats(): number {
     const now = this.now();
     return [...this.seats].filter((seat) => seat.holdsAt(now)).length;
