@@ -38,8 +38,8 @@ async function main(): Promise<void> {
     secret,
     faultsEnabled: config.faultsEnabled,
     syntheticCameras: config.syntheticCameras,
-    maxSessionsPerUser: config.sessionsPerUser,
-    maxSessions: config.maxSessions,
+    limits: config.limits,
+    requestTimeoutMs: config.requestTimeoutMs,
     log,
     onExitRequested: () => {
       log('exiting on request (fault injection: hard restart)');

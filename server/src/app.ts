@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
+import { requestTimeoutOptions } from '@tailcam/protocol/node-http-answers';
 import { createLoginTokens } from './auth/login-token';
 import { createPasswordVerifier, type PasswordVerifier } from './auth/passwords';
 import type { Config } from './config';
@@ -123,6 +124,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     }),
     corsOrigins: config.corsOrigins,
   });
+  const timeouts = requestTimeoutOptions(config.requestTimeoutMs);
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     trustProxy:
@@ -142,12 +144,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       return handleError(error, request, reply);
     },
     // A request (headers and body) must arrive whole within the limit, else 408 and the socket
-    // closes. Node checks for that every connectionsCheckingInterval; its headersTimeout must not
-    // exceed the limit, or the limit is not applied.
-    requestTimeout: config.requestTimeoutMs,
+    // closes (the stage's port has the same: @tailcam/protocol/node-http-answers).
+    requestTimeout: timeouts.requestTimeout,
     http: {
-      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+      headersTimeout: timeouts.headersTimeout,
+      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
     },
   });
   app.setValidatorCompiler(zodValidatorCompiler);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
@@ -10,8 +10,14 @@ describe('stage configuration', () => {
       tokenSecret: undefined,
       faultsEnabled: false,
       syntheticCameras: ['N743AS', 'N953AS', 'N954AS'],
-      sessionsPerUser: 8,
-      maxSessions: 64,
+      limits: {
+        sessionsPerUser: 8,
+        maxSessions: 64,
+        connectingPerToken: 2,
+        connectingPerAircraft: 4,
+        patchesPerSession: 200,
+      },
+      requestTimeoutMs: 10_000,
     });
   });
 
@@ -26,6 +32,10 @@ describe('stage configuration', () => {
         STAGE_SYNTHETIC_CAMERAS: 'n953as, N743AS',
         STAGE_SESSIONS_PER_USER: '64',
         STAGE_MAX_SESSIONS: '200',
+        STAGE_CONNECTING_PER_TOKEN: '3',
+        STAGE_CONNECTING_PER_AIRCRAFT: '6',
+        STAGE_PATCHES_PER_SESSION: '50',
+        REQUEST_TIMEOUT_MS: '2500',
       },
       '/repo',
     );
@@ -36,8 +46,14 @@ describe('stage configuration', () => {
       tokenSecret: 's'.repeat(32),
       faultsEnabled: true,
       syntheticCameras: ['N953AS', 'N743AS'],
-      sessionsPerUser: 64,
-      maxSessions: 200,
+      limits: {
+        sessionsPerUser: 64,
+        maxSessions: 200,
+        connectingPerToken: 3,
+        connectingPerAircraft: 6,
+        patchesPerSession: 50,
+      },
+      requestTimeoutMs: 2500,
     });
   });
 
@@ -50,6 +66,9 @@ describe('stage configuration', () => {
           STAGE_TOKEN_SECRET: 'short',
           STAGE_FAULTS: 'yes',
           STAGE_SYNTHETIC_CAMERAS: 'N1',
+          REQUEST_TIMEOUT_MS: '50',
+          STAGE_CONNECTING_PER_TOKEN: '0',
+          STAGE_PATCHES_PER_SESSION: 'many',
         },
         '/repo',
       );
@@ -63,6 +82,9 @@ describe('stage configuration', () => {
       'STAGE_TOKEN_SECRET',
       'STAGE_FAULTS',
       'STAGE_SYNTHETIC_CAMERAS',
+      'REQUEST_TIMEOUT_MS must be a whole number from 100 to 300000',
+      'STAGE_CONNECTING_PER_TOKEN must be a whole number from 1 to 32',
+      'STAGE_PATCHES_PER_SESSION must be a whole number from 1 to 10000',
     ]) {
       expect(message).toContain(name);
     }

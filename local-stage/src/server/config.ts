@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { LogFormat } from '@tailcam/protocol/log-line';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '@tailcam/protocol/node-http-answers';
 import {
   ConfigError,
   integer,
@@ -10,13 +11,9 @@ import {
   syntheticCamerasVariable,
   tokenSecretVariable,
 } from '../env-config';
+import { DEFAULT_LIMITS, type AdmissionLimits } from './admission';
 
 export { ConfigError };
-
-/** Enough for one person watching every stream, with room for the reconnects of a few. */
-export const DEFAULT_SESSIONS_PER_USER = 8;
-/** Viewer sessions (socket and WHEP) one stage process holds, all users together: a guard, not its capacity (docs/benchmarks.md). */
-export const DEFAULT_MAX_SESSIONS = 64;
 
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -30,9 +27,34 @@ const envSchema = z.object({
   STAGE_TOKEN_SECRET: tokenSecretVariable,
   STAGE_FAULTS: flag,
   STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
-  STAGE_SESSIONS_PER_USER: integer('STAGE_SESSIONS_PER_USER', DEFAULT_SESSIONS_PER_USER, 1, 1000),
-  STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_MAX_SESSIONS, 1, 1000),
+  STAGE_SESSIONS_PER_USER: integer(
+    'STAGE_SESSIONS_PER_USER',
+    DEFAULT_LIMITS.sessionsPerUser,
+    1,
+    1000,
+  ),
+  STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_LIMITS.maxSessions, 1, 1000),
+  STAGE_CONNECTING_PER_TOKEN: integer(
+    'STAGE_CONNECTING_PER_TOKEN',
+    DEFAULT_LIMITS.connectingPerToken,
+    1,
+    32,
+  ),
+  STAGE_CONNECTING_PER_AIRCRAFT: integer(
+    'STAGE_CONNECTING_PER_AIRCRAFT',
+    DEFAULT_LIMITS.connectingPerAircraft,
+    1,
+    32,
+  ),
+  STAGE_PATCHES_PER_SESSION: integer(
+    'STAGE_PATCHES_PER_SESSION',
+    DEFAULT_LIMITS.patchesPerSession,
+    1,
+    10_000,
+  ),
   LOG_FORMAT: logFormatVariable,
+  // The API's variable, and its range: one limit for both ports.
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
 });
 
 export interface StageConfig {
@@ -44,10 +66,17 @@ export interface StageConfig {
   faultsEnabled: boolean;
   /** The aircraft the camera process publishes a synthetic camera for. */
   syntheticCameras: readonly string[];
-  /** Most stage sessions one user (a participant token's `user_id`) holds at once. */
-  sessionsPerUser: number;
-  /** Most viewer sessions (socket and WHEP) the stage holds at once, all users together. */
-  maxSessions: number;
+  /** Who may open a session (admission.ts): the limits the environment sets. */
+  limits: Pick<
+    AdmissionLimits,
+    | 'sessionsPerUser'
+    | 'maxSessions'
+    | 'connectingPerToken'
+    | 'connectingPerAircraft'
+    | 'patchesPerSession'
+  >;
+  /** A request (headers and body) not wholly received within this is answered 408. */
+  requestTimeoutMs: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
 }
@@ -65,8 +94,14 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     tokenSecret: value.STAGE_TOKEN_SECRET,
     faultsEnabled: value.STAGE_FAULTS,
     syntheticCameras: value.STAGE_SYNTHETIC_CAMERAS,
-    sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
-    maxSessions: value.STAGE_MAX_SESSIONS,
+    limits: {
+      sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
+      maxSessions: value.STAGE_MAX_SESSIONS,
+      connectingPerToken: value.STAGE_CONNECTING_PER_TOKEN,
+      connectingPerAircraft: value.STAGE_CONNECTING_PER_AIRCRAFT,
+      patchesPerSession: value.STAGE_PATCHES_PER_SESSION,
+    },
+    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     logFormat: value.LOG_FORMAT,
   };
 }

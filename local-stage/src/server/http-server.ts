@@ -17,6 +17,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
+import {
+  answerClientError,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  requestTimeoutOptions,
+} from '@tailcam/protocol/node-http-answers';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
 import { STAGE_ERROR_CODES } from '../signalling';
 import { endUserSessionsBody, faultBodies } from './control';
@@ -31,6 +36,8 @@ export interface StageServerOptions {
   /** The participant-token secret: the camera link's token is signed with it. */
   secret: Uint8Array;
   faultsEnabled: boolean;
+  /** A request (headers and body) not wholly received within this is answered 408 and closed. */
+  requestTimeoutMs?: number;
   /** Called by the hard-restart fault after it has answered: the process should exit. */
   onExitRequested?: () => void;
 }
@@ -40,23 +47,21 @@ export function createStageServer(options: StageServerOptions): Server {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 128 * 1024 });
   sockets.on('connection', (socket) => stage.accept(socket));
 
-  const server = createServer((request, response) => {
-    handleRequest(request, response, options).catch((error: unknown) => {
-      stage.log('request failed', error);
-      if (!response.headersSent) sendJson(response, 500, { error: 'Internal error' });
-      else response.destroy();
-    });
-  });
+  const server = createServer(
+    requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    (request, response) => {
+      handleRequest(request, response, options).catch((error: unknown) => {
+        stage.log('request failed', error);
+        if (!response.headersSent) sendJson(response, 500, { error: 'Internal error' });
+        else response.destroy();
+      });
+    },
+  );
 
   // A request the HTTP parser refuses (e.g. a body with no length on a DELETE) gets a JSON 400,
-  // as every other refusal does, not Node's bare one.
+  // and one not wholly received within the request timeout a 408, as the API answers them.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    const body = JSON.stringify({ error: 'Malformed request' });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    answerClientError(error, socket, {});
   });
 
   const cameraLinks = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });

@@ -5,7 +5,8 @@
  * its own (docs/decisions/0054-cameras-publish-over-whip.md). Admits joins (token checks,
  * injected faults, token reuse) and publishers (PUBLISH tokens), tells the camera process who
  * watches (camera-link.ts), answers the health and stats questions, and carries out the fault
- * injections. The sessions reach the stage only through the `SessionHost` it hands each of them.
+ * injections. Every door's sessions take their seats by one rule (admission.ts). The sessions
+ * reach the stage only through the `SessionHost` it hands each of them.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -16,7 +17,14 @@ import {
 import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
 import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
 import { STAGE_ERROR_CODES } from '../signalling';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_USER } from './config';
+import {
+  AdmissionControl,
+  AdmissionRefused,
+  TOO_MANY_SESSIONS,
+  type AdmissionLimits,
+  type Seat,
+  type SeatRequest,
+} from './admission';
 import type { LossAnswer, StageStats } from './control';
 import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-token';
 import { Publisher, type PublisherKind } from './publisher';
@@ -26,26 +34,13 @@ import { ViewerSession, type Admission, type SessionHost } from './viewer-sessio
 import { WhepSession } from './whep-session';
 import { readWhepOffer, readWhipOffer, WhipError } from './whip-sdp';
 
-/** Publishers whose ICE and DTLS are not done yet, on all stages: more wait for a 503. */
-const MAX_CONNECTING_PUBLISHERS = 32;
-
-/** The join error a viewer sees after `[JOIN_ERROR] ` when their account holds too many sessions. */
-export const TOO_MANY_SESSIONS =
-  'Too many streams are open with this account; close one and try again';
-
 export interface LocalStageOptions {
   stageIds: readonly string[];
   secret: Uint8Array;
   /** The aircraft whose synthetic camera the camera process publishes (readiness waits for them). */
   syntheticCameras: readonly string[];
-  /** Most sessions at once; further joins are refused with STAGE_AT_CAPACITY. */
-  maxSessions?: number;
-  /** Most sessions one user (the token's `user_id`) holds at once; further joins are refused. */
-  maxSessionsPerUser?: number;
-  /** Most WHIP sessions connecting at once (ICE and DTLS not done); more are refused with 503. */
-  maxConnectingPublishers?: number;
-  /** A WHIP session not connected within this long is ended (tests shorten it). */
-  publisherConnectTimeoutMs?: number;
+  /** Who may open a session (admission.ts); its defaults where unset (tests shorten some). */
+  limits?: Partial<AdmissionLimits>;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -90,8 +85,10 @@ export class LocalStage {
   private readonly options: LocalStageOptions;
   private readonly stages = new Map<string, StageEntry>();
   private readonly sessions = new Set<ViewerSession>();
-  /** Whose each admitted session is (set when admitted, before the session counts as joined). */
-  private readonly sessionUsers = new WeakMap<ViewerSession, string>();
+  /** Every door's one admission rule: the seats of sessions of every kind. */
+  private readonly admission: AdmissionControl;
+  /** Each admitted socket session's seat (taken when admitted, before it counts as joined). */
+  private readonly sessionSeats = new WeakMap<ViewerSession, Seat>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly joinFailures: JoinFailure[] = [];
   private readonly connectTimes: number[] = [];
@@ -134,6 +131,7 @@ export class LocalStage {
   constructor(options: LocalStageOptions) {
     this.options = options;
     this.log = options.log ?? (() => undefined);
+    this.admission = new AdmissionControl(options.limits);
     this.host = {
       admit: (session, token) => this.admit(session, token),
       publisherOf: (stageId, participantId) => {
@@ -144,6 +142,7 @@ export class LocalStage {
       subscriptionClosed: (subscription) => this.subscriptionClosed(subscription),
       sessionClosed: (session) => {
         this.sessions.delete(session);
+        this.sessionSeats.get(session)?.release();
       },
       log: this.log,
     };
@@ -182,36 +181,24 @@ export class LocalStage {
         throw new JoinRefusedError(failure.code, failure.message, 'fault injection');
       }
     }
-    // One account cannot take every seat. The same token's other session ends below: not counted.
-    const sameUser = [...this.sessions].filter(
-      (other) =>
-        other !== session &&
-        other.state !== 'closed' &&
-        this.sessionUsers.get(other) === claims.user_id &&
-        other.participantId !== claims.jti,
-    );
-    const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
-    const watching = [...this.whepSessions.values()].filter(
-      (other) => other.userId === claims.user_id,
-    ).length;
-    if (sameUser.length + watching >= perUser) {
-      // TOKEN_NOT_ALLOWED, not STAGE_AT_CAPACITY: the stage has room, this account has not.
-      throw new JoinRefusedError(
-        STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED,
-        TOO_MANY_SESSIONS,
-        `user ${claims.user_id} holds ${sameUser.length} sessions (at most ${perUser})`,
-      );
+    // Closed while its token was checked: it must not take a seat it would never give back.
+    if (session.state === 'closed') {
+      throw new JoinRefusedError(STAGE_ERROR_CODES.CANCELED, undefined, 'socket closed');
     }
-    const joined = [...this.sessions].filter((other) => other.state === 'joined');
-    if (joined.length >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
-      throw new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
-    }
+    const seat = this.takeSeat({
+      kind: 'socket',
+      stageId: claims.topic,
+      userId: claims.user_id,
+      tokenId: claims.jti,
+    });
+    this.sessionSeats.set(session, seat);
     // A token holds one connection at a time (as with IVS): the newer join wins.
-    for (const other of joined) {
-      if (other !== session && other.participantId === claims.jti) other.end('token-reused');
+    for (const other of this.sessions) {
+      if (other !== session && other.state === 'joined' && other.participantId === claims.jti) {
+        other.end('token-reused');
+      }
     }
     const shown = this.describeShown(claims.topic);
-    this.sessionUsers.set(session, claims.user_id);
     return {
       participantId: claims.jti,
       stageId: claims.topic,
@@ -267,14 +254,12 @@ export class LocalStage {
       throw new WhipError(409, `The camera of ${stageId} is held off air (fault injection)`);
     }
     const offer = readWhipOffer(offerSdp);
-    const connecting = [...this.stages.values()].reduce(
-      (sum, other) =>
-        sum + [...other.publishers.values()].filter((p) => p.state === 'connecting').length,
-      0,
-    );
-    if (connecting >= (this.options.maxConnectingPublishers ?? MAX_CONNECTING_PUBLISHERS)) {
-      throw new WhipError(503, 'Too many publishers are connecting; try again in a few seconds');
-    }
+    const seat = this.takeSeat({
+      kind: 'whip',
+      stageId,
+      userId: claims.user_id,
+      tokenId: claims.jti,
+    });
     const publisher = new Publisher({
       stageId,
       kind,
@@ -282,12 +267,13 @@ export class LocalStage {
       tokenId: claims.jti,
       token,
       offer,
+      seat,
       onKeyFrameRequested: () => {
         if (publisher.kind === 'camera') this.sendToCameras({ type: 'key-frame', stageId });
       },
       onStateChange: (changed) => this.publisherChanged(entry, changed),
       log: (message) => this.log(message),
-      connectTimeoutMs: this.options.publisherConnectTimeoutMs,
+      connectTimeoutMs: this.admission.limits.connectTimeoutMs,
     });
     entry.publishers.set(publisher.id, publisher);
     let answer: string;
@@ -318,12 +304,12 @@ export class LocalStage {
     const shown = entry.shown;
     if (!shown) throw new WhipError(503, `Nothing is on air on ${stageId} now; try again shortly`);
     const offer = readWhepOffer(offerSdp, shown.publisher);
-    const perUser = this.options.maxSessionsPerUser ?? DEFAULT_SESSIONS_PER_USER;
-    if (this.sessionsOf(claims.user_id) >= perUser) throw new WhipError(429, TOO_MANY_SESSIONS);
-    const joined = [...this.sessions].filter((session) => session.state === 'joined').length;
-    if (joined + this.whepSessions.size >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
-      throw new WhipError(503, 'The stage is at capacity; try again later');
-    }
+    const seat = this.takeSeat({
+      kind: 'whep',
+      stageId,
+      userId: claims.user_id,
+      tokenId: claims.jti,
+    });
     const id = randomUUID();
     const subscription = new Subscription({
       id,
@@ -333,20 +319,17 @@ export class LocalStage {
       // No socket: what a socket viewer would be told, a WHEP player learns from its connection.
       send: () => undefined,
       answerer: true,
+      // Not connected by then: the player never reached the stage, and its seat is free again.
+      connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       log: (message) => this.log(message),
+      onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
+        seat.release();
         this.subscriptionClosed(closed);
       },
     });
-    const session = new WhepSession(
-      id,
-      stageId,
-      claims.user_id,
-      token,
-      offer.iceUfrag,
-      subscription,
-    );
+    const session = new WhepSession(id, stageId, seat, token, offer.iceUfrag, subscription);
     this.subscriptionOpened(subscription);
     this.whepSessions.set(session.id, session);
     let answer: string | undefined;
@@ -363,18 +346,34 @@ export class LocalStage {
     return { id: session.id, answer };
   }
 
-  /** The sessions an account holds: joined or joining sockets, and WHEP sessions. */
-  private sessionsOf(userId: string): number {
-    let count = 0;
-    for (const session of this.sessions) {
-      if (session.state !== 'closed' && this.sessionUsers.get(session) === userId) count += 1;
+  /**
+   * A seat for a session of any kind (admission.ts), or the refusal in its door's words: the
+   * socket's join errors (IVS's codes), else the HTTP status and `{error}` of WHIP and WHEP.
+   */
+  private takeSeat(request: SeatRequest): Seat {
+    try {
+      return this.admission.admit(request);
+    } catch (error) {
+      if (!(error instanceof AdmissionRefused)) throw error;
+      const full = error.reason === 'account-full';
+      if (request.kind === 'socket') {
+        // TOKEN_NOT_ALLOWED, not STAGE_AT_CAPACITY, for the account: the stage has room.
+        throw full
+          ? new JoinRefusedError(
+              STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED,
+              TOO_MANY_SESSIONS,
+              `user ${request.userId} holds the most sessions allowed`,
+            )
+          : new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
+      }
+      throw new WhipError(full ? 429 : 503, error.message);
     }
-    for (const session of this.whepSessions.values()) if (session.userId === userId) count += 1;
-    return count;
   }
 
   /** A publisher connected, closed, or gained or lost a listener. */
   private publisherChanged(entry: StageEntry, publisher: Publisher): void {
+    if (publisher.state === 'connected') publisher.seat.markConnected();
+    if (publisher.state === 'closed') publisher.seat.release();
     if (publisher.state === 'connected' && !this.isCurrent(entry, publisher)) {
       // The newest of a kind takes over: an encoder that reconnects after a drop is never locked
       // out by its own stale session, and a restarted camera process replaces the old one's.
@@ -614,10 +613,13 @@ export class LocalStage {
    */
   endUserSessions(userId: string): number {
     const matching = [...this.sessions].filter(
-      (session) => session.state === 'joined' && this.sessionUsers.get(session) === userId,
+      (session) =>
+        session.state === 'joined' && this.sessionSeats.get(session)?.request.userId === userId,
     );
     for (const session of matching) session.end('participant-disconnected');
-    const watching = [...this.whepSessions.values()].filter((session) => session.userId === userId);
+    const watching = [...this.whepSessions.values()].filter(
+      (session) => session.seat.request.userId === userId,
+    );
     for (const session of watching) session.subscription.close('participant-disconnected', false);
     return matching.length + watching.length;
   }

@@ -21,6 +21,7 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
+import { DEFAULT_LIMITS, type Seat } from './admission';
 import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from './join-token';
@@ -37,7 +38,7 @@ import {
 } from './whip-sdp';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
-export const CONNECT_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
 /** Connection lost (no consent, no media) for this long: the publisher is gone. */
 const DISCONNECTED_GRACE_MS = 3_000;
 /** A key frame asked for and not seen within this time is asked for again. */
@@ -70,6 +71,8 @@ export interface PublisherOptions {
   /** The Bearer token of the POST: the session's PATCH and DELETE must carry the same. */
   token: string;
   offer: WhipOffer;
+  /** Its seat at the stage's admission (admission.ts): its connecting slot, its PATCH count. */
+  seat: Seat;
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
   onKeyFrameRequested?: () => void;
   onStateChange: (publisher: Publisher) => void;
@@ -85,6 +88,7 @@ export class Publisher implements SdpSession {
   readonly kind: PublisherKind;
   readonly userId: string;
   readonly tokenId: string;
+  readonly seat: Seat;
   readonly video: PublishedCodec | undefined;
   readonly audio: PublishedCodec | undefined;
   readonly createdAt = performance.now();
@@ -124,6 +128,7 @@ export class Publisher implements SdpSession {
     this.kind = options.kind;
     this.userId = options.userId;
     this.tokenId = options.tokenId;
+    this.seat = options.seat;
     this.offer = options.offer;
     this.token = new HeldToken(options.token);
     this.video = options.offer.video;

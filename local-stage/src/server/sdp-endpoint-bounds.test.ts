@@ -89,8 +89,12 @@ beforeAll(async () => {
     port: 0,
     secret,
     faultsEnabled: false,
-    maxConnectingPublishers: 64,
-    publisherConnectTimeoutMs: CONNECT_TIMEOUT_MS,
+    // This file fuzzes and floods the doors, not the admission rule: room for 32 at a time.
+    limits: {
+      maxConnectingPublishers: 64,
+      connectingPerAircraft: 64,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    },
   });
 });
 

@@ -5,7 +5,7 @@
  *   POST    /stage/{whip|whep}/{STAGE}        offer (application/sdp) + Bearer token
  *                                             → 201, Location, the answer
  *   PATCH   /stage/{whip|whep}/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag)
- *                                             → 204
+ *                                             → 204 (429 beyond the session's share, admission.ts)
  *   DELETE  /stage/{whip|whep}/{STAGE}/{ID}   ends the session → 200
  *   OPTIONS either                            CORS preflight → 204
  * Open to any origin: the Bearer token is the authority and no cookie is read, so a page on
@@ -13,6 +13,7 @@
  * `{error}` with the status that says what to change (docs/product.md#whip).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Seat } from './admission';
 import { readSdpFragment, WhipError } from './whip-sdp';
 
 /** An SDP offer is a few kilobytes; a body larger than this is refused before it is parsed. */
@@ -34,6 +35,8 @@ export interface SdpSession {
   readonly id: string;
   /** Whether `token` is the one the session was created with. */
   holdsToken(token: string): boolean;
+  /** Its seat at the stage's admission (admission.ts), which counts its PATCHes. */
+  readonly seat: Seat;
   /** The offer's ICE username fragment (a PATCH with another asks for an ICE restart). */
   readonly iceUfrag: string | undefined;
   /** Ends the session (DELETE). */
@@ -127,6 +130,10 @@ async function route(
     session.end();
     answerEmpty(response, 200);
     return;
+  }
+  if (!session.seat.takePatch()) {
+    const most = session.seat.limits.patchesPerSession;
+    throw new WhipError(429, `Too many trickle ICE updates for this session (at most ${most})`);
   }
   requireContentType(request, 'application/trickle-ice-sdpfrag');
   const fragment = readSdpFragment((await readBody(request)).toString('utf8'));

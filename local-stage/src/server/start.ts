@@ -22,10 +22,8 @@ export async function startLocalStage(options: {
   faultsEnabled: boolean;
   /** The aircraft the camera process publishes a synthetic camera for (default: none). */
   syntheticCameras?: readonly string[];
-  maxSessions?: number;
-  maxSessionsPerUser?: number;
-  maxConnectingPublishers?: number;
-  publisherConnectTimeoutMs?: number;
+  limits?: LocalStageOptions['limits'];
+  requestTimeoutMs?: number;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -33,16 +31,14 @@ export async function startLocalStage(options: {
     stageIds: STREAM_IDS,
     secret: options.secret,
     syntheticCameras: options.syntheticCameras ?? [],
-    maxSessions: options.maxSessions,
-    maxSessionsPerUser: options.maxSessionsPerUser,
-    maxConnectingPublishers: options.maxConnectingPublishers,
-    publisherConnectTimeoutMs: options.publisherConnectTimeoutMs,
+    limits: options.limits,
     log: options.log,
   });
   const server = createStageServer({
     stage,
     secret: options.secret,
     faultsEnabled: options.faultsEnabled,
+    requestTimeoutMs: options.requestTimeoutMs,
     onExitRequested: options.onExitRequested,
   });
   try {

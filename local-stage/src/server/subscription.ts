@@ -63,6 +63,10 @@ export interface SubscriptionOptions {
    * with its candidates in the answer. Else the stage offers over the signalling socket.
    */
   answerer?: boolean;
+  /** An answerer not connected this long after its answer is ended (ANSWER_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** Its connection came up, the first time. */
+  onConnected?: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
 }
@@ -74,6 +78,8 @@ export class Subscription implements FeedListener {
   private readonly publisher: Publisher;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
+  private readonly onConnected: (subscription: Subscription) => void;
+  private readonly connectTimeoutMs: number;
   private readonly peer: RTCPeerConnection;
   private readonly videoSender: RTCRtpSender | undefined;
   private readonly audioSender: RTCRtpSender | undefined;
@@ -104,6 +110,8 @@ export class Subscription implements FeedListener {
     this.media = options.media;
     this.send = options.send;
     this.onClosed = options.onClosed;
+    this.onConnected = options.onConnected ?? (() => undefined);
+    this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? (() => undefined);
     this.peer = new RTCPeerConnection({
       ...viewerPeerConfig(options.publisher),
@@ -215,7 +223,7 @@ export class Subscription implements FeedListener {
     // Not connected by then: the viewer never reached the stage (nothing half-open is kept).
     this.answerTimer = setTimeout(() => {
       if (!this.connected) this.close('connect-timeout', false);
-    }, ANSWER_TIMEOUT_MS);
+    }, this.connectTimeoutMs);
     return withSessionIceLite(this.peer.localDescription?.sdp ?? '');
   }
 
@@ -312,7 +320,10 @@ export class Subscription implements FeedListener {
       clearTimeout(this.handshakeTimer);
       if (!this.connected) {
         this.connected = true;
-        this.connectedAt ??= performance.now();
+        if (this.connectedAt === undefined) {
+          this.connectedAt = performance.now();
+          this.onConnected(this);
+        }
         if (this.media.video && !this.videoOpen) {
           if (this.held) this.openVideo();
           else this.askForKeyFrame(KEY_FRAME_RETRIES);

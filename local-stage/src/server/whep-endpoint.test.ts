@@ -18,7 +18,7 @@ beforeAll(async () => {
     secret,
     faultsEnabled: false,
     syntheticCameras: ['N743AS'],
-    maxSessionsPerUser: 2,
+    limits: { sessionsPerUser: 2 },
   });
 }, 30_000);
 
@@ -150,6 +150,38 @@ describe('a WHEP session', () => {
     expect(await end(first.location, bearer)).toBe(200);
     expect(await end(first.location, bearer)).toBe(404);
     expect(await end(second.location, bearer)).toBe(200);
+    nothingLeft();
+  });
+});
+
+describe("a WHEP session's trickle PATCHes", () => {
+  it('are taken 200 times; the 201st is answered 429 with a reason and the session goes on', async () => {
+    const bearer = await token('N743AS', { userId: 'operator-trickle' });
+    const posted = await post('N743AS', bearer, await offer());
+    expect(posted.status).toBe(201);
+    const patch = () =>
+      fetch(`${running.url}${posted.location}`, {
+        method: 'PATCH',
+        headers: {
+          'content-type': 'application/trickle-ice-sdpfrag',
+          authorization: `Bearer ${bearer}`,
+        },
+        body: 'a=candidate:1 1 UDP 2130706431 192.0.2.1 50000 typ host\r\n',
+      });
+    const statuses: number[] = [];
+    for (let index = 0; index < 200; index += 1) statuses.push((await patch()).status);
+    expect(statuses.filter((status) => status !== 204)).toEqual([]);
+    const refused = await patch();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: 'Too many trickle ICE updates for this session (at most 200)',
+    });
+    expect(running.stage.stats().whepSessions).toBe(1);
+    const ended = await fetch(`${running.url}${posted.location}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${bearer}` },
+    });
+    expect(ended.status).toBe(200);
     nothingLeft();
   });
 });

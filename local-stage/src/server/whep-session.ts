@@ -4,6 +4,7 @@
  * DELETE, when the player's connection fails or never comes up, and when that publisher leaves
  * (a player has no socket to hear of the next one: it starts a new session, as after any loss).
  */
+import type { Seat } from './admission';
 import { HeldToken } from './join-token';
 import type { SdpSession } from './sdp-endpoint';
 import type { Subscription } from './subscription';
@@ -15,8 +16,8 @@ export class WhepSession implements SdpSession {
     /** Its Location's last segment (its subscription's id): unguessable. */
     readonly id: string,
     readonly stageId: string,
-    /** The token's `user_id`: the per-account session limit counts WHEP sessions too. */
-    readonly userId: string,
+    /** Its seat at the stage's admission (admission.ts): counted with the socket sessions. */
+    readonly seat: Seat,
     token: string,
     readonly iceUfrag: string | undefined,
     readonly subscription: Subscription,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { build } from '../test/helpers';
-import { listenOnLoopback, rawExchange, type RawAnswer } from '../test/raw-http';
+import { listenOnLoopback, rawExchange, type RawSocketAnswer } from '../test/raw-http';
 
 const REQUIRED = {
   'x-content-type-options': 'nosniff',
@@ -80,7 +80,7 @@ describe('answers the framework would write itself', () => {
     const { app } = await build();
     const port = await listenOnLoopback(app);
     let closing: Promise<void> | undefined;
-    const answer: RawAnswer = await rawExchange(port, (socket) => {
+    const answer: RawSocketAnswer = await rawExchange(port, (socket) => {
       // Half a request: the connection is busy, so the shutdown waits for it.
       socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n');
       closing = app.close();
