@@ -21,6 +21,7 @@ import { createClientErrorHandler, registerShutdownAnswer } from './http/framewo
 import {
   createMemoryRateLimitStore,
   createRateLimiter,
+  loginRateLimits,
   tokenRateLimit,
   whepRateLimit,
   whipRateLimit,
@@ -56,6 +57,7 @@ export type AppConfig = Pick<
   | 'corsOrigins'
   | 'trustProxy'
   | 'publicUrl'
+  | 'loginLimits'
   | 'tokenRateLimitPerMinute'
   | 'whipRateLimitPerMinute'
   | 'whepRateLimitPerMinute'
@@ -182,6 +184,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     passwords: deps.passwords ?? createPasswordVerifier(),
     loginTokens,
     rateLimiter,
+    limits: loginRateLimits(config.loginLimits),
   });
   registerParticipantTokenRoute(app, {
     store,
