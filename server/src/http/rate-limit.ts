@@ -138,8 +138,9 @@ export const LOGIN_WINDOW_MS = 15 * 60_000;
 /**
  * Login attempts (decision 0059): a fixed 30 a minute per address, whatever the names; per name
  * at one address, a few free attempts and then delays doubling from 1 s; per name from every
- * address, a ceiling a single address cannot reach, with the same doubling past it. A guesser
- * slows down at the name, never locks its owner out; a person mistyping barely notices.
+ * address, a ceiling one address cannot reach, with the same doubling past it. A guesser at one
+ * address slows down there and never reaches the owner elsewhere; guessers at many addresses
+ * meet the name's ceiling, a delay that ends, never a lock.
  */
 export function loginRateLimits(settings: LoginLimitSettings) {
   const delaysMs = doublingDelays(1_000, settings.maxDelaySeconds * 1_000);
