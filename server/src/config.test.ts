@@ -229,7 +229,7 @@ describe('configuration', () => {
     expect(
       parseConfig(
         {
-          LOGIN_ATTEMPTS_PER_NAME_AND_ADDRESS: '5',
+          LOGIN_ATTEMPTS_PER_NAME_IP: '5',
           LOGIN_ATTEMPTS_PER_NAME: '500',
           LOGIN_MAX_DELAY_SECONDS: '300',
         },
@@ -237,9 +237,9 @@ describe('configuration', () => {
       ).loginLimits,
     ).toEqual({ attemptsPerNameAndAddress: 5, attemptsPerName: 500, maxDelaySeconds: 300 });
     expect(
-      problemsOf({ LOGIN_ATTEMPTS_PER_NAME_AND_ADDRESS: '0', LOGIN_MAX_DELAY_SECONDS: '3600' }),
+      problemsOf({ LOGIN_ATTEMPTS_PER_NAME_IP: '0', LOGIN_MAX_DELAY_SECONDS: '3600' }),
     ).toEqual([
-      'LOGIN_ATTEMPTS_PER_NAME_AND_ADDRESS: must be at least 1',
+      'LOGIN_ATTEMPTS_PER_NAME_IP: must be at least 1',
       'LOGIN_MAX_DELAY_SECONDS: must be at most 600',
     ]);
   });

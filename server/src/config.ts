@@ -220,7 +220,7 @@ const variables = {
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
-  LOGIN_ATTEMPTS_PER_NAME_AND_ADDRESS: integer(10, 1, 1_000),
+  LOGIN_ATTEMPTS_PER_NAME_IP: integer(10, 1, 1_000),
   LOGIN_ATTEMPTS_PER_NAME: integer(100, 1, 1_000_000),
   // Below the 15-minute window, so that a delay never outlasts the count it follows.
   LOGIN_MAX_DELAY_SECONDS: integer(60, 1, 600),
@@ -380,7 +380,7 @@ function configSchema(repoRoot: string) {
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
       loginLimits: {
-        attemptsPerNameAndAddress: env.LOGIN_ATTEMPTS_PER_NAME_AND_ADDRESS,
+        attemptsPerNameAndAddress: env.LOGIN_ATTEMPTS_PER_NAME_IP,
         attemptsPerName: env.LOGIN_ATTEMPTS_PER_NAME,
         maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,
       },
