@@ -222,7 +222,7 @@ const variables = {
   ),
   LOGIN_ATTEMPTS_PER_NAME_IP: integer(10, 1, 1_000),
   LOGIN_ATTEMPTS_PER_NAME: integer(100, 1, 1_000_000),
-  // Below the 15-minute window, so that a delay never outlasts the count it follows.
+  // At most 10 minutes: shorter than the 15-minute window whose count the delays follow.
   LOGIN_MAX_DELAY_SECONDS: integer(60, 1, 600),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),

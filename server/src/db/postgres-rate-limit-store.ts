@@ -17,7 +17,7 @@ const HIT_SQL = `
  * `delayAfter` (http/rate-limit.ts) in SQL: $4 the free attempts, $5 the delays. An index below
  * 1 (an attempt within the free ones) reads NULL, hence no delay.
  */
-const delayAfter = (count: string) =>
+const delayAfterSql = (count: string) =>
   `COALESCE(($5::bigint[])[LEAST(${count} - $4::integer + 1, cardinality($5::bigint[]))], 0)`;
 
 /**
@@ -27,7 +27,7 @@ const delayAfter = (count: string) =>
  */
 const HIT_WITH_DELAY_SQL = `
   INSERT INTO rate_limit_delays AS d (key, window_end, count, blocked_until, allowed)
-  VALUES ($1, $2::bigint + $3::bigint, 1, $2::bigint + ${delayAfter('1')}, true)
+  VALUES ($1, $2::bigint + $3::bigint, 1, $2::bigint + ${delayAfterSql('1')}, true)
   ON CONFLICT (key) DO UPDATE SET
     window_end = CASE
       WHEN d.blocked_until > $2::bigint OR d.window_end > $2::bigint THEN d.window_end
@@ -38,8 +38,8 @@ const HIT_WITH_DELAY_SQL = `
       ELSE 1 END,
     blocked_until = CASE
       WHEN d.blocked_until > $2::bigint THEN d.blocked_until
-      WHEN d.window_end > $2::bigint THEN $2::bigint + ${delayAfter('(d.count + 1)')}
-      ELSE $2::bigint + ${delayAfter('1')} END,
+      WHEN d.window_end > $2::bigint THEN $2::bigint + ${delayAfterSql('(d.count + 1)')}
+      ELSE $2::bigint + ${delayAfterSql('1')} END,
     allowed = d.blocked_until <= $2::bigint
   RETURNING allowed, blocked_until`;
 
@@ -49,7 +49,7 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function createPostgresRateLimitStore(client: SqlQuery): RateLimitStore {
   let lastPrune = 0;
-  const pruneNow = async (now: number) => {
+  const pruneIfDue = async (now: number) => {
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
     await client.query('DELETE FROM rate_limits WHERE window_start < $1', [now - KEEP_MS]);
@@ -67,7 +67,7 @@ export function createPostgresRateLimitStore(client: SqlQuery): RateLimitStore {
       );
       const row = rows[0];
       if (row === undefined) throw new Error('rate limit upsert returned no row');
-      await pruneNow(now);
+      await pruneIfDue(now);
       return { count: Number(row.count), resetAt: Number(row.window_start) + windowMs };
     },
     async hitWithDelay(key, schedule, now) {
@@ -77,7 +77,7 @@ export function createPostgresRateLimitStore(client: SqlQuery): RateLimitStore {
       );
       const row = rows[0];
       if (row === undefined) throw new Error('rate limit delay upsert returned no row');
-      await pruneNow(now);
+      await pruneIfDue(now);
       return row.allowed
         ? { allowed: true }
         : { allowed: false, retryAt: Number(row.blocked_until) };

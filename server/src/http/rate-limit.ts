@@ -133,7 +133,7 @@ export interface LoginLimitSettings {
   maxDelaySeconds: number;
 }
 
-export const LOGIN_WINDOW_MS = 15 * 60_000;
+const LOGIN_WINDOW_MS = 15 * 60_000;
 
 /**
  * Login attempts (decision 0059): a fixed 30 a minute per address, whatever the names; per name
