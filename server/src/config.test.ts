@@ -222,7 +222,7 @@ describe('configuration', () => {
 
   it('lets 10 sign-in attempts through per name at one address and 100 per name before delays up to 60 s, unless told otherwise', () => {
     expect(parseConfig({}, root).loginLimits).toEqual({
-      attemptsPerNameAndAddress: 10,
+      attemptsPerNameIp: 10,
       attemptsPerName: 100,
       maxDelaySeconds: 60,
     });
@@ -235,7 +235,7 @@ describe('configuration', () => {
         },
         root,
       ).loginLimits,
-    ).toEqual({ attemptsPerNameAndAddress: 5, attemptsPerName: 500, maxDelaySeconds: 300 });
+    ).toEqual({ attemptsPerNameIp: 5, attemptsPerName: 500, maxDelaySeconds: 300 });
     expect(
       problemsOf({ LOGIN_ATTEMPTS_PER_NAME_IP: '0', LOGIN_MAX_DELAY_SECONDS: '3600' }),
     ).toEqual([

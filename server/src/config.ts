@@ -380,7 +380,7 @@ function configSchema(repoRoot: string) {
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
       loginLimits: {
-        attemptsPerNameAndAddress: env.LOGIN_ATTEMPTS_PER_NAME_IP,
+        attemptsPerNameIp: env.LOGIN_ATTEMPTS_PER_NAME_IP,
         attemptsPerName: env.LOGIN_ATTEMPTS_PER_NAME,
         maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,
       },

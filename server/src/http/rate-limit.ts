@@ -128,7 +128,7 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
 /** How many sign-in attempts pass before any delay (`LOGIN_ATTEMPTS_*`), and the longest delay. */
 export interface LoginLimitSettings {
-  attemptsPerNameAndAddress: number;
+  attemptsPerNameIp: number;
   attemptsPerName: number;
   maxDelaySeconds: number;
 }
@@ -148,7 +148,7 @@ export function loginRateLimits(settings: LoginLimitSettings) {
     perAddress: { name: 'login-address', max: 30, windowMs: 60_000 },
     perNameAndAddress: {
       name: 'login-name-address',
-      free: settings.attemptsPerNameAndAddress,
+      free: settings.attemptsPerNameIp,
       windowMs: LOGIN_WINDOW_MS,
       delaysMs,
     },
