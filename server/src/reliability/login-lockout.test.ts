@@ -46,16 +46,20 @@ function signIn(port: number, from: string, username: string, password: string):
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          const retryAfter = res.headers['retry-after'];
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
-            error:
-              typeof body === 'object' && body !== null && 'error' in body
-                ? String(body.error)
-                : undefined,
-          });
+          try {
+            const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            const retryAfter = res.headers['retry-after'];
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+              error:
+                typeof body === 'object' && body !== null && 'error' in body
+                  ? String(body.error)
+                  : undefined,
+            });
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
         });
       },
     );

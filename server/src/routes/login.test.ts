@@ -89,6 +89,18 @@ describe('POST /api/login', () => {
     expect(other.statusCode).toBe(200);
   });
 
+  it('counts an IPv6 address by its /64, as every per-address limit does', async () => {
+    const { app, addUser } = await build();
+    await addUser('alice', 'correct horse');
+    const from = (remoteAddress: string, password: string) =>
+      app.inject({ ...login({ username: 'alice', password }), remoteAddress });
+    for (let host = 1; host <= 10; host += 1) {
+      expect((await from(`2001:db8:0:7::${host.toString(16)}`, 'wrong')).statusCode).toBe(401);
+    }
+    expect((await from('2001:db8:0:7:ffff::1', 'correct horse')).statusCode).toBe(429);
+    expect((await from('2001:db8:0:8::1', 'correct horse')).statusCode).toBe(200);
+  });
+
   it('limits attempts per client address across usernames', async () => {
     const { app } = await build();
     const statuses: number[] = [];
