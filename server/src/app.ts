@@ -22,6 +22,7 @@ import { createClientErrorHandler, registerShutdownAnswer } from './http/framewo
 import {
   createMemoryRateLimitStore,
   createRateLimiter,
+  loginRateLimits,
   tokenRateLimit,
   trickleRateLimit,
   whepRateLimit,
@@ -59,6 +60,7 @@ export type AppConfig = Pick<
   | 'corsOrigins'
   | 'trustProxy'
   | 'publicUrl'
+  | 'loginLimits'
   | 'tokenRateLimitPerMinute'
   | 'whipRateLimitPerMinute'
   | 'whepRateLimitPerMinute'
@@ -187,6 +189,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     passwords: deps.passwords ?? createPasswordVerifier(),
     loginTokens,
     rateLimiter,
+    limits: loginRateLimits(config.loginLimits),
   });
   registerParticipantTokenRoute(app, {
     store,

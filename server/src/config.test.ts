@@ -220,6 +220,30 @@ describe('configuration', () => {
     ]);
   });
 
+  it('lets 10 sign-in attempts through per name at one address and 100 per name before delays up to 60 s, unless told otherwise', () => {
+    expect(parseConfig({}, root).loginLimits).toEqual({
+      attemptsPerNameIp: 10,
+      attemptsPerName: 100,
+      maxDelaySeconds: 60,
+    });
+    expect(
+      parseConfig(
+        {
+          LOGIN_ATTEMPTS_PER_NAME_IP: '5',
+          LOGIN_ATTEMPTS_PER_NAME: '500',
+          LOGIN_MAX_DELAY_SECONDS: '300',
+        },
+        root,
+      ).loginLimits,
+    ).toEqual({ attemptsPerNameIp: 5, attemptsPerName: 500, maxDelaySeconds: 300 });
+    expect(
+      problemsOf({ LOGIN_ATTEMPTS_PER_NAME_IP: '0', LOGIN_MAX_DELAY_SECONDS: '3600' }),
+    ).toEqual([
+      'LOGIN_ATTEMPTS_PER_NAME_IP: must be at least 1',
+      'LOGIN_MAX_DELAY_SECONDS: must be at most 600',
+    ]);
+  });
+
   it('limits WHIP offers per address to 30 a minute unless told otherwise', () => {
     expect(parseConfig({}, root).whipRateLimitPerMinute).toBe(30);
     expect(parseConfig({ WHIP_RATE_LIMIT_PER_MINUTE: '120' }, root).whipRateLimitPerMinute).toBe(

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import type { Env } from './env';
+import type { LoginLimitSettings } from './http/rate-limit';
 import { ivsSdkFile, localStageSdkFile, webDistDir } from './paths';
 
 const emptyToUndefined = (value: unknown) =>
@@ -219,6 +220,10 @@ const variables = {
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
+  LOGIN_ATTEMPTS_PER_NAME_IP: integer(10, 1, 1_000),
+  LOGIN_ATTEMPTS_PER_NAME: integer(100, 1, 1_000_000),
+  // At most 10 minutes: shorter than the 15-minute window whose count the delays follow.
+  LOGIN_MAX_DELAY_SECONDS: integer(60, 1, 600),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHEP_RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000),
@@ -316,6 +321,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
   rateLimitStore: 'memory' | 'postgres';
+  /** Sign-in attempts before delays, per name at one address and per name (decision 0059). */
+  loginLimits: LoginLimitSettings;
   /** Participant tokens one user may get a minute (`POST /api/token`). */
   tokenRateLimitPerMinute: number;
   /** WHIP offers one address may make a minute (`POST /stage/whip/...`, local stage). */
@@ -375,6 +382,11 @@ function configSchema(repoRoot: string) {
       publicUrl: env.PUBLIC_URL?.replace(/\/$/, ''),
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
+      loginLimits: {
+        attemptsPerNameIp: env.LOGIN_ATTEMPTS_PER_NAME_IP,
+        attemptsPerName: env.LOGIN_ATTEMPTS_PER_NAME,
+        maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,
+      },
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,

@@ -56,6 +56,22 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN token_generation integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 4,
+    name: 'rate_limit_delays',
+    // Progressive login delays when RATE_LIMIT_STORE=postgres (decision 0059). `allowed` is the
+    // verdict of the row's last attempt, so that one upsert can return it.
+    sql: `
+      CREATE TABLE rate_limit_delays (
+        key text PRIMARY KEY,
+        window_end bigint NOT NULL,
+        count integer NOT NULL,
+        blocked_until bigint NOT NULL,
+        allowed boolean NOT NULL
+      );
+      CREATE INDEX rate_limit_delays_window_end_idx ON rate_limit_delays (window_end);
+    `,
+  },
 ];
 
 export async function migrate(client: SqlClient): Promise<number[]> {

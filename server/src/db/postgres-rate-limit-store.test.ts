@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRateLimiter, LOGIN_RATE_LIMITS } from '../http/rate-limit';
-import { build } from '../test/helpers';
+import { createRateLimiter } from '../http/rate-limit';
+import { build, type TestApp } from '../test/helpers';
 import { migrate } from './migrations';
 import { openPgliteClient } from './pglite-client';
 import { createPostgresRateLimitStore } from './postgres-rate-limit-store';
 import { openPostgresClient } from './postgres-client';
 import type { SqlClient } from './sql-client';
 import { useTemporarySchema } from '../test/postgres-schema';
+import { delayContract } from '../test/rate-limit-store-contract';
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -56,6 +57,33 @@ function describeStore(name: string, open: () => Promise<SqlClient>, instances: 
       expect(new Set(results.map((result) => result.resetAt))).toEqual(new Set([60_005]));
     });
 
+    delayContract(async () => createPostgresRateLimitStore(clients[0]!));
+
+    it('lets exactly the free attempts through concurrent ones across instances', async () => {
+      const stores = clients.map((client) => createPostgresRateLimitStore(client));
+      const schedule = { free: 10, windowMs: 60_000, delaysMs: [1_000, 2_000] };
+      const verdicts = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          stores[i % stores.length]!.hitWithDelay('delay-burst', schedule, 7_000),
+        ),
+      );
+      expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(10);
+      expect(
+        new Set(verdicts.filter((verdict) => !verdict.allowed).map((v) => JSON.stringify(v))),
+      ).toEqual(new Set([JSON.stringify({ allowed: false, retryAt: 8_000 })]));
+    });
+
+    it('deletes delays whose window and delay are over', async () => {
+      const store = createPostgresRateLimitStore(clients[0]!);
+      const schedule = { free: 1, windowMs: 60_000, delaysMs: [1_000] };
+      await store.hitWithDelay('delay-old', schedule, 10);
+      await store.hitWithDelay('delay-new', schedule, 10 + 2 * 60_000);
+      const { rows } = await clients[0]!.query<{ key: string }>(
+        "SELECT key FROM rate_limit_delays WHERE key IN ('delay-old', 'delay-new')",
+      );
+      expect(rows.map((row) => row.key)).toEqual(['delay-new']);
+    });
+
     it('deletes windows that ended long ago', async () => {
       const store = createPostgresRateLimitStore(clients[0]!);
       await store.hit('old', 60_000, 10);
@@ -88,32 +116,33 @@ describe.skipIf(testDatabaseUrl === undefined)('PostgreSQL', () => {
     2,
   );
 
-  it('makes two API instances share the per-username login limit', async () => {
+  it('makes two API instances share the login delays; the owner elsewhere gets in', async () => {
     const clients = [0, 1].map(() =>
       openPostgresClient({ connectionString: testDatabaseUrl!, schema, max: 2 }),
     );
     try {
       await migrate(clients[0]!);
-      const apps = await Promise.all(
-        clients.map(async (client) => {
-          const { app } = await build({
-            deps: { rateLimitStore: createPostgresRateLimitStore(client) },
-          });
-          return app;
-        }),
-      );
-      const attempt = (i: number) =>
-        apps[i % 2]!.inject({
+      // One after the other: each build empties the file's one user store, which both share.
+      const apps: TestApp[] = [];
+      for (const client of clients) {
+        apps.push(await build({ deps: { rateLimitStore: createPostgresRateLimitStore(client) } }));
+      }
+      await apps[1]!.addUser('shared-victim', 'correct horse');
+      const attempt = (i: number, password: string, remoteAddress = '203.0.113.5') =>
+        apps[i % 2]!.app.inject({
           method: 'POST',
           url: '/api/login',
-          payload: { username: 'shared-victim', password: 'wrong' },
+          remoteAddress,
+          payload: { username: 'shared-victim', password },
         });
-      for (let i = 0; i < LOGIN_RATE_LIMITS.perUsername.max; i += 1) {
-        expect((await attempt(i)).statusCode).toBe(401);
+      for (let i = 0; i < 10; i += 1) expect((await attempt(i, 'wrong')).statusCode).toBe(401);
+      for (const i of [10, 11]) {
+        const refused = await attempt(i, 'wrong');
+        expect(refused.statusCode).toBe(429);
+        expect(refused.headers['retry-after']).toBe('1');
       }
-      const refused = await attempt(LOGIN_RATE_LIMITS.perUsername.max);
-      expect(refused.statusCode).toBe(429);
-      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect((await attempt(0, 'correct horse', '198.51.100.9')).statusCode).toBe(200);
+      expect((await attempt(1, 'correct horse', '198.51.100.9')).statusCode).toBe(200);
     } finally {
       for (const client of clients) await client.close();
     }

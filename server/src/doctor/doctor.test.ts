@@ -146,7 +146,7 @@ describe('npm run doctor', () => {
       WEB_DIST_DIR: fakeWebDist(),
     };
     expect(formatCheck((await runDoctor({ env, repoRoot }))[1]!)).toBe(
-      `PASS  database      embedded PGlite in ${dataDir} reachable, all 3 migrations applied`,
+      `PASS  database      embedded PGlite in ${dataDir} reachable, all 4 migrations applied`,
     );
     // A running server's lock: another live process (this one's parent stands in for it).
     const lockFile = join(dataDir, LOCK_FILE);
@@ -183,13 +183,13 @@ describe.skipIf(testDatabaseUrl === undefined)('npm run doctor against PostgreSQ
 
   it('says which migrations are pending, then passes once they are applied', async () => {
     expect(formatCheck(await check())).toBe(
-      'FAIL  database      PostgreSQL reachable, 3 migration(s) pending (1 users, 2 rate_limits, 3 users_canonical_name_and_token_generation): the server applies them when it starts; run the doctor again afterwards',
+      'FAIL  database      PostgreSQL reachable, 4 migration(s) pending (1 users, 2 rate_limits, 3 users_canonical_name_and_token_generation, 4 rate_limit_delays): the server applies them when it starts; run the doctor again afterwards',
     );
     const client = open();
     await migrate(client);
     await client.close();
     expect(formatCheck(await check())).toBe(
-      'PASS  database      PostgreSQL reachable, all 3 migrations applied',
+      'PASS  database      PostgreSQL reachable, all 4 migrations applied',
     );
   });
 });

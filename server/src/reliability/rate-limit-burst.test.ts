@@ -1,7 +1,7 @@
 /**
  * The login rate limit under a bounded burst of concurrent guesses: it holds (a 429 with
- * Retry-After for everything over the limit, never more successes than allowed), and it does not
- * lock out anyone else (another username, another address).
+ * Retry-After for everything over the limit, never more guesses than allowed), and it does not
+ * lock out anyone else: another username, or the same one from another address (decision 0059).
  */
 import { describe, expect, it } from 'vitest';
 import type { PasswordVerifier } from '../auth/passwords';
@@ -14,6 +14,9 @@ const fastPasswords: PasswordVerifier = {
 };
 
 const BURST = 200;
+
+const waitMessage = (seconds: number) =>
+  `Too many sign-in attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
 
 describe('the login rate limit under a burst', () => {
   it(`holds for ${BURST} concurrent guesses at one account from one address, then lets others in`, async () => {
@@ -34,25 +37,30 @@ describe('the login rate limit under a burst', () => {
     for (const response of guesses) {
       byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1);
     }
-    // Exactly the per-username allowance reached the password check; the rest were refused.
+    // Exactly the allowance of that name at that address reached the password check.
     expect(Object.fromEntries(byStatus)).toEqual({ 401: 10, 429: BURST - 10 });
     for (const response of guesses.filter((r) => r.statusCode === 429)) {
       const retryAfter = Number(response.headers['retry-after']);
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(response.json()).toEqual({
-        error: `Too many sign-in attempts; try again in ${retryAfter} seconds`,
-      });
+      expect(response.json()).toEqual({ error: waitMessage(retryAfter) });
     }
-    // Even the right password is refused while the window is full...
+    // Even the right password waits at the guessing address...
     const right = await app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '203.0.113.7',
+      payload: { username: 'alice', password: PASSWORD },
+    });
+    expect(right.statusCode).toBe(429);
+    // ...but alice from her own address gets in, and so does bob from another.
+    const alice = await app.inject({
       method: 'POST',
       url: '/api/login',
       remoteAddress: '198.51.100.1',
       payload: { username: 'alice', password: PASSWORD },
     });
-    expect(right.statusCode).toBe(429);
-    // ...but bob, from another address, is not locked out by the burst at alice.
+    expect(alice.statusCode).toBe(200);
     const other = await app.inject({
       method: 'POST',
       url: '/api/login',
@@ -96,8 +104,9 @@ describe('the login rate limit under a burst', () => {
     expect(alice.statusCode).toBe(200);
   });
 
-  it('a burst spread over many addresses at one account stops at the per-username limit', async () => {
-    const { app, addUser } = await build({ deps: { passwords: fastPasswords } });
+  it('a burst spread over many addresses at one account stops at the per-name ceiling, with a delay that ends', async () => {
+    let now = new Date('2026-11-26T09:00:00Z');
+    const { app, addUser } = await build({ deps: { passwords: fastPasswords, now: () => now } });
     await addUser('alice', PASSWORD);
     await addUser('bob', PASSWORD);
     const guesses = await Promise.all(
@@ -110,8 +119,23 @@ describe('the login rate limit under a burst', () => {
         }),
       ),
     );
-    expect(guesses.filter((response) => response.statusCode === 401)).toHaveLength(10);
-    expect(guesses.filter((response) => response.statusCode === 429)).toHaveLength(BURST - 10);
+    expect(guesses.filter((response) => response.statusCode === 401)).toHaveLength(100);
+    const refused = guesses.filter((response) => response.statusCode === 429);
+    expect(refused).toHaveLength(BURST - 100);
+    expect(new Set(refused.map((response) => response.headers['retry-after']))).toEqual(
+      new Set(['1']),
+    );
+    // The name's ceiling binds alice too, from any address, for the delay it named...
+    const fromAlice = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/login',
+        remoteAddress: '192.0.2.10',
+        payload: { username: 'alice', password: PASSWORD },
+      });
+    expect((await fromAlice()).statusCode).toBe(429);
+    now = new Date(now.getTime() + 1_000);
+    expect((await fromAlice()).statusCode).toBe(200);
     const bob = await app.inject({
       method: 'POST',
       url: '/api/login',

@@ -4,7 +4,8 @@ import type { LoginTokens } from '../auth/login-token';
 import type { PasswordVerifier } from '../auth/passwords';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
-import { LOGIN_RATE_LIMITS, type RateLimitRule, type RateLimiter } from '../http/rate-limit';
+import type { LoginRateLimits, RateLimiter, RateLimitVerdict } from '../http/rate-limit';
+import { addressKey } from '../stage-edge/socket-seats';
 import type { ZodTypeProvider } from '../http/zod-schema';
 import { errorResponses, loginBody, tokenResponse } from './api-schemas';
 
@@ -17,6 +18,7 @@ export function registerLoginRoute(
     passwords: PasswordVerifier;
     loginTokens: LoginTokens;
     rateLimiter: RateLimiter;
+    limits: LoginRateLimits;
   },
 ): void {
   app.withTypeProvider<ZodTypeProvider>().post(
@@ -26,21 +28,34 @@ export function registerLoginRoute(
     },
     async (request) => {
       const { username, password } = request.body;
-      const limit = async (rule: RateLimitRule, key: string) => {
-        const verdict = await deps.rateLimiter.check(rule, key);
+      const { rateLimiter, limits } = deps;
+      const limit = async (rule: { name: string }, check: Promise<RateLimitVerdict>) => {
+        const verdict = await check;
         if (verdict.allowed) return;
+        const seconds = verdict.retryAfterSeconds;
         request.log.warn({ rule: rule.name }, 'login rate limit reached');
         throw new HttpError(
           429,
-          `Too many sign-in attempts; try again in ${verdict.retryAfterSeconds} seconds`,
-          { 'retry-after': String(verdict.retryAfterSeconds) },
+          `Too many sign-in attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`,
+          { 'retry-after': String(seconds) },
         );
       };
-      await limit(LOGIN_RATE_LIMITS.perAddress, request.ip);
+      // IPv6 by its /64, as every per-address limit counts: anyone holds the whole block.
+      const address = addressKey(request.ip);
+      await limit(limits.perAddress, rateLimiter.check(limits.perAddress, address));
       // A name outside the grammar names no account: it is refused as an unknown user is, after
-      // the same password work, and never gets a username counter of its own.
+      // the same password work, and never gets a counter of its own.
       const canonical = canonicalUsername(username);
-      if (canonical !== undefined) await limit(LOGIN_RATE_LIMITS.perUsername, canonical);
+      if (canonical !== undefined) {
+        // The name at this address before the name: what this address's delays refuse never
+        // counts toward the name's ceiling, which the owner elsewhere would feel.
+        const { perNameAndAddress, perName } = limits;
+        await limit(
+          perNameAndAddress,
+          rateLimiter.checkWithDelay(perNameAndAddress, `${canonical} ${address}`),
+        );
+        await limit(perName, rateLimiter.checkWithDelay(perName, canonical));
+      }
       const user = canonical === undefined ? undefined : await deps.store.findByUsername(canonical);
       const passwordMatches = await deps.passwords.verify(user?.passwordHash, password);
       if (user === undefined || !passwordMatches || user.disabledAt !== null) {

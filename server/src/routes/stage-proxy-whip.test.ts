@@ -249,6 +249,7 @@ describe('WHIP through the /stage/ proxy', () => {
     const keys: string[] = [];
     const memory = createMemoryRateLimitStore();
     const store: RateLimitStore = {
+      ...memory,
       hit: (key, windowMs, now) => {
         keys.push(key);
         return memory.hit(key, windowMs, now);

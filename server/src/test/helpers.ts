@@ -95,6 +95,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     corsOrigins: [],
     trustProxy: false,
     publicUrl: undefined,
+    loginLimits: { attemptsPerNameIp: 10, attemptsPerName: 100, maxDelaySeconds: 60 },
     tokenRateLimitPerMinute: 30,
     whipRateLimitPerMinute: 30,
     whepRateLimitPerMinute: 60,

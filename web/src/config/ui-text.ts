@@ -107,6 +107,7 @@ export const uiText = {
   },
   errors: {
     loginFailed: 'Invalid credentials',
+    loginRateLimited: 'Too many sign-in attempts; try again in a moment',
     noAuthToken: 'Authentication token not found. Please log in again.',
     tokenFetchFailed: 'Failed to fetch participant token',
     unknown: 'An unknown error occurred',

@@ -79,7 +79,6 @@ describe('sign-in page', () => {
   it.each([
     ['a 401', () => Promise.resolve(jsonResponse(401, { error: 'Invalid credentials' }))],
     ['a 500', () => Promise.resolve(jsonResponse(500, { error: 'Internal server error' }))],
-    ['a 429', () => Promise.resolve(jsonResponse(429, { error: 'Too many attempts' }))],
     ['a network error', () => Promise.reject(new TypeError('Failed to fetch'))],
     ['a 200 without a token', () => Promise.resolve(jsonResponse(200, { user: 'pilot' }))],
     ['a 200 that is not JSON', () => Promise.resolve(new Response('<html>', { status: 200 }))],
@@ -94,5 +93,42 @@ describe('sign-in page', () => {
     expect(screen.getByLabelText(uiText.signIn.passwordLabel)).toBeEnabled();
     expect(localStorage.getItem('token')).toBeNull();
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it.each([
+    ['1 second', 1],
+    ['4 seconds', 4],
+  ])(
+    "shows the server's wait after a 429 ('try again in %s'), not 'Invalid credentials'",
+    async (wait, seconds) => {
+      const message = `Too many sign-in attempts; try again in ${wait}`;
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(() =>
+          Promise.resolve(
+            new Response(JSON.stringify({ error: message }), {
+              status: 429,
+              headers: { 'Content-Type': 'application/json', 'Retry-After': String(seconds) },
+            }),
+          ),
+        ),
+      );
+      const { user } = renderApp('/');
+      await fillAndSubmit(user);
+
+      expect((await screen.findByRole('alert')).textContent).toBe(message);
+      expect(screen.getByRole('button', { name: uiText.signIn.submit })).toBeEnabled();
+    },
+  );
+
+  it('asks for a moment after a 429 without a message', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.resolve(new Response('busy', { status: 429 }))),
+    );
+    const { user } = renderApp('/');
+    await fillAndSubmit(user);
+
+    expect((await screen.findByRole('alert')).textContent).toBe(uiText.errors.loginRateLimited);
   });
 });

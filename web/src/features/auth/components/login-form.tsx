@@ -1,12 +1,25 @@
 import { LogIn } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { uiText } from '@/config/ui-text';
+import { ApiError } from '@/lib/api-client';
 import { login } from '../api/login';
 
 const text = uiText.signIn;
 
 const inputClassName =
   'block w-full rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2.5 text-slate-100 placeholder:text-slate-500 focus:border-sky-400 focus:ring-2 focus:ring-sky-400/40 focus:outline-none disabled:cursor-not-allowed disabled:opacity-60';
+
+/**
+ * A 429 says how long to wait (the API's message, with its seconds): a person typing the right
+ * password while a delay holds must not read that it is wrong. Every other failure reads the
+ * same (docs/product.md#error-catalogue); the API's own message is for logs.
+ */
+function failureMessage(error: unknown): string {
+  if (error instanceof ApiError && error.status === 429) {
+    return error.serverMessage ?? uiText.errors.loginRateLimited;
+  }
+  return uiText.errors.loginFailed;
+}
 
 interface LoginFormProps {
   onSuccess: (token: string) => void;
@@ -16,20 +29,18 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
-  const [failed, setFailed] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (submitting) return;
     setSubmitting(true);
-    setFailed(false);
+    setFailure(undefined);
     try {
       const token = await login({ username, password });
       onSuccess(token);
-    } catch {
-      // Every failure reads the same to the viewer (docs/product.md#error-catalogue); the API's
-      // own message is for logs.
-      setFailed(true);
+    } catch (error) {
+      setFailure(failureMessage(error));
       setSubmitting(false);
     }
   }
@@ -72,12 +83,12 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
           className={inputClassName}
         />
       </div>
-      {failed && (
+      {failure !== undefined && (
         <p
           role="alert"
           className="rounded-lg border border-red-500/40 bg-red-500/10 px-3.5 py-2.5 text-sm text-red-200"
         >
-          {uiText.errors.loginFailed}
+          {failure}
         </p>
       )}
       <button
