@@ -26,6 +26,8 @@ export async function startLocalStage(options: {
   maxSessionsPerUser?: number;
   maxConnectingPublishers?: number;
   publisherConnectTimeoutMs?: number;
+  /** Wait for the API's table of token generations (the stage process does; see LocalStage). */
+  awaitTokenGenerations?: boolean;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -37,6 +39,7 @@ export async function startLocalStage(options: {
     maxSessionsPerUser: options.maxSessionsPerUser,
     maxConnectingPublishers: options.maxConnectingPublishers,
     publisherConnectTimeoutMs: options.publisherConnectTimeoutMs,
+    awaitTokenGenerations: options.awaitTokenGenerations,
     log: options.log,
   });
   const server = createStageServer({
