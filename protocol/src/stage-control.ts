@@ -3,10 +3,12 @@
  * parse: the table of the accounts' token generations (decision 0058), and ending a user's
  * sessions (decision 0053).
  *
- *   GET  /_control/token-generations                  → {loaded, users}
- *   PUT  /_control/token-generations {generations}    the whole table, every account → {loaded, users}
- *   POST /_control/end-user-sessions {userId, tokenGeneration}   one account's change (and its
- *                                                     sessions end) → {ended}
+ *   GET  /_control/token-generations               → {loaded, users}
+ *   PUT  /_control/token-generations {generations} the whole table, every account → {loaded, users}
+ *   POST /_control/token-generations {userId, tokenGeneration}   a new account → {loaded, users}
+ *   POST /_control/end-user-sessions {userId, tokenGeneration}   an account's sign-in was ended:
+ *                                                  tokens issued before refused, sessions ended
+ *                                                  → {ended}
  */
 import { z } from 'zod';
 
@@ -23,7 +25,10 @@ const tokenGeneration = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const tokenGenerationsBody = z.object({ generations: z.record(userId, tokenGeneration) });
 export type TokenGenerationsBody = z.infer<typeof tokenGenerationsBody>;
 
-/** What `GET` and `PUT` answer: whether the stage has the whole table, and how many it names. */
+/** `POST`: one account's token generation (a new account). */
+export const tokenGenerationBody = z.object({ userId, tokenGeneration });
+
+/** What each method answers: whether the stage has the whole table, and how many it names. */
 export const tokenGenerationsAnswer = z.object({ loaded: z.boolean(), users: z.number().int() });
 
 /**

@@ -13,8 +13,9 @@
  *   POST /_control/end-user-sessions {userId, tokenGeneration}   the API ended this user's
  *                        sign-in: tokens issued before that generation are refused, and their
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
- *   GET|PUT /_control/token-generations   the accounts' token generations (decision 0058): PUT
- *                        {generations} is the API's whole table; both answer {loaded, users}
+ *   GET|PUT|POST /_control/token-generations   the accounts' token generations (decision 0058):
+ *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
+ *                        a new account; each answers {loaded, users}
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -25,6 +26,7 @@ import {
   endUserSessionsBody,
   MAX_TOKEN_GENERATIONS_BYTES,
   TOKEN_GENERATIONS_PATH,
+  tokenGenerationBody,
   tokenGenerationsBody,
 } from '@tailcam/protocol/stage-control';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
@@ -172,8 +174,16 @@ async function handleRequest(
       const first = !generations.loaded;
       generations.load(parsed.data.generations);
       if (first) stage.log(`token generations received: ${generations.users} account(s)`);
+    } else if (method === 'POST') {
+      const parsed = tokenGenerationBody.safeParse(await readJson(request));
+      if (!parsed.success) {
+        return sendJson(response, 400, {
+          error: 'Body must be {"userId": "...", "tokenGeneration": n}',
+        });
+      }
+      generations.record(parsed.data.userId, parsed.data.tokenGeneration);
     } else if (method !== 'GET') {
-      return sendJson(response, 405, { error: 'Use GET or PUT' });
+      return sendJson(response, 405, { error: 'Use GET, PUT or POST' });
     }
     return sendJson(response, 200, { loaded: generations.loaded, users: generations.users });
   }

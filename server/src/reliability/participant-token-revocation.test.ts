@@ -1,14 +1,16 @@
 /**
- * Issue 24 §2: a participant token issued before `users passwd`, `disable` or `remove` is refused
- * by the local stage at every door (WHEP, the signalling socket), through a real listening API in
- * front of a real stage, also after the stage restarts; a token issued after the change works.
+ * Issue 24 §2 (decision 0058): a participant token issued before `users passwd`, `disable` or
+ * `remove` is refused by the local stage at every door (WHEP, the signalling socket), through a
+ * real listening API in front of a real stage that waits for the API's table of token
+ * generations, also after the stage restarts; a token issued after the change works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startLocalStage, type RunningStage } from '../../../local-stage/src/server/start';
 import { createAccounts, type Accounts } from '../accounts/accounts';
 import { createLocalStageProvider } from '../providers/local-provider';
-import { sessionEnder } from '../providers/stage-provider';
+import { stageAccountHooks } from '../providers/stage-provider';
+import { TokenGenerationSync } from '../providers/token-generation-sync';
 import { build, CLIENT_ID, stageTokenSecret, testConfig, type TestApp } from '../test/helpers';
 
 const OFFER =
@@ -19,9 +21,11 @@ const OFFER =
 
 let stage: RunningStage | undefined;
 const sockets: WebSocket[] = [];
+const syncs: TokenGenerationSync[] = [];
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.terminate();
+  for (const sync of syncs.splice(0)) await sync.close();
   await stage?.close();
   stage = undefined;
 });
@@ -32,6 +36,7 @@ async function startStage(port = 0): Promise<RunningStage> {
     port,
     secret: stageTokenSecret,
     faultsEnabled: false,
+    awaitTokenGenerations: true,
   });
   return stage;
 }
@@ -43,7 +48,10 @@ interface Product {
   base: string;
 }
 
-/** An API in front of `stageUrl`, listening on loopback, its accounts wired as the server's. */
+/**
+ * An API in front of `stageUrl`, listening on loopback, its accounts and the stage's table of
+ * token generations wired as the server's (server.ts).
+ */
 async function product(stageUrl: string): Promise<Product> {
   const base = testConfig();
   const test = await build({ config: { localStage: { ...base.localStage, url: stageUrl } } });
@@ -53,14 +61,24 @@ async function product(stageUrl: string): Promise<Product> {
     publicUrl: undefined,
     stageUrl,
   });
-  const accounts = createAccounts(test.store, {
-    endSessions: sessionEnder((userId) => provider.endUserSessions(userId), {
+  const accounts = createAccounts(
+    test.store,
+    stageAccountHooks(provider, {
       ended: () => undefined,
       failed: (_userId, error) => {
         throw error;
       },
     }),
+  );
+  const silent = { info: () => undefined, warn: () => undefined };
+  const sync = new TokenGenerationSync({
+    stageUrl,
+    readTable: () => test.store.listTokenGenerations(),
+    log: silent,
+    pollMs: 50,
   });
+  syncs.push(sync);
+  sync.start();
   const address = await test.app.listen({ port: 0, host: '127.0.0.1' });
   return { test, accounts, base: address };
 }
@@ -107,10 +125,7 @@ async function join({ base }: Product, token: string): Promise<Record<string, un
   });
 }
 
-const REVOKED_AT_WHEP = {
-  status: 401,
-  error: 'The token is no longer valid: its account signed out everywhere',
-};
+const REVOKED_AT_WHEP = { status: 401, error: 'The token has been revoked' };
 const REVOKED_AT_JOIN = {
   type: 'error',
   category: 'JOIN_ERROR',
@@ -124,7 +139,7 @@ describe('participant tokens issued before an account change (issue 24 §2)', ()
     it(`refuses at WHEP and at the socket a token issued before \`users ${change}\``, async () => {
       const running = await startStage();
       const api = await product(running.url);
-      await api.test.addUser('alice', 'correct horse');
+      await api.accounts.add('alice', 'correct horse');
       const token = await participantToken(api, await api.test.login('alice', 'correct horse'));
       // Before the change the token passes the token check (nothing is on air: 503, not 401).
       expect((await whep(api, token)).status).toBe(503);
@@ -142,7 +157,7 @@ describe('participant tokens issued before an account change (issue 24 §2)', ()
     const first = await startStage();
     const port = Number(new URL(first.url).port);
     const api = await product(first.url);
-    await api.test.addUser('bob', 'correct horse');
+    await api.accounts.add('bob', 'correct horse');
     const old = await participantToken(api, await api.test.login('bob', 'correct horse'));
     await api.accounts.passwd('bob', 'battery staple');
     const fresh = await participantToken(api, await api.test.login('bob', 'battery staple'));

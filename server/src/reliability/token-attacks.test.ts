@@ -402,7 +402,7 @@ describe('a password change, a disable or a removal ends the login tokens issued
     await addUser('carol', 'staple battery');
     const ended: string[] = [];
     const accounts = createAccounts(store, {
-      endSessions: async (userId) => {
+      endSessions: async ({ userId }) => {
         ended.push(userId);
       },
     });
