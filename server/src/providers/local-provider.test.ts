@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { stageTokenSecret } from '../test/helpers';
+import { verifyParticipantToken } from '@tailcam/protocol/participant-token';
+import { CLIENT_ID, stageTokenSecret } from '../test/helpers';
 import { createLocalStageProvider } from './local-provider';
 import { stageAccountHooks } from './stage-provider';
 
@@ -28,6 +29,25 @@ const provider = (stageUrl: string) =>
     publicUrl: undefined,
     stageUrl,
   });
+
+describe('local stage provider: tokens', () => {
+  it("signs the account's token generation into the viewer's token (the stage checks it)", async () => {
+    const token = await provider('http://127.0.0.1:1').createParticipantToken({
+      stageId: 'N743AS',
+      userId: 'user-1',
+      username: 'alice',
+      tokenGeneration: 4,
+      clientId: CLIENT_ID,
+      requestOrigin: 'http://127.0.0.1:8080',
+    });
+    const claims = await verifyParticipantToken(token, {
+      secret: stageTokenSecret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims).toMatchObject({ user_id: 'user-1', gen: 4 });
+  });
+});
 
 describe('local stage provider: ending a user’s sessions', () => {
   it("posts the user id and new token generation to the stage's loopback control route and reads how many ended", async () => {
