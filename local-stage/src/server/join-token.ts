@@ -19,10 +19,7 @@ import { WhipError } from './whip-sdp';
  * How long a join or an offer with an account's token waits for the API's table of token
  * generations (a stage that has just started) before it is refused as "try again".
  */
-export const GENERATIONS_WAIT_MS = 3_000;
-
-/** What a WHIP or WHEP client is told for a token issued before its account's last change. */
-export const REVOKED_TOKEN_MESSAGE = 'The token has been revoked';
+const GENERATIONS_WAIT_MS = 3_000;
 
 /**
  * A refused join: an IVS error code, the message the viewer sees (IVS's text for the code unless
@@ -107,7 +104,7 @@ export async function verifyJoinToken(
       );
     case 'revoked':
     case 'unknown-user':
-      // IVS's "no longer valid" code: the viewer's app gets a new token, or a new sign-in.
+      // IVS's code for a token that is no longer valid.
       throw new JoinRefusedError(
         STAGE_ERROR_CODES.TOKEN_EXPIRED,
         undefined,
@@ -172,7 +169,7 @@ export async function verifyBearerToken(
       throw new WhipError(503, 'The stage is starting; try again shortly');
     case 'revoked':
     case 'unknown-user':
-      throw new WhipError(401, REVOKED_TOKEN_MESSAGE);
+      throw new WhipError(401, 'The token has been revoked');
   }
 }
 
