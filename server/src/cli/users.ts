@@ -1,9 +1,10 @@
 /**
  * The accounts CLI: `npm run users -- add NAME | list | passwd NAME | disable NAME | remove NAME`.
  * With DATABASE_URL it talks to PostgreSQL, and tells the stage itself: it ends the sessions of
- * a user whose sign-in it ended, and gives the local stage the account's token generation. With the embedded PGlite it opens DATA_DIR itself when no server holds it
- * (migrating an empty one; no stage runs then), else it asks the running server through its admin
- * socket, and the server ends the sessions; otherwise it says what to do.
+ * a user whose sign-in it ended, and gives the local stage the account's token generation. With
+ * the embedded PGlite it opens DATA_DIR itself when no server holds it (migrating an empty one; no
+ * stage runs then), else it asks the running server through its admin socket, and the server
+ * tells the stage; otherwise it says what to do.
  */
 import type { AccountsOptions } from '../accounts/accounts';
 import { findRepoRoot } from '../paths';
