@@ -61,6 +61,23 @@ describe('TokenGenerationSync', () => {
     ]);
   });
 
+  it('sends its table once when it starts, even to a stage that has one (changes made while no API ran), as each instance does', async () => {
+    const stage = await stageWithTable();
+    stage.state.loaded = true;
+    sync({ stageUrl: stage.url, readTable: async () => ({ 'user-1': 3 }) });
+    sync({ stageUrl: stage.url, readTable: async () => ({ 'user-1': 3, 'user-2': 0 }) });
+    await expect.poll(() => stage.puts()).toHaveLength(2);
+    expect(stage.puts()).toEqual(
+      expect.arrayContaining([
+        { generations: { 'user-1': 3 } },
+        { generations: { 'user-1': 3, 'user-2': 0 } },
+      ]),
+    );
+    const asked = stage.received.length;
+    await expect.poll(() => stage.received.length).toBeGreaterThan(asked + 3);
+    expect(stage.puts()).toHaveLength(2);
+  });
+
   it('sends it again every RESEND_MS, and at the next poll when a change could not be sent', async () => {
     const stage = await stageWithTable();
     let now = 0;
