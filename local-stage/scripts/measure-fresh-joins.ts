@@ -42,6 +42,12 @@ async function startStage(port: number) {
   // Ready: the camera is on air, so the join is a stage's first, as after `npm start`.
   const deadline = Date.now() + 20_000;
   for (;;) {
+    // As the API does: the stage is not ready before it has a table of token generations.
+    await fetch(`http://127.0.0.1:${port}/_control/token-generations`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ generations: {} }),
+    }).catch(() => undefined);
     const health = await fetch(`http://127.0.0.1:${port}/stage/health`).catch(() => undefined);
     if (health?.ok) return { kill };
     if (Date.now() > deadline) {

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     syntheticCameras: config.syntheticCameras,
     limits: config.limits,
     requestTimeoutMs: config.requestTimeoutMs,
+    // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
+    awaitTokenGenerations: true,
     log,
     onExitRequested: () => {
       log('exiting on request (fault injection: hard restart)');

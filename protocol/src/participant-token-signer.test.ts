@@ -18,6 +18,8 @@ describe('participant token signer', () => {
   it('signs exactly the token issueParticipantToken issues', async () => {
     const sign = createParticipantTokenSigner(secret);
     expect(sign(input)).toBe(await issueParticipantToken({ ...input, secret }));
+    const withGeneration = { ...input, tokenGeneration: 2 };
+    expect(sign(withGeneration)).toBe(await issueParticipantToken({ ...withGeneration, secret }));
   });
 
   it('makes tokens the local stage accepts', async () => {

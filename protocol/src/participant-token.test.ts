@@ -46,6 +46,17 @@ describe('participant token', () => {
       whip_url: 'http://127.0.0.1:8080/stage/whip/N743AS',
     });
     expect(claims.exp - claims.iat).toBe(60);
+    expect(claims.gen).toBeUndefined();
+  });
+
+  it("carries the account's token generation when given one (an operator's token has none)", async () => {
+    const token = await issueParticipantToken({ ...baseInput, tokenGeneration: 3 });
+    const claims = await verifyParticipantToken(token, {
+      secret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims.gen).toBe(3);
   });
 
   it("derives secure WebSocket endpoints behind https, and the stage's own WHIP endpoint", () => {

@@ -36,6 +36,12 @@ export const participantTokenClaimsSchema = z.object({
   whip_url: stageEndpoint,
   iat: z.number().int(),
   exp: z.number().int(),
+  /**
+   * The account's token generation when the token was issued (decision 0058): the stage refuses
+   * the token once the account's generation is higher. Absent from the operators' tokens
+   * (`publish-token`, `subscribe-token`, the synthetic cameras'), which belong to no account.
+   */
+  gen: z.number().int().min(0).optional(),
 });
 
 export type ParticipantTokenClaims = z.infer<typeof participantTokenClaimsSchema>;
@@ -60,6 +66,8 @@ export interface IssueParticipantTokenInput {
    */
   stageBaseUrl: string;
   ttlSeconds: number;
+  /** The account's token generation (a viewer's token); none for an operator's token. */
+  tokenGeneration?: number;
   now?: Date;
 }
 
@@ -112,6 +120,7 @@ export function participantTokenClaims(
     aud: PARTICIPANT_TOKEN_AUDIENCE,
     iat: nowSeconds,
     exp: nowSeconds + input.ttlSeconds,
+    ...(input.tokenGeneration === undefined ? {} : { gen: input.tokenGeneration }),
   };
 }
 

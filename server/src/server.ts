@@ -19,7 +19,8 @@ import { createLogger } from './logger';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
 import { createLocalStageProvider } from './providers/local-provider';
-import { sessionEnder, type StageProvider } from './providers/stage-provider';
+import { stageAccountHooks, type StageProvider } from './providers/stage-provider';
+import { TokenGenerationSync } from './providers/token-generation-sync';
 import { loadAuthSecret, loadStageTokenSecret } from './secrets';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -108,20 +109,29 @@ async function main(): Promise<void> {
       : { rateLimitStore: createPostgresRateLimitStore(rateLimitClient) }),
   });
 
+  // The local stage's table of the accounts' token generations (decision 0058).
+  const generationSync =
+    config.stageProvider === 'local'
+      ? new TokenGenerationSync({
+          stageUrl: config.localStage.url,
+          readTable: () => store.listTokenGenerations(),
+          log: logger,
+        })
+      : undefined;
+
   let adminSocket: AdminSocket | undefined;
   if (config.databaseUrl === undefined) {
     try {
-      // passwd, disable and remove end the user's stage sessions before the CLI hears back.
-      const endSessions = sessionEnder((userId) => stageProvider.endUserSessions(userId), {
+      // passwd, disable and remove end the user's stage sessions, and the stage refuses the
+      // participant tokens issued before, before the CLI hears back; add names the new account.
+      const hooks = stageAccountHooks(stageProvider, {
         ended: (userId, count) => logger.info({ userId, count }, 'stage sessions ended'),
-        failed: (userId, error) =>
-          logger.warn({ err: error, userId }, 'could not end the stage sessions of a user'),
+        failed: (userId, error) => {
+          logger.warn({ err: error, userId }, 'could not tell the stage of an account change');
+          generationSync?.resendSoon();
+        },
       });
-      adminSocket = await startAdminSocket(
-        config.dataDir,
-        createAccounts(store, { endSessions }),
-        logger,
-      );
+      adminSocket = await startAdminSocket(config.dataDir, createAccounts(store, hooks), logger);
     } catch (error) {
       logger.warn(
         { err: error },
@@ -147,6 +157,7 @@ async function main(): Promise<void> {
     }, SHUTDOWN_TIMEOUT_MS);
     timer.unref();
     try {
+      await generationSync?.close();
       await app.close();
       await adminSocket?.close();
       await rateLimitClient?.close();
@@ -170,6 +181,7 @@ async function main(): Promise<void> {
     await store.close();
     fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
+  generationSync?.start();
   const url = listeningUrl(config, app.server.address());
   logger.info(
     { url, stageProvider: config.stageProvider, rateLimitStore: config.rateLimitStore },

@@ -1,7 +1,8 @@
 /**
- * The stage's loopback-only control surface as its callers see it: what `GET /_stats` answers,
- * the bodies the `/_faults/...` routes accept, and the API's `/_control/...` call (http-server.ts). Tests, benchmarks and soaks import
- * these through `@tailcam/local-stage/control`, so their client cannot drift from the stage.
+ * The stage's loopback-only control surface as its callers see it: what `GET /_stats` answers
+ * and the bodies the `/_faults/...` routes accept (http-server.ts). Tests, benchmarks and soaks
+ * import these through `@tailcam/local-stage/control`, so their client cannot drift from the
+ * stage. The API's `/_control/...` calls are in `@tailcam/protocol/stage-control`.
  */
 import { z } from 'zod';
 
@@ -58,10 +59,6 @@ export type StageStats = z.infer<typeof stageStatsSchema>;
 const stageIdField = z.string().min(1).max(64);
 const participantIdField = z.string().min(1).max(128);
 const codeField = z.number().int().min(1).max(99);
-
-/** `POST /_control/end-user-sessions`: the API ended this user's sign-in. */
-export const endUserSessionsBody = z.object({ userId: z.string().min(1).max(128) });
-export const endUserSessionsAnswer = z.object({ ended: z.number() });
 
 export const faultBodies = {
   drop: z.object({

@@ -10,8 +10,12 @@
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
  *   GET  /_stats         counts: sockets, peer connections, publishers per stage
  *   WS   /_control/cameras  the camera process's link (../camera-link.ts): Bearer link token
- *   POST /_control/end-user-sessions {userId}   the API ended this user's sign-in: their
+ *   POST /_control/end-user-sessions {userId, tokenGeneration}   the API ended this user's
+ *                        sign-in: tokens issued before that generation are refused, and their
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
+ *   GET|PUT|POST /_control/token-generations   the accounts' token generations (decision 0058):
+ *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
+ *                        a new account; each answers {loaded, users}
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -22,9 +26,17 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   requestTimeoutOptions,
 } from '@tailcam/protocol/node-http-answers';
+import {
+  END_USER_SESSIONS_PATH,
+  endUserSessionsBody,
+  MAX_TOKEN_GENERATIONS_BYTES,
+  TOKEN_GENERATIONS_PATH,
+  tokenGenerationBody,
+  tokenGenerationsBody,
+} from '@tailcam/protocol/stage-control';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
 import { STAGE_ERROR_CODES } from '../signalling';
-import { endUserSessionsBody, faultBodies } from './control';
+import { faultBodies } from './control';
 import type { LocalStage } from './local-stage';
 import { handleSdpEndpoint, sdpEndpointOf } from './sdp-endpoint';
 
@@ -143,14 +155,42 @@ async function handleRequest(
     return sendJson(response, 403, { error: 'Loopback only' });
   }
   if (path === '/_stats' && method === 'GET') return sendJson(response, 200, stage.stats());
-  if (path === '/_control/end-user-sessions') {
+  if (path === END_USER_SESSIONS_PATH) {
     if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
     const parsed = endUserSessionsBody.safeParse(await readJson(request));
-    if (!parsed.success)
-      return sendJson(response, 400, { error: 'Body must be {"userId": "..."}' });
-    const ended = stage.endUserSessions(parsed.data.userId);
+    if (!parsed.success) {
+      return sendJson(response, 400, {
+        error: 'Body must be {"userId": "...", "tokenGeneration": n}',
+      });
+    }
+    const ended = stage.endUserSessions(parsed.data.userId, parsed.data.tokenGeneration);
     if (ended > 0) stage.log(`ended ${ended} session(s) of a user whose sign-in was ended`);
     return sendJson(response, 200, { ended });
+  }
+  if (path === TOKEN_GENERATIONS_PATH) {
+    const { generations } = stage;
+    if (method === 'PUT') {
+      const parsed = tokenGenerationsBody.safeParse(
+        await readJson(request, MAX_TOKEN_GENERATIONS_BYTES),
+      );
+      if (!parsed.success) {
+        return sendJson(response, 400, { error: 'Body must be {"generations": {"userId": n}}' });
+      }
+      const first = !generations.loaded;
+      generations.load(parsed.data.generations);
+      if (first) stage.log(`token generations received: ${generations.users} account(s)`);
+    } else if (method === 'POST') {
+      const parsed = tokenGenerationBody.safeParse(await readJson(request));
+      if (!parsed.success) {
+        return sendJson(response, 400, {
+          error: 'Body must be {"userId": "...", "tokenGeneration": n}',
+        });
+      }
+      generations.record(parsed.data.userId, parsed.data.tokenGeneration);
+    } else if (method !== 'GET') {
+      return sendJson(response, 405, { error: 'Use GET, PUT or POST' });
+    }
+    return sendJson(response, 200, { loaded: generations.loaded, users: generations.users });
   }
   if (path.startsWith('/_faults/')) {
     if (!options.faultsEnabled) {
@@ -262,13 +302,13 @@ function isLoopback(request: IncomingMessage): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
+async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) return undefined;
+    if (size > maxBytes) return undefined;
     chunks.push(buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();

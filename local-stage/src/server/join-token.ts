@@ -1,7 +1,8 @@
 /**
  * Checks a participant token at join: signature, expiry, audience, that its `topic` names a
- * stage this process serves, and the subscribe capability. Failures become IVS-style stage
- * errors (code + message) for the SDK.
+ * stage this process serves, the subscribe capability, and for an account's token that it was
+ * not issued before the account's last password change, disable or removal
+ * (token-generations.ts). Failures become IVS-style stage errors (code + message) for the SDK.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeJwt } from 'jose';
@@ -11,7 +12,14 @@ import {
   type ParticipantTokenClaims,
 } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../signalling';
+import type { GenerationVerdict, TokenGenerations } from './token-generations';
 import { WhipError } from './whip-sdp';
+
+/**
+ * How long a join or an offer with an account's token waits for the API's table of token
+ * generations (a stage that has just started) before it is refused as "try again".
+ */
+const GENERATIONS_WAIT_MS = 3_000;
 
 /**
  * A refused join: an IVS error code, the message the viewer sees (IVS's text for the code unless
@@ -28,9 +36,29 @@ export class JoinRefusedError extends Error {
   }
 }
 
+/**
+ * What the table says of the token's account, waiting a little for a table that has not come
+ * yet; an operator's token (no `gen`) belongs to no account and is current.
+ */
+async function generationVerdict(
+  claims: ParticipantTokenClaims,
+  generations: TokenGenerations,
+): Promise<GenerationVerdict> {
+  if (claims.gen === undefined) return 'current';
+  const verdict = generations.verdict(claims.user_id, claims.gen);
+  if (verdict !== 'no-table') return verdict;
+  await generations.whenLoaded(GENERATIONS_WAIT_MS);
+  return generations.verdict(claims.user_id, claims.gen);
+}
+
 export async function verifyJoinToken(
   token: string,
-  options: { secret: Uint8Array; stageIds: readonly string[]; now?: Date },
+  options: {
+    secret: Uint8Array;
+    stageIds: readonly string[];
+    generations: TokenGenerations;
+    now?: Date;
+  },
 ): Promise<ParticipantTokenClaims> {
   let topic: unknown;
   try {
@@ -45,8 +73,9 @@ export async function verifyJoinToken(
       'Token is not valid for a stage this local stage serves',
     );
   }
+  let claims: ParticipantTokenClaims;
   try {
-    return await verifyParticipantToken(token, {
+    claims = await verifyParticipantToken(token, {
       secret: options.secret,
       stageId: topic,
       capability: 'subscribe',
@@ -64,12 +93,31 @@ export async function verifyJoinToken(
         throw new JoinRefusedError(STAGE_ERROR_CODES.TOKEN_MALFORMED, undefined, error.message);
     }
   }
+  switch (await generationVerdict(claims, options.generations)) {
+    case 'current':
+      return claims;
+    case 'no-table':
+      throw new JoinRefusedError(
+        STAGE_ERROR_CODES.FAILED,
+        undefined,
+        "The stage has not yet received the accounts' token generations from the API",
+      );
+    case 'revoked':
+    case 'unknown-user':
+      // IVS's code for a token that is no longer valid.
+      throw new JoinRefusedError(
+        STAGE_ERROR_CODES.TOKEN_EXPIRED,
+        undefined,
+        "Token was revoked: issued before its account's password change, disable or removal",
+      );
+  }
 }
 
 /**
  * Checks the Bearer token of a WHIP publisher (`publish`) or a WHEP player (`subscribe`) for
- * `stageId`: 401 when it is not a live token signed with the stage's secret, 403 when it is one
- * but lacks the capability, or is for another stage.
+ * `stageId`: 401 when it is not a live token signed with the stage's secret, or an account's
+ * token issued before the account's last change; 403 when it is one but lacks the capability,
+ * or is for another stage; 503 while the stage waits for the API's table of token generations.
  */
 export async function verifyBearerToken(
   token: string,
@@ -77,6 +125,7 @@ export async function verifyBearerToken(
     secret: Uint8Array;
     stageId: string;
     capability: 'publish' | 'subscribe';
+    generations: TokenGenerations;
     now?: Date;
   },
 ): Promise<ParticipantTokenClaims> {
@@ -113,7 +162,15 @@ export async function verifyBearerToken(
   if (claims.topic !== options.stageId) {
     throw new WhipError(403, `The token is for another stage than ${options.stageId}`);
   }
-  return claims;
+  switch (await generationVerdict(claims, options.generations)) {
+    case 'current':
+      return claims;
+    case 'no-table':
+      throw new WhipError(503, 'The stage is starting; try again shortly');
+    case 'revoked':
+    case 'unknown-user':
+      throw new WhipError(401, 'The token has been revoked');
+  }
 }
 
 /** A session's Bearer token, kept as a digest: later requests must present the same token. */

@@ -30,6 +30,7 @@ import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-tok
 import { Publisher, type PublisherKind } from './publisher';
 import type { SdpEndpoint } from './sdp-endpoint';
 import { Subscription } from './subscription';
+import { TokenGenerations } from './token-generations';
 import { ViewerSession, type Admission, type SessionHost } from './viewer-session';
 import { WhepSession } from './whep-session';
 import { readWhepOffer, readWhipOffer, WhipError } from './whip-sdp';
@@ -41,6 +42,11 @@ export interface LocalStageOptions {
   syntheticCameras: readonly string[];
   /** Who may open a session (admission.ts); its defaults where unset (tests shorten some). */
   limits?: Partial<AdmissionLimits>;
+  /**
+   * Whether the stage waits for the API's table of token generations (decision 0058), not ready
+   * until it comes: the stage process does. Otherwise the table starts empty (tests without an API).
+   */
+  awaitTokenGenerations?: boolean;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -83,6 +89,8 @@ export type StageHealth = { publishers: Record<string, OnAir> } & (
 
 export class LocalStage {
   private readonly options: LocalStageOptions;
+  /** The accounts' token generations, as the API tells them (token-generations.ts). */
+  readonly generations: TokenGenerations;
   private readonly stages = new Map<string, StageEntry>();
   private readonly sessions = new Set<ViewerSession>();
   /** Every door's one admission rule: the seats of sessions of every kind. */
@@ -132,6 +140,7 @@ export class LocalStage {
     this.options = options;
     this.log = options.log ?? (() => undefined);
     this.admission = new AdmissionControl(options.limits);
+    this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
     this.host = {
       admit: (session, token) => this.admit(session, token),
       publisherOf: (stageId, participantId) => {
@@ -171,6 +180,7 @@ export class LocalStage {
     const claims = await verifyJoinToken(token, {
       secret: this.options.secret,
       stageIds: this.options.stageIds,
+      generations: this.generations,
     });
     const failureIndex = this.joinFailures.findIndex(
       (failure) => failure.stageId === undefined || failure.stageId === claims.topic,
@@ -235,6 +245,7 @@ export class LocalStage {
       secret: this.options.secret,
       stageId,
       capability,
+      generations: this.generations,
     });
     return { entry, claims };
   }
@@ -515,6 +526,7 @@ export class LocalStage {
     if (this.closing) return 'shutting down';
     if (this.startupProblem === undefined) return 'starting';
     if (this.startupProblem !== null) return this.startupProblem;
+    if (!this.generations.loaded) return "waiting for the accounts' token generations from the API";
     const waiting = this.options.syntheticCameras.find((stageId) => {
       const entry = this.stages.get(stageId);
       return entry !== undefined && entry.cameraOnAir && entry.shown === undefined;
@@ -539,7 +551,7 @@ export class LocalStage {
         stageBaseUrl: 'http://127.0.0.1/stage',
         ttlSeconds: 60,
       });
-      await verifyJoinToken(token, { secret, stageIds });
+      await verifyJoinToken(token, { secret, stageIds, generations: this.generations });
       return undefined;
     } catch (error) {
       const detail =
@@ -607,11 +619,13 @@ export class LocalStage {
   }
 
   /**
-   * The API ended a user's sign-in (password changed, account disabled or removed): their
-   * sessions end as IVS's DisconnectParticipant ends them, with `participant-disconnected`
-   * (loopback-only `POST /_control/end-user-sessions`).
+   * The API ended a user's sign-in (password changed, account disabled or removed): the tokens
+   * issued before `tokenGeneration` are refused from now on, and the user's sessions end as IVS's
+   * DisconnectParticipant ends them, with `participant-disconnected` (loopback-only
+   * `POST /_control/end-user-sessions`).
    */
-  endUserSessions(userId: string): number {
+  endUserSessions(userId: string, tokenGeneration?: number): number {
+    if (tokenGeneration !== undefined) this.generations.record(userId, tokenGeneration);
     const matching = [...this.sessions].filter(
       (session) =>
         session.state === 'joined' && this.sessionSeats.get(session)?.request.userId === userId,

@@ -24,6 +24,8 @@ export async function startLocalStage(options: {
   syntheticCameras?: readonly string[];
   limits?: LocalStageOptions['limits'];
   requestTimeoutMs?: number;
+  /** Wait for the API's table of token generations (the stage process does; see LocalStage). */
+  awaitTokenGenerations?: boolean;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
 }): Promise<RunningStage> {
@@ -32,6 +34,7 @@ export async function startLocalStage(options: {
     secret: options.secret,
     syntheticCameras: options.syntheticCameras ?? [],
     limits: options.limits,
+    awaitTokenGenerations: options.awaitTokenGenerations,
     log: options.log,
   });
   const server = createStageServer({

@@ -1,5 +1,7 @@
 // A stand-in for the API server in tests of scripts/start.mjs: answers /api/health, proxies
-// /stage/ (HTTP and WebSocket upgrades) to LOCAL_STAGE_URL, and reports over IPC as the API does.
+// /stage/ (HTTP and WebSocket upgrades) to LOCAL_STAGE_URL, reports over IPC as the API does,
+// and gives the stage an (empty) table of token generations whenever it has none, as the API's
+// TokenGenerationSync does (decision 0058).
 import http from 'node:http';
 import net from 'node:net';
 
@@ -65,5 +67,20 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
     });
   }
 });
+const generations = `${stage.origin}/_control/token-generations`;
+setInterval(async () => {
+  try {
+    const state = await (await fetch(generations)).json();
+    if (state.loaded === false) {
+      await fetch(generations, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ generations: {} }),
+      });
+    }
+  } catch {
+    // The stage is not up yet: asked again at the next tick.
+  }
+}, 100).unref();
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 process.on('disconnect', () => process.exit(0));

@@ -3,7 +3,12 @@
  * the rules for names and passwords live here, once.
  */
 import { hashPassword } from '../auth/passwords';
-import { DuplicateUsernameError, type User, type UserStore } from '../db/user-store';
+import {
+  DuplicateUsernameError,
+  type User,
+  type UserStore,
+  type UserTokenGeneration,
+} from '../db/user-store';
 import { canonicalUsername } from './username';
 
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -71,32 +76,41 @@ export interface Accounts {
 
 export interface AccountsOptions {
   /**
-   * Ends the user's stage sessions after `passwd`, `disable` or `remove` (their login tokens
-   * already end with the store's write). Reports its own failures; never throws.
+   * After `passwd`, `disable` or `remove` (their login tokens already end with the store's
+   * write): the stage refuses the user's participant tokens of older generations, and ends the
+   * user's sessions. Reports its own failures; never throws.
    */
-  endSessions?: (userId: string) => Promise<void>;
+  endSessions?: (change: UserTokenGeneration) => Promise<void>;
+  /** After `add`: the stage learns the new account's generation. Never throws. */
+  accountAdded?: (account: UserTokenGeneration) => Promise<void>;
 }
 
 export function createAccounts(store: UserStore, options: AccountsOptions = {}): Accounts {
   /** A write that ends the user's login tokens; then their stage sessions end too. */
-  async function endAccess(username: string, write: Promise<string | undefined>): Promise<void> {
-    const userId = await write;
-    if (userId === undefined) throw unknownUser(username);
-    await options.endSessions?.(userId);
+  async function endAccess(
+    username: string,
+    write: Promise<UserTokenGeneration | undefined>,
+  ): Promise<void> {
+    const change = await write;
+    if (change === undefined) throw unknownUser(username);
+    await options.endSessions?.(change);
   }
 
   return {
     async add(username, password) {
       checkUsername(username);
       checkPassword(password);
+      let user: User;
       try {
-        return summarize(await store.createUser(username, await hashPassword(password)));
+        user = await store.createUser(username, await hashPassword(password));
       } catch (error) {
         if (error instanceof DuplicateUsernameError) {
           throw new AccountError('duplicate_username', `A user named "${username}" already exists`);
         }
         throw error;
       }
+      await options.accountAdded?.({ userId: user.id, tokenGeneration: user.tokenGeneration });
+      return summarize(user);
     },
     async list() {
       return (await store.listUsers()).map(summarize);

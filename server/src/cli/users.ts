@@ -1,10 +1,12 @@
 /**
  * The accounts CLI: `npm run users -- add NAME | list | passwd NAME | disable NAME | remove NAME`.
- * With DATABASE_URL it talks to PostgreSQL, and ends the stage sessions of a user whose sign-in
- * it ended itself. With the embedded PGlite it opens DATA_DIR itself when no server holds it
- * (migrating an empty one; no stage runs then), else it asks the running server through its admin
- * socket, and the server ends the sessions; otherwise it says what to do.
+ * With DATABASE_URL it talks to PostgreSQL, and tells the stage itself: it ends the sessions of
+ * a user whose sign-in it ended, and gives the local stage the account's token generation. With
+ * the embedded PGlite it opens DATA_DIR itself when no server holds it (migrating an empty one; no
+ * stage runs then), else it asks the running server through its admin socket, and the server
+ * tells the stage; otherwise it says what to do.
  */
+import type { AccountsOptions } from '../accounts/accounts';
 import { findRepoRoot } from '../paths';
 import {
   ConfigError,
@@ -82,32 +84,52 @@ async function parseRequest(args: string[]): Promise<AdminRequest> {
 }
 
 /**
- * With PostgreSQL no server stands between this CLI and the accounts: it ends the user's stage
- * sessions itself, best-effort (the login tokens are refused either way).
+ * With PostgreSQL no server stands between this CLI and the accounts: it tells the stage itself,
+ * best-effort (the login tokens are refused either way): a new account's token generation
+ * (local stage), and after passwd, disable or remove the new generation and the end of the
+ * user's sessions. What the stage missed, the API's next table gives it (decision 0058).
  */
-async function directSessionEnder(
-  stage: StageControlConfig,
-): Promise<((userId: string) => Promise<void>) | undefined> {
-  const { sessionEnder } = await import('../providers/stage-provider');
-  const report = {
-    ended: (_userId: string, count: number) => {
-      if (count > 0) console.log(`Ended ${count} open stream session(s).`);
-    },
-    failed: (_userId: string, error: unknown) =>
-      console.error(
-        `warning: could not end the account's open stream sessions (${error instanceof Error ? error.message : String(error)}); they last until the viewer leaves, and a new stream is refused`,
-      ),
-  };
+async function directStageHooks(stage: StageControlConfig): Promise<AccountsOptions> {
+  const { stageAccountHooks } = await import('../providers/stage-provider');
+  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   if (stage.stageProvider === 'local') {
-    const { endLocalStageSessions } = await import('../providers/local-provider');
-    return sessionEnder((userId) => endLocalStageSessions(stage.localStageUrl, userId), report);
+    const { addLocalStageAccount, endLocalStageSessions } =
+      await import('../providers/local-provider');
+    const url = stage.localStageUrl;
+    return stageAccountHooks(
+      {
+        endUserSessions: (change) => endLocalStageSessions(url, change),
+        accountAdded: (account) => addLocalStageAccount(url, account),
+      },
+      {
+        ended: (_userId, count) => {
+          if (count > 0) console.log(`Ended ${count} open stream session(s).`);
+        },
+        failed: (_userId, error) =>
+          console.error(
+            `warning: could not tell the local stage of the change (${messageOf(error)}); a running API gives it the accounts' table within a minute, and open stream sessions last until the viewer leaves`,
+          ),
+      },
+    );
   }
-  if (stage.ivs.region === undefined) return undefined;
+  if (stage.ivs.region === undefined) return {};
   const { createIvsClient, endIvsSessions } = await import('../providers/ivs-provider');
   const client = createIvsClient(stage.ivs.region);
-  return sessionEnder(
-    (userId) => endIvsSessions({ client, stageArns: stage.ivs.stageArns }, userId),
-    report,
+  return stageAccountHooks(
+    {
+      endUserSessions: ({ userId }) =>
+        endIvsSessions({ client, stageArns: stage.ivs.stageArns }, userId),
+      accountAdded: async () => undefined,
+    },
+    {
+      ended: (_userId, count) => {
+        if (count > 0) console.log(`Ended ${count} open stream session(s).`);
+      },
+      failed: (_userId, error) =>
+        console.error(
+          `warning: could not end the account's open stream sessions (${messageOf(error)}); they last until the viewer leaves, and a new stream is refused`,
+        ),
+    },
   );
 }
 
@@ -132,12 +154,8 @@ async function runDirect(
     throw error;
   }
   try {
-    const endSessions =
-      config.databaseUrl === undefined ? undefined : await directSessionEnder(stage);
-    return await runAdminRequest(
-      createAccounts(store, endSessions === undefined ? {} : { endSessions }),
-      request,
-    );
+    const hooks = config.databaseUrl === undefined ? {} : await directStageHooks(stage);
+    return await runAdminRequest(createAccounts(store, hooks), request);
   } finally {
     await store.close();
   }

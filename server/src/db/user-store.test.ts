@@ -76,13 +76,20 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
     it('counts a generation per user that every password change, disable and removal ends', async () => {
       const created = await store.createUser('gina', 'hash');
       expect(created.tokenGeneration).toBe(0);
-      expect(await store.setPasswordHash('GINA', 'new')).toBe(created.id);
+      const other = await store.createUser('hal', 'hash');
+      const userId = created.id;
+      expect(await store.setPasswordHash('GINA', 'new')).toEqual({ userId, tokenGeneration: 1 });
       expect((await store.findById(created.id))?.tokenGeneration).toBe(1);
-      expect(await store.disableUser('gina')).toBe(created.id);
+      expect(await store.disableUser('gina')).toEqual({ userId, tokenGeneration: 2 });
       expect((await store.findByUsername('gina'))?.tokenGeneration).toBe(2);
-      expect(await store.removeUser('Gina')).toBe(created.id);
+      expect(await store.listTokenGenerations()).toMatchObject({ [userId]: 2, [other.id]: 0 });
+      // One above the removed row's: no token of the removed user is of the current generation.
+      expect(await store.removeUser('Gina')).toEqual({ userId, tokenGeneration: 3 });
       expect(await store.findById(created.id)).toBeUndefined();
       expect(await store.removeUser('gina')).toBeUndefined();
+      const left = await store.listTokenGenerations();
+      expect(left[other.id]).toBe(0);
+      expect(userId in left).toBe(false);
     });
 
     it('finds nobody for unknown names and for ids that are not UUIDs', async () => {
@@ -94,12 +101,12 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
     it('changes a password and disables a user, reporting unknown names', async () => {
       await store.createUser('erin', 'old');
       const erin = (await store.findByUsername('erin'))!.id;
-      expect(await store.setPasswordHash('ERIN', 'new')).toBe(erin);
+      expect((await store.setPasswordHash('ERIN', 'new'))?.userId).toBe(erin);
       expect((await store.findByUsername('erin'))?.passwordHash).toBe('new');
-      expect(await store.disableUser('erin')).toBe(erin);
+      expect((await store.disableUser('erin'))?.userId).toBe(erin);
       const disabledAt = (await store.findByUsername('erin'))?.disabledAt;
       expect(disabledAt).toBeInstanceOf(Date);
-      expect(await store.disableUser('erin')).toBe(erin);
+      expect(await store.disableUser('erin')).toEqual({ userId: erin, tokenGeneration: 3 });
       expect((await store.findByUsername('erin'))?.disabledAt).toEqual(disabledAt);
       expect(await store.setPasswordHash('nobody', 'x')).toBeUndefined();
       expect(await store.disableUser('nobody')).toBeUndefined();

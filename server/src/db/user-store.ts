@@ -19,6 +19,12 @@ export interface User {
   tokenGeneration: number;
 }
 
+/** A user's token generation: what a write that ends their login tokens leaves it at. */
+export interface UserTokenGeneration {
+  userId: string;
+  tokenGeneration: number;
+}
+
 export interface UserWithHash extends User {
   passwordHash: string;
 }
@@ -38,14 +44,17 @@ export interface UserStore {
   findById(id: string): Promise<User | undefined>;
   listUsers(): Promise<User[]>;
   countUsers(): Promise<number>;
+  /** Every user's token generation, by user id (the local stage's table, decision 0058). */
+  listTokenGenerations(): Promise<Record<string, number>>;
   /**
    * The writes below end the user's login tokens (a new token generation) and return the user's
-   * id, or undefined when no such user exists.
+   * id and new generation, or undefined when no such user exists.
    */
-  setPasswordHash(username: string, passwordHash: string): Promise<string | undefined>;
-  /** Disabling twice keeps the first time. */
-  disableUser(username: string): Promise<string | undefined>;
-  removeUser(username: string): Promise<string | undefined>;
+  setPasswordHash(username: string, passwordHash: string): Promise<UserTokenGeneration | undefined>;
+  /** Disabling twice keeps the first time (and still raises the generation). */
+  disableUser(username: string): Promise<UserTokenGeneration | undefined>;
+  /** The generation returned is one above the removed row's: no token of the user is current. */
+  removeUser(username: string): Promise<UserTokenGeneration | undefined>;
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -79,8 +88,19 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
 }
 
-/** The first row's id, if any: what a write by name returns. */
-const idOf = ({ rows }: { rows: { id: string }[] }) => rows[0]?.id;
+/** The first row's id and generation, if any: what a write by name returns. */
+function generationOf({
+  rows,
+}: {
+  rows: { id: string; token_generation: number }[];
+}): UserTokenGeneration | undefined {
+  const row = rows[0];
+  return row === undefined
+    ? undefined
+    : { userId: row.id, tokenGeneration: Number(row.token_generation) };
+}
+
+type GenerationRow = { id: string; token_generation: number };
 
 export function createUserStore(client: SqlClient): UserStore {
   /** A write (or read) by name: nothing to do for a name outside the grammar. */
@@ -131,6 +151,10 @@ export function createUserStore(client: SqlClient): UserStore {
       );
       return rows.map(toUser);
     },
+    async listTokenGenerations() {
+      const { rows } = await client.query<GenerationRow>('SELECT id, token_generation FROM users');
+      return Object.fromEntries(rows.map((row) => [row.id, Number(row.token_generation)]));
+    },
     async countUsers() {
       const { rows } = await client.query<{ count: number }>(
         'SELECT count(*)::int AS count FROM users',
@@ -139,27 +163,27 @@ export function createUserStore(client: SqlClient): UserStore {
     },
     setPasswordHash: (username, passwordHash) =>
       byName(username, async (key) =>
-        idOf(
-          await client.query<{ id: string }>(
-            'UPDATE users SET password_hash = $2, token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id',
+        generationOf(
+          await client.query<GenerationRow>(
+            'UPDATE users SET password_hash = $2, token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id, token_generation',
             [key, passwordHash],
           ),
         ),
       ),
     disableUser: (username) =>
       byName(username, async (key) =>
-        idOf(
-          await client.query<{ id: string }>(
-            'UPDATE users SET disabled_at = coalesce(disabled_at, now()), token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id',
+        generationOf(
+          await client.query<GenerationRow>(
+            'UPDATE users SET disabled_at = coalesce(disabled_at, now()), token_generation = token_generation + 1 WHERE username_key = $1 RETURNING id, token_generation',
             [key],
           ),
         ),
       ),
     removeUser: (username) =>
       byName(username, async (key) =>
-        idOf(
-          await client.query<{ id: string }>(
-            'DELETE FROM users WHERE username_key = $1 RETURNING id',
+        generationOf(
+          await client.query<GenerationRow>(
+            'DELETE FROM users WHERE username_key = $1 RETURNING id, token_generation + 1 AS token_generation',
             [key],
           ),
         ),

@@ -26,6 +26,7 @@ const request = {
   stageId: 'N953AS' as const,
   userId: '3dc3aed5-73e3-4236-9dd0-f15c25193cf5',
   username: 'alice',
+  tokenGeneration: 0,
   clientId: CLIENT_ID,
 };
 const meta = { $metadata: {}, message: 'internal detail: account 123456789012' };
@@ -175,7 +176,7 @@ describe('IVS stage provider: ending a user’s sessions', () => {
       });
     mock.on(DisconnectParticipantCommand).resolves({});
 
-    expect(await ivs.endUserSessions(request.userId)).toBe(2);
+    expect(await ivs.endUserSessions({ userId: request.userId, tokenGeneration: 1 })).toBe(2);
     expect(mock.commandCalls(ListStageSessionsCommand)).toHaveLength(3);
     const listed = mock.commandCalls(ListParticipantsCommand).map((call) => call.args[0].input);
     expect(listed.map((input) => [input.sessionId, input.filterByUserId])).toEqual([
@@ -209,7 +210,9 @@ describe('IVS stage provider: ending a user’s sessions', () => {
       participants: [{ participantId: 'p-9', userId: request.userId, state: 'CONNECTED' }],
     });
     mock.on(DisconnectParticipantCommand).resolves({});
-    await expect(ivs.endUserSessions(request.userId)).rejects.toBeInstanceOf(AccessDeniedException);
+    await expect(
+      ivs.endUserSessions({ userId: request.userId, tokenGeneration: 1 }),
+    ).rejects.toBeInstanceOf(AccessDeniedException);
     expect(mock.commandCalls(DisconnectParticipantCommand)).toHaveLength(2);
   });
 });

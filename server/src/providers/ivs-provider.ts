@@ -137,7 +137,9 @@ export function createIvsStageProvider(options: {
       }
       return token;
     },
-    endUserSessions: (userId) => endIvsSessions(options, userId),
+    endUserSessions: ({ userId }) => endIvsSessions(options, userId),
+    // IVS has no list of accounts to keep: its tokens are checked by IVS alone.
+    accountAdded: async () => undefined,
   };
 }
 

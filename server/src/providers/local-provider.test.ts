@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { stageTokenSecret } from '../test/helpers';
+import { verifyParticipantToken } from '@tailcam/protocol/participant-token';
+import { CLIENT_ID, stageTokenSecret } from '../test/helpers';
 import { createLocalStageProvider } from './local-provider';
-import { sessionEnder } from './stage-provider';
+import { stageAccountHooks } from './stage-provider';
 
 /** Stands in for the stage process's control route: records what it is asked, answers `reply`. */
 async function stageControl(reply: { status: number; body: string }) {
@@ -29,28 +30,66 @@ const provider = (stageUrl: string) =>
     stageUrl,
   });
 
+describe('local stage provider: tokens', () => {
+  it("signs the account's token generation into the viewer's token (the stage checks it)", async () => {
+    const token = await provider('http://127.0.0.1:1').createParticipantToken({
+      stageId: 'N743AS',
+      userId: 'user-1',
+      username: 'alice',
+      tokenGeneration: 4,
+      clientId: CLIENT_ID,
+    });
+    const claims = await verifyParticipantToken(token, {
+      secret: stageTokenSecret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims).toMatchObject({ user_id: 'user-1', gen: 4 });
+  });
+});
+
 describe('local stage provider: ending a user’s sessions', () => {
-  it("posts the user id to the stage's loopback control route and reads how many ended", async () => {
+  it("posts the user id and new token generation to the stage's loopback control route and reads how many ended", async () => {
     const stage = await stageControl({ status: 200, body: '{"ended":2}' });
-    expect(await provider(stage.url).endUserSessions('user-1')).toBe(2);
+    const change = { userId: 'user-1', tokenGeneration: 3 };
+    expect(await provider(stage.url).endUserSessions(change)).toBe(2);
     expect(stage.requests).toEqual([
-      { method: 'POST', url: '/_control/end-user-sessions', body: '{"userId":"user-1"}' },
+      {
+        method: 'POST',
+        url: '/_control/end-user-sessions',
+        body: '{"userId":"user-1","tokenGeneration":3}',
+      },
     ]);
   });
 
-  it('fails on an answer that is not the stage’s, and the accounts’ ender reports it instead of throwing', async () => {
+  it("posts a new account's token generation to the stage's table", async () => {
+    const stage = await stageControl({ status: 200, body: '{"loaded":true,"users":4}' });
+    await provider(stage.url).accountAdded({ userId: 'user-2', tokenGeneration: 0 });
+    expect(stage.requests).toEqual([
+      {
+        method: 'POST',
+        url: '/_control/token-generations',
+        body: '{"userId":"user-2","tokenGeneration":0}',
+      },
+    ]);
+  });
+
+  it('fails on an answer that is not the stage’s, and the accounts’ hooks report it instead of throwing', async () => {
     const stage = await stageControl({ status: 404, body: '{"error":"Not found"}' });
-    await expect(provider(stage.url).endUserSessions('user-1')).rejects.toThrow(/answered 404/);
+    const change = { userId: 'user-1', tokenGeneration: 1 };
+    await expect(provider(stage.url).endUserSessions(change)).rejects.toThrow(/answered 404/);
     const reports: unknown[] = [];
-    const end = sessionEnder((userId) => provider(stage.url).endUserSessions(userId), {
-      ended: (userId, count) => reports.push({ userId, count }),
-      failed: (userId) => reports.push({ failed: userId }),
+    const report = {
+      ended: (userId: string, count: number) => reports.push({ userId, count }),
+      failed: (userId: string) => reports.push({ failed: userId }),
+    };
+    const hooks = stageAccountHooks(provider(stage.url), report);
+    await hooks.endSessions(change);
+    await hooks.accountAdded({ userId: 'user-3', tokenGeneration: 0 });
+    await stageAccountHooks(provider('http://127.0.0.1:1'), report).endSessions({
+      userId: 'user-2',
+      tokenGeneration: 1,
     });
-    await end('user-1');
-    await sessionEnder((userId) => provider('http://127.0.0.1:1').endUserSessions(userId), {
-      ended: (userId, count) => reports.push({ userId, count }),
-      failed: (userId) => reports.push({ failed: userId }),
-    })('user-2');
-    expect(reports).toEqual([{ failed: 'user-1' }, { failed: 'user-2' }]);
+    expect(reports).toEqual([{ failed: 'user-1' }, { failed: 'user-3' }, { failed: 'user-2' }]);
   });
 });

@@ -1,25 +1,61 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { createParticipantTokenSigner } from '@tailcam/protocol/participant-token-signer';
+import {
+  END_USER_SESSIONS_PATH,
+  endUserSessionsAnswer,
+  TOKEN_GENERATIONS_PATH,
+  tokenGenerationsAnswer,
+} from '@tailcam/protocol/stage-control';
+import type { UserTokenGeneration } from '../db/user-store';
 import { StageProviderError, type StageProvider } from './stage-provider';
 
 const CONTROL_TIMEOUT_MS = 5_000;
-const endedAnswer = z.object({ ended: z.number().int().min(0) });
 
-/**
- * Asks the local stage at `stageUrl` (LOCAL_STAGE_URL) to end a user's sessions through its
- * loopback-only control route, which the `/stage/` proxy never reaches. Throws when the stage
- * does not answer as expected.
- */
-export async function endLocalStageSessions(stageUrl: string, userId: string): Promise<number> {
-  const response = await fetch(`${stageUrl}/_control/end-user-sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ userId }),
-    signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
+/** A call to the stage's loopback-only control surface: its parsed answer, or it throws. */
+export async function callStageControl(
+  stageUrl: string,
+  request: { method: 'GET' | 'PUT' | 'POST'; path: string; body?: unknown; signal?: AbortSignal },
+): Promise<unknown> {
+  const timeout = AbortSignal.timeout(CONTROL_TIMEOUT_MS);
+  const response = await fetch(`${stageUrl}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    signal: request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]),
   });
   if (!response.ok) throw new Error(`the local stage answered ${response.status}`);
-  return endedAnswer.parse(await response.json()).ended;
+  return response.json();
+}
+
+/**
+ * Tells the local stage at `stageUrl` (LOCAL_STAGE_URL) that a user's sign-in was ended: their
+ * tokens of older generations are refused, and their sessions end. Through its loopback-only
+ * control route, which the `/stage/` proxy never reaches. Throws when the stage does not answer
+ * as expected.
+ */
+export async function endLocalStageSessions(
+  stageUrl: string,
+  change: UserTokenGeneration,
+): Promise<number> {
+  const answer = await callStageControl(stageUrl, {
+    method: 'POST',
+    path: END_USER_SESSIONS_PATH,
+    body: change,
+  });
+  return endUserSessionsAnswer.parse(answer).ended;
+}
+
+/** Tells the local stage of a new account's token generation (else it refuses its tokens). */
+export async function addLocalStageAccount(
+  stageUrl: string,
+  account: UserTokenGeneration,
+): Promise<void> {
+  const answer = await callStageControl(stageUrl, {
+    method: 'POST',
+    path: TOKEN_GENERATIONS_PATH,
+    body: account,
+  });
+  tokenGenerationsAnswer.parse(answer);
 }
 
 /**
@@ -44,6 +80,7 @@ export function createLocalStageProvider(options: {
           participantId: randomUUID(),
           stageId: request.stageId,
           userId: request.userId,
+          tokenGeneration: request.tokenGeneration,
           attributes: { clientId: request.clientId },
           capabilities: { publish: false, subscribe: true },
           stageBaseUrl: `${options.publicUrl ?? ''}/stage`,
@@ -55,6 +92,7 @@ export function createLocalStageProvider(options: {
         });
       }
     },
-    endUserSessions: (userId) => endLocalStageSessions(options.stageUrl, userId),
+    endUserSessions: (change) => endLocalStageSessions(options.stageUrl, change),
+    accountAdded: (account) => addLocalStageAccount(options.stageUrl, account),
   };
 }

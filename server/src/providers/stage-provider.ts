@@ -1,10 +1,14 @@
 /** Where participant tokens come from: the offline local stage or Amazon IVS. One interface. */
 import type { StreamId } from '@tailcam/protocol/streams';
+import type { AccountsOptions } from '../accounts/accounts';
+import type { UserTokenGeneration } from '../db/user-store';
 
 export interface ParticipantTokenRequest {
   stageId: StreamId;
   userId: string;
   username: string;
+  /** The account's token generation now: the local stage refuses the token once it is raised. */
+  tokenGeneration: number;
   clientId: string;
 }
 
@@ -12,29 +16,42 @@ export interface StageProvider {
   readonly name: 'local' | 'ivs';
   createParticipantToken(request: ParticipantTokenRequest): Promise<string>;
   /**
-   * Disconnects the user's participants from every stage (their sign-in was ended); resolves
-   * with how many. Participant tokens already issued stay valid until they expire.
+   * The user's sign-in was ended, their account now at `tokenGeneration`: disconnects their
+   * participants from every stage, and resolves with how many. The local stage also refuses
+   * their participant tokens issued before; an IVS participant token issued before stays valid
+   * until it expires (decision 0058).
    */
-  endUserSessions(userId: string): Promise<number>;
+  endUserSessions(change: UserTokenGeneration): Promise<number>;
+  /** A new account: the local stage learns its token generation (IVS needs nothing). */
+  accountAdded(account: UserTokenGeneration): Promise<void>;
 }
 
 /**
- * The accounts' `endSessions` (accounts.ts) over a provider: a failure is reported, never
- * thrown, since the account change it follows has already been made.
+ * The accounts' hooks (accounts.ts) over a provider: a failure is reported, never thrown, since
+ * the account change it follows has already been made.
  */
-export function sessionEnder(
-  endUserSessions: (userId: string) => Promise<number>,
+export function stageAccountHooks(
+  stage: Pick<StageProvider, 'endUserSessions' | 'accountAdded'>,
   report: {
     ended(userId: string, count: number): void;
     failed(userId: string, error: unknown): void;
   },
-): (userId: string) => Promise<void> {
-  return async (userId) => {
-    try {
-      report.ended(userId, await endUserSessions(userId));
-    } catch (error) {
-      report.failed(userId, error);
-    }
+): Required<AccountsOptions> {
+  return {
+    endSessions: async (change) => {
+      try {
+        report.ended(change.userId, await stage.endUserSessions(change));
+      } catch (error) {
+        report.failed(change.userId, error);
+      }
+    },
+    accountAdded: async (account) => {
+      try {
+        await stage.accountAdded(account);
+      } catch (error) {
+        report.failed(account.userId, error);
+      }
+    },
   };
 }
 

@@ -23,6 +23,7 @@ import {
   tempDir,
 } from '../test/helpers';
 import { verifyJoinToken } from '../../../local-stage/src/server/join-token';
+import { TokenGenerations } from '../../../local-stage/src/server/token-generations';
 
 // Count argon2 verifications under the real PasswordVerifier.
 vi.mock('@node-rs/argon2', async (importOriginal) => {
@@ -236,11 +237,14 @@ describe('participant tokens and login tokens are not interchangeable', () => {
     const test = await signedIn();
     const issued = await tokenStatus(test.app, test.token, { stageId, clientId: CLIENT_ID });
     expect(issued.status).toBe(200);
-    return { ...test, participantToken: issued.body.token! };
+    // The stage's table of token generations, as the API would have sent it.
+    const generations = new TokenGenerations({ loaded: true });
+    generations.load({ [test.user.id]: test.user.tokenGeneration });
+    return { ...test, participantToken: issued.body.token!, generations };
   }
 
   it('a participant token for one stage does not join another', async () => {
-    const { participantToken: token } = await participantToken('N743AS');
+    const { participantToken: token, generations } = await participantToken('N743AS');
     // The protocol check the stage runs, asked for another stage.
     await expect(
       verifyParticipantToken(token, {
@@ -257,22 +261,31 @@ describe('participant tokens and login tokens are not interchangeable', () => {
     >;
     const moved = `${header}.${b64({ ...claims, topic: 'N953AS', resource: 'arn:tailcam:local:stage/N953AS' })}.${signature}`;
     await expect(
-      verifyJoinToken(moved, { secret: stageTokenSecret, stageIds: STREAM_IDS }),
+      verifyJoinToken(moved, { secret: stageTokenSecret, stageIds: STREAM_IDS, generations }),
     ).rejects.toMatchObject({ name: 'JoinRefusedError' });
     // A stage this process does not serve is refused even with a good signature.
     await expect(
-      verifyJoinToken(token, { secret: stageTokenSecret, stageIds: ['N953AS', 'N954AS'] }),
+      verifyJoinToken(token, {
+        secret: stageTokenSecret,
+        stageIds: ['N953AS', 'N954AS'],
+        generations,
+      }),
     ).rejects.toMatchObject({ name: 'JoinRefusedError' });
     // The untouched token joins the stage it names.
     await expect(
-      verifyJoinToken(token, { secret: stageTokenSecret, stageIds: STREAM_IDS }),
+      verifyJoinToken(token, { secret: stageTokenSecret, stageIds: STREAM_IDS, generations }),
     ).resolves.toMatchObject({ topic: 'N743AS' });
   });
 
   it('a login token does not join a stage, and a participant token does not get participant tokens', async () => {
-    const { app, token: loginToken, participantToken: token } = await participantToken('N743AS');
+    const {
+      app,
+      token: loginToken,
+      participantToken: token,
+      generations,
+    } = await participantToken('N743AS');
     await expect(
-      verifyJoinToken(loginToken, { secret: stageTokenSecret, stageIds: STREAM_IDS }),
+      verifyJoinToken(loginToken, { secret: stageTokenSecret, stageIds: STREAM_IDS, generations }),
     ).rejects.toMatchObject({ name: 'JoinRefusedError' });
     await expect(
       verifyParticipantToken(loginToken, {
@@ -287,7 +300,7 @@ describe('participant tokens and login tokens are not interchangeable', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .sign(stageTokenSecret);
     await expect(
-      verifyJoinToken(disguised, { secret: stageTokenSecret, stageIds: STREAM_IDS }),
+      verifyJoinToken(disguised, { secret: stageTokenSecret, stageIds: STREAM_IDS, generations }),
     ).rejects.toMatchObject({ name: 'JoinRefusedError' });
     expect(await tokenStatus(app, token)).toEqual({
       status: 401,
@@ -389,7 +402,7 @@ describe('a password change, a disable or a removal ends the login tokens issued
     await addUser('carol', 'staple battery');
     const ended: string[] = [];
     const accounts = createAccounts(store, {
-      endSessions: async (userId) => {
+      endSessions: async ({ userId }) => {
         ended.push(userId);
       },
     });

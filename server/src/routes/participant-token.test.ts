@@ -173,6 +173,7 @@ describe('POST /api/token', () => {
         });
       },
       endUserSessions: async () => 0,
+      accountAdded: async () => undefined,
     };
     const { app, token } = await signedIn({ deps: { stageProvider: failing } });
     const response = await app.inject(tokenRequest(token, validBody));
@@ -189,6 +190,7 @@ describe('POST /api/token', () => {
         throw new TypeError('cannot read properties of undefined');
       },
       endUserSessions: async () => 0,
+      accountAdded: async () => undefined,
     };
     const { app, token } = await signedIn({ deps: { stageProvider: broken } });
     const response = await app.inject(tokenRequest(token, validBody));

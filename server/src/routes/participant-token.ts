@@ -38,7 +38,11 @@ export function registerParticipantTokenRoute(
         if (identity.tokenGeneration !== user.tokenGeneration) {
           throw new HttpError(401, 'Invalid or expired token');
         }
-        request.user = { id: user.id, username: user.username };
+        request.user = {
+          id: user.id,
+          username: user.username,
+          tokenGeneration: user.tokenGeneration,
+        };
         const verdict = await deps.rateLimiter.check(deps.rateLimit, user.id);
         if (!verdict.allowed) {
           request.log.warn(
@@ -64,6 +68,7 @@ export function registerParticipantTokenRoute(
           clientId,
           userId: user.id,
           username: user.username,
+          tokenGeneration: user.tokenGeneration,
         });
         request.log.info({ userId: user.id, stageId }, 'participant token issued');
         return { token };
@@ -85,6 +90,6 @@ export function registerParticipantTokenRoute(
 
 declare module 'fastify' {
   interface FastifyRequest {
-    user?: { id: string; username: string };
+    user?: { id: string; username: string; tokenGeneration: number };
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * The API's calls to the local stage's loopback-only control surface, the shapes both sides
+ * parse: the table of the accounts' token generations (decision 0058), and ending a user's
+ * sessions (decision 0053).
+ *
+ *   GET  /_control/token-generations               → {loaded, users}
+ *   PUT  /_control/token-generations {generations} the whole table, every account → {loaded, users}
+ *   POST /_control/token-generations {userId, tokenGeneration}   a new account → {loaded, users}
+ *   POST /_control/end-user-sessions {userId, tokenGeneration}   an account's sign-in was ended:
+ *                                                  tokens issued before refused, sessions ended
+ *                                                  → {ended}
+ */
+import { z } from 'zod';
+
+export const TOKEN_GENERATIONS_PATH = '/_control/token-generations';
+export const END_USER_SESSIONS_PATH = '/_control/end-user-sessions';
+
+/** The whole table's body may be this large (about 100,000 accounts). */
+export const MAX_TOKEN_GENERATIONS_BYTES = 8 * 1024 * 1024;
+
+const userId = z.string().min(1).max(128);
+const tokenGeneration = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** `PUT`: every account's token generation, by user id. */
+export const tokenGenerationsBody = z.object({ generations: z.record(userId, tokenGeneration) });
+export type TokenGenerationsBody = z.infer<typeof tokenGenerationsBody>;
+
+/** `POST`: one account's token generation (a new account). */
+export const tokenGenerationBody = z.object({ userId, tokenGeneration });
+
+/** What each method answers: whether the stage has the whole table, and how many it names. */
+export const tokenGenerationsAnswer = z.object({ loaded: z.boolean(), users: z.number().int() });
+
+/**
+ * `POST /_control/end-user-sessions`: the API ended this user's sign-in. `tokenGeneration`, the
+ * account's new one, refuses every token issued before it (absent: sessions end, nothing more).
+ */
+export const endUserSessionsBody = z.object({
+  userId,
+  tokenGeneration: tokenGeneration.optional(),
+});
+export const endUserSessionsAnswer = z.object({ ended: z.number().int().min(0) });

@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startStandInStage, type StandInStage } from '../test/stand-in-stage';
+import { TokenGenerationSync, type TokenGenerationSyncOptions } from './token-generation-sync';
+
+const syncs: TokenGenerationSync[] = [];
+
+afterEach(async () => {
+  for (const sync of syncs.splice(0)) await sync.close();
+});
+
+/** A stand-in for the stage's `/_control/token-generations`: it has a table once one is PUT. */
+async function stageWithTable(): Promise<
+  StandInStage & { state: { loaded: boolean }; puts: () => unknown[] }
+> {
+  const state = { loaded: false };
+  const stage = await startStandInStage((request, res) => {
+    if (request.method === 'PUT') state.loaded = true;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ loaded: state.loaded, users: 1 }));
+  });
+  return Object.assign(stage, {
+    state,
+    puts: () =>
+      stage.received
+        .filter((request) => request.method === 'PUT')
+        .map((request) => JSON.parse(request.body.toString()) as unknown),
+  });
+}
+
+function sync(options: Partial<TokenGenerationSyncOptions> & { stageUrl: string }) {
+  const lines: string[] = [];
+  const started = new TokenGenerationSync({
+    readTable: async () => ({ 'user-1': 2 }),
+    log: {
+      info: (_details, message) => lines.push(`info ${message}`),
+      warn: (_details, message) => lines.push(`warn ${message}`),
+    },
+    pollMs: 10,
+    ...options,
+  });
+  syncs.push(started);
+  started.start();
+  return { sync: started, lines };
+}
+
+describe('TokenGenerationSync', () => {
+  it('sends the whole table when the stage has none, and again when it restarts without one', async () => {
+    const stage = await stageWithTable();
+    const { lines } = sync({ stageUrl: stage.url });
+    await expect.poll(() => stage.puts()).toEqual([{ generations: { 'user-1': 2 } }]);
+    // While the stage has the table, only the cheap question is asked.
+    const asked = stage.received.length;
+    await expect.poll(() => stage.received.length).toBeGreaterThan(asked + 3);
+    expect(stage.puts()).toHaveLength(1);
+
+    stage.state.loaded = false; // a restarted stage
+    await expect.poll(() => stage.puts()).toHaveLength(2);
+    expect(lines).toEqual([
+      "info sent the accounts' token generations to the local stage",
+      "info sent the accounts' token generations to the local stage",
+    ]);
+  });
+
+  it('sends its table once when it starts, even to a stage that has one (changes made while no API ran), as each instance does', async () => {
+    const stage = await stageWithTable();
+    stage.state.loaded = true;
+    sync({ stageUrl: stage.url, readTable: async () => ({ 'user-1': 3 }) });
+    sync({ stageUrl: stage.url, readTable: async () => ({ 'user-1': 3, 'user-2': 0 }) });
+    await expect.poll(() => stage.puts()).toHaveLength(2);
+    expect(stage.puts()).toEqual(
+      expect.arrayContaining([
+        { generations: { 'user-1': 3 } },
+        { generations: { 'user-1': 3, 'user-2': 0 } },
+      ]),
+    );
+    const asked = stage.received.length;
+    await expect.poll(() => stage.received.length).toBeGreaterThan(asked + 3);
+    expect(stage.puts()).toHaveLength(2);
+  });
+
+  it('sends it again every RESEND_MS, and at the next poll when a change could not be sent', async () => {
+    const stage = await stageWithTable();
+    let now = 0;
+    const { sync: running } = sync({ stageUrl: stage.url, resendMs: 60_000, now: () => now });
+    await expect.poll(() => stage.puts()).toHaveLength(1);
+    now = 60_000;
+    await expect.poll(() => stage.puts()).toHaveLength(2);
+    running.resendSoon();
+    await expect.poll(() => stage.puts()).toHaveLength(3);
+  });
+
+  it('waits quietly for a stage that is not up yet, and says once that a table could not be sent', async () => {
+    const down = sync({ stageUrl: 'http://127.0.0.1:1' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(down.lines).toEqual([]);
+
+    const stage = await stageWithTable();
+    let failures = 2;
+    const { lines } = sync({
+      stageUrl: stage.url,
+      readTable: async () => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('the database is unavailable');
+        }
+        return {};
+      },
+    });
+    await expect.poll(() => stage.puts()).toEqual([{ generations: {} }]);
+    expect(lines).toEqual([
+      "warn could not send the accounts' token generations to the local stage; retrying",
+      "info sent the accounts' token generations to the local stage",
+    ]);
+  });
+});

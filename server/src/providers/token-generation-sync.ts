@@ -1,0 +1,125 @@
+/**
+ * Keeps the local stage's table of the accounts' token generations (decision 0058). Each API
+ * instance asks the stage every POLL_MS whether it has a table (a cheap loopback GET), and sends
+ * the whole table, read from the store, when it has none (the stage started or restarted), when a
+ * change could not be sent, and every RESEND_MS whatever happened. Each change itself is sent
+ * as it is made (local-provider.ts). The stage merges every table and change by the larger
+ * generation, so any number of instances, in any order, leave it the same.
+ */
+import { TOKEN_GENERATIONS_PATH, tokenGenerationsAnswer } from '@tailcam/protocol/stage-control';
+import { callStageControl } from './local-provider';
+
+/** How often the stage is asked whether it has a table: a restarted stage waits at most this. */
+export const POLL_MS = 500;
+/** The whole table is sent at least this often: a change whose call failed is healed by then. */
+export const RESEND_MS = 60_000;
+
+export interface TokenGenerationSyncOptions {
+  /** LOCAL_STAGE_URL. */
+  stageUrl: string;
+  /** Every account's token generation, by user id. */
+  readTable: () => Promise<Record<string, number>>;
+  log: {
+    info(details: object, message: string): void;
+    warn(details: object, message: string): void;
+  };
+  pollMs?: number;
+  resendMs?: number;
+  now?: () => number;
+}
+
+export class TokenGenerationSync {
+  private readonly options: TokenGenerationSyncOptions;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
+  /** When the whole table was last taken by the stage (undefined: not since this API started). */
+  private sentAt: number | undefined;
+  private resendNow = false;
+  /** Whether the last attempt failed (a failure is logged once, until one succeeds). */
+  private failing = false;
+
+  constructor(options: TokenGenerationSyncOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    if (this.timer !== undefined || this.stopping.signal.aborted) return;
+    this.schedule(0);
+  }
+
+  /** A change could not be sent: the whole table goes at the next poll. */
+  resendSoon(): void {
+    this.resendNow = true;
+  }
+
+  async close(): Promise<void> {
+    this.stopping.abort();
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.running = this.poll().finally(() => {
+        this.running = undefined;
+        this.schedule(this.options.pollMs ?? POLL_MS);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One round: ask the stage, and send the whole table if it is due. Never throws. */
+  private async poll(): Promise<void> {
+    const { stageUrl, log } = this.options;
+    const now = this.options.now ?? Date.now;
+    const signal = this.stopping.signal;
+    let stageAnswered = false;
+    let requested = false;
+    try {
+      const state = tokenGenerationsAnswer.parse(
+        await callStageControl(stageUrl, { method: 'GET', path: TOKEN_GENERATIONS_PATH, signal }),
+      );
+      stageAnswered = true;
+      const due =
+        !state.loaded ||
+        this.resendNow ||
+        this.sentAt === undefined ||
+        now() - this.sentAt >= (this.options.resendMs ?? RESEND_MS);
+      if (!due) return;
+      // Taken before the table is read: a change made meanwhile asks for the next round.
+      requested = this.resendNow;
+      this.resendNow = false;
+      const generations = await this.options.readTable();
+      const answer = tokenGenerationsAnswer.parse(
+        await callStageControl(stageUrl, {
+          method: 'PUT',
+          path: TOKEN_GENERATIONS_PATH,
+          body: { generations },
+          signal,
+        }),
+      );
+      this.sentAt = now();
+      if (!state.loaded || this.failing) {
+        log.info(
+          { accounts: Object.keys(generations).length, stageAccounts: answer.users },
+          "sent the accounts' token generations to the local stage",
+        );
+      }
+      this.failing = false;
+    } catch (error) {
+      if (signal.aborted) return;
+      this.resendNow = this.resendNow || requested;
+      // A stage that does not answer is down or starting (it starts after the API): its health
+      // and the proxy say so. One that answers but cannot be given the table is worth a line.
+      if (stageAnswered && !this.failing) {
+        log.warn(
+          { err: error },
+          "could not send the accounts' token generations to the local stage; retrying",
+        );
+      }
+      this.failing = this.failing || stageAnswered;
+    }
+  }
+}
