@@ -10,8 +10,8 @@ import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueParticipantToken, verifyParticipantToken } from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
-import { withSessionIceLite } from '../server/sdp';
-import { isVp8KeyFrameStart } from '../server/vp8';
+import { withSessionIceLite } from '../server/media/sdp';
+import { isVp8KeyFrameStart } from '../server/media/vp8';
 import { CameraPublisher } from './camera-publisher';
 
 const secret = new TextEncoder().encode('a-camera-publisher-test-secret-of-enough-length');

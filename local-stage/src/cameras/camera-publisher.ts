@@ -37,7 +37,7 @@ const RETRY = backoffPolicy({ baseMs: 250, factor: 2, maxMs: 10_000 });
 /** The stage's answer while a fault holds this camera off air: wait for `setOnAir(true)`. */
 const HELD_OFF_AIR_STATUS = 409;
 
-export type PublisherState =
+export type CameraPublishState =
   /** Not publishing: the link to the stage is down (or not up yet). */
   | 'waiting'
   | 'connecting'
@@ -49,7 +49,7 @@ export type PublisherState =
   | 'closed';
 
 export interface CameraPublisherStats {
-  state: PublisherState;
+  state: CameraPublishState;
   /** Sessions that reached the stage (1 after start; more after reconnects). */
   sessions: number;
   demand: { video: boolean; audio: boolean };
@@ -78,7 +78,7 @@ export class CameraPublisher {
   private readonly source: NodeVideoSource = new RTCVideoSource();
   private readonly videoTrack: NodeMediaStreamTrack = this.source.createTrack();
   private readonly log: (message: string, detail?: unknown) => void;
-  private stateValue: PublisherState = 'waiting';
+  private stateValue: CameraPublishState = 'waiting';
   private peer: NodePeerConnection | undefined;
   private session: WhipSession | undefined;
   /** Bumped whenever the current attempt is abandoned: a late answer to it is thrown away. */
@@ -104,7 +104,7 @@ export class CameraPublisher {
     this.camera.warmUp();
   }
 
-  get state(): PublisherState {
+  get state(): CameraPublishState {
     return this.stateValue;
   }
 

@@ -36,7 +36,7 @@ interface Subscription {
   peer: SubscriptionPeer | undefined;
 }
 
-export interface SessionHost {
+export interface SessionOwner {
   emit: EmitStageEvent;
   /** What the strategy asks of a participant; undefined leaves its subscription as it is. */
   wantedMedia(participant: RemoteParticipant): WantedMedia | undefined;
@@ -56,7 +56,7 @@ export class Session {
   constructor(
     private readonly socket: SignalSocket,
     readonly local: StageParticipantInfo,
-    private readonly host: SessionHost,
+    private readonly host: SessionOwner,
   ) {
     socket.onMessage = (message) => {
       this.queue = this.queue

@@ -29,7 +29,7 @@ import { ivsError, StageError } from './errors';
 import type { StageEventMap } from './events';
 import { joinOnce, joinWithRetries, type JoinedMessage } from './join-loop';
 import type { StageParticipantInfo } from './participant';
-import { Session, type RemoteParticipant, type SessionHost, type WantedMedia } from './session';
+import { Session, type RemoteParticipant, type SessionOwner, type WantedMedia } from './session';
 import type { SignalSocket } from './signal-socket';
 import { parseStageToken, type StageTokenClaims } from './token';
 
@@ -63,7 +63,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
   private session: Session | undefined;
   private joining: Promise<void> | undefined;
   private joinAbort: AbortController | undefined;
-  private readonly host: SessionHost = {
+  private readonly host: SessionOwner = {
     emit: (event, ...args) => this.emit(event, ...args),
     wantedMedia: (participant) => this.wantedMedia(participant),
     ended: (session, state, reason) => {

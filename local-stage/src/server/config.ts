@@ -11,7 +11,7 @@ import {
   syntheticCamerasVariable,
   tokenSecretVariable,
 } from '../env-config';
-import { DEFAULT_LIMITS, type AdmissionLimits } from './admission';
+import { DEFAULT_LIMITS, type AdmissionLimits } from './sessions/admission';
 
 export { ConfigError };
 

@@ -5,8 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import { createStageServer } from './http-server';
-import { LocalStage, type LocalStageOptions } from './local-stage';
+import { createStageServer } from './http/http-server';
+import { LocalStage, type LocalStageOptions } from './stage/local-stage';
 
 export interface RunningStage {
   /** http://host:port of the stage process (no path). */

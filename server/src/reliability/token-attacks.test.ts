@@ -22,8 +22,8 @@ import {
   stageTokenSecret,
   tempDir,
 } from '../test/helpers';
-import { verifyJoinToken } from '../../../local-stage/src/server/join-token';
-import { TokenGenerations } from '../../../local-stage/src/server/token-generations';
+import { verifyJoinToken } from '../../../local-stage/src/server/sessions/join-token';
+import { TokenGenerations } from '../../../local-stage/src/server/sessions/token-generations';
 
 // Count argon2 verifications under the real PasswordVerifier.
 vi.mock('@node-rs/argon2', async (importOriginal) => {

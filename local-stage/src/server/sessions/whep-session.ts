@@ -6,8 +6,8 @@
  */
 import type { Seat } from './admission';
 import { HeldToken } from './join-token';
-import type { SdpSession } from './sdp-endpoint';
-import type { Subscription } from './subscription';
+import type { SdpSession } from '../http/sdp-endpoint';
+import type { Subscription } from '../media/subscription';
 
 export class WhepSession implements SdpSession {
   private readonly token: HeldToken;

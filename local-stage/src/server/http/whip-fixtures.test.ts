@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from './start';
-import { rawRequest, type RawAnswer } from '../testing/raw-request';
+import { startLocalStage, type RunningStage } from '../start';
+import { rawRequest, type RawAnswer } from '../../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-length');
 const CAPTURED_TOKEN = 'secret-token-123';

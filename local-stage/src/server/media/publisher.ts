@@ -21,11 +21,11 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
-import { DEFAULT_LIMITS, type Seat } from './admission';
+import { DEFAULT_LIMITS, type Seat } from '../sessions/admission';
 import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
-import { HeldToken } from './join-token';
-import type { SdpSession } from './sdp-endpoint';
+import { HeldToken } from '../sessions/join-token';
+import type { SdpSession } from '../http/sdp-endpoint';
 import { H264KeyFrames } from './h264';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
@@ -35,7 +35,7 @@ import {
   withoutReceiveOnlyStreams,
   type PublishedCodec,
   type WhipOffer,
-} from './whip-sdp';
+} from '../http/offer-sdp';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
 export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
@@ -53,7 +53,7 @@ const KEY_FRAME_PENDING_MS = 250;
 export const KEY_FRAME_MIN_INTERVAL_MS = 330;
 
 export type PublisherKind = 'camera' | 'encoder';
-export type PublisherState = 'connecting' | 'connected' | 'closed';
+export type PublisherSessionState = 'connecting' | 'connected' | 'closed';
 
 export interface FeedListener {
   readonly media: { audio: boolean; video: boolean };
@@ -106,7 +106,7 @@ export class Publisher implements SdpSession {
   readonly audioClock: CaptureClock | undefined;
   /** Key frame requests to the publisher, coalesced and rate-limited. */
   readonly keyFrames: KeyFrameRequests;
-  private stateValue: PublisherState = 'connecting';
+  private stateValue: PublisherSessionState = 'connecting';
   private readonly peer: RTCPeerConnection;
   private readonly offer: WhipOffer;
   private readonly token: HeldToken;
@@ -162,7 +162,7 @@ export class Publisher implements SdpSession {
     this.peer.connectionStateChange.subscribe((state) => this.onConnectionState(state));
   }
 
-  get state(): PublisherState {
+  get state(): PublisherSessionState {
     return this.stateValue;
   }
 

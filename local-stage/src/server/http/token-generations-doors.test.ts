@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { NodeViewer } from '../testing/node-viewer';
-import { rawRequest } from '../testing/raw-request';
-import { startLocalStage, type RunningStage } from './start';
+import { NodeViewer } from '../../testing/node-viewer';
+import { rawRequest } from '../../testing/raw-request';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 const OFFER = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';

@@ -5,7 +5,7 @@ import {
   readWhipOffer,
   withoutParameterSets,
   withoutReceiveOnlyStreams,
-} from './whip-sdp';
+} from './offer-sdp';
 
 /** Chromium's offer, cut down: VP8 and H.264 variants, RTX, several feedback types. */
 const chromiumOffer = (videoOrder: string) =>

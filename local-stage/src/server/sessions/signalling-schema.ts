@@ -1,6 +1,6 @@
 /** Parses what a client sends over the events socket (the types are in ../signalling.ts). */
 import { z } from 'zod';
-import type { ClientMessage } from '../signalling';
+import type { ClientMessage } from '../../signalling';
 
 const id = z.string().min(1).max(128);
 const sdp = z

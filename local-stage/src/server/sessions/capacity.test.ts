@@ -8,10 +8,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { STAGE_ERROR_CODES } from '../signalling';
-import { NodeViewer } from '../testing/node-viewer';
-import { rawRequest } from '../testing/raw-request';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { STAGE_ERROR_CODES } from '../../signalling';
+import { NodeViewer } from '../../testing/node-viewer';
+import { rawRequest } from '../../testing/raw-request';
+import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 import { TOO_MANY_SESSIONS } from './admission';
 
 const secret = new TextEncoder().encode('a-capacity-test-secret-of-enough-length-01');

@@ -1,15 +1,15 @@
 /**
  * The stage process's HTTP surface.
  *
- * Public (the API proxies `/stage/...` to it, unchanged):
- *   GET  /stage/health   200 {status:'ok', ready:true, cameras} when a viewer's join would be
- *                        served; else 503 {status:'unavailable', ready:false, reason, cameras}
- *   WS   /stage/events   the signalling socket (../signalling.ts)
+ * Public (the API passes these through to it unchanged):
+ *   GET  /stage/health   200 {status:'ok', ready:true, publishers} when a viewer's join would be
+ *                        served; else 503 {status:'unavailable', ready:false, reason, publishers}
+ *   WS   /stage/events   the signalling socket (../../signalling.ts)
  *   /stage/whip/...      the WHIP endpoint for publishers (sdp-endpoint.ts)
  *   /stage/whep/...      the WHEP endpoint for players (sdp-endpoint.ts)
  * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
  *   GET  /_stats         counts: sockets, peer connections, publishers per stage
- *   WS   /_control/cameras  the camera process's link (../camera-link.ts): Bearer link token
+ *   WS   /_control/cameras  the camera process's link (../../camera-link.ts): Bearer link token
  *   POST /_control/end-user-sessions {userId, tokenGeneration}   the API ended this user's
  *                        sign-in: tokens issued before that generation are refused, and their
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
@@ -34,10 +34,10 @@ import {
   tokenGenerationBody,
   tokenGenerationsBody,
 } from '@tailcam/protocol/stage-control';
-import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../camera-link';
-import { STAGE_ERROR_CODES } from '../signalling';
+import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../../camera-link';
+import { STAGE_ERROR_CODES } from '../../signalling';
 import { faultBodies } from './control';
-import type { LocalStage } from './local-stage';
+import type { LocalStage } from '../stage/local-stage';
 import { handleSdpEndpoint, sdpEndpointOf } from './sdp-endpoint';
 
 const MAX_BODY_BYTES = 16 * 1024;

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GenericNack, RtcpHeader } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { NodeViewer } from '../testing/node-viewer';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { NodeViewer } from '../../testing/node-viewer';
+import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 import { nackedSequenceNumbers } from './forwarding';
 
 const secret = new TextEncoder().encode('a-forwarding-test-secret-of-enough-length');

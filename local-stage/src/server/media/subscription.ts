@@ -32,7 +32,7 @@ import {
 } from './forwarding';
 import type { FeedListener, Publisher } from './publisher';
 import { asDtlsServer, withSessionIceLite } from './sdp';
-import type { IceCandidateMessage, StageMessage } from '../signalling';
+import type { IceCandidateMessage, StageMessage } from '../../signalling';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;

@@ -7,7 +7,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStage, type RunningStage } from './start';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('an-upgrade-reset-test-secret-0123456789');
 let running: RunningStage;

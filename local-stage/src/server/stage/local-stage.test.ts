@@ -2,12 +2,16 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import WebSocket from 'ws';
-import { CAMERA_LINK_PATH, issueCameraLinkToken, SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
-import { CameraPublisher } from '../cameras/camera-publisher';
-import { NodeViewer } from '../testing/node-viewer';
-import { startStageWithCameras } from '../testing/stage-with-cameras';
-import { startLocalStage, type RunningStage } from './start';
-import { DTLS_HANDSHAKE_TIMEOUT_MS } from './subscription';
+import {
+  CAMERA_LINK_PATH,
+  issueCameraLinkToken,
+  SYNTHETIC_CAMERA_USER_ID,
+} from '../../camera-link';
+import { CameraPublisher } from '../../cameras/camera-publisher';
+import { NodeViewer } from '../../testing/node-viewer';
+import { startStageWithCameras } from '../../testing/stage-with-cameras';
+import { startLocalStage, type RunningStage } from '../start';
+import { DTLS_HANDSHAKE_TIMEOUT_MS } from '../media/subscription';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;

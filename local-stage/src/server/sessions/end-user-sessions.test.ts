@@ -6,8 +6,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { NodeViewer } from '../testing/node-viewer';
-import { startLocalStage, type RunningStage } from './start';
+import { NodeViewer } from '../../testing/node-viewer';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;

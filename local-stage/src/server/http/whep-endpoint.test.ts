@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 
 const secret = new TextEncoder().encode('a-whep-endpoint-test-secret-of-enough-length');
 let running: StageWithCameras;

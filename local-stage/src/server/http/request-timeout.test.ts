@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawExchange } from '@tailcam/protocol/testing/raw-exchange';
-import { startLocalStage, type RunningStage } from './start';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-request-timeout-test-secret-of-enough-length');
 const LIMIT_MS = 400;

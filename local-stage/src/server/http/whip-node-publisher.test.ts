@@ -14,14 +14,14 @@ import {
   type RTCRtpTransceiver,
 } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
-import { RTCPeerConnection as WrtcPeerConnection, RTCVideoSource } from '../cameras/wrtc';
-import type { ParticipantDescription } from '../signalling';
-import { NodeViewer } from '../testing/node-viewer';
-import { writeTimeStripI420 } from '../time-strip';
+import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
+import { RTCPeerConnection as WrtcPeerConnection, RTCVideoSource } from '../../cameras/wrtc';
+import type { ParticipantDescription } from '../../signalling';
+import { NodeViewer } from '../../testing/node-viewer';
+import { writeTimeStripI420 } from '../../time-strip';
 import { stageStatsSchema } from './control';
-import { CONNECT_TIMEOUT_MS } from './publisher';
-import { startLocalStage, type RunningStage } from './start';
+import { CONNECT_TIMEOUT_MS } from '../media/publisher';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-whip-node-publisher-test-secret-of-length');
 const STAGE = 'N743AS';

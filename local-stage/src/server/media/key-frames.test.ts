@@ -14,7 +14,7 @@ import {
   type RTCRtpTransceiver,
 } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 import { isVp8KeyFrameStart } from './vp8';
 
 const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');

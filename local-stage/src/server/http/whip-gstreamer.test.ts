@@ -10,12 +10,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { NodeViewer } from '../testing/node-viewer';
+import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from './start';
+import { startLocalStage, type RunningStage } from '../start';
 
 const WHIP_CLIENT = fileURLToPath(
-  new URL('../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
+  new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
 );
 const clientMissing = existsSync(WHIP_CLIENT)
   ? undefined

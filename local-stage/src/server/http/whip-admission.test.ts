@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { rawRequest, type RawAnswer } from '../testing/raw-request';
-import { startLocalStage, type RunningStage } from './start';
+import { rawRequest, type RawAnswer } from '../../testing/raw-request';
+import { startLocalStage, type RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-whip-admission-test-secret-of-enough-length');
 let running: RunningStage;
@@ -16,7 +16,7 @@ let running: RunningStage;
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
 const realOffer = (() => {
   const text = readFileSync(
-    new URL('../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
+    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
     'latin1',
   );
   return text.slice(text.indexOf('v=0'));

@@ -10,8 +10,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from './start';
-import { rawRequest, type RawAnswer } from '../testing/raw-request';
+import { startLocalStage, type RunningStage } from '../start';
+import { rawRequest, type RawAnswer } from '../../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-bounds-test-secret-of-enough-length-0123');
 const CONNECT_TIMEOUT_MS = 400;
@@ -20,7 +20,7 @@ let running: RunningStage;
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
 const realOffer = (() => {
   const text = readFileSync(
-    new URL('../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
+    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
     'latin1',
   );
   return text.slice(text.indexOf('v=0'));

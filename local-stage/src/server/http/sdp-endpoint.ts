@@ -13,8 +13,9 @@
  * `{error}` with the status that says what to change (docs/product.md#whip).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Seat } from './admission';
-import { readSdpFragment, WhipError } from './whip-sdp';
+import type { Seat } from '../sessions/admission';
+import { readSdpFragment } from './offer-sdp';
+import { EndpointError } from './endpoint-error';
 
 /** An SDP offer is a few kilobytes; a body larger than this is refused before it is parsed. */
 export const MAX_WHIP_BODY_BYTES = 64 * 1024;
@@ -48,7 +49,7 @@ export interface SdpEndpoint {
   /** `whip` or `whep`: the path segment, and the name in error messages. */
   readonly name: 'whip' | 'whep';
   hasStage(stageId: string): boolean;
-  /** Checks the token and the offer; the new session and its answer. Throws WhipError. */
+  /** Checks the token and the offer; the new session and its answer. Throws EndpointError. */
   create(stageId: string, token: string, offer: string): Promise<{ id: string; answer: string }>;
   session(stageId: string, id: string): SdpSession | undefined;
 }
@@ -70,7 +71,7 @@ export async function handleSdpEndpoint(
   try {
     await route(request, response, path, endpoint);
   } catch (error) {
-    if (!(error instanceof WhipError)) throw error;
+    if (!(error instanceof EndpointError)) throw error;
     answerError(response, error);
   }
 }
@@ -87,7 +88,7 @@ async function route(
   const method = request.method ?? 'GET';
   const name = endpoint.name.toUpperCase();
   if (!stageId || !endpoint.hasStage(stageId)) {
-    throw new WhipError(
+    throw new EndpointError(
       404,
       `No such stage: the ${name} URL is /stage/${endpoint.name}/ and a tail number`,
     );
@@ -121,10 +122,10 @@ async function route(
   }
 
   const session = endpoint.session(stageId, sessionId);
-  if (!session) throw new WhipError(404, `No such ${name} session (it has ended)`);
+  if (!session) throw new EndpointError(404, `No such ${name} session (it has ended)`);
   if (method !== 'PATCH' && method !== 'DELETE') throw methodNotAllowed('PATCH, DELETE, OPTIONS');
   if (!session.holdsToken(bearerToken(request))) {
-    throw new WhipError(403, "The token is not this session's");
+    throw new EndpointError(403, "The token is not this session's");
   }
   if (method === 'DELETE') {
     session.end();
@@ -133,12 +134,15 @@ async function route(
   }
   if (!session.seat.takePatch()) {
     const most = session.seat.limits.patchesPerSession;
-    throw new WhipError(429, `Too many trickle ICE updates for this session (at most ${most})`);
+    throw new EndpointError(429, `Too many trickle ICE updates for this session (at most ${most})`);
   }
   requireContentType(request, 'application/trickle-ice-sdpfrag');
   const fragment = readSdpFragment((await readBody(request)).toString('utf8'));
   if (fragment.iceUfrag !== undefined && fragment.iceUfrag !== session.iceUfrag) {
-    throw new WhipError(422, 'ICE restarts are not supported: end the session and start a new one');
+    throw new EndpointError(
+      422,
+      'ICE restarts are not supported: end the session and start a new one',
+    );
   }
   // The stage is an ICE lite agent with its candidates in the answer: the other side's own
   // checks reach it, so its trickled candidates are taken and not needed.
@@ -147,13 +151,14 @@ async function route(
 
 function bearerToken(request: IncomingMessage): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match?.[1]) throw new WhipError(401, 'A Bearer token is needed (Authorization: Bearer …)');
+  if (!match?.[1])
+    throw new EndpointError(401, 'A Bearer token is needed (Authorization: Bearer …)');
   return match[1];
 }
 
 function requireContentType(request: IncomingMessage, type: string): void {
   const given = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (given !== type) throw new WhipError(415, `The body must be ${type}`);
+  if (given !== type) throw new EndpointError(415, `The body must be ${type}`);
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -170,15 +175,15 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function tooLarge(): WhipError {
-  return new WhipError(413, `The body is larger than ${MAX_WHIP_BODY_BYTES / 1024} KiB`);
+function tooLarge(): EndpointError {
+  return new EndpointError(413, `The body is larger than ${MAX_WHIP_BODY_BYTES / 1024} KiB`);
 }
 
-function methodNotAllowed(allow: string): WhipError & { allow: string } {
-  return Object.assign(new WhipError(405, `Use ${allow.replace(', OPTIONS', '')}`), { allow });
+function methodNotAllowed(allow: string): EndpointError & { allow: string } {
+  return Object.assign(new EndpointError(405, `Use ${allow.replace(', OPTIONS', '')}`), { allow });
 }
 
-function answerError(response: ServerResponse, error: WhipError): void {
+function answerError(response: ServerResponse, error: EndpointError): void {
   if (response.headersSent) {
     response.destroy();
     return;

@@ -1,7 +1,7 @@
 /**
  * One participant's events socket: join, then subscriptions to the stage's publishers. Messages
  * are handled one at a time, in order. Closing the socket (or losing it) releases every peer
- * connection of the session. What the session needs of its stage comes in as a `SessionHost`, so
+ * connection of the session. What the session needs of its stage comes in as a `ViewerSessionHost`, so
  * the session knows nothing of the stage that made it.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,11 +14,11 @@ import {
   type StageErrorCategoryName,
   type StageLeftReasonName,
   type StageMessage,
-} from '../signalling';
+} from '../../signalling';
 import { JoinRefusedError } from './join-token';
-import type { Publisher } from './publisher';
+import type { Publisher } from '../media/publisher';
 import { parseClientMessage } from './signalling-schema';
-import { Subscription } from './subscription';
+import { Subscription } from '../media/subscription';
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_SUBSCRIPTIONS = 4;
@@ -34,7 +34,7 @@ export interface Admission {
 }
 
 /** The stage, as one of its sessions sees it. */
-export interface SessionHost {
+export interface ViewerSessionHost {
   /** Checks the token and admits the session; throws JoinRefusedError when it may not join. */
   admit(session: ViewerSession, token: string): Promise<Admission>;
   /** The publisher the viewers of a stage know by `participantId`, while it is on air. */
@@ -56,7 +56,7 @@ export class ViewerSession {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly stage: SessionHost,
+    private readonly stage: ViewerSessionHost,
   ) {
     this.joinTimer = setTimeout(
       () => this.refuse(new JoinRefusedError(STAGE_ERROR_CODES.TIMEOUT, undefined, 'No join')),

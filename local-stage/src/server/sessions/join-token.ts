@@ -11,9 +11,9 @@ import {
   verifyParticipantToken,
   type ParticipantTokenClaims,
 } from '@tailcam/protocol/participant-token';
-import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../signalling';
+import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../../signalling';
 import type { GenerationVerdict, TokenGenerations } from './token-generations';
-import { WhipError } from './whip-sdp';
+import { EndpointError } from '../http/endpoint-error';
 
 /**
  * How long a join or an offer with an account's token waits for the API's table of token
@@ -133,7 +133,7 @@ export async function verifyBearerToken(
   try {
     topic = decodeJwt(token).topic;
   } catch {
-    throw new WhipError(401, 'The token is not valid');
+    throw new EndpointError(401, 'The token is not valid');
   }
   let claims: ParticipantTokenClaims;
   try {
@@ -147,29 +147,29 @@ export async function verifyBearerToken(
   } catch (error) {
     if (!(error instanceof ParticipantTokenError)) throw error;
     if (error.reason === 'not_allowed') {
-      throw new WhipError(
+      throw new EndpointError(
         403,
         options.capability === 'publish'
           ? 'The token does not allow publishing'
           : 'The token does not allow watching (it is a PUBLISH token)',
       );
     }
-    throw new WhipError(
+    throw new EndpointError(
       401,
       error.reason === 'expired' ? 'The token has expired' : 'The token is not valid',
     );
   }
   if (claims.topic !== options.stageId) {
-    throw new WhipError(403, `The token is for another stage than ${options.stageId}`);
+    throw new EndpointError(403, `The token is for another stage than ${options.stageId}`);
   }
   switch (await generationVerdict(claims, options.generations)) {
     case 'current':
       return claims;
     case 'no-table':
-      throw new WhipError(503, 'The stage is starting; try again shortly');
+      throw new EndpointError(503, 'The stage is starting; try again shortly');
     case 'revoked':
     case 'unknown-user':
-      throw new WhipError(401, 'The token has been revoked');
+      throw new EndpointError(401, 'The token has been revoked');
   }
 }
 

@@ -6,7 +6,7 @@
  * injected faults, token reuse) and publishers (PUBLISH tokens), tells the camera process who
  * watches (camera-link.ts), answers the health and stats questions, and carries out the fault
  * injections. Every door's sessions take their seats by one rule (admission.ts). The sessions
- * reach the stage only through the `SessionHost` it hands each of them.
+ * reach the stage only through the `ViewerSessionHost` it hands each of them.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -14,9 +14,9 @@ import {
   issueParticipantToken,
   type ParticipantTokenClaims,
 } from '@tailcam/protocol/participant-token';
-import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
-import type { ParticipantDescription, StageErrorCategoryName } from '../signalling';
-import { STAGE_ERROR_CODES } from '../signalling';
+import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../../camera-link';
+import type { ParticipantDescription, StageErrorCategoryName } from '../../signalling';
+import { STAGE_ERROR_CODES } from '../../signalling';
 import {
   AdmissionControl,
   AdmissionRefused,
@@ -24,16 +24,17 @@ import {
   type AdmissionLimits,
   type Seat,
   type SeatRequest,
-} from './admission';
-import type { LossAnswer, StageStats } from './control';
-import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from './join-token';
-import { Publisher, type PublisherKind } from './publisher';
-import type { SdpEndpoint } from './sdp-endpoint';
-import { Subscription } from './subscription';
-import { TokenGenerations } from './token-generations';
-import { ViewerSession, type Admission, type SessionHost } from './viewer-session';
-import { WhepSession } from './whep-session';
-import { readWhepOffer, readWhipOffer, WhipError } from './whip-sdp';
+} from '../sessions/admission';
+import type { LossAnswer, StageStats } from '../http/control';
+import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from '../sessions/join-token';
+import { Publisher, type PublisherKind } from '../media/publisher';
+import type { SdpEndpoint } from '../http/sdp-endpoint';
+import { Subscription } from '../media/subscription';
+import { TokenGenerations } from '../sessions/token-generations';
+import { ViewerSession, type Admission, type ViewerSessionHost } from '../sessions/viewer-session';
+import { WhepSession } from '../sessions/whep-session';
+import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
+import { EndpointError } from '../http/endpoint-error';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -128,7 +129,7 @@ export class LocalStage {
   /** The camera process's link, while it is connected (camera-link.ts). */
   private cameraLink: WebSocket | undefined;
   /** What the sessions may ask of the stage. */
-  private readonly host: SessionHost;
+  private readonly host: ViewerSessionHost;
   /** The start-up self-check's finding: undefined until it ran, null when it found nothing. */
   private startupProblem: string | null | undefined;
   private closing = false;
@@ -232,15 +233,15 @@ export class LocalStage {
 
   // ---- Publishers (WHIP) and players (WHEP): sdp-endpoint.ts ----
 
-  /** The stage a WHIP or WHEP request names, and its token's claims: or the WhipError. */
+  /** The stage a WHIP or WHEP request names, and its token's claims: or the EndpointError. */
   private async admitOverHttp(
     stageId: string,
     token: string,
     capability: 'publish' | 'subscribe',
   ): Promise<{ entry: StageEntry; claims: ParticipantTokenClaims }> {
     const entry = this.stages.get(stageId);
-    if (!entry) throw new WhipError(404, `No stage ${stageId} here`);
-    if (this.closing) throw new WhipError(503, 'The stage is shutting down');
+    if (!entry) throw new EndpointError(404, `No stage ${stageId} here`);
+    if (this.closing) throw new EndpointError(503, 'The stage is shutting down');
     const claims = await verifyBearerToken(token, {
       secret: this.options.secret,
       stageId,
@@ -252,7 +253,7 @@ export class LocalStage {
 
   /**
    * A WHIP offer for `stageId` with `token`: checks, then answers. The publisher is seen by the
-   * viewers once connected. Throws WhipError for what the publisher must change.
+   * viewers once connected. Throws EndpointError for what the publisher must change.
    */
   async publish(
     stageId: string,
@@ -262,7 +263,7 @@ export class LocalStage {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'publish');
     const kind: PublisherKind = claims.user_id === SYNTHETIC_CAMERA_USER_ID ? 'camera' : 'encoder';
     if (kind === 'camera' && !entry.cameraOnAir) {
-      throw new WhipError(409, `The camera of ${stageId} is held off air (fault injection)`);
+      throw new EndpointError(409, `The camera of ${stageId} is held off air (fault injection)`);
     }
     const offer = readWhipOffer(offerSdp);
     const seat = this.takeSeat({
@@ -293,7 +294,7 @@ export class LocalStage {
     } catch (error) {
       publisher.close('answer-failed');
       this.log(`WHIP offer for ${stageId} could not be answered`, error);
-      throw new WhipError(400, 'The offer could not be negotiated');
+      throw new EndpointError(400, 'The offer could not be negotiated');
     }
     this.log(
       `publisher ${publisher.id} (${kind}, ${publisher.video?.mimeType ?? 'no video'}) connecting to ${stageId}`,
@@ -304,7 +305,7 @@ export class LocalStage {
   /**
    * A WHEP player's offer for `stageId` with a SUBSCRIBE token: a subscription to the publisher
    * shown there, answered over HTTP. Counted with the socket sessions against the per-account
-   * and the stage's limits. Throws WhipError for what the player must change.
+   * and the stage's limits. Throws EndpointError for what the player must change.
    */
   private async watch(
     stageId: string,
@@ -313,7 +314,8 @@ export class LocalStage {
   ): Promise<{ id: string; answer: string }> {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
     const shown = entry.shown;
-    if (!shown) throw new WhipError(503, `Nothing is on air on ${stageId} now; try again shortly`);
+    if (!shown)
+      throw new EndpointError(503, `Nothing is on air on ${stageId} now; try again shortly`);
     const offer = readWhepOffer(offerSdp, shown.publisher);
     const seat = this.takeSeat({
       kind: 'whep',
@@ -349,10 +351,10 @@ export class LocalStage {
     } catch (error) {
       subscription.close('answer-failed', false);
       this.log(`WHEP offer for ${stageId} could not be answered`, error);
-      throw new WhipError(400, 'The offer could not be negotiated');
+      throw new EndpointError(400, 'The offer could not be negotiated');
     }
     if (answer === undefined) {
-      throw new WhipError(503, `The publisher of ${stageId} left meanwhile; try again`);
+      throw new EndpointError(503, `The publisher of ${stageId} left meanwhile; try again`);
     }
     return { id: session.id, answer };
   }
@@ -377,7 +379,7 @@ export class LocalStage {
             )
           : new JoinRefusedError(STAGE_ERROR_CODES.STAGE_AT_CAPACITY);
       }
-      throw new WhipError(full ? 429 : 503, error.message);
+      throw new EndpointError(full ? 429 : 503, error.message);
     }
   }
 

@@ -1,5 +1,6 @@
 /**
- * What the stage accepts of a WHIP publisher's offer (RFC 9725), and the offer it hands werift.
+ * What the stage accepts of a WHIP publisher's offer (RFC 9725) or a WHEP player's, and the offer
+ * it hands werift.
  *
  * One audio and one video section at most, each sending. Video: the first of the offered codecs,
  * in the publisher's order, that every viewer's browser decodes and the stage can find key
@@ -11,20 +12,10 @@
  * so the offer it sees is trimmed to the chosen codec, with NACK, PLI and FIR feedback only; and a
  * `bundle-only` section with port 0 (GStreamer's video) gets a real port, as RFC 8843 reads it.
  */
-
-/** A WHIP request refused: the HTTP status and the error the publisher reads. */
-export class WhipError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'WhipError';
-  }
-}
+import { EndpointError } from './endpoint-error';
 
 /** An offer the stage cannot take (400). */
-export class OfferError extends WhipError {
+export class OfferError extends EndpointError {
   constructor(message: string) {
     super(400, message);
     this.name = 'OfferError';
