@@ -223,7 +223,7 @@ async function faultRoutes(
   switch (path) {
     case '/_faults/drop': {
       const target = parse(faultBodies.drop);
-      if (target) sendJson(response, 200, { dropped: stage.drop(target) });
+      if (target) sendJson(response, 200, { dropped: stage.faults.drop(target) });
       return;
     }
     case '/_faults/camera': {
@@ -231,10 +231,10 @@ async function faultRoutes(
       if (!command) return;
       let changed = false;
       if (command.action === 'stop' || command.action === 'restart') {
-        changed = stage.stopCamera(command.stageId);
+        changed = stage.faults.stopCamera(command.stageId);
       }
       if (command.action === 'start' || command.action === 'restart') {
-        changed = stage.startCamera(command.stageId) || changed;
+        changed = stage.faults.startCamera(command.stageId) || changed;
       }
       sendJson(response, 200, { changed, publishers: stage.health().publishers });
       return;
@@ -243,7 +243,7 @@ async function faultRoutes(
       const failure = parse(faultBodies.failNextJoin);
       if (!failure) return;
       const code = failure.code ?? STAGE_ERROR_CODES.FAILED;
-      stage.failNextJoin({
+      stage.faults.failNextJoin({
         stageId: failure.stageId,
         code,
         message: failure.message,
@@ -254,7 +254,7 @@ async function faultRoutes(
     case '/_faults/stage-error': {
       const error = parse(faultBodies.stageError);
       if (!error) return;
-      const reached = stage.raiseError({
+      const reached = stage.faults.raiseError({
         participantId: error.participantId,
         stageId: error.stageId,
         code: error.code ?? STAGE_ERROR_CODES.FAILED,
@@ -267,7 +267,7 @@ async function faultRoutes(
     }
     case '/_faults/loss': {
       const loss = parse(faultBodies.loss);
-      if (loss) sendJson(response, 200, stage.setOutgoingLoss(loss));
+      if (loss) sendJson(response, 200, stage.faults.setOutgoingLoss(loss));
       return;
     }
     case '/_faults/restart': {
@@ -278,7 +278,7 @@ async function faultRoutes(
         response.on('finish', () => options.onExitRequested?.());
         return;
       }
-      sendJson(response, 200, { dropped: stage.restart() });
+      sendJson(response, 200, { dropped: stage.faults.restart() });
       return;
     }
     default:

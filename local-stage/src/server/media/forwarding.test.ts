@@ -101,9 +101,12 @@ describe('the forwarding path', () => {
     const before = await statsOf(viewer, inboundVideo);
     const startedAt = Date.now();
 
-    running.stage.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 5 });
+    running.stage.faults.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 5 });
     await new Promise((resolve) => setTimeout(resolve, 6_000));
-    const forwarding = running.stage.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 0 });
+    const forwarding = running.stage.faults.setOutgoingLoss({
+      participantId: 'lossy-viewer',
+      percent: 0,
+    });
     const after = await statsOf(viewer, inboundVideo);
 
     expect(forwarding.dropped).toBeGreaterThan(20);
@@ -118,9 +121,12 @@ describe('the forwarding path', () => {
     const before = await statsOf(viewer, inboundVideo);
     const startedAt = Date.now();
 
-    running.stage.setOutgoingLoss({ participantId: 'plain-viewer', percent: 5 });
+    running.stage.faults.setOutgoingLoss({ participantId: 'plain-viewer', percent: 5 });
     await new Promise((resolve) => setTimeout(resolve, 4_000));
-    const forwarding = running.stage.setOutgoingLoss({ participantId: 'plain-viewer', percent: 0 });
+    const forwarding = running.stage.faults.setOutgoingLoss({
+      participantId: 'plain-viewer',
+      percent: 0,
+    });
     const after = await statsOf(viewer, inboundVideo);
 
     expect(forwarding.retransmitted).toBeGreaterThan(0);
@@ -134,12 +140,12 @@ describe('the forwarding path', () => {
 
 describe('the loss fault for viewers yet to join', () => {
   it('drops from the first packet of a subscription opened after it, and the picture still starts', async () => {
-    running.stage.setOutgoingLoss({ stageId: STAGE, percent: 5, newSubscriptions: true });
+    running.stage.faults.setOutgoingLoss({ stageId: STAGE, percent: 5, newSubscriptions: true });
     try {
       const viewer = await joinedViewer('joins-lossy');
       const startedAt = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      const forwarding = running.stage.setOutgoingLoss({
+      const forwarding = running.stage.faults.setOutgoingLoss({
         participantId: 'joins-lossy',
         percent: 0,
       });
@@ -148,12 +154,12 @@ describe('the loss fault for viewers yet to join', () => {
       expect(forwarding.retransmitted).toBeGreaterThan(0);
       expect(longestGapMs(viewer, startedAt)).toBeLessThan(FROZEN_MS);
     } finally {
-      running.stage.setOutgoingLoss({ stageId: STAGE, percent: 0, newSubscriptions: true });
+      running.stage.faults.setOutgoingLoss({ stageId: STAGE, percent: 0, newSubscriptions: true });
     }
     // Ended: the next viewer's subscription is not touched.
     await joinedViewer('joins-clean');
     expect(
-      running.stage.setOutgoingLoss({ participantId: 'joins-clean', percent: 0 }).dropped,
+      running.stage.faults.setOutgoingLoss({ participantId: 'joins-clean', percent: 0 }).dropped,
     ).toBe(0);
   });
 });

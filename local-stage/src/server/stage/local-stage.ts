@@ -1,22 +1,25 @@
 /**
- * The local stage: one stage per stream id, whose publishers come in over WHIP (publisher.ts), and
- * the viewers' sessions. Viewers see one publisher per stage: a real encoder while one publishes,
- * else the aircraft's synthetic camera (the camera process's WHIP session), each a participant of
- * its own (docs/decisions/0054-cameras-publish-over-whip.md). Admits joins (token checks,
- * injected faults, token reuse) and publishers (PUBLISH tokens), tells the camera process who
- * watches (camera-link.ts), answers the health and stats questions, and carries out the fault
- * injections. Every door's sessions take their seats by one rule (admission.ts). The sessions
- * reach the stage only through the `ViewerSessionHost` it hands each of them.
+ * The local stage: one stage per stream id (aircraft-stage.ts: its publishers, the one its viewers
+ * see, the camera process's demand), whose publishers come in over WHIP, and the viewers' sessions
+ * over the socket or WHEP. This class holds the doors: it admits joins (token checks, injected
+ * faults, token reuse), publishers (PUBLISH tokens) and players, every door's sessions taking their
+ * seats by one rule (admission.ts), and it keeps the camera process's link. Health, stats and
+ * fault injection are pieces of their own (stage-health.ts, stage-stats.ts, stage-faults.ts). The
+ * sessions reach the stage only through the `ViewerSessionHost` it hands each of them. It stays
+ * whole past 400 lines because it is the doors, and the socket's, WHIP's and WHEP's admissions
+ * share the seats, the sessions and the shown publisher.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import {
-  issueParticipantToken,
-  type ParticipantTokenClaims,
-} from '@tailcam/protocol/participant-token';
-import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../../camera-link';
-import type { ParticipantDescription, StageErrorCategoryName } from '../../signalling';
-import { STAGE_ERROR_CODES } from '../../signalling';
+import type { ParticipantTokenClaims } from '@tailcam/protocol/participant-token';
+import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
+import { STAGE_ERROR_CODES, type ParticipantDescription } from '../../signalling';
+import type { StageStats } from '../http/control';
+import { EndpointError } from '../http/endpoint-error';
+import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
+import type { SdpEndpoint } from '../http/sdp-endpoint';
+import { Publisher, type PublisherKind } from '../media/publisher';
+import { Subscription } from '../media/subscription';
 import {
   AdmissionControl,
   AdmissionRefused,
@@ -25,16 +28,15 @@ import {
   type Seat,
   type SeatRequest,
 } from '../sessions/admission';
-import type { LossAnswer, StageStats } from '../http/control';
 import { JoinRefusedError, verifyBearerToken, verifyJoinToken } from '../sessions/join-token';
-import { Publisher, type PublisherKind } from '../media/publisher';
-import type { SdpEndpoint } from '../http/sdp-endpoint';
-import { Subscription } from '../media/subscription';
 import { TokenGenerations } from '../sessions/token-generations';
 import { ViewerSession, type Admission, type ViewerSessionHost } from '../sessions/viewer-session';
 import { WhepSession } from '../sessions/whep-session';
-import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
-import { EndpointError } from '../http/endpoint-error';
+import { AircraftStage, type ShownPublisher } from './aircraft-stage';
+import { CameraLinkHost } from './camera-link-host';
+import { StageFaults, type FaultTarget } from './stage-faults';
+import { StageHealthCheck, type StageHealth } from './stage-health';
+import { ConnectTimes, stageStats } from './stage-stats';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -51,56 +53,21 @@ export interface LocalStageOptions {
   log?: (message: string, detail?: unknown) => void;
 }
 
-interface StageEntry {
-  stageId: string;
-  /** Every WHIP session on this stage, connecting or connected, by its id. */
-  publishers: Map<string, Publisher>;
-  /** The connected real encoder, if any: viewers see it. */
-  encoder: Publisher | undefined;
-  /** The connected synthetic camera, if any: viewers see it when no encoder publishes. */
-  camera: Publisher | undefined;
-  /** What viewers see now, as which participant. */
-  shown: { publisher: Publisher; participantId: string } | undefined;
-  /** Participants shown so far: each new one gets a new id, as a rejoin does with IVS. */
-  shownCount: number;
-  /** False while a fault holds the synthetic camera off air. */
-  cameraOnAir: boolean;
-  /** The demand last sent to the camera process. */
-  demand: { video: boolean; audio: boolean };
-}
-
-export interface JoinFailure {
-  stageId?: string;
-  code: number;
-  /** What the viewer's join error says; IVS's text for the code when absent. */
-  message?: string;
-}
-
-/** Who publishes on each stage, as viewers would see it. */
-export type OnAir = 'camera' | 'encoder' | 'none';
-
-/**
- * Whether a viewer's join would be served now, and would show video
- * (`docs/decisions/0028-stage-readiness.md`): the self-check passed and every aircraft with a
- * synthetic camera has a publisher, unless a fault holds its camera off air.
- */
-export type StageHealth = { publishers: Record<string, OnAir> } & (
-  { ready: true } | { ready: false; reason: string }
-);
-
 export class LocalStage {
   private readonly options: LocalStageOptions;
   /** The accounts' token generations, as the API tells them (token-generations.ts). */
   readonly generations: TokenGenerations;
-  private readonly stages = new Map<string, StageEntry>();
+  /** Fault injection (stage-faults.ts), for the loopback-only /_faults routes and tests. */
+  readonly faults: StageFaults;
+  private readonly healthCheck: StageHealthCheck;
+  private readonly stages = new Map<string, AircraftStage>();
   private readonly sessions = new Set<ViewerSession>();
   /** Every door's one admission rule: the seats of sessions of every kind. */
   private readonly admission: AdmissionControl;
   /** Each admitted socket session's seat (taken when admitted, before it counts as joined). */
   private readonly sessionSeats = new WeakMap<ViewerSession, Seat>();
   private readonly subscriptions = new Set<Subscription>();
-  private readonly joinFailures: JoinFailure[] = [];
-  private readonly connectTimes: number[] = [];
+  private readonly connectTimes = new ConnectTimes();
   /** Players watching over WHEP, by session id. */
   private readonly whepSessions = new Map<string, WhepSession>();
   /** The WHIP endpoint: publishers (sdp-endpoint.ts). */
@@ -126,15 +93,11 @@ export class LocalStage {
       return session?.stageId === stageId && session.subscription.isOpen ? session : undefined;
     },
   };
-  /** The camera process's link, while it is connected (camera-link.ts). */
-  private cameraLink: WebSocket | undefined;
+  /** The camera process's link (camera-link-host.ts). */
+  private readonly cameraLink: CameraLinkHost;
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
-  /** The start-up self-check's finding: undefined until it ran, null when it found nothing. */
-  private startupProblem: string | null | undefined;
   private closing = false;
-  /** The loss fault for subscriptions yet to open (`newSubscriptions`), if any. */
-  private lossForNew: { stageId?: string; percent: number } | undefined;
   readonly log: (message: string, detail?: unknown) => void;
 
   constructor(options: LocalStageOptions) {
@@ -157,17 +120,29 @@ export class LocalStage {
       log: this.log,
     };
     for (const stageId of options.stageIds) {
-      this.stages.set(stageId, {
+      this.stages.set(
         stageId,
-        publishers: new Map(),
-        encoder: undefined,
-        camera: undefined,
-        shown: undefined,
-        shownCount: 0,
-        cameraOnAir: true,
-        demand: { video: false, audio: false },
-      });
+        new AircraftStage(stageId, {
+          sendToCameras: (message) => this.cameraLink.send(message),
+          shownChanged: (leaving, joined) => this.shownChanged(stageId, leaving, joined),
+          log: (message) => this.log(message),
+        }),
+      );
     }
+    this.cameraLink = new CameraLinkHost(this.stages);
+    this.healthCheck = new StageHealthCheck({
+      stages: this.stages,
+      secret: options.secret,
+      syntheticCameras: options.syntheticCameras,
+      generations: this.generations,
+      isClosing: () => this.closing,
+    });
+    this.faults = new StageFaults({
+      stages: this.stages,
+      subscriptions: this.subscriptions,
+      whepSessions: () => this.whepSessions.values(),
+      matchSessions: (target) => this.matchSessions(target),
+    });
   }
 
   /** Takes a new events socket; the session admits itself through `admit`. */
@@ -183,15 +158,8 @@ export class LocalStage {
       stageIds: this.options.stageIds,
       generations: this.generations,
     });
-    const failureIndex = this.joinFailures.findIndex(
-      (failure) => failure.stageId === undefined || failure.stageId === claims.topic,
-    );
-    if (failureIndex >= 0) {
-      const [failure] = this.joinFailures.splice(failureIndex, 1);
-      if (failure) {
-        throw new JoinRefusedError(failure.code, failure.message, 'fault injection');
-      }
-    }
+    const failure = this.faults.takeJoinFailure(claims.topic);
+    if (failure) throw new JoinRefusedError(failure.code, failure.message, 'fault injection');
     // Closed while its token was checked: it must not take a seat it would never give back.
     if (session.state === 'closed') {
       throw new JoinRefusedError(STAGE_ERROR_CODES.CANCELED, undefined, 'socket closed');
@@ -209,25 +177,11 @@ export class LocalStage {
         other.end('token-reused');
       }
     }
-    const shown = this.describeShown(claims.topic);
+    const shown = this.stages.get(claims.topic)?.describeShown();
     return {
       participantId: claims.jti,
       stageId: claims.topic,
       participants: shown ? [shown] : [],
-    };
-  }
-
-  /** The participant the viewers of `stageId` see, if any publishes there. */
-  private describeShown(stageId: string): ParticipantDescription | undefined {
-    const shown = this.stages.get(stageId)?.shown;
-    if (!shown) return undefined;
-    const { publisher } = shown;
-    return {
-      id: shown.participantId,
-      userId: publisher.kind === 'camera' ? stageId : publisher.userId,
-      attributes: { kind: publisher.kind, tailNumber: stageId },
-      publishing: true,
-      media: publisher.media,
     };
   }
 
@@ -238,7 +192,7 @@ export class LocalStage {
     stageId: string,
     token: string,
     capability: 'publish' | 'subscribe',
-  ): Promise<{ entry: StageEntry; claims: ParticipantTokenClaims }> {
+  ): Promise<{ entry: AircraftStage; claims: ParticipantTokenClaims }> {
     const entry = this.stages.get(stageId);
     if (!entry) throw new EndpointError(404, `No stage ${stageId} here`);
     if (this.closing) throw new EndpointError(503, 'The stage is shutting down');
@@ -281,9 +235,9 @@ export class LocalStage {
       offer,
       seat,
       onKeyFrameRequested: () => {
-        if (publisher.kind === 'camera') this.sendToCameras({ type: 'key-frame', stageId });
+        if (publisher.kind === 'camera') this.cameraLink.send({ type: 'key-frame', stageId });
       },
-      onStateChange: (changed) => this.publisherChanged(entry, changed),
+      onStateChange: (changed) => entry.publisherChanged(changed),
       log: (message) => this.log(message),
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
     });
@@ -383,55 +337,17 @@ export class LocalStage {
     }
   }
 
-  /** A publisher connected, closed, or gained or lost a listener. */
-  private publisherChanged(entry: StageEntry, publisher: Publisher): void {
-    if (publisher.state === 'connected') publisher.seat.markConnected();
-    if (publisher.state === 'closed') publisher.seat.release();
-    if (publisher.state === 'connected' && !this.isCurrent(entry, publisher)) {
-      // The newest of a kind takes over: an encoder that reconnects after a drop is never locked
-      // out by its own stale session, and a restarted camera process replaces the old one's.
-      for (const other of entry.publishers.values()) {
-        if (other !== publisher && other.kind === publisher.kind) other.close('replaced');
-      }
-      if (publisher.kind === 'encoder') entry.encoder = publisher;
-      else entry.camera = publisher;
-      this.log(`publisher ${publisher.id} (${publisher.kind}) on air on ${entry.stageId}`);
-    }
-    if (publisher.state === 'closed') {
-      entry.publishers.delete(publisher.id);
-      if (entry.encoder === publisher) entry.encoder = undefined;
-      if (entry.camera === publisher) entry.camera = undefined;
-      if (publisher.connectedAt !== undefined) {
-        this.log(
-          `publisher ${publisher.id} (${publisher.kind}) left ${entry.stageId}: ${publisher.endReason}`,
-        );
-      }
-    }
-    this.showCurrent(entry);
-    this.updateDemand(entry);
-  }
-
-  private isCurrent(entry: StageEntry, publisher: Publisher): boolean {
-    return entry.encoder === publisher || entry.camera === publisher;
-  }
-
   /**
-   * Viewers see the encoder, else the camera. A change is the old participant leaving (its
-   * subscriptions end) and a new one joining: the app attaches the new participant's video.
+   * The publisher the viewers of `stageId` see changed: the socket viewers are told the old one
+   * left (their subscriptions to it end) and the new one joined; WHEP players of the old one are
+   * ended (a player knows only its connection).
    */
-  private showCurrent(entry: StageEntry): void {
-    const current = entry.encoder ?? entry.camera;
-    if (entry.shown?.publisher === current) return;
-    const leaving = entry.shown;
-    // The new state first: ending the old subscriptions calls back here (their publisher loses
-    // listeners), and must find nothing left to change.
-    if (current) entry.shownCount += 1;
-    const shown = current && {
-      publisher: current,
-      participantId: `${entry.stageId}-${current.kind}-${entry.shownCount}`,
-    };
-    entry.shown = shown;
-    const sessions = this.matchSessions({ stageId: entry.stageId });
+  private shownChanged(
+    stageId: string,
+    leaving: ShownPublisher | undefined,
+    joined: () => ParticipantDescription | undefined,
+  ): void {
+    const sessions = this.matchSessions({ stageId });
     if (leaving) {
       for (const session of sessions) session.publisherLeft(leaving.participantId);
       for (const session of [...this.whepSessions.values()]) {
@@ -440,184 +356,41 @@ export class LocalStage {
         }
       }
     }
-    const participant = shown && this.describeShown(entry.stageId);
-    if (participant && entry.shown === shown) {
+    const participant = joined();
+    if (participant) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
     }
   }
 
-  /** Tells the camera process when its camera's viewers come and go. */
-  private updateDemand(entry: StageEntry): void {
-    const camera = entry.camera;
-    const demand = {
-      video: (camera?.videoListenerCount ?? 0) > 0,
-      audio: (camera?.audioListenerCount ?? 0) > 0,
-    };
-    if (demand.video === entry.demand.video && demand.audio === entry.demand.audio) return;
-    entry.demand = demand;
-    this.sendToCameras({ type: 'demand', stageId: entry.stageId, ...demand });
-  }
-
-  // ---- The camera process's link (camera-link.ts; http-server.ts checks who opens it) ----
-
-  /** The camera process connected its link: the newest link is the one. */
+  /** The camera process connected its link (camera-link-host.ts). */
   acceptCameraLink(socket: WebSocket): void {
-    const previous = this.cameraLink;
-    this.cameraLink = socket;
-    previous?.close(1000, 'replaced');
-    for (const entry of this.stages.values()) {
-      if (!entry.cameraOnAir)
-        this.send(socket, { type: 'on-air', stageId: entry.stageId, onAir: false });
-      this.send(socket, { type: 'demand', stageId: entry.stageId, ...entry.demand });
-    }
-    socket.on('close', () => {
-      if (this.cameraLink !== socket) return;
-      this.cameraLink = undefined;
-      // The camera process is gone (crashed, or restarting): its sessions end now, rather than
-      // when their peers time out, so that viewers see the streams removed at once.
-      for (const entry of this.stages.values()) {
-        for (const publisher of entry.publishers.values()) {
-          if (publisher.kind === 'camera') publisher.close('camera-process-gone');
-        }
-      }
-    });
+    this.cameraLink.accept(socket);
   }
 
-  private sendToCameras(message: CameraLinkMessage): void {
-    if (this.cameraLink) this.send(this.cameraLink, message);
-  }
-
-  private send(socket: WebSocket, message: CameraLinkMessage): void {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
-  }
-
-  /**
-   * Tries, once at start-up, what every join needs: a participant token signed with the secret
-   * passes the joins' own check. Never throws: what it finds is what `health()` reports. (The
-   * cameras are another process; health waits for their publishers.)
-   */
-  async selfCheck(): Promise<StageHealth> {
-    const tokenProblem = await this.checkTokens();
-    this.startupProblem = tokenProblem ?? null;
-    return this.health();
+  /** Tries, once at start-up, what every join needs (stage-health.ts). Never throws. */
+  selfCheck(): Promise<StageHealth> {
+    return this.healthCheck.selfCheck();
   }
 
   private subscriptionClosed(subscription: Subscription): void {
     this.subscriptions.delete(subscription);
-    if (subscription.connectedAt !== undefined) {
-      this.connectTimes.push(subscription.connectedAt - subscription.requestedAt);
-      if (this.connectTimes.length > 20) this.connectTimes.shift();
-    }
+    this.connectTimes.subscriptionClosed(subscription);
   }
 
-  /** Cheap (health is polled): the self-check's finding, then what can change while running. */
+  /** Cheap (health is polled; stage-health.ts). */
   health(): StageHealth {
-    const publishers = Object.fromEntries(
-      [...this.stages.values()].map((entry) => [
-        entry.stageId,
-        entry.shown?.publisher.kind ?? ('none' as const),
-      ]),
-    );
-    const reason = this.notReadyReason();
-    return reason === undefined
-      ? { ready: true, publishers }
-      : { ready: false, reason, publishers };
-  }
-
-  private notReadyReason(): string | undefined {
-    if (this.closing) return 'shutting down';
-    if (this.startupProblem === undefined) return 'starting';
-    if (this.startupProblem !== null) return this.startupProblem;
-    if (!this.generations.loaded) return "waiting for the accounts' token generations from the API";
-    const waiting = this.options.syntheticCameras.find((stageId) => {
-      const entry = this.stages.get(stageId);
-      return entry !== undefined && entry.cameraOnAir && entry.shown === undefined;
-    });
-    if (waiting) return `no camera publishes ${waiting} yet`;
-    return undefined;
-  }
-
-  /** Signs a token as the API does and verifies it as a join does: the secret works both ways. */
-  private async checkTokens(): Promise<string | undefined> {
-    const { secret, stageIds } = this.options;
-    const stageId = stageIds[0];
-    if (stageId === undefined) return 'no stage to serve';
-    try {
-      const token = await issueParticipantToken({
-        secret,
-        participantId: 'self-check',
-        stageId,
-        userId: 'self-check',
-        attributes: {},
-        capabilities: { publish: false, subscribe: true },
-        stageBaseUrl: 'http://127.0.0.1/stage',
-        ttlSeconds: 60,
-      });
-      await verifyJoinToken(token, { secret, stageIds, generations: this.generations });
-      return undefined;
-    } catch (error) {
-      const detail =
-        error instanceof JoinRefusedError ? error.details || error.message : messageOf(error);
-      return `participant tokens cannot be verified: ${detail}`;
-    }
+    return this.healthCheck.health();
   }
 
   stats(): StageStats {
-    const cpu = process.cpuUsage();
-    const joined = [...this.sessions].filter((session) => session.state === 'joined');
-    const stages: StageStats['stages'] = {};
-    for (const entry of this.stages.values()) {
-      const viewers = joined.filter((session) => session.stageId === entry.stageId);
-      const shown = entry.shown;
-      stages[entry.stageId] = {
-        publisher: shown
-          ? {
-              kind: shown.publisher.kind,
-              participantId: shown.participantId,
-              video: shown.publisher.video?.mimeType ?? null,
-              videoPackets: shown.publisher.videoPackets,
-              keyFrames: shown.publisher.keyFramesSeen,
-              plisSent: shown.publisher.keyFrames.sent,
-              viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
-              viewers: shown.publisher.videoListenerCount,
-            }
-          : null,
-        camera: {
-          state: !entry.cameraOnAir
-            ? 'stopped'
-            : !entry.camera
-              ? 'absent'
-              : entry.demand.video
-                ? 'live'
-                : 'idle',
-          viewers: entry.camera?.videoListenerCount ?? 0,
-        },
-        connectingPublishers: [...entry.publishers.values()].filter(
-          (publisher) => publisher.state === 'connecting',
-        ).length,
-        audioListeners: shown?.publisher.audioListenerCount ?? 0,
-        participants: viewers.length,
-        peerConnections: viewers.reduce((sum, session) => sum + session.peerConnectionCount, 0),
-      };
-    }
-    return {
-      sockets: this.sessions.size,
+    return stageStats({
+      stages: this.stages.values(),
+      sessions: this.sessions,
       peerConnections: this.subscriptions.size,
-      stages,
-      participants: joined.map((session) => ({
-        participantId: session.participantId ?? '',
-        stageId: session.stageId ?? '',
-        peerConnections: session.peerConnectionCount,
-      })),
       whepSessions: this.whepSessions.size,
-      pendingJoinFailures: this.joinFailures.length,
-      recentConnectMs: this.connectTimes.map((ms) => Math.round(ms)),
-      process: {
-        cpuMicros: cpu.user + cpu.system,
-        rssBytes: process.memoryUsage.rss(),
-        uptimeMs: Math.round(process.uptime() * 1000),
-      },
-    };
+      pendingJoinFailures: this.faults.pendingJoinFailures,
+      connectTimes: this.connectTimes,
+    });
   }
 
   /**
@@ -640,111 +413,9 @@ export class LocalStage {
     return matching.length + watching.length;
   }
 
-  // ---- Fault injection (reached only through the loopback-only /_faults routes). ----
-
-  /** Cuts viewers' connections with no goodbye: by participant, by stage, or all. */
-  drop(target: { participantId?: string; stageId?: string; peersOnly?: boolean }): number {
-    const matching = this.matchSessions(target);
-    for (const session of matching) {
-      if (target.peersOnly) session.dropPeers();
-      else session.drop();
-    }
-    return matching.length;
-  }
-
-  /**
-   * Drops `percent` of the RTP sent on the matching subscriptions (a viewer's, a stage's, or
-   * all), as a lossy link would; and counts what their video forwarding did about it.
-   */
-  setOutgoingLoss(target: {
-    participantId?: string;
-    stageId?: string;
-    percent: number;
-    newSubscriptions?: boolean;
-  }): LossAnswer {
-    if (target.newSubscriptions) {
-      this.lossForNew =
-        target.percent > 0 ? { stageId: target.stageId, percent: target.percent } : undefined;
-    }
-    const matching =
-      target.participantId === undefined
-        ? [...this.subscriptions].filter(
-            (subscription) =>
-              target.stageId === undefined || subscription.stageId === target.stageId,
-          )
-        : this.matchSessions(target).flatMap((session) => session.openSubscriptions);
-    const answer = { subscriptions: 0, dropped: 0, nacks: 0, retransmitted: 0, notCached: 0 };
-    for (const subscription of matching) {
-      subscription.lossPercent = target.percent;
-      answer.subscriptions += 1;
-      answer.dropped += subscription.droppedPackets;
-      answer.nacks += subscription.videoForwarding?.nacks ?? 0;
-      answer.retransmitted += subscription.videoForwarding?.retransmitted ?? 0;
-      answer.notCached += subscription.videoForwarding?.notCached ?? 0;
-    }
-    return answer;
-  }
-
   private subscriptionOpened(subscription: Subscription): void {
     this.subscriptions.add(subscription);
-    const loss = this.lossForNew;
-    if (loss && (loss.stageId === undefined || loss.stageId === subscription.stageId)) {
-      subscription.lossPercent = loss.percent;
-    }
-  }
-
-  failNextJoin(failure: JoinFailure): void {
-    if (this.joinFailures.length < 100) this.joinFailures.push(failure);
-  }
-
-  raiseError(target: {
-    participantId?: string;
-    stageId?: string;
-    code: number;
-    category: StageErrorCategoryName;
-    message: string;
-    fatal: boolean;
-  }): number {
-    const matching = this.matchSessions(target);
-    for (const session of matching) {
-      session.sendError(target.code, target.category, target.message, target.fatal);
-    }
-    return matching.length;
-  }
-
-  /**
-   * The synthetic camera goes off air: the camera process is told not to publish it, its session
-   * ends, and viewers see the next publisher (an encoder) or none.
-   */
-  stopCamera(stageId: string): boolean {
-    const entry = this.stages.get(stageId);
-    if (!entry || !entry.cameraOnAir) return false;
-    entry.cameraOnAir = false;
-    this.sendToCameras({ type: 'on-air', stageId, onAir: false });
-    for (const publisher of entry.publishers.values()) {
-      if (publisher.kind === 'camera') publisher.close('camera-stopped');
-    }
-    return true;
-  }
-
-  /** The synthetic camera may publish again: it comes back as a new participant. */
-  startCamera(stageId: string): boolean {
-    const entry = this.stages.get(stageId);
-    if (!entry || entry.cameraOnAir) return false;
-    entry.cameraOnAir = true;
-    this.sendToCameras({ type: 'on-air', stageId, onAir: true });
-    return true;
-  }
-
-  /** Like a restart of the stage: every connection is cut and every fault cleared. */
-  restart(): number {
-    const dropped = this.drop({});
-    for (const session of [...this.whepSessions.values()]) {
-      session.subscription.close('stage-restart', false);
-    }
-    this.joinFailures.length = 0;
-    for (const entry of this.stages.values()) this.startCamera(entry.stageId);
-    return dropped;
+    this.faults.subscriptionOpened(subscription);
   }
 
   /** Closes every session and publisher (process shutdown). */
@@ -754,13 +425,11 @@ export class LocalStage {
     for (const session of [...this.whepSessions.values()]) {
       session.subscription.close('stage-closing', false);
     }
-    for (const entry of this.stages.values()) {
-      for (const publisher of [...entry.publishers.values()]) publisher.close('stage-closing');
-    }
-    this.cameraLink?.close(1001, 'stage closing');
+    for (const stage of this.stages.values()) stage.closePublishers('stage-closing');
+    this.cameraLink.close();
   }
 
-  private matchSessions(target: { participantId?: string; stageId?: string }): ViewerSession[] {
+  private matchSessions(target: FaultTarget): ViewerSession[] {
     return [...this.sessions].filter(
       (session) =>
         session.state === 'joined' &&
@@ -768,8 +437,4 @@ export class LocalStage {
         (target.stageId === undefined || session.stageId === target.stageId),
     );
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,85 @@
+/** What `GET /_stats` answers (control.ts): counts per stage and of the whole process. */
+import type { StageStats } from '../http/control';
+import type { Subscription } from '../media/subscription';
+import type { ViewerSession } from '../sessions/viewer-session';
+import type { AircraftStage } from './aircraft-stage';
+
+/** How long the last subscriptions took to connect: the newest 20. */
+export class ConnectTimes {
+  private readonly times: number[] = [];
+
+  subscriptionClosed(subscription: Subscription): void {
+    if (subscription.connectedAt === undefined) return;
+    this.times.push(subscription.connectedAt - subscription.requestedAt);
+    if (this.times.length > 20) this.times.shift();
+  }
+
+  get recentMs(): number[] {
+    return this.times.map((ms) => Math.round(ms));
+  }
+}
+
+export function stageStats(input: {
+  stages: Iterable<AircraftStage>;
+  sessions: ReadonlySet<ViewerSession>;
+  peerConnections: number;
+  whepSessions: number;
+  pendingJoinFailures: number;
+  connectTimes: ConnectTimes;
+}): StageStats {
+  const cpu = process.cpuUsage();
+  const joined = [...input.sessions].filter((session) => session.state === 'joined');
+  const stages: StageStats['stages'] = {};
+  for (const stage of input.stages) {
+    const viewers = joined.filter((session) => session.stageId === stage.stageId);
+    const shown = stage.shown;
+    stages[stage.stageId] = {
+      publisher: shown
+        ? {
+            kind: shown.publisher.kind,
+            participantId: shown.participantId,
+            video: shown.publisher.video?.mimeType ?? null,
+            videoPackets: shown.publisher.videoPackets,
+            keyFrames: shown.publisher.keyFramesSeen,
+            plisSent: shown.publisher.keyFrames.sent,
+            viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
+            viewers: shown.publisher.videoListenerCount,
+          }
+        : null,
+      camera: {
+        state: !stage.cameraOnAir
+          ? 'stopped'
+          : !stage.camera
+            ? 'absent'
+            : stage.demand.video
+              ? 'live'
+              : 'idle',
+        viewers: stage.camera?.videoListenerCount ?? 0,
+      },
+      connectingPublishers: [...stage.publishers.values()].filter(
+        (publisher) => publisher.state === 'connecting',
+      ).length,
+      audioListeners: shown?.publisher.audioListenerCount ?? 0,
+      participants: viewers.length,
+      peerConnections: viewers.reduce((sum, session) => sum + session.peerConnectionCount, 0),
+    };
+  }
+  return {
+    sockets: input.sessions.size,
+    peerConnections: input.peerConnections,
+    stages,
+    participants: joined.map((session) => ({
+      participantId: session.participantId ?? '',
+      stageId: session.stageId ?? '',
+      peerConnections: session.peerConnectionCount,
+    })),
+    whepSessions: input.whepSessions,
+    pendingJoinFailures: input.pendingJoinFailures,
+    recentConnectMs: input.connectTimes.recentMs,
+    process: {
+      cpuMicros: cpu.user + cpu.system,
+      rssBytes: process.memoryUsage.rss(),
+      uptimeMs: Math.round(process.uptime() * 1000),
+    },
+  };
+}
