@@ -26,7 +26,9 @@ interface CapturedRequest {
 
 /** One capture: `### METHOD PATH`, the headers as JSON, a blank line, the body. */
 function capture(name: string): CapturedRequest {
-  const file = readFileSync(new URL(`../testing/fixtures/whip-gstreamer/${name}`, import.meta.url));
+  const file = readFileSync(
+    new URL(`../../testing/fixtures/whip-gstreamer/${name}`, import.meta.url),
+  );
   const text = file.toString('latin1');
   const requestLine = /^### (\w+) \S+\n/.exec(text);
   const headersEnd = text.indexOf('\n}\n', requestLine?.[0].length ?? 0);

@@ -278,12 +278,14 @@ export function nackedSequenceNumbers(nack: GenericNack): number[] {
  * The loopback-only loss fault (`POST /_faults/loss`): drops `share()` percent of the RTP a
  * subscription's transport sends, after the cache (so NACKs can recover them), retransmissions
  * included, as a lossy link would. This machine's kernel has no netem (docs/reliability.md).
+ * Installed only while a loss fault is set: returns what takes it off again, so that a viewer's
+ * sends pay nothing for it otherwise.
  */
 export function withOutgoingLoss(
   transport: RTCDtlsTransport,
   share: () => number,
   onDropped: () => void,
-): void {
+): () => void {
   const send = transport.sendRtp.bind(transport);
   transport.sendRtp = (payload: Buffer, header: RtpHeader) => {
     const percent = share();
@@ -292,5 +294,8 @@ export function withOutgoingLoss(
       return Promise.resolve(0);
     }
     return send(payload, header);
+  };
+  return () => {
+    transport.sendRtp = send;
   };
 }

@@ -27,6 +27,7 @@ import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
 import { H264KeyFrames } from './h264';
+import { ConnectionWatch } from './connection-watch';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
@@ -118,7 +119,7 @@ export class Publisher implements SdpSession {
   private audioSsrc: number | undefined;
   private readonly h264KeyFrames = new H264KeyFrames();
   private connectTimer: NodeJS.Timeout | undefined;
-  private disconnectedTimer: NodeJS.Timeout | undefined;
+  private readonly connection: ConnectionWatch;
 
   private readonly connectTimeoutMs: number;
 
@@ -143,6 +144,16 @@ export class Publisher implements SdpSession {
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? (() => undefined);
+    this.connection = new ConnectionWatch({
+      graceMs: DISCONNECTED_GRACE_MS,
+      connected: () => this.onConnected(),
+      failed: (state) => this.close(`connection-${state}`),
+      lost: () => this.close('connection-lost'),
+      disconnected: () =>
+        this.log(
+          `publisher ${this.id} (${this.stageId}) disconnected; waiting ${DISCONNECTED_GRACE_MS} ms`,
+        ),
+    });
     this.peer = new RTCPeerConnection({
       codecs: {
         video: this.video ? [receiveCodec(this.video)] : [],
@@ -257,7 +268,7 @@ export class Publisher implements SdpSession {
     this.stateValue = 'closed';
     this.endReason = reason;
     clearTimeout(this.connectTimer);
-    clearTimeout(this.disconnectedTimer);
+    this.connection.stop();
     this.keyFrames.close();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
@@ -265,27 +276,15 @@ export class Publisher implements SdpSession {
   }
 
   private onConnectionState(state: string): void {
-    if (this.stateValue === 'closed') return;
-    if (state === 'connected') {
-      clearTimeout(this.connectTimer);
-      clearTimeout(this.disconnectedTimer);
-      this.disconnectedTimer = undefined;
-      if (this.stateValue === 'connecting') {
-        this.stateValue = 'connected';
-        this.connectedAt = performance.now();
-        this.onStateChange(this);
-      }
-    } else if (state === 'failed' || state === 'closed') {
-      this.close(`connection-${state}`);
-    } else if (state === 'disconnected' && !this.disconnectedTimer) {
-      this.log(
-        `publisher ${this.id} (${this.stageId}) disconnected; waiting ${DISCONNECTED_GRACE_MS} ms`,
-      );
-      this.disconnectedTimer = setTimeout(
-        () => this.close('connection-lost'),
-        DISCONNECTED_GRACE_MS,
-      );
-    }
+    if (this.stateValue !== 'closed') this.connection.stateChanged(state);
+  }
+
+  private onConnected(): void {
+    clearTimeout(this.connectTimer);
+    if (this.stateValue !== 'connecting') return;
+    this.stateValue = 'connected';
+    this.connectedAt = performance.now();
+    this.onStateChange(this);
   }
 
   private onVideo(packet: RtpPacket): void {

@@ -21,6 +21,7 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
+import { ConnectionWatch } from './connection-watch';
 import { keepEarlyDtls } from './early-dtls';
 import { connectOnNomination } from './ice-nomination';
 import {
@@ -85,8 +86,9 @@ export class Subscription implements FeedListener {
   private readonly audioSender: RTCRtpSender | undefined;
   private readonly videoForwarder: TrackForwarder | undefined;
   private readonly audioForwarder: TrackForwarder | undefined;
-  /** The loss fault: this share (percent) of the RTP sent is dropped (`POST /_faults/loss`). */
-  lossPercent = 0;
+  private lossPercentValue = 0;
+  /** Takes the loss fault off the transports again, while it is on. */
+  private lossOff: (() => void)[] | undefined;
   /** RTP packets the loss fault dropped. */
   droppedPackets = 0;
   private closed = false;
@@ -96,7 +98,7 @@ export class Subscription implements FeedListener {
   private held: RtpPacket[] | undefined;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
-  private disconnectedTimer: NodeJS.Timeout | undefined;
+  private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: (message: string) => void;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
@@ -113,6 +115,12 @@ export class Subscription implements FeedListener {
     this.onConnected = options.onConnected ?? (() => undefined);
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? (() => undefined);
+    this.connection = new ConnectionWatch({
+      graceMs: DISCONNECTED_GRACE_MS,
+      connected: () => this.connectionUp(),
+      failed: () => this.close('connection-failed', true),
+      lost: () => this.close('connection-lost', true),
+    });
     this.peer = new RTCPeerConnection({
       ...viewerPeerConfig(options.publisher),
       iceLite: options.answerer ?? false,
@@ -162,11 +170,27 @@ export class Subscription implements FeedListener {
       connectOnNomination(transport);
       // werift routes a FIR by its media SSRC, which RFC 5104 sets to 0: it never reaches the sender.
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
-      withOutgoingLoss(
-        transport,
-        () => this.lossPercent,
-        () => (this.droppedPackets += 1),
+    }
+  }
+
+  /** The loss fault: this share (percent) of the RTP sent is dropped (`POST /_faults/loss`). */
+  get lossPercent(): number {
+    return this.lossPercentValue;
+  }
+
+  set lossPercent(percent: number) {
+    this.lossPercentValue = percent;
+    if (percent > 0 && this.lossOff === undefined) {
+      this.lossOff = this.peer.dtlsTransports.map((transport) =>
+        withOutgoingLoss(
+          transport,
+          () => this.lossPercentValue,
+          () => (this.droppedPackets += 1),
+        ),
       );
+    } else if (percent === 0 && this.lossOff !== undefined) {
+      for (const off of this.lossOff) off();
+      this.lossOff = undefined;
     }
   }
 
@@ -299,7 +323,7 @@ export class Subscription implements FeedListener {
     this.closed = true;
     this.connected = false;
     clearTimeout(this.answerTimer);
-    clearTimeout(this.disconnectedTimer);
+    this.connection.stop();
     clearTimeout(this.keyFrameTimer);
     clearTimeout(this.handshakeTimer);
     this.videoForwarder?.close();
@@ -312,30 +336,20 @@ export class Subscription implements FeedListener {
   }
 
   private onConnectionStateChange(): void {
-    if (this.closed) return;
-    const state = this.peer.connectionState;
-    if (state === 'connected') {
-      clearTimeout(this.disconnectedTimer);
-      this.disconnectedTimer = undefined;
-      clearTimeout(this.handshakeTimer);
-      if (!this.connected) {
-        this.connected = true;
-        if (this.connectedAt === undefined) {
-          this.connectedAt = performance.now();
-          this.onConnected(this);
-        }
-        if (this.media.video && !this.videoOpen) {
-          if (this.held) this.openVideo();
-          else this.askForKeyFrame(KEY_FRAME_RETRIES);
-        }
-      }
-    } else if (state === 'failed' || state === 'closed') {
-      this.close('connection-failed', true);
-    } else if (state === 'disconnected' && !this.disconnectedTimer) {
-      this.disconnectedTimer = setTimeout(
-        () => this.close('connection-lost', true),
-        DISCONNECTED_GRACE_MS,
-      );
+    if (!this.closed) this.connection.stateChanged(this.peer.connectionState);
+  }
+
+  private connectionUp(): void {
+    clearTimeout(this.handshakeTimer);
+    if (this.connected) return;
+    this.connected = true;
+    if (this.connectedAt === undefined) {
+      this.connectedAt = performance.now();
+      this.onConnected(this);
+    }
+    if (this.media.video && !this.videoOpen) {
+      if (this.held) this.openVideo();
+      else this.askForKeyFrame(KEY_FRAME_RETRIES);
     }
   }
 
