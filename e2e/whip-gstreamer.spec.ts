@@ -35,8 +35,9 @@ const CLIENT_MISSING =
 /**
  * SMPTE colour bars, H.264 constrained baseline, with a periodic key frame only every 40 s: the
  * viewer's picture must come from the key frame its join asks for (a PLI), not from the schedule.
- * x264 here repeats the SPS before each slice of a key frame, which once made the stage open a
- * viewer's video at the last slice, so that it waited for the next periodic key frame.
+ * x264 here repeats the SPS before each slice of a key frame: the stage must open a viewer's
+ * video at the key frame's first slice, not its last, or the viewer waits for the next periodic
+ * key frame (decision 0054).
  */
 const H264_BARS =
   'videotestsrc is-live=true pattern=smpte ! ' +

@@ -10,8 +10,8 @@
  *
  * Unlike a watching viewer, such a receiver asks for key frames again and again while nothing
  * decodes: about 2 PLIs a second each (48 a second from 25 of them, the stage's stats), whatever
- * the offer's `rtcp-fb` lines say (taking `nack pli` and `ccm fir` out of the offer was tried and
- * changed nothing). Each server answers them as it answers any viewer's: ours passes one PLI per
+ * the offer's `rtcp-fb` lines say (without `nack pli` and `ccm fir` in the offer it asks as
+ * often). Each server answers them as it answers any viewer's: ours passes one PLI per
  * 330 ms on to the camera (about 3 key frames a second reach every viewer, and 32–33 frames: the
  * camera sends its latest frame again as the key frame), Janus one a second (1 key frame a
  * second, 30 frames). `receiverCounts` counts both.

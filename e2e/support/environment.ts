@@ -22,9 +22,9 @@ export function artifactsDir(): string {
 /**
  * Where a spec's own instance listens: 10,000 above the suite's API port, plus the spec's offset
  * (with the default E2E_PORT, the API on 28080 + offset and its stage on 28091 + offset). Below
- * 32768, where Linux takes the local ports of outgoing connections: an instance on 48082 once could
- * not listen because a browser's connection held that port (EADDRINUSE). A run on other ports
- * (E2E_PORT, 1,000 or more apart) moves every instance with it.
+ * 32768, where Linux takes the local ports of outgoing connections, so that a browser's
+ * connection cannot hold an instance's port when it starts (EADDRINUSE; decision 0050). A run on
+ * other ports (E2E_PORT, 1,000 or more apart) moves every instance with it.
  */
 export function ownInstance(name: string, offset: number) {
   return {

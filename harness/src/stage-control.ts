@@ -51,7 +51,7 @@ export function stageControl(stageUrl: string): StageControl {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     // A kept-alive connection the stage closes as idle just as a request goes out fails with
-    // 'other side closed' (seen once in a poll of /_stats). A GET is asked again; a fault (POST)
+    // 'other side closed' (a poll of /_stats can meet it). A GET is asked again; a fault (POST)
     // is never sent twice.
     const response = await send().catch((error: unknown) => {
       if (body !== undefined) throw error;

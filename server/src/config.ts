@@ -161,8 +161,7 @@ const secret = z.preprocess(
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * One entry per variable. The list-valued ones come last, so that problems are listed in the
- * order they always were.
+ * One entry per variable, in the order their problems are listed: the list-valued ones last.
  */
 const variables = {
   PORT: integer(8080, 0, 65535),

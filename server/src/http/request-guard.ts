@@ -3,14 +3,15 @@
  *
  * - A path is taken as it is written. One with a dot segment, a doubled slash, or an encoded dot,
  *   slash or backslash is answered 400: the router does not normalise it, but what it is proxied
- *   to may, so `/stage/./whep/N743AS` had reached the stage's WHEP endpoint by a route without
- *   its rate limit. No page of ours, nor any WHIP or WHEP client, writes such a path.
+ *   to may, so a spelling such as `/stage/./whep/N743AS` could reach the stage's WHEP endpoint
+ *   past the rate limit of its route (decision 0052). No page of ours, nor any WHIP or WHEP
+ *   client, writes such a path.
  * - A cross-site request that is not a GET or HEAD is answered 403 unless its Origin is in
  *   CORS_ORIGINS: a page on any website can send a POST with `fetch(..., {mode: 'no-cors'})`, and
  *   no such request is one of ours. WHIP and WHEP are the exception: they are cross-origin by
  *   standard (RFC 9725), and their Bearer token is the authority. `Sec-Fetch-Site` is sent by
  *   every current browser and never by a page's script; a client that is not a browser sends
- *   none and is judged by its credentials, as before.
+ *   none and is judged by its credentials alone.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors';

@@ -63,7 +63,8 @@ export async function registerStageProxy(
 ): Promise<void> {
   registerStageEdge(app, options);
   // Outside WHIP, WHEP and the socket, the browser needs the stage's health and nothing else: no
-  // other path or method is passed on (a body passed to an error answer once ended the API).
+  // other path or method is passed on, so nothing else a page sends reaches the stage (decision
+  // 0052).
   await app.register(fastifyHttpProxy, {
     upstream: options.upstream,
     prefix: STAGE_HEALTH_PATH,

@@ -9,8 +9,9 @@
  * - A token is handed out once (a participant token joins once) and only while fresh: for
  *   `ttlMs` (15 s, against a lifetime of an hour by default), and only to the same signed-in
  *   viewer (same stored login token) that fetched it.
- * - A prefetch that fails is forgotten, silently: the player then fetches as it always did, so
- *   the error the viewer sees is the player's own (docs/product.md#error-catalogue).
+ * - A prefetch that fails is forgotten, silently: the player then fetches its token itself, as
+ *   with no prefetch, so the error the viewer sees is the player's own
+ *   (docs/product.md#error-catalogue).
  */
 export const PREFETCH_TTL_MS = 15_000;
 
