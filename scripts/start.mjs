@@ -9,14 +9,23 @@
 // docs/decisions/0054-cameras-publish-over-whip.md. Plain Node: its one import of the repo's own is
 // the backoff policy every retry loop of the repo shares (plain JavaScript for that reason).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import { backoffPolicy } from '../protocol/src/reconnect-policy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const apiEntry = process.env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
-const stageEntry = process.env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
-const camerasEntry = process.env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
+// The repository's `.env` under the process environment, as the API reads it (server/src/env.ts):
+// every child gets the same configuration, so that the stage and the camera process find the
+// DATA_DIR, the secret and the ports the API was given there.
+const dotEnv = new URL('../.env', import.meta.url);
+const env = {
+  ...(existsSync(dotEnv) ? parseEnv(readFileSync(dotEnv, 'utf8')) : {}),
+  ...process.env,
+};
+const apiEntry = env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
+const stageEntry = env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
+const camerasEntry = env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
@@ -26,16 +35,13 @@ const restartPolicy = backoffPolicy({ baseMs: 200, factor: 2, maxMs: 10_000 });
 
 // The stage listens on STAGE_HOST:STAGE_PORT; the API finds it at LOCAL_STAGE_URL. Either may be
 // given: the other follows from it.
-const givenStageUrl = process.env.LOCAL_STAGE_URL
-  ? new URL(process.env.LOCAL_STAGE_URL)
-  : undefined;
-const stageHost =
-  process.env.STAGE_HOST || givenStageUrl?.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
-const stagePort = process.env.STAGE_PORT || givenStageUrl?.port || '8091';
+const givenStageUrl = env.LOCAL_STAGE_URL ? new URL(env.LOCAL_STAGE_URL) : undefined;
+const stageHost = env.STAGE_HOST || givenStageUrl?.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
+const stagePort = env.STAGE_PORT || givenStageUrl?.port || '8091';
 const stageUrl =
-  process.env.LOCAL_STAGE_URL ||
+  env.LOCAL_STAGE_URL ||
   `http://${stageHost.includes(':') ? `[${stageHost}]` : stageHost}:${stagePort}`;
-const stageEnv = { ...process.env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
+const stageEnv = { ...env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
 
 function isBuilt(entry) {
   if (existsSync(new URL(entry, `file://${root}`))) return true;
@@ -86,7 +92,7 @@ function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () =>
         log(`${name} keeps failing at start-up (see above); stopping.`);
         return void shutdown(1);
       }
-      const delay = restartPolicy.nextDelayMs(state.failuresInARow) ?? 10_000;
+      const delay = restartPolicy.nextDelayMs(state.failuresInARow);
       // Bounded logging: the first restarts, then one line in ten.
       if (state.failuresInARow <= 3 || state.failuresInARow % 10 === 0) {
         const how = signal ? `signal ${signal}` : `code ${code}`;
@@ -160,7 +166,7 @@ function onApiMessage(message) {
 const api = supervise({
   name: 'the API',
   entry: apiEntry,
-  env: { ...process.env, LOCAL_STAGE_URL: stageUrl },
+  env: { ...env, LOCAL_STAGE_URL: stageUrl },
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   onStart: (child) => child.on('message', onApiMessage),
   // Ctrl-C reached the API first: the person stopped Tailcam.

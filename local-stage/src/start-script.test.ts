@@ -3,7 +3,7 @@
  * (bundled from source into a temporary directory) and a stand-in API (testing/fake-api.mjs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,9 +53,10 @@ function freePort(): Promise<number> {
   });
 }
 
-function startScript(env: Record<string, string>) {
+/** Runs scripts/start.mjs, by default the repository's own; `scriptRoot` for a copy elsewhere. */
+function startScript(env: Record<string, string>, scriptRoot = root) {
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: root,
+    cwd: scriptRoot,
     env: {
       ...process.env,
       TAILCAM_API_ENTRY: fakeApi,
@@ -255,6 +256,28 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(2);
     expect(run.output()).toContain('the API refused its configuration (see above); stopping.');
     expect(run.output()).not.toMatch(/restarting/);
+  });
+
+  it("gives the stage the repository's .env too, as the API reads it", async () => {
+    // A copy of the script in a folder of its own, with a .env there: the repository's own .env
+    // is the developer's.
+    const copy = mkdtempSync(join(buildDir, 'repo-'));
+    mkdirSync(join(copy, 'scripts'));
+    mkdirSync(join(copy, 'protocol/src'), { recursive: true });
+    copyFileSync(join(root, 'scripts/start.mjs'), join(copy, 'scripts/start.mjs'));
+    for (const file of ['reconnect-policy.js', 'reconnect-policy.d.ts']) {
+      copyFileSync(join(root, 'protocol/src', file), join(copy, 'protocol/src', file));
+    }
+    const stagePort = await freePort();
+    writeFileSync(join(copy, '.env'), `STAGE_PORT=${stagePort}\n`);
+    expect(process.env.STAGE_PORT, 'the environment would win over .env').toBeUndefined();
+    const run = startScript({}, copy);
+    await run.waitForOutput(/Tailcam is running at/);
+    expect(await (await fetch(`http://127.0.0.1:${stagePort}/stage/health`)).json()).toMatchObject({
+      ready: true,
+    });
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
   });
 
   it('with STAGE_PROVIDER=ivs starts the API alone, says so, and offers no demo login', async () => {

@@ -18,5 +18,13 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
+/** A policy without `maxAttempts`: it never says stop. */
+export interface EndlessReconnectPolicy extends ReconnectPolicy {
+  nextDelayMs(attempt: number): number;
+}
+
 /** `baseMs · factor^k`, capped at `maxMs`, then up to `jitter` longer; null after `maxAttempts`. */
+export function backoffPolicy(
+  options: BackoffOptions & { maxAttempts?: undefined },
+): EndlessReconnectPolicy;
 export function backoffPolicy(options: BackoffOptions): ReconnectPolicy;

@@ -248,7 +248,7 @@ export class CameraPublisher {
     if (this.stateValue === 'off-air') return;
     void this.abandon();
     this.failuresInARow += 1;
-    const delay = RETRY.nextDelayMs(this.failuresInARow) ?? 10_000;
+    const delay = RETRY.nextDelayMs(this.failuresInARow);
     // Bounded logging: the first failures, then one in ten.
     if (this.failuresInARow <= 3 || this.failuresInARow % 10 === 0) {
       const why = reason instanceof Error ? reason.message : String(reason);

@@ -107,7 +107,7 @@ export class CameraLinkClient {
       if (wasOpen) this.options.onClose();
       if (this.closed) return;
       this.failuresInARow = wasOpen ? 1 : this.failuresInARow + 1;
-      const delay = RETRY.nextDelayMs(this.failuresInARow) ?? 2_000;
+      const delay = RETRY.nextDelayMs(this.failuresInARow);
       if (wasOpen) this.log(`camera link to the stage closed (${code}); opening it again`);
       else if (this.failuresInARow === 4 || this.failuresInARow % 30 === 0) {
         // The first few are the stage starting: not worth a line.
