@@ -11,6 +11,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INITIAL_JS_BUDGET_BYTES, measureInitialJs } from '../scripts/initial-js';
 
 const webRoot = join(import.meta.dirname, '..');
+/** docs/product.md#routes: the pages a visit starts on come with the first load. */
+const FIRST_LOAD_PAGES = ['sign-in', 'home', 'player'];
+/** Route modules that are not pages of their own. */
+const NOT_PAGES = ['protected-layout'];
 const outDir = mkdtempSync(join(tmpdir(), 'tailcam-web-build-'));
 
 beforeAll(async () => {
@@ -23,7 +27,8 @@ beforeAll(async () => {
       configFile: join(webRoot, 'vite.config.ts'),
       mode: 'production',
       logLevel: 'silent',
-      build: { outDir, emptyOutDir: true },
+      // The manifest says which module became which chunk: the lazily loaded pages' test reads it.
+      build: { outDir, emptyOutDir: true, manifest: true },
     });
   } finally {
     vi.unstubAllEnvs();
@@ -46,5 +51,31 @@ describe('the production build (npm run build -w web)', () => {
     const initial = measureInitialJs(outDir);
     expect(initial.files[0]?.url).toMatch(/^\/assets\/index-[\w-]+\.js$/);
     expect(initial.gzipBytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET_BYTES);
+  });
+});
+
+describe('the pages of the production build', () => {
+  const manifest = () =>
+    JSON.parse(readFileSync(join(outDir, '.vite/manifest.json'), 'utf8')) as Record<
+      string,
+      { file: string; isDynamicEntry?: boolean }
+    >;
+  const pages = readdirSync(join(webRoot, 'src/app/routes'))
+    .filter((file) => file.endsWith('.tsx') && !file.endsWith('.test.tsx'))
+    .map((file) => file.replace(/\.tsx$/, ''))
+    .filter((page) => !NOT_PAGES.includes(page));
+
+  it('has every page but sign-in, /home and the player load lazily, outside the initial JS', () => {
+    const initialUrls = measureInitialJs(outDir).files.map((file) => file.url);
+    const lazyPages = pages.filter((page) => !FIRST_LOAD_PAGES.includes(page));
+    expect(lazyPages).toContain('watch-all');
+    for (const page of lazyPages) {
+      const chunk = manifest()[`src/app/routes/${page}.tsx`];
+      expect(chunk?.isDynamicEntry, `${page} is a chunk of its own`).toBe(true);
+      expect(initialUrls, page).not.toContain(`/${chunk?.file}`);
+    }
+    for (const page of FIRST_LOAD_PAGES) {
+      expect(manifest()[`src/app/routes/${page}.tsx`], `${page} is in the entry`).toBeUndefined();
+    }
   });
 });

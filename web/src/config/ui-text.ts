@@ -23,6 +23,9 @@ export const uiText = {
     homeLink: 'Tailcam home',
     logout: 'Logout',
   },
+  pages: {
+    loading: 'Loading page...',
+  },
   home: {
     documentTitle: 'Available Streams · Tailcam',
     title: 'Available Streams',

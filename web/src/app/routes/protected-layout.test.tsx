@@ -1,7 +1,10 @@
-import { screen } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
+import { lazy } from 'react';
+import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { fillText, uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
+import { ProtectedLayout } from './protected-layout';
 
 describe('route guard and header', () => {
   it.each(['/home', '/player/N743AS'])(
@@ -47,6 +50,23 @@ describe('route guard and header', () => {
     await user.click(logout);
     expect(localStorage.getItem('token')).toBeNull();
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it("shows 'Loading page...' under the header while a page that loads when first opened loads", () => {
+    localStorage.setItem('token', 't');
+    const NeverLoaded = lazy(() => new Promise<never>(() => undefined));
+    render(
+      <MemoryRouter initialEntries={['/later']}>
+        <Routes>
+          <Route element={<ProtectedLayout />}>
+            <Route path="/later" element={<NeverLoaded />} />
+          </Route>
+        </Routes>
+      </MemoryRouter>,
+    );
+    expect(screen.getByRole('button', { name: uiText.header.logout })).toBeInTheDocument();
+    expect(screen.getByRole('main')).toContainElement(screen.getByRole('status'));
+    expect(screen.getByRole('status')).toHaveTextContent(uiText.pages.loading);
   });
 
   it('shows no header on the sign-in page', () => {

@@ -44,8 +44,9 @@ describe('Watch all', () => {
   it("is reached from /home by 'Watch all', titled, in the grid of /home", async () => {
     const { user } = renderApp('/home');
     await user.click(screen.getByRole('link', { name: uiText.home.watchAllLabel }));
-    expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
-    expect(screen.getByRole('heading', { name: uiText.watchAll.title })).toBeInTheDocument();
+    // The page loads when first opened (docs/product.md#routes): /home stays until it is there.
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/watch-all'));
+    expect(await screen.findByRole('heading', { name: uiText.watchAll.title })).toBeInTheDocument();
     expect(screen.getByText(uiText.watchAll.subtitle)).toBeInTheDocument();
     expect(document.title).toBe(uiText.watchAll.documentTitle);
     expect(screen.getByRole('list', { name: uiText.watchAll.tileList })).toHaveClass(
@@ -85,7 +86,7 @@ describe('Watch all', () => {
 
   it('makes each tile a link to its player, named for it, with the tail number on it', async () => {
     const { user } = renderApp('/watch-all');
-    const tiles = within(screen.getByRole('list', { name: uiText.watchAll.tileList }));
+    const tiles = within(await screen.findByRole('list', { name: uiText.watchAll.tileList }));
     for (const stageId of ['N743AS', 'N953AS', 'N954AS']) {
       expect(tiles.getByRole('link', { name: `${stageId}: Open player` })).toHaveTextContent(
         stageId,
