@@ -302,7 +302,8 @@ describe('player page', () => {
       expect(button).toHaveAttribute('aria-pressed', 'false');
       await user.click(button);
       expect(button).toHaveAttribute('aria-pressed', 'true');
-      const panel = screen.getByRole('region', { name: uiText.stats.title });
+      // The panel is a chunk of its own, loaded once the video plays (a poll, not a sleep).
+      const panel = await screen.findByRole('region', { name: uiText.stats.title });
       expect(panel).toHaveTextContent('Glass to glass–');
       expect(screen.getByText(uiText.shortcuts.statsShown)).toBeInTheDocument();
 
@@ -369,7 +370,8 @@ describe('player page', () => {
       act(() => sdk.lastStage.connect());
       const helpButton = screen.getByRole('button', { name: uiText.player.helpButton });
       await user.click(helpButton);
-      const dialog = screen.getByRole('dialog', { name: uiText.shortcuts.title });
+      // The dialog is a chunk of its own, loaded when first opened (a poll, not a sleep).
+      const dialog = await screen.findByRole('dialog', { name: uiText.shortcuts.title });
       for (const text of ['Fullscreen', 'Picture-in-picture', 'Live stats', 'This help']) {
         expect(dialog).toHaveTextContent(text);
       }

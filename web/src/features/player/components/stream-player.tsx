@@ -1,14 +1,23 @@
 import { Activity, Keyboard } from 'lucide-react';
-import { useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { uiText } from '@/config/ui-text';
 import { useLiveVideo } from '../hooks/use-live-video';
 import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
 import { useAnnouncer } from '../hooks/use-announcer';
 import { toggleFullscreen, togglePictureInPicture } from '../lib/display-modes';
 import { ConnectionQualityBadge } from './connection-quality-badge';
-import { KeyboardHelpDialog } from './keyboard-help-dialog';
-import { LiveStatsPanel } from './live-stats';
 import { LiveVideo } from './live-video';
+
+// What the player shows only on demand comes in chunks of its own, fetched once the video plays
+// (below): the first load carries only what the first picture needs (docs/benchmarks.md).
+const loadLiveStats = () => import('./live-stats');
+const loadKeyboardHelp = () => import('./keyboard-help-dialog');
+const LiveStatsPanel = lazy(() =>
+  loadLiveStats().then((module) => ({ default: module.LiveStatsPanel })),
+);
+const KeyboardHelpDialog = lazy(() =>
+  loadKeyboardHelp().then((module) => ({ default: module.KeyboardHelpDialog })),
+);
 
 interface StreamPlayerProps {
   streamId: string;
@@ -30,7 +39,15 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   const live = useLiveVideo(streamId, { frameDetail: statsOpen });
   const { state, videoRef, figures, quality } = live;
   const connected = state.status === 'connected';
-  const showStats = connected && statsOpen && !state.waitingForVideo;
+  const playing = connected && !state.waitingForVideo;
+  const showStats = playing && statsOpen;
+
+  // Once the picture is there, the join no longer competes for the network: fetch the panels.
+  useEffect(() => {
+    if (!playing) return;
+    void loadLiveStats();
+    void loadKeyboardHelp();
+  }, [playing]);
 
   const toggleStats = () => {
     announce(statsOpen ? shortcuts.statsHidden : shortcuts.statsShown);
@@ -62,7 +79,11 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
       className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800"
     >
       <LiveVideo streamId={streamId} live={live} controls />
-      {showStats && <LiveStatsPanel figures={figures} />}
+      {showStats && (
+        <Suspense fallback={null}>
+          <LiveStatsPanel figures={figures} />
+        </Suspense>
+      )}
       <div
         role="group"
         aria-label={uiText.player.controls}
@@ -94,7 +115,11 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
           <span className="sr-only">{uiText.player.helpButton}</span>
         </button>
       </div>
-      <KeyboardHelpDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      {helpOpen && (
+        <Suspense fallback={null}>
+          <KeyboardHelpDialog open onClose={() => setHelpOpen(false)} />
+        </Suspense>
+      )}
       <div aria-live="polite" aria-atomic="true" className="sr-only">
         <span key={announcement.id}>{announcement.text}</span>
       </div>
