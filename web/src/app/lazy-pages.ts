@@ -2,7 +2,8 @@
  * The pages that load when first opened (docs/product.md#routes): every page but sign-in, /home
  * and the player, the pages a visit starts on, which the initial JS holds. Each is a chunk of its
  * own. `preload` fetches one ahead (on a link's hover or focus); the browser keeps a module once
- * loaded, so a second call costs nothing and the render that follows does not wait.
+ * loaded, so a second call costs nothing and the render that follows waits on no network
+ * (decision 0058).
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 

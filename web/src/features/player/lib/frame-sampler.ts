@@ -6,7 +6,8 @@
  *   shows glass to glass.
  * - `PlaybackQualityCounter` reads `getVideoPlaybackQuality()` once per window: the frame rate
  *   the connection quality needs, at no cost per frame.
- * Neither needs anything from the SDK or the peer connection, and neither reads the picture.
+ * Neither needs anything from the SDK or the peer connection, and neither reads the picture
+ * (decision 0059).
  */
 import type { FrameWindow } from './playback-stats';
 
