@@ -14,7 +14,8 @@ interface LazyPage {
 
 function lazyPage(load: () => Promise<ComponentType>): LazyPage {
   const loadModule = () => load().then((Page) => ({ default: Page }));
-  return { Page: lazy(loadModule), preload: () => void loadModule() };
+  // A fetch ahead that fails costs nothing: the render fetches again, and says so if it fails.
+  return { Page: lazy(loadModule), preload: () => void loadModule().catch(() => undefined) };
 }
 
 export const watchAllPage = lazyPage(() =>

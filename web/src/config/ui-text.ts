@@ -25,6 +25,8 @@ export const uiText = {
   },
   pages: {
     loading: 'Loading page...',
+    loadFailed: 'This page could not be loaded.',
+    reload: 'Reload',
   },
   home: {
     documentTitle: 'Available Streams · Tailcam',

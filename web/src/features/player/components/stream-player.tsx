@@ -1,5 +1,6 @@
 import { Activity, Keyboard } from 'lucide-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { ErrorBoundary } from '@/components/error-boundary';
 import { uiText } from '@/config/ui-text';
 import { useLiveVideo } from '../hooks/use-live-video';
 import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
@@ -45,8 +46,9 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   // Once the picture is there, the join no longer competes for the network: fetch the panels.
   useEffect(() => {
     if (!playing) return;
-    void loadLiveStats();
-    void loadKeyboardHelp();
+    // One that fails here is fetched again when opened (and then shows nothing if it fails).
+    void loadLiveStats().catch(() => undefined);
+    void loadKeyboardHelp().catch(() => undefined);
   }, [playing]);
 
   const toggleStats = () => {
@@ -80,9 +82,11 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
     >
       <LiveVideo streamId={streamId} live={live} controls />
       {showStats && (
-        <Suspense fallback={null}>
-          <LiveStatsPanel figures={figures} />
-        </Suspense>
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <LiveStatsPanel figures={figures} />
+          </Suspense>
+        </ErrorBoundary>
       )}
       <div
         role="group"
@@ -116,9 +120,11 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
         </button>
       </div>
       {helpOpen && (
-        <Suspense fallback={null}>
-          <KeyboardHelpDialog open onClose={() => setHelpOpen(false)} />
-        </Suspense>
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <KeyboardHelpDialog open onClose={() => setHelpOpen(false)} />
+          </Suspense>
+        </ErrorBoundary>
       )}
       <div aria-live="polite" aria-atomic="true" className="sr-only">
         <span key={announcement.id}>{announcement.text}</span>
