@@ -1,5 +1,5 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
 import { autoplayRefusal, FakeMediaStream, stubMedia } from '@/testing/media-stubs';
@@ -115,6 +115,32 @@ describe('Watch all', () => {
     );
     expect(playSpy).toHaveBeenCalledTimes(2);
     expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
+  });
+
+  describe('with a browser that has requestVideoFrameCallback', () => {
+    const requestFrame = vi.fn(() => 1);
+
+    beforeEach(() => {
+      Object.assign(HTMLVideoElement.prototype, { requestVideoFrameCallback: requestFrame });
+    });
+
+    afterEach(() => {
+      delete (HTMLVideoElement.prototype as Partial<HTMLVideoElement>).requestVideoFrameCallback;
+      requestFrame.mockClear();
+    });
+
+    it('watches no tile frame by frame: the quality reads its frame rate once a second', async () => {
+      renderApp('/watch-all');
+      await waitFor(() => expect(sdk.stages).toHaveLength(2));
+      act(() => {
+        for (const stageId of ['N743AS', 'N954AS']) {
+          stageOf(stageId).connect();
+          stageOf(stageId).addVideoStream(fakeTrack('video'));
+        }
+      });
+      expect(screen.getAllByLabelText(/^Live video from/)).toHaveLength(3);
+      expect(requestFrame).not.toHaveBeenCalled();
+    });
   });
 
   it('leaves every stage when the viewer leaves the page', async () => {
