@@ -5,11 +5,12 @@ import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
-import { WatchAllRoute } from './routes/watch-all';
+import { watchAllPage } from './lazy-pages';
 
 /**
  * The route table of docs/product.md#routes. Declarative mode: the app loads no data through the
- * router. The token prefetcher (decision 0040) lives beside it, so the grid and the player share
+ * router. Sign-in, /home and the player come with the first load; other pages load when first
+ * opened (lazy-pages.ts), under the protected layout's spinner. The token prefetcher (decision 0040) lives beside it, so the grid and the player share
  * one.
  */
 export function AppRoutes() {
@@ -20,7 +21,7 @@ export function AppRoutes() {
         <Route element={<ProtectedLayout />}>
           <Route path={paths.home.path} element={<HomeRoute />} />
           <Route path={paths.player.path} element={<PlayerRoute />} />
-          <Route path={paths.watchAll.path} element={<WatchAllRoute />} />
+          <Route path={paths.watchAll.path} element={<watchAllPage.Page />} />
           {/* `/player/` without a stream id: the player needs one (docs/product.md#routes). */}
           <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
         </Route>

@@ -23,6 +23,11 @@ export const uiText = {
     homeLink: 'Tailcam home',
     logout: 'Logout',
   },
+  pages: {
+    loading: 'Loading page...',
+    loadFailed: 'This page could not be loaded.',
+    reload: 'Reload',
+  },
   home: {
     documentTitle: 'Available Streams · Tailcam',
     title: 'Available Streams',

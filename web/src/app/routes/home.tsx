@@ -1,5 +1,6 @@
 import { LayoutGrid } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
+import { watchAllPage } from '@/app/lazy-pages';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
 import { PageHeader } from '@/components/layout/page-header';
@@ -26,6 +27,9 @@ export function HomeRoute() {
           <Link
             to={paths.watchAll.href()}
             aria-label={uiText.home.watchAllLabel}
+            // The page loads when first opened: fetched as the pointer or focus comes to its link.
+            onPointerEnter={watchAllPage.preload}
+            onFocus={watchAllPage.preload}
             // Every tile's join starts with the click, as a stream card's does (decision 0057).
             onClick={(event) => {
               if (!opensInThisPage(event)) return;

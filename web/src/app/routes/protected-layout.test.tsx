@@ -1,7 +1,11 @@
-import { screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { lazy } from 'react';
+import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { fillText, uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
+import { ProtectedLayout } from './protected-layout';
 
 describe('route guard and header', () => {
   it.each(['/home', '/player/N743AS'])(
@@ -47,6 +51,50 @@ describe('route guard and header', () => {
     await user.click(logout);
     expect(localStorage.getItem('token')).toBeNull();
     expect(screen.getByTestId('location')).toHaveTextContent(/^\/$/);
+  });
+
+  it("shows 'Loading page...' under the header while a page that loads when first opened loads", () => {
+    localStorage.setItem('token', 't');
+    const NeverLoaded = lazy(() => new Promise<never>(() => undefined));
+    render(
+      <MemoryRouter initialEntries={['/later']}>
+        <Routes>
+          <Route element={<ProtectedLayout />}>
+            <Route path="/later" element={<NeverLoaded />} />
+          </Route>
+        </Routes>
+      </MemoryRouter>,
+    );
+    expect(screen.getByRole('button', { name: uiText.header.logout })).toBeInTheDocument();
+    expect(screen.getByRole('main')).toContainElement(screen.getByRole('status'));
+    expect(screen.getByRole('status')).toHaveTextContent(uiText.pages.loading);
+  });
+
+  it("says 'This page could not be loaded.' with 'Reload' when a page cannot be fetched, and opens the next page as usual", async () => {
+    localStorage.setItem('token', 't');
+    vi.spyOn(console, 'error').mockImplementation(() => undefined); // React reports the error
+    const Unreachable = lazy(() =>
+      Promise.reject(new TypeError('Failed to fetch dynamically imported module')),
+    );
+    const user = userEvent.setup();
+    render(
+      <MemoryRouter initialEntries={['/later']}>
+        <Routes>
+          <Route element={<ProtectedLayout />}>
+            <Route path="/later" element={<Unreachable />} />
+            <Route path="/home" element={<p>The home page</p>} />
+          </Route>
+        </Routes>
+      </MemoryRouter>,
+    );
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(uiText.pages.loadFailed);
+    expect(within(alert).getByRole('button', { name: uiText.pages.reload })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: uiText.header.logout })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('link', { name: uiText.header.homeLink }));
+    expect(await screen.findByText('The home page')).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('shows no header on the sign-in page', () => {

@@ -1,6 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { AppHeader } from '@/components/layout/app-header';
+import { ErrorBoundary } from '@/components/error-boundary';
+import { PageLoadError } from '@/components/layout/page-load-error';
+import { PageLoading } from '@/components/layout/page-loading';
 import { paths } from '@/config/paths';
 import { clearAuthToken, hasAuthToken } from '@/lib/auth-token';
 
@@ -33,7 +36,13 @@ export function ProtectedLayout() {
         tabIndex={-1}
         className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 outline-none sm:px-6 sm:py-8 lg:px-8"
       >
-        <Outlet />
+        {/* A page that loads when first opened (lazy-pages.ts) shows the spinner meanwhile, and
+            says so if it cannot load; the next path is shown as usual. */}
+        <ErrorBoundary resetKey={pathname} fallback={<PageLoadError />}>
+          <Suspense fallback={<PageLoading />}>
+            <Outlet />
+          </Suspense>
+        </ErrorBoundary>
       </main>
     </div>
   );

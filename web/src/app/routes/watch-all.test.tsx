@@ -1,5 +1,5 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
 import { autoplayRefusal, FakeMediaStream, stubMedia } from '@/testing/media-stubs';
@@ -44,8 +44,9 @@ describe('Watch all', () => {
   it("is reached from /home by 'Watch all', titled, in the grid of /home", async () => {
     const { user } = renderApp('/home');
     await user.click(screen.getByRole('link', { name: uiText.home.watchAllLabel }));
-    expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
-    expect(screen.getByRole('heading', { name: uiText.watchAll.title })).toBeInTheDocument();
+    // The page loads when first opened (docs/product.md#routes): /home stays until it is there.
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/watch-all'));
+    expect(await screen.findByRole('heading', { name: uiText.watchAll.title })).toBeInTheDocument();
     expect(screen.getByText(uiText.watchAll.subtitle)).toBeInTheDocument();
     expect(document.title).toBe(uiText.watchAll.documentTitle);
     expect(screen.getByRole('list', { name: uiText.watchAll.tileList })).toHaveClass(
@@ -85,7 +86,7 @@ describe('Watch all', () => {
 
   it('makes each tile a link to its player, named for it, with the tail number on it', async () => {
     const { user } = renderApp('/watch-all');
-    const tiles = within(screen.getByRole('list', { name: uiText.watchAll.tileList }));
+    const tiles = within(await screen.findByRole('list', { name: uiText.watchAll.tileList }));
     for (const stageId of ['N743AS', 'N953AS', 'N954AS']) {
       expect(tiles.getByRole('link', { name: `${stageId}: Open player` })).toHaveTextContent(
         stageId,
@@ -114,6 +115,32 @@ describe('Watch all', () => {
     );
     expect(playSpy).toHaveBeenCalledTimes(2);
     expect(screen.getByTestId('location')).toHaveTextContent('/watch-all');
+  });
+
+  describe('with a browser that has requestVideoFrameCallback', () => {
+    const requestFrame = vi.fn(() => 1);
+
+    beforeEach(() => {
+      Object.assign(HTMLVideoElement.prototype, { requestVideoFrameCallback: requestFrame });
+    });
+
+    afterEach(() => {
+      delete (HTMLVideoElement.prototype as Partial<HTMLVideoElement>).requestVideoFrameCallback;
+      requestFrame.mockClear();
+    });
+
+    it('watches no tile frame by frame: the quality reads its frame rate once a second', async () => {
+      renderApp('/watch-all');
+      await waitFor(() => expect(sdk.stages).toHaveLength(2));
+      act(() => {
+        for (const stageId of ['N743AS', 'N954AS']) {
+          stageOf(stageId).connect();
+          stageOf(stageId).addVideoStream(fakeTrack('video'));
+        }
+      });
+      expect(screen.getAllByLabelText(/^Live video from/)).toHaveLength(3);
+      expect(requestFrame).not.toHaveBeenCalled();
+    });
   });
 
   it('leaves every stage when the viewer leaves the page', async () => {

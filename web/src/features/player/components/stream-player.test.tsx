@@ -1,6 +1,6 @@
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { StrictMode } from 'react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 import { StreamPlayer } from './stream-player';
@@ -302,7 +302,8 @@ describe('player page', () => {
       expect(button).toHaveAttribute('aria-pressed', 'false');
       await user.click(button);
       expect(button).toHaveAttribute('aria-pressed', 'true');
-      const panel = screen.getByRole('region', { name: uiText.stats.title });
+      // The panel is a chunk of its own, loaded once the video plays (a poll, not a sleep).
+      const panel = await screen.findByRole('region', { name: uiText.stats.title });
       expect(panel).toHaveTextContent('Glass to glass–');
       expect(screen.getByText(uiText.shortcuts.statsShown)).toBeInTheDocument();
 
@@ -311,6 +312,39 @@ describe('player page', () => {
       expect(screen.getByText(uiText.shortcuts.statsHidden)).toBeInTheDocument();
       await user.keyboard('i');
       expect(screen.getByRole('region', { name: uiText.stats.title })).toBeInTheDocument();
+    });
+
+    describe('with a browser that has requestVideoFrameCallback', () => {
+      const requestFrame = vi.fn(() => 1);
+      const cancelFrame = vi.fn();
+
+      beforeEach(() => {
+        Object.assign(HTMLVideoElement.prototype, {
+          requestVideoFrameCallback: requestFrame,
+          cancelVideoFrameCallback: cancelFrame,
+        });
+      });
+
+      afterEach(() => {
+        const prototype = HTMLVideoElement.prototype as Partial<HTMLVideoElement>;
+        delete prototype.requestVideoFrameCallback;
+        delete prototype.cancelVideoFrameCallback;
+        requestFrame.mockClear();
+        cancelFrame.mockClear();
+      });
+
+      it("watches the video frame by frame only while 'Live stats' is open", async () => {
+        const { user } = await openPlayer();
+        act(() => {
+          sdk.lastStage.connect();
+          sdk.lastStage.addVideoStream(fakeTrack('video'));
+        });
+        expect(requestFrame).not.toHaveBeenCalled();
+        await user.keyboard('i');
+        expect(requestFrame).toHaveBeenCalledTimes(1);
+        await user.keyboard('i');
+        expect(cancelFrame).toHaveBeenCalledTimes(1);
+      });
     });
 
     it('takes no shortcut while focus is in a text field, or with Ctrl held', async () => {
@@ -336,7 +370,8 @@ describe('player page', () => {
       act(() => sdk.lastStage.connect());
       const helpButton = screen.getByRole('button', { name: uiText.player.helpButton });
       await user.click(helpButton);
-      const dialog = screen.getByRole('dialog', { name: uiText.shortcuts.title });
+      // The dialog is a chunk of its own, loaded when first opened (a poll, not a sleep).
+      const dialog = await screen.findByRole('dialog', { name: uiText.shortcuts.title });
       for (const text of ['Fullscreen', 'Picture-in-picture', 'Live stats', 'This help']) {
         expect(dialog).toHaveTextContent(text);
       }

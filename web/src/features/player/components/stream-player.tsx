@@ -1,16 +1,24 @@
 import { Activity, Keyboard } from 'lucide-react';
-import { useRef, useState } from 'react';
-import { fillText, uiText } from '@/config/ui-text';
-import { usePlaybackStats } from '../hooks/use-playback-stats';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { ErrorBoundary } from '@/components/error-boundary';
+import { uiText } from '@/config/ui-text';
+import { useLiveVideo } from '../hooks/use-live-video';
 import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
-import { useStageSession } from '../hooks/use-stage-session';
 import { useAnnouncer } from '../hooks/use-announcer';
 import { toggleFullscreen, togglePictureInPicture } from '../lib/display-modes';
-import { connectionQuality } from '../lib/playback-stats';
 import { ConnectionQualityBadge } from './connection-quality-badge';
-import { KeyboardHelpDialog } from './keyboard-help-dialog';
-import { LiveStatsPanel } from './live-stats';
-import { AutoplayBlockedNotice, connectionOverlay } from './player-overlays';
+import { LiveVideo } from './live-video';
+
+// What the player shows only on demand comes in chunks of its own, fetched once the video plays
+// (below): the first load carries only what the first picture needs (docs/benchmarks.md).
+const loadLiveStats = () => import('./live-stats');
+const loadKeyboardHelp = () => import('./keyboard-help-dialog');
+const LiveStatsPanel = lazy(() =>
+  loadLiveStats().then((module) => ({ default: module.LiveStatsPanel })),
+);
+const KeyboardHelpDialog = lazy(() =>
+  loadKeyboardHelp().then((module) => ({ default: module.KeyboardHelpDialog })),
+);
 
 interface StreamPlayerProps {
   streamId: string;
@@ -25,18 +33,23 @@ const controlButton =
  */
 export function StreamPlayer({ streamId }: StreamPlayerProps) {
   const boxRef = useRef<HTMLDivElement>(null);
-  const videoRef = useRef<HTMLVideoElement>(null);
-  const { state, videoStream, autoplayBlocked, retry, resumePlayback } = useStageSession(
-    streamId,
-    videoRef,
-  );
-  const figures = usePlaybackStats(videoRef, videoStream);
   const [statsOpen, setStatsOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
   const { announcement, announce } = useAnnouncer();
   const { shortcuts } = uiText;
+  const live = useLiveVideo(streamId, { frameDetail: statsOpen });
+  const { state, videoRef, figures, quality } = live;
   const connected = state.status === 'connected';
-  const showStats = connected && statsOpen && !state.waitingForVideo;
+  const playing = connected && !state.waitingForVideo;
+  const showStats = playing && statsOpen;
+
+  // Once the picture is there, the join no longer competes for the network: fetch the panels.
+  useEffect(() => {
+    if (!playing) return;
+    // One that fails here is fetched again when opened (and then shows nothing if it fails).
+    void loadLiveStats().catch(() => undefined);
+    void loadKeyboardHelp().catch(() => undefined);
+  }, [playing]);
 
   const toggleStats = () => {
     announce(statsOpen ? shortcuts.statsHidden : shortcuts.statsShown);
@@ -67,35 +80,20 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
       data-overlay={!connected || state.waitingForVideo || statsOpen || undefined}
       className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800"
     >
-      <video
-        ref={videoRef}
-        className="size-full object-contain"
-        aria-label={fillText(uiText.player.video, { streamId })}
-        data-state={state.status}
-        muted
-        autoPlay
-        controls
-        playsInline
-        onClick={
-          autoplayBlocked
-            ? (event) => {
-                event.preventDefault(); // the click plays; the native controls must not toggle back
-                resumePlayback();
-              }
-            : undefined
-        }
-      />
-      {connectionOverlay(state, streamId, retry)}
-      {connected && !state.waitingForVideo && autoplayBlocked && (
-        <AutoplayBlockedNotice message={uiText.errors.autoplayBlocked} />
+      <LiveVideo streamId={streamId} live={live} controls />
+      {showStats && (
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <LiveStatsPanel figures={figures} />
+          </Suspense>
+        </ErrorBoundary>
       )}
-      {showStats && <LiveStatsPanel figures={figures} />}
       <div
         role="group"
         aria-label={uiText.player.controls}
         className="absolute top-2 right-2 z-10 flex items-center gap-1.5 sm:top-3 sm:right-3"
       >
-        {connected && figures && <ConnectionQualityBadge quality={connectionQuality(figures)} />}
+        {quality && <ConnectionQualityBadge quality={quality} />}
         {connected && (
           <button
             type="button"
@@ -121,7 +119,13 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
           <span className="sr-only">{uiText.player.helpButton}</span>
         </button>
       </div>
-      <KeyboardHelpDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      {helpOpen && (
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <KeyboardHelpDialog open onClose={() => setHelpOpen(false)} />
+          </Suspense>
+        </ErrorBoundary>
+      )}
       <div aria-live="polite" aria-atomic="true" className="sr-only">
         <span key={announcement.id}>{announcement.text}</span>
       </div>

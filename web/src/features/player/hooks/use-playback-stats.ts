@@ -1,21 +1,27 @@
-import { useEffect, useState, type RefObject } from 'react';
-import { FrameSampler } from '../lib/frame-sampler';
-import { playbackFigures, readReceiveSample, type PlaybackFigures } from '../lib/playback-stats';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { PlaybackFigures } from '../lib/playback-stats';
+import { PlaybackStatsReader } from '../lib/playback-stats-reader';
 import type { StageStream } from '../lib/stage-sdk';
-
-/** How often the figures are read and shown. */
-export const STATS_INTERVAL_MS = 1_000;
 
 /**
  * The live figures of the video stream shown in `videoRef`, read every second while there is
- * one: the stream's `requestRTCStats()` (public SDK API) and the element's frame metadata.
- * Undefined until the first reading and whenever there is no stream.
+ * one (playback-stats-reader.ts); frame by frame only while `frameDetail` (the live stats are
+ * open). Undefined until the first reading and whenever there is no stream.
  */
 export function usePlaybackStats(
   videoRef: RefObject<HTMLVideoElement | null>,
   stream: StageStream | undefined,
+  frameDetail: boolean,
 ): PlaybackFigures | undefined {
   const [figures, setFigures] = useState<PlaybackFigures>();
+  const reader = useRef<PlaybackStatsReader>(undefined);
+  // The reader a new stream gets starts with the detail asked for now.
+  const detail = useRef(frameDetail);
+
+  useEffect(() => {
+    detail.current = frameDetail;
+    reader.current?.setFrameDetail(frameDetail);
+  }, [frameDetail]);
 
   useEffect(() => {
     const video = videoRef.current;
@@ -23,32 +29,16 @@ export function usePlaybackStats(
       setFigures(undefined);
       return;
     }
-    const sampler = new FrameSampler(video);
-    let previous: ReturnType<typeof readReceiveSample>;
-    let active = true;
-    let reading = false;
-    const read = async () => {
-      if (reading) return; // a slow getStats never piles up
-      reading = true;
-      try {
-        const report = await stream.requestRTCStats();
-        if (!active) return;
-        const sample = report && readReceiveSample(report);
-        const frames = sampler.take();
-        if (!sample) return;
-        setFigures(playbackFigures(previous, sample, frames));
-        previous = sample;
-      } catch {
-        // A stream that is going away has no stats; the next stream starts afresh.
-      } finally {
-        reading = false;
-      }
-    };
-    const timer = setInterval(() => void read(), STATS_INTERVAL_MS);
+    const current = new PlaybackStatsReader({
+      video,
+      stream,
+      onFigures: setFigures,
+      frameDetail: detail.current,
+    });
+    reader.current = current;
     return () => {
-      active = false;
-      clearInterval(timer);
-      sampler.stop();
+      current.stop();
+      reader.current = undefined;
     };
   }, [videoRef, stream]);
 

@@ -1,26 +1,38 @@
 /**
- * Counts the frames a video element shows and how old each one is when it is shown, from
- * `requestVideoFrameCallback` metadata: `presentedFrames` and, for WebRTC frames,
- * `expectedDisplayTime − captureTime` (both on the page's clock). It needs nothing from the SDK
- * or the peer connection, so it works the same with any stage. Never reads the picture itself.
+ * Two ways to count the frames a video element shows, for the figures read once a second:
+ * - `FrameSampler` watches every frame through `requestVideoFrameCallback`: `presentedFrames`
+ *   and, for WebRTC frames, `expectedDisplayTime − captureTime` (both on the page's clock). It
+ *   runs a callback per frame, so it runs only while the live stats are open, the one place that
+ *   shows glass to glass.
+ * - `PlaybackQualityCounter` reads `getVideoPlaybackQuality()` once per window: the frame rate
+ *   the connection quality needs, at no cost per frame.
+ * Neither needs anything from the SDK or the peer connection, and neither reads the picture
+ * (decision 0061).
  */
 import type { FrameWindow } from './playback-stats';
 
-export class FrameSampler {
+export interface FrameCounter {
+  /** The frames since the last call (undefined where the browser cannot count them); starts a new window. */
+  take(): FrameWindow | undefined;
+  stop(): void;
+}
+
+export class FrameSampler implements FrameCounter {
   private handle: number | undefined;
   private lastPresented: number | undefined;
   private frames = 0;
   private glassToGlassMs: number[] = [];
   private windowStart = performance.now();
   private stopped = false;
+  // Browsers without it (Firefox before 132) still get every other figure.
+  private readonly supported: boolean;
 
   constructor(private readonly video: HTMLVideoElement) {
-    // Browsers without it (Firefox before 132) still get every other figure.
-    if ('requestVideoFrameCallback' in video) this.watch();
+    this.supported = 'requestVideoFrameCallback' in video;
+    if (this.supported) this.watch();
   }
 
-  /** The frames since the last call, and starts a new window. */
-  take(): FrameWindow {
+  take(): FrameWindow | undefined {
     const now = performance.now();
     const window: FrameWindow = {
       frames: this.frames,
@@ -30,7 +42,7 @@ export class FrameSampler {
     this.frames = 0;
     this.glassToGlassMs = [];
     this.windowStart = now;
-    return window;
+    return this.supported ? window : undefined;
   }
 
   stop(): void {
@@ -60,4 +72,34 @@ export class FrameSampler {
     }
     this.watch();
   };
+}
+
+export class PlaybackQualityCounter implements FrameCounter {
+  private lastShown: number | undefined;
+  private windowStart = performance.now();
+
+  constructor(private readonly video: HTMLVideoElement) {
+    this.lastShown = this.shownSoFar();
+  }
+
+  take(): FrameWindow | undefined {
+    const now = performance.now();
+    const shown = this.shownSoFar();
+    const last = this.lastShown;
+    const elapsedMs = now - this.windowStart;
+    this.lastShown = shown;
+    this.windowStart = now;
+    if (shown === undefined || last === undefined) return undefined;
+    // A new source starts its count again: the window then counts from zero.
+    return { frames: shown >= last ? shown - last : shown, elapsedMs, glassToGlassMs: [] };
+  }
+
+  stop(): void {}
+
+  /** Frames shown so far: those decoded, less those dropped before they were shown. */
+  private shownSoFar(): number | undefined {
+    if (typeof this.video.getVideoPlaybackQuality !== 'function') return undefined;
+    const quality = this.video.getVideoPlaybackQuality();
+    return quality.totalVideoFrames - quality.droppedVideoFrames;
+  }
 }

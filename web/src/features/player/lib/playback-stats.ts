@@ -1,8 +1,8 @@
 /**
  * The figures of the live stats overlay (docs/product.md#live-stats), from what any stage SDK
- * gives: the stream's `requestRTCStats()` report, read once a second, and the video element's
- * frame metadata (`requestVideoFrameCallback`). Pure functions: two report samples and a second's
- * frames in, the figures out.
+ * gives: the stream's `requestRTCStats()` report, read once a second, and the frames the video
+ * element showed (frame-sampler.ts). Pure functions: two report samples and a second's frames in,
+ * the figures out.
  */
 
 /** What one `RTCStatsReport` says about the video received: cumulative counters, as reported. */
@@ -28,11 +28,14 @@ export interface ReceiveSample {
 
 /** The frames the video element showed since the last reading. */
 export interface FrameWindow {
-  /** Frames shown (the growth of `presentedFrames`; frames the compositor skipped count too). */
+  /** Frames shown (the growth of `presentedFrames`, or of the playback quality's frames less the dropped). */
   frames: number;
   /** Milliseconds the window lasted. */
   elapsedMs: number;
-  /** `expectedDisplayTime − captureTime` of each frame that had a capture time, in ms. */
+  /**
+   * `expectedDisplayTime − captureTime` of each frame that had a capture time, in ms; empty when
+   * the frames were only counted (live stats closed).
+   */
   glassToGlassMs: number[];
 }
 
@@ -113,13 +116,13 @@ function median(values: number[]): number | undefined {
 /**
  * The overlay's figures for the last second: rates from the growth of the counters between two
  * samples (none before the second sample), the frames shown and the glass-to-glass figure from
- * the video element. Without capture times, glass to glass is estimated as half the round trip +
+ * the video element (none where it cannot count them). Without capture times, glass to glass is estimated as half the round trip +
  * the jitter buffer's delay + the decode time: the receive side only, so a floor.
  */
 export function playbackFigures(
   previous: ReceiveSample | undefined,
   current: ReceiveSample,
-  frames: FrameWindow,
+  frames: FrameWindow | undefined,
 ): PlaybackFigures {
   const figures: PlaybackFigures = {
     width: current.frameWidth,
@@ -127,7 +130,8 @@ export function playbackFigures(
     codec: current.codec,
     jitterMs: current.jitter === undefined ? undefined : current.jitter * 1000,
     roundTripMs: current.roundTripTime === undefined ? undefined : current.roundTripTime * 1000,
-    shownFps: frames.elapsedMs > 0 ? (frames.frames * 1000) / frames.elapsedMs : undefined,
+    shownFps:
+      frames && frames.elapsedMs > 0 ? (frames.frames * 1000) / frames.elapsedMs : undefined,
     glassToGlassIsEstimate: false,
   };
 
@@ -149,7 +153,7 @@ export function playbackFigures(
     figures.decodeMs = decodeTime === undefined ? undefined : decodeTime * 1000;
   }
 
-  const measured = median(frames.glassToGlassMs);
+  const measured = median(frames?.glassToGlassMs ?? []);
   if (measured !== undefined) {
     figures.glassToGlassMs = measured;
   } else if (

@@ -20,16 +20,19 @@ let tracks: MediaStreamTrack[];
 let removals: number;
 
 function createSession(options: { sdkLoaded?: boolean } = {}) {
-  return new StageSession({
+  const session = new StageSession({
     stageId: 'N743AS',
     getSdk: () => (options.sdkLoaded === false ? undefined : sdk.asStageSdk()),
     fetchParticipantToken: (_stageId, signal) =>
       new Promise<string>((resolve, reject) => fetches.push({ resolve, reject, signal })),
-    onVideoTrack: (track) => tracks.push(track),
-    onVideoRemoved: () => (removals += 1),
     // The player's schedule without its jitter, so that the waits can be checked to the millisecond.
     reconnectPolicy: backoffPolicy({ ...PLAYER_RECONNECT, random: () => 0 }),
   });
+  session.showIn({
+    onVideoTrack: (track) => tracks.push(track),
+    onVideoRemoved: () => (removals += 1),
+  });
+  return session;
 }
 
 /** Lets awaited promises inside the session settle. */

@@ -6,7 +6,9 @@
  * - a token fetch is ignored while another one is in flight;
  * - the next join waits for the last leave, and its own leave never looks like a lost connection,
  *   because listeners are removed before `leave()` is called;
- * - only video is subscribed; the first video track of added streams goes to `onVideoTrack`;
+ * - only video is subscribed; the first video track of added streams goes to the view that
+ *   `showIn` gave (a session may start before its player renders: the view then gets the video
+ *   it shows at once);
  * - connected with no video for `VIDEO_GRACE_MS` (none added yet, or the shown one removed or its
  *   participant gone), the state says the player is waiting for video; the next video ends it;
  * - after a lost connection, the reconnect policy says how long each attempt waits, and when to
@@ -40,7 +42,7 @@ export interface VideoView {
   onVideoRemoved?: () => void;
 }
 
-export interface StageSessionOptions extends Partial<VideoView> {
+export interface StageSessionOptions {
   stageId: string;
   getSdk: () => StageSdk | undefined;
   fetchParticipantToken: (stageId: string, signal: AbortSignal) => Promise<string>;
@@ -75,13 +77,13 @@ export class StageSession {
   private shownVideo: ShownVideo | undefined;
   private lastFailure: string | undefined;
   private readonly reconnectPolicy: ReconnectPolicy;
-  private view: Partial<VideoView>;
+  /** Where the video goes (`showIn`); none yet for a session started ahead of its player. */
+  private view: VideoView | undefined;
   private started = false;
   private disposed = false;
 
   constructor(private readonly options: StageSessionOptions) {
     this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
-    this.view = { onVideoTrack: options.onVideoTrack, onVideoRemoved: options.onVideoRemoved };
   }
 
   // `subscribe` and `getSnapshot` are what React's useSyncExternalStore reads: the snapshot is the
@@ -188,7 +190,7 @@ export class StageSession {
       if (!video) return;
       this.shownVideo = { participantId: participant.id, stream: video };
       clearTimeout(this.videoGraceTimer);
-      this.view.onVideoTrack?.(video.mediaStreamTrack, video);
+      this.view?.onVideoTrack(video.mediaStreamTrack, video);
       this.dispatch({ type: 'VIDEO_ADDED' });
     };
     const onStreamsRemoved = (_participant: StageParticipantInfo, streams: StageStream[]) => {
@@ -224,7 +226,7 @@ export class StageSession {
 
   private videoGone(): void {
     this.shownVideo = undefined;
-    this.view.onVideoRemoved?.();
+    this.view?.onVideoRemoved?.();
     this.expectVideo();
   }
 
@@ -244,7 +246,7 @@ export class StageSession {
     clearTimeout(this.videoGraceTimer);
     if (this.shownVideo) {
       this.shownVideo = undefined;
-      this.view.onVideoRemoved?.();
+      this.view?.onVideoRemoved?.();
     }
     joined.removeListeners();
     try {

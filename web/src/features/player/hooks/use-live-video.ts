@@ -1,0 +1,33 @@
+import { useRef, type RefObject } from 'react';
+import {
+  connectionQuality,
+  type ConnectionQuality,
+  type PlaybackFigures,
+} from '../lib/playback-stats';
+import { usePlaybackStats } from './use-playback-stats';
+import { useStageSession, type StageSessionView } from './use-stage-session';
+
+export interface LiveVideoView extends StageSessionView {
+  /** The `<video>` the session plays in (`LiveVideo` renders it). */
+  videoRef: RefObject<HTMLVideoElement | null>;
+  figures: PlaybackFigures | undefined;
+  /** While connected, from the last second's figures; undefined before the first reading. */
+  quality: ConnectionQuality | undefined;
+}
+
+/**
+ * One stream's live video, as the player and a Watch all tile both show it: the stage session,
+ * its video element and its figures (docs/product.md#player). `frameDetail` while the live stats
+ * are open: frames are then watched one by one, for glass to glass. Mount under `key={streamId}`.
+ */
+export function useLiveVideo(
+  streamId: string,
+  { frameDetail }: { frameDetail: boolean },
+): LiveVideoView {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const session = useStageSession(streamId, videoRef);
+  const figures = usePlaybackStats(videoRef, session.videoStream, frameDetail);
+  const quality =
+    session.state.status === 'connected' && figures ? connectionQuality(figures) : undefined;
+  return { ...session, videoRef, figures, quality };
+}
