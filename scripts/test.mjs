@@ -6,18 +6,35 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const skipped = [];
+/** Each step's title and seconds, printed at the end (also when a step fails). */
+const durations = [];
+const startedAt = performance.now();
+
+function printDurations() {
+  const total = (performance.now() - startedAt) / 1000;
+  const width = Math.max(...durations.map(({ title }) => title.length));
+  console.log('\n[tailcam test] time per step:');
+  for (const { title, seconds } of durations) {
+    console.log(`  ${title.padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s`);
+  }
+  console.log(`  ${'total'.padEnd(width)}  ${total.toFixed(1).padStart(6)} s`);
+}
 
 function run(title, command, args, { allowStatus = [] } = {}) {
   console.log(`\n[tailcam test] ${title}`);
+  const stepStartedAt = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: process.env });
+  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
   const status = result.status ?? 1;
   if (status !== 0 && !allowStatus.includes(status)) {
+    printDurations();
     console.error(`\n[tailcam test] FAILED: ${title}`);
     process.exit(status);
   }
   return status;
 }
 
+run('Debian packages the tests use', process.execPath, ['scripts/ensure-os-packages.mjs']);
 run('type-check', 'npm', ['run', 'typecheck']);
 run('lint and format', 'npm', ['run', 'lint']);
 // Before the unit tests: the local stage's tests use the real WHIP encoder too.
@@ -48,6 +65,7 @@ if (
   run('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test']);
 }
 
+printDurations();
 if (skipped.length > 0) {
   console.warn(`\n[tailcam test] passed, but SKIPPED: ${skipped.join('; ')}`);
 } else {

@@ -1,0 +1,56 @@
+// The first step of `npm test`: every Debian package the tests use, installed at once (one
+// `apt-get update`, one `apt-get install`) when some are missing and we are root on Debian, rather
+// than one refresh and install per step. Each step still checks what it needs itself and says
+// loudly what it skips (ensure-chromium.mjs, ensure-whip-client.mjs, with-postgres.mjs), so this
+// step never fails the run: without root or apt it only says what is missing.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/** What each step of the tests needs, by Debian package name. */
+const TEST_PACKAGES = {
+  'browser tests': ['chromium', 'fonts-dejavu-core'],
+  'real WHIP encoder tests': [
+    'simple-whip-client',
+    'gstreamer1.0-plugins-good',
+    'gstreamer1.0-plugins-ugly',
+    'gcc',
+    'libc6-dev',
+  ],
+  'PostgreSQL store tests': ['postgresql'],
+};
+
+const APT_TIMEOUT_MS = 10 * 60_000;
+
+function isInstalled(name) {
+  const query = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
+  return query.status === 0 && query.stdout.includes('install ok installed');
+}
+
+const hasDpkg = existsSync('/usr/bin/dpkg-query');
+if (!hasDpkg) {
+  console.log('[tailcam] not Debian: each test step checks for what it needs itself.');
+  process.exit(0);
+}
+const missing = Object.values(TEST_PACKAGES)
+  .flat()
+  .filter((name) => !isInstalled(name));
+if (missing.length === 0) process.exit(0);
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+  console.log(`[tailcam] missing Debian packages (the steps that need them will say so): ${missing.join(' ')}
+[tailcam] to install them: sudo apt-get install ${missing.join(' ')}`);
+  process.exit(0);
+}
+
+console.log(`[tailcam] installing the Debian packages the tests use: ${missing.join(' ')}`);
+const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+const apt = (args) =>
+  spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: APT_TIMEOUT_MS }).status === 0;
+const install = () => apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
+// The package lists of a fresh image may be stale or empty: refresh them only when needed.
+if (!install() && !(apt(['update', '-qq']) && install())) {
+  console.log(
+    '[tailcam] apt-get could not install them all; the steps that need them will say so.',
+  );
+}
