@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import type { RunningStage } from '../server/start';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras } from '../testing/stage-with-cameras';
 
 const executablePath = [
@@ -39,15 +39,12 @@ async function bundle(entry: string): Promise<string> {
 }
 
 async function token(participantId: string, stageId: string): Promise<string> {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId,
     stageId,
-    userId: 'user-1',
     attributes: { clientId: participantId },
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
 }
 

@@ -5,8 +5,8 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { NodeViewer } from '../testing/node-viewer';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { startLocalStage, type RunningStage } from './start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
@@ -30,15 +30,13 @@ afterAll(async () => {
 
 async function joinedViewer(userId: string, stageId = 'N743AS'): Promise<NodeViewer> {
   participants += 1;
-  const token = await issueParticipantToken({
+  const token = await testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `viewer-${participants}`,
     stageId,
     userId,
     attributes: { clientId: `client-${participants}` },
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
   const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
   viewers.push(viewer);

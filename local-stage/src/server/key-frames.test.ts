@@ -13,8 +13,9 @@ import {
   RtcpPayloadSpecificFeedback,
   type RTCRtpTransceiver,
 } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { waitUntil } from '../testing/wait-until';
 import { isVp8KeyFrameStart } from './vp8';
 
 const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');
@@ -30,15 +31,12 @@ interface Player {
 }
 
 async function whepPlayer(index: number): Promise<Player> {
-  const token = await issueParticipantToken({
+  const token = await testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `player-${index}`,
     stageId: STAGE,
     userId: `player-user-${index}`,
-    attributes: {},
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
   const peer = new RTCPeerConnection({
     codecs: {
@@ -77,14 +75,6 @@ async function whepPlayer(index: number): Promise<Player> {
   const player = { peer, transceiver, keyFrames };
   await waitUntil(() => keyFrames.length > 0, 'the first key frame');
   return player;
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** What the stage's stats count for the camera's publisher. */

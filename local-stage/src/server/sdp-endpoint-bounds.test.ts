@@ -8,10 +8,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from './start';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../testing/raw-request';
+import { waitUntil } from '../testing/wait-until';
 
 const secret = new TextEncoder().encode('a-bounds-test-secret-of-enough-length-0123');
 const CONNECT_TIMEOUT_MS = 400;
@@ -40,14 +41,13 @@ function token(
   stageId = 'N743AS',
   userId = `user-${crypto.randomUUID()}`,
 ): Promise<string> {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `p-${crypto.randomUUID()}`,
     stageId,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
 }
@@ -55,14 +55,6 @@ function token(
 async function stats() {
   const answer = await send('GET', '/_stats', {});
   return stageStatsSchema.parse(JSON.parse(answer.text));
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const nothingConnecting = async () => {
@@ -173,7 +165,7 @@ describe('the WHIP and WHEP doors under fuzzing', { timeout: 120_000 }, () => {
       { numRuns: 400, interruptAfterTimeLimit: 40_000 },
     );
     expect(requests).toBeGreaterThan(100);
-    await waitUntil(nothingConnecting, 'no session left');
+    await waitUntil(nothingConnecting, 'no session left', 20_000, 50);
   });
 
   it('takes real offers mutated line by line with a clear answer each time', async () => {
@@ -216,7 +208,7 @@ describe('the WHIP and WHEP doors under fuzzing', { timeout: 120_000 }, () => {
       }),
       { numRuns: 300, interruptAfterTimeLimit: 40_000 },
     );
-    await waitUntil(nothingConnecting, 'no session left');
+    await waitUntil(nothingConnecting, 'no session left', 20_000, 50);
   });
 });
 
@@ -296,7 +288,7 @@ describe('the WHIP door, bounded', { timeout: 180_000 }, () => {
         while (next < 1_000) await offerUntilTaken(next++);
       }),
     );
-    await waitUntil(nothingConnecting, 'every session reaped', 30_000);
+    await waitUntil(nothingConnecting, 'every session reaped', 30_000, 50);
     const seconds = (Date.now() - started) / 1000;
     const filesAfter = openFiles();
     const rssAfter = process.memoryUsage().rss;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../testing/raw-request';
 import { startLocalStage, type RunningStage } from './start';
 
@@ -31,14 +31,12 @@ afterAll(async () => {
 });
 
 function publishToken(stageId: string, userId = `encoder-${crypto.randomUUID()}`) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId,
     userId,
-    attributes: {},
-    capabilities: { publish: true, subscribe: false },
-    stageBaseUrl: `${running.url}/stage`,
+    capabilities: PUBLISH,
     ttlSeconds: 600,
   });
 }

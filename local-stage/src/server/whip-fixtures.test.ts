@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from './start';
+import { PUBLISH, testParticipantToken, type TestTokenInput } from '../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-length');
@@ -65,18 +65,14 @@ function replay(name: string, path: string, token: string): Promise<RawAnswer> {
   return send(captured.method, path, headers, captured.body);
 }
 
-function publishToken(
-  stageId = STAGE,
-  overrides: Partial<Parameters<typeof issueParticipantToken>[0]> = {},
-): Promise<string> {
-  return issueParticipantToken({
+function publishToken(stageId = STAGE, overrides: Partial<TestTokenInput> = {}): Promise<string> {
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `encoder-${crypto.randomUUID()}`,
     stageId,
     userId: `encoder-${stageId}`,
-    attributes: {},
-    capabilities: { publish: true, subscribe: false },
-    stageBaseUrl: `${running.url}/stage`,
+    capabilities: PUBLISH,
     ttlSeconds: 600,
     ...overrides,
   });
@@ -205,14 +201,13 @@ describe("GStreamer's simple-whip-client, replayed", () => {
 
 describe('WHIP errors, each leaving nothing half-open', () => {
   it('401 without a token, with a forged one and with an expired one, asking for a Bearer token', async () => {
-    const forged = await issueParticipantToken({
+    const forged = await testParticipantToken({
       secret: new TextEncoder().encode('not-the-stage-secret-but-as-long-as-it-is'),
+      stageUrl: running.url,
       participantId: 'forger',
       stageId: STAGE,
       userId: `encoder-${STAGE}`,
-      attributes: {},
-      capabilities: { publish: true, subscribe: false },
-      stageBaseUrl: `${running.url}/stage`,
+      capabilities: PUBLISH,
       ttlSeconds: 600,
     });
     const expired = await publishToken(STAGE, {
@@ -228,14 +223,11 @@ describe('WHIP errors, each leaving nothing half-open', () => {
   });
 
   it('403 for a SUBSCRIBE token and for a PUBLISH token of another aircraft', async () => {
-    const viewerToken = await issueParticipantToken({
+    const viewerToken = await testParticipantToken({
       secret,
+      stageUrl: running.url,
       participantId: 'viewer-1',
       stageId: STAGE,
-      userId: 'user-1',
-      attributes: {},
-      capabilities: { publish: false, subscribe: true },
-      stageBaseUrl: `${running.url}/stage`,
       ttlSeconds: 600,
     });
     for (const token of [viewerToken, await publishToken('N953AS')]) {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { NodeViewer } from '../testing/node-viewer';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from './start';
@@ -45,14 +45,12 @@ const stageLog: string[] = [];
 const cleanups: (() => void)[] = [];
 
 function token(capabilities: { publish: boolean; subscribe: boolean }, userId: string) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId: STAGE,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
 }

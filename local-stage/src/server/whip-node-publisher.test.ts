@@ -13,11 +13,12 @@ import {
   RTCRtpCodecParameters,
   type RTCRtpTransceiver,
 } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
 import { RTCPeerConnection as WrtcPeerConnection, RTCVideoSource } from '../cameras/wrtc';
 import type { ParticipantDescription } from '../signalling';
 import { NodeViewer } from '../testing/node-viewer';
+import { testParticipantToken } from '../testing/participant-tokens';
+import { waitUntil } from '../testing/wait-until';
 import { writeTimeStripI420 } from '../time-strip';
 import { stageStatsSchema } from './control';
 import { CONNECT_TIMEOUT_MS } from './publisher';
@@ -40,24 +41,14 @@ function token(
   userId: string,
   stageId = STAGE,
 ) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function gathered(peer: RTCPeerConnection): Promise<void> {
