@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startLocalStage, type RunningStage } from '../../../local-stage/src/server/start';
+import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
 import type { AppConfig } from '../app';
 import { build, stageTokenSecret, testConfig } from '../test/helpers';
 
