@@ -6,11 +6,14 @@
  * fake camera, as in whip-publish.spec.ts).
  */
 import type { Page } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import type {
+  PublisherState,
+  WhepPlayerPage,
+  WhipPublisherPage,
+} from '@tailcam/harness/third-party-pages';
 import { expect, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import type { WhepPlayerPage } from './support/whep-player-page';
-import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
 import {
   isFakeCamera,
   picture,
@@ -20,16 +23,7 @@ import {
   subscribeToken,
 } from './support/whip-publisher';
 
-test.use({
-  launchOptions: {
-    executablePath: chromiumExecutable(),
-    args: [
-      ...CHROMIUM_ARGS,
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
-  },
-});
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let playerPage: Awaited<ReturnType<typeof servePlayerPage>>;
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;

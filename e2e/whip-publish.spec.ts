@@ -9,7 +9,7 @@
  * strip (16:9), Chromium's fake camera draws a mostly green 4:3 frame with no strip.
  */
 import type { Page, Response } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
   countLoads,
   expect,
@@ -20,21 +20,12 @@ import {
   test,
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
+import type { PublisherState, WhipPublisherPage } from '@tailcam/harness/third-party-pages';
 import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 
-test.use({
-  launchOptions: {
-    executablePath: chromiumExecutable(),
-    args: [
-      ...CHROMIUM_ARGS,
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
-  },
-});
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
 /** What the operator's command printed, once for both tests (it takes seconds to run). */
