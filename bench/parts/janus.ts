@@ -29,7 +29,9 @@ import {
 } from '../lib/receive-only-viewers';
 import type { BenchRow } from '../lib/result';
 import { IDLE_SETTLE_MS } from './idle';
-import { cpuSecondsOf, loadAverage, median, p95, quantile, round } from '../lib/stats';
+import { loadAverage } from '@tailcam/harness/load-average';
+import { median, p95, quantile } from '@tailcam/harness/stats';
+import { cpuSecondsOf, round } from '../lib/stats';
 
 /** N743AS: stream index 0, the scene the Janus feed draws too. */
 const STREAM_ID = 'N743AS';

@@ -11,10 +11,12 @@
  *   needs them): the difference is the overlay's rendering.
  */
 import type { BrowserContext, Page } from '@playwright/test';
+import { framesDecodedPerVideo } from '@tailcam/harness/player';
 import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, round } from '../lib/stats';
+import { median } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 
 const STREAMS = STREAM_IDS;
@@ -185,10 +187,7 @@ async function overlayCost(bench: BenchContext): Promise<BenchRow[]> {
       const { metrics } = await cdp.send('Performance.getMetrics');
       return metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? 0;
     };
-    const presented = () =>
-      page.evaluate(
-        () => document.querySelector('video')?.getVideoPlaybackQuality().totalVideoFrames ?? 0,
-      );
+    const presented = async () => (await framesDecodedPerVideo(page))[0] ?? 0;
     await page.goto('/player/N743AS');
     await page.evaluate(() => {
       (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;
