@@ -13,6 +13,7 @@ import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
 import { withSessionIceLite } from '../server/sdp';
 import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
 import { waitUntil } from '../testing/wait-until';
+import { vp8Codec } from '../testing/werift-codecs';
 import { isVp8KeyFrameStart } from '../server/vp8';
 import { CameraPublisher } from './camera-publisher';
 
@@ -90,13 +91,7 @@ async function handle(answerer: Answerer, request: IncomingMessage, response: Se
 
   const peer = new RTCPeerConnection({
     codecs: {
-      video: [
-        new RTCRtpCodecParameters({
-          mimeType: 'video/VP8',
-          clockRate: 90_000,
-          rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-        }),
-      ],
+      video: [vp8Codec()],
       audio: [
         new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }),
       ],

@@ -5,9 +5,10 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStage } from '../testing/test-stage';
 import { NodeViewer } from '../testing/node-viewer';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { startLocalStage, type RunningStage } from './start';
+import type { RunningStage } from './start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;
@@ -15,12 +16,7 @@ const viewers: NodeViewer[] = [];
 let participants = 0;
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-  });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  * reports no remote-outbound-rtp stats, so the sender reports are proven in Chromium:
  * e2e/loss.spec.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GenericNack, RtcpHeader } from 'werift';
 import { NodeViewer } from '../testing/node-viewer';
@@ -116,8 +116,11 @@ beforeAll(async () => {
   });
 });
 
+afterEach(() => {
+  for (const viewer of viewers.splice(0)) viewer.close();
+});
+
 afterAll(async () => {
-  for (const viewer of viewers) viewer.close();
   await running.close();
 });
 

@@ -5,17 +5,17 @@
  * PLI for them, not three, is key-frame-requests.test.ts: libwebrtc's encoder would merge three
  * requests arriving together into one key frame by itself.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   PictureLossIndication,
   RTCPeerConnection,
-  RTCRtpCodecParameters,
   RtcpPayloadSpecificFeedback,
   type RTCRtpTransceiver,
 } from 'werift';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
+import { vp8Codec } from '../testing/werift-codecs';
 import { isVp8KeyFrameStart } from './vp8';
 
 const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');
@@ -40,17 +40,7 @@ async function whepPlayer(index: number): Promise<Player> {
   });
   const peer = new RTCPeerConnection({
     codecs: {
-      video: [
-        new RTCRtpCodecParameters({
-          mimeType: 'video/VP8',
-          clockRate: 90_000,
-          rtcpFeedback: [
-            { type: 'nack' },
-            { type: 'nack', parameter: 'pli' },
-            { type: 'ccm', parameter: 'fir' },
-          ],
-        }),
-      ],
+      video: [vp8Codec([{ type: 'ccm', parameter: 'fir' }])],
       audio: [],
     },
     iceServers: [],
@@ -126,8 +116,11 @@ beforeAll(async () => {
   });
 });
 
+afterEach(async () => {
+  for (const peer of players.splice(0)) await peer.close();
+});
+
 afterAll(async () => {
-  for (const peer of players) await peer.close();
   await running.close();
 });
 

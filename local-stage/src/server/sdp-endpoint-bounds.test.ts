@@ -4,12 +4,14 @@
  * trace and leaves no session behind; a 1 MB body is refused before it is read whole; 1,000
  * offers that never complete ICE are reaped and leave no session, socket or memory behind.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from './start';
+import type { RunningStage } from './start';
+import { startTestStage } from '../testing/test-stage';
+import { gstreamerOffer } from '../testing/whip-captures';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../testing/raw-request';
 import { waitUntil } from '../testing/wait-until';
@@ -19,13 +21,7 @@ const CONNECT_TIMEOUT_MS = 400;
 let running: RunningStage;
 
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
-const realOffer = (() => {
-  const text = readFileSync(
-    new URL('../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
-    'latin1',
-  );
-  return text.slice(text.indexOf('v=0'));
-})();
+const realOffer = gstreamerOffer();
 
 function send(
   method: string,
@@ -76,12 +72,8 @@ function expectClearAnswer(answer: RawAnswer, method = 'POST'): void {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-    // This file fuzzes and floods the doors, not the admission rule: room for 32 at a time.
+  running = await startTestStage({
+    secret, // This file fuzzes and floods the doors, not the admission rule: room for 32 at a time.
     limits: {
       maxConnectingPublishers: 64,
       connectingPerAircraft: 64,

@@ -5,11 +5,11 @@
  * endpoint promises (docs/product.md#whip), each followed by a look at `/_stats`: no session is
  * left half-open.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from './start';
+import type { RunningStage } from './start';
+import { startTestStage } from '../testing/test-stage';
+import { capturedRequest } from '../testing/whip-captures';
 import { PUBLISH, testParticipantToken, type TestTokenInput } from '../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../testing/raw-request';
 
@@ -17,32 +17,6 @@ const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-le
 const CAPTURED_TOKEN = 'secret-token-123';
 const STAGE = 'N743AS';
 let running: RunningStage;
-
-interface CapturedRequest {
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-/** One capture: `### METHOD PATH`, the headers as JSON, a blank line, the body. */
-function capture(name: string): CapturedRequest {
-  const file = readFileSync(new URL(`../testing/fixtures/whip-gstreamer/${name}`, import.meta.url));
-  const text = file.toString('latin1');
-  const requestLine = /^### (\w+) \S+\n/.exec(text);
-  const headersEnd = text.indexOf('\n}\n', requestLine?.[0].length ?? 0);
-  if (!requestLine?.[1] || headersEnd < 0) throw new Error(`${name} is not a capture`);
-  const headers = z
-    .record(z.string(), z.string())
-    .parse(JSON.parse(text.slice(requestLine[0].length, headersEnd + 2)));
-  // The body is what Content-Length says (the file ends with a newline the encoder did not send).
-  const bodyStart = headersEnd + '\n}\n\n'.length;
-  const length = Number(headers['content-length'] ?? 0);
-  return {
-    method: requestLine[1],
-    headers,
-    body: file.subarray(bodyStart, bodyStart + length),
-  };
-}
 
 function send(
   method: string,
@@ -55,7 +29,7 @@ function send(
 
 /** A captured request sent to `path`, with `token` where the encoder had its own. */
 function replay(name: string, path: string, token: string): Promise<RawAnswer> {
-  const captured = capture(name);
+  const captured = capturedRequest(name);
   expect(captured.headers.authorization).toBe(`Bearer ${CAPTURED_TOKEN}`);
   const headers = {
     ...captured.headers,
@@ -118,7 +92,7 @@ function expectJsonError(answer: RawAnswer, status: number): void {
   expect(answer.headers['access-control-allow-origin']).toBe('*');
 }
 
-const offerSdp = () => capture('1-post-offer-trickle.txt').body.toString('utf8');
+const offerSdp = () => capturedRequest('1-post-offer-trickle.txt').body.toString('utf8');
 const whipPath = (stageId = STAGE) => `/stage/whip/${stageId}`;
 
 function postOffer(token: string | undefined, body: string, contentType = 'application/sdp') {
@@ -134,7 +108,7 @@ function postOffer(token: string | undefined, body: string, contentType = 'appli
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({ host: '127.0.0.1', port: 0, secret, faultsEnabled: false });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {
@@ -260,7 +234,7 @@ describe('WHIP errors, each leaving nothing half-open', () => {
     const posted = await postOffer(token, offerSdp());
     expect(posted.status).toBe(201);
     const location = String(posted.headers.location);
-    const patch = capture('2-patch-candidates.txt');
+    const patch = capturedRequest('2-patch-candidates.txt');
     const wrongPatch = await send(
       'PATCH',
       location,
