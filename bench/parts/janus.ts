@@ -109,7 +109,7 @@ class Comparison {
       viewport: { width: 800, height: 450 },
     });
     await context.addInitScript(
-      receiveOnly ? RECEIVE_ONLY_SCRIPT : pageProbe(this.bench.loginToken),
+      receiveOnly ? RECEIVE_ONLY_SCRIPT : await pageProbe(this.bench.loginToken),
     );
     await context.addInitScript(peerSessionsScript(this.chromiumMajor));
     return context;
