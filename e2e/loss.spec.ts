@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
+import { inboundVideoRtp } from '@tailcam/local-stage/testing/inbound-rtp';
 import { ownInstance } from './support/environment';
 import { expect, expectVideoPlaying, test } from './support/fixtures';
 
@@ -19,12 +20,7 @@ const STAGE = 'N743AS';
 const LOSS_PERCENT = 2;
 const LOSS_SECONDS = 30;
 
-const inboundVideo = z.object({
-  type: z.literal('inbound-rtp'),
-  kind: z.literal('video'),
-  packetsReceived: z.number(),
-  packetsLost: z.number(),
-  nackCount: z.number(),
+const inboundVideo = inboundVideoRtp.extend({
   retransmittedPacketsReceived: z.number().default(0),
   framesDecoded: z.number(),
   freezeCount: z.number().default(0),

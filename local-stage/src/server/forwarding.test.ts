@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GenericNack, RtcpHeader } from 'werift';
+import { inboundVideoRtp } from '../testing/inbound-rtp';
 import { NodeViewer } from '../testing/node-viewer';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
@@ -26,14 +27,7 @@ const FROZEN_MS = 1_000;
 let running: StageWithCameras;
 const viewers: NodeViewer[] = [];
 
-const inboundVideo = z.object({
-  type: z.literal('inbound-rtp'),
-  kind: z.literal('video'),
-  packetsReceived: z.number(),
-  packetsLost: z.number(),
-  nackCount: z.number(),
-  framesDecoded: z.number().optional(),
-});
+const inboundVideo = inboundVideoRtp.extend({ framesDecoded: z.number().optional() });
 
 /** The viewer's answer without RTX: it takes retransmissions as the packets themselves. */
 function withoutRtx(answer: string): string {

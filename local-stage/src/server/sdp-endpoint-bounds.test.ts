@@ -13,7 +13,7 @@ import type { RunningStage } from './start';
 import { startTestStage } from '../testing/test-stage';
 import { gstreamerOffer } from '../testing/whip-captures';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { rawRequest, type RawAnswer } from '../testing/raw-request';
+import { rawSender, type RawAnswer } from '../testing/raw-request';
 import { waitUntil } from '../testing/wait-until';
 
 const secret = new TextEncoder().encode('a-bounds-test-secret-of-enough-length-0123');
@@ -23,14 +23,7 @@ let running: RunningStage;
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
 const realOffer = gstreamerOffer();
 
-function send(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string | Buffer,
-): Promise<RawAnswer> {
-  return rawRequest(running.url, method, path, headers, body);
-}
+const send = rawSender(() => running.url);
 
 function token(
   capabilities: { publish: boolean; subscribe: boolean },

@@ -11,21 +11,14 @@ import type { RunningStage } from './start';
 import { startTestStage } from '../testing/test-stage';
 import { capturedRequest } from '../testing/whip-captures';
 import { PUBLISH, testParticipantToken, type TestTokenInput } from '../testing/participant-tokens';
-import { rawRequest, type RawAnswer } from '../testing/raw-request';
+import { rawSender, type RawAnswer } from '../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-length');
 const CAPTURED_TOKEN = 'secret-token-123';
 const STAGE = 'N743AS';
 let running: RunningStage;
 
-function send(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string | Buffer,
-): Promise<RawAnswer> {
-  return rawRequest(running.url, method, path, headers, body);
-}
+const send = rawSender(() => running.url);
 
 /** A captured request sent to `path`, with `token` where the encoder had its own. */
 function replay(name: string, path: string, token: string): Promise<RawAnswer> {
