@@ -6,9 +6,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
-import { startLocalStage, type RunningStage } from '../server/start';
+import type { RunningStage } from '../server/start';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras } from '../testing/stage-with-cameras';
+import { startTestStage } from '../testing/test-stage';
 import { waitUntil } from '../testing/wait-until';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
@@ -107,8 +108,12 @@ beforeAll(async () => {
   running = await startStageWithCameras({ secret, faultsEnabled: true });
 });
 
-afterEach(() => {
+/** What a test started besides its stages (another stage process), closed after it. */
+const closers: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
   for (const stage of stages.splice(0)) stage.leave();
+  for (const close of closers.splice(0)) await close();
 });
 
 afterAll(async () => {
@@ -302,28 +307,15 @@ describe('local SDK Stage', () => {
     await waitUntil(() => attempts.length >= 2, 'two refused attempts');
     expect(states()).toEqual([StageConnectionState.CONNECTING]);
     await new Promise<void>((resolve) => refusing.close(() => resolve()));
-    const back = await startLocalStage({
-      host: '127.0.0.1',
-      port,
-      secret,
-      faultsEnabled: false,
-    });
-    try {
-      await joining;
-      expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
-      stage.leave();
-    } finally {
-      await back.close();
-    }
+    const back = await startTestStage({ secret, port });
+    closers.push(() => back.close());
+    await joining;
+    expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
+    stage.leave();
   });
 
   it("rejects with '[JOIN_ERROR] Operation timed out' when the stage never answers", async () => {
-    const spare = await startLocalStage({
-      host: '127.0.0.1',
-      port: 0,
-      secret,
-      faultsEnabled: false,
-    });
+    const spare = await startTestStage({ secret });
     const base = `${spare.url}/stage`;
     await spare.close();
     const { stage } = recordedStage(
