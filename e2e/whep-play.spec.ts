@@ -7,11 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
-import type {
-  PublisherState,
-  WhepPlayerPage,
-  WhipPublisherPage,
-} from '@tailcam/harness/third-party-pages';
+import { whepPlayer, whipPublisher } from '@tailcam/harness/third-party-pages';
 import { expect, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 import {
@@ -43,10 +39,7 @@ async function play(page: Page, streamId: string): Promise<number> {
   expect(whepUrl).toMatch(new RegExp(`/stage/whep/${streamId}$`));
   await page.goto(playerPage.url);
   const started = Date.now();
-  await page.evaluate(
-    (options) => (window as unknown as { whepPlayer: WhepPlayerPage }).whepPlayer.start(options),
-    { endpoint: whepUrl, token },
-  );
+  await whepPlayer(page).start({ endpoint: whepUrl, token });
   await expect
     .poll(() => page.locator('video').evaluate((video: HTMLVideoElement) => video.videoWidth), {
       timeout: 20_000,
@@ -65,9 +58,7 @@ test('a WHEP player on another origin plays the synthetic camera of N743AS', asy
   await expect
     .poll(async () => (await readFrameStamp(page))?.frame ?? 0)
     .toBeGreaterThan(first + 10);
-  await page.evaluate(() =>
-    (window as unknown as { whepPlayer: WhepPlayerPage }).whepPlayer.stop(),
-  );
+  await whepPlayer(page).stop();
   await expect.poll(async () => (await localStage.stats()).whepSessions).toBe(0);
 });
 
@@ -76,11 +67,12 @@ test("a WHEP player plays a real publisher's picture on N954AS", async ({ page, 
   const publishing = publishToken('N954AS');
   const publisher = await context.newPage();
   await publisher.goto(publisherPage.url);
-  await publisher.evaluate(
-    (options) =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.start(options),
-    { endpoint: publishing.whipUrl, token: publishing.token, videoCodec: 'video/VP8' },
-  );
+  const client = whipPublisher(publisher);
+  await client.start({
+    endpoint: publishing.whipUrl,
+    token: publishing.token,
+    videoCodec: 'video/VP8',
+  });
   await expect
     .poll(async () => (await localStage.stats()).stages.N954AS?.publisher?.kind, {
       timeout: 20_000,
@@ -93,13 +85,9 @@ test("a WHEP player plays a real publisher's picture on N954AS", async ({ page, 
       .toBe(true);
     expect(await readFrameStamp(page)).toBeNull();
   } finally {
-    const state: PublisherState = await publisher.evaluate(() =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.state(),
-    );
+    const state = await client.state();
     expect(state.connectionState).toBe('connected');
-    await publisher.evaluate(() =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.stop(),
-    );
+    await client.stop();
     await publisher.close();
   }
   // The publisher left: the stage ends the WHEP session, and the camera is on air again.

@@ -34,3 +34,11 @@ export function whipPublisher(page: Page): WhipPublisher {
     stop: () => page.evaluate(() => window.whipPublisher.stop()),
   };
 }
+
+/** The WHEP player of a page showing servePlayerPage's URL, driven from Node. */
+export function whepPlayer(page: Page): WhepPlayerPage {
+  return {
+    start: (options) => page.evaluate((given) => window.whepPlayer.start(given), options),
+    stop: () => page.evaluate(() => window.whepPlayer.stop()),
+  };
+}
