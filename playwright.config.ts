@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
 
 const OWN_INSTANCE_SPECS = [
@@ -47,7 +47,7 @@ export default defineConfig({
   use: {
     baseURL: E2E_BASE_URL,
     browserName: 'chromium',
-    launchOptions: { executablePath: chromiumExecutable(), args: CHROMIUM_ARGS },
+    launchOptions: chromiumLaunchOptions(),
     // Without the screencast: recording the screen of every test costs two cores frames and
     // time; the DOM snapshots and the failure screenshot are what a failure is read from.
     trace: { mode: 'retain-on-failure', screenshots: false },

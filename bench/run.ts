@@ -10,12 +10,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Browser } from '@playwright/test';
 import { chromiumExecutable, launchChromium } from '@tailcam/harness/chromium';
 import { Product } from '@tailcam/harness/product';
 import { LOGIN_VIEWER, VIEWER, type BenchContext, type BenchOptions } from './lib/context';
 import type { BenchRow, PartOutcome } from './lib/result';
-import { loadAverage } from './lib/stats';
+import { loadAverage } from '@tailcam/harness/load-average';
 import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
@@ -44,25 +45,40 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
 /** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
 const ON_REQUEST = new Set(['janus']);
 
-function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {
-  const flags = new Map<string, string>();
-  for (const arg of argv) {
-    const match = /^--([a-z-]+)=(.*)$/.exec(arg);
-    if (!match?.[1]) throw new Error(`Unknown argument ${arg} (expected --name=value)`);
-    flags.set(match[1], match[2] ?? '');
-  }
-  const count = (name: string, fallback: number, max: number) => {
-    const value = Number(flags.get(name) ?? fallback);
+/** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
+function benchArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {
+  const text = { type: 'string' } as const;
+  const { values: flags } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      only: text,
+      joins: text,
+      cycles: text,
+      'max-viewers': text,
+      reconnects: text,
+      hover: text,
+      ab: text,
+      peer: text,
+      passes: text,
+      hold: text,
+      'peer-viewers': text,
+      json: text,
+    },
+  });
+  const count = (name: keyof typeof flags, fallback: number, max: number) => {
+    const value = Number(flags[name] ?? fallback);
     if (!Number.isInteger(value) || value < 1 || value > max) {
       throw new Error(`--${name} must be an integer from 1 to ${max}`);
     }
     return value;
   };
-  const peer = flags.get('peer') ?? '';
+  const peer = flags.peer ?? '';
   if (peer !== '' && peer !== 'janus') throw new Error(`--peer must be janus, not ${peer}`);
   const defaultParts =
     peer === 'janus' ? ['janus'] : Object.keys(PARTS).filter((name) => !ON_REQUEST.has(name));
-  const only = (flags.get('only')?.split(',') ?? defaultParts).filter((name) => name !== '');
+  const only = (flags.only?.split(',') ?? defaultParts).filter((name) => name !== '');
   const unknown = only.filter((name) => !(name in PARTS));
   if (unknown.length > 0) {
     throw new Error(
@@ -71,14 +87,14 @@ function parseArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
   }
   return {
     only,
-    json: flags.get('json'),
+    json: flags.json,
     options: {
       joins: count('joins', 20, 200),
       cycles: count('cycles', 300, 1000),
       maxViewers: count('max-viewers', 16, 32),
       reconnects: count('reconnects', 10, 50),
-      hoverMs: Number(flags.get('hover') ?? 0),
-      ab: (flags.get('ab') ?? '').split(',').filter((flag) => flag !== ''),
+      hoverMs: Number(flags.hover ?? 0),
+      ab: (flags.ab ?? '').split(',').filter((flag) => flag !== ''),
       peer: peer === 'janus' || only.includes('janus') ? 'janus' : '',
       peerPasses: count('passes', 3, 10),
       peerHoldMs: count('hold', 15, 120) * 1000,
@@ -124,7 +140,7 @@ function printTable(rows: BenchRow[]): void {
   for (const row of rows) if (row.note) console.log(`- ${row.part}, ${row.what}: ${row.note}`);
 }
 
-const { only, options, json } = parseArgs(process.argv.slice(2));
+const { only, options, json } = benchArgs(process.argv.slice(2));
 if (options.peer === 'janus') {
   // Installs Janus and GStreamer when it can; otherwise it says loudly what is skipped (exit 3).
   const ensured = spawnSync(process.execPath, ['scripts/ensure-janus.mjs'], { stdio: 'inherit' });

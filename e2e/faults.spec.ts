@@ -6,7 +6,7 @@
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
 import { E2E_PORT, ownInstance } from './support/environment';
-import { ThrowawayPostgres } from './support/faults-postgres';
+import { ThrowawayPostgres } from '@tailcam/harness/throwaway-postgres';
 import {
   countLoads,
   expect,
@@ -143,7 +143,7 @@ test.describe('faults during playback (PostgreSQL)', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
-    const created = ThrowawayPostgres.create(POSTGRES_PORT);
+    const created = ThrowawayPostgres.create({ port: POSTGRES_PORT });
     if ('unavailable' in created) {
       unavailable = created.unavailable;
       console.warn(

@@ -7,11 +7,11 @@
  *   kernel has no netem, docs/reliability.md), the picture never stops for more than 500 ms over
  *   30 s, and the player's stats show NACKs sent and packets retransmitted.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { Product, ROOT } from '@tailcam/harness/product';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
+import { inboundVideoRtp } from '@tailcam/local-stage/testing/inbound-rtp';
 import { ownInstance } from './support/environment';
 import { expect, expectVideoPlaying, test } from './support/fixtures';
 
@@ -19,14 +19,8 @@ const VIEWER = { username: 'loss-viewer', password: 'loss viewer password 1' };
 const STAGE = 'N743AS';
 const LOSS_PERCENT = 2;
 const LOSS_SECONDS = 30;
-const stripDecoder = readFileSync(join(ROOT, 'local-stage', 'dist', 'time-strip.js'), 'utf8');
 
-const inboundVideo = z.object({
-  type: z.literal('inbound-rtp'),
-  kind: z.literal('video'),
-  packetsReceived: z.number(),
-  packetsLost: z.number(),
-  nackCount: z.number(),
+const inboundVideo = inboundVideoRtp.extend({
   retransmittedPacketsReceived: z.number().default(0),
   framesDecoded: z.number(),
   freezeCount: z.number().default(0),
@@ -88,7 +82,7 @@ test.describe('the forwarding path in Chromium', () => {
     await signIn(page, loginToken);
     await page.goto(`${product.baseUrl}/player/${STAGE}`);
     await expectVideoPlaying(page);
-    await page.evaluate(stripDecoder);
+    await installPageKit(page);
 
     // The frame each callback describes is the one the video element shows during it.
     const sampled = await page.evaluate(
@@ -100,17 +94,7 @@ test.describe('the forwarding path in Chromium', () => {
           samples: { captureTimeMs: number; stripMs: number }[];
         }>((resolve, reject) => {
           const video = document.querySelector('video');
-          const context = document
-            .createElement('canvas')
-            .getContext('2d', { willReadFrequently: true });
-          if (!video || !context) return reject(new Error('no video'));
-          const { decodeTimeStrip } = (
-            window as unknown as {
-              TailcamTimeStrip: {
-                decodeTimeStrip: (image: ImageData) => { captureTimeMs: number } | null;
-              };
-            }
-          ).TailcamTimeStrip;
+          if (!video) return reject(new Error('no video'));
           const samples: { captureTimeMs: number; stripMs: number }[] = [];
           let frames = 0;
           let withCaptureTime = 0;
@@ -129,12 +113,7 @@ test.describe('the forwarding path in Chromium', () => {
             }
             frames += 1;
             if (metadata.captureTime !== undefined) withCaptureTime += 1;
-            context.canvas.width = metadata.width;
-            context.canvas.height = metadata.height;
-            context.drawImage(video, 0, 0);
-            const strip = decodeTimeStrip(
-              context.getImageData(0, 0, metadata.width, metadata.height),
-            );
+            const strip = window.TailcamPageKit.frameStamp(video);
             if (strip) withStrip += 1;
             if (strip && metadata.captureTime !== undefined) {
               samples.push({

@@ -10,6 +10,8 @@
  *   plays in the same page with no 'Connection lost'.
  */
 import type { Page } from '@playwright/test';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { median } from '@tailcam/harness/stats';
 import {
   expect,
   expectNoSeriousAxeFindings,
@@ -19,7 +21,7 @@ import {
   signInByApi,
   test,
 } from './support/fixtures';
-import { installStripDecoder, localStage, readFrameStamp } from './support/local-stage';
+import { localStage, readFrameStamp } from './support/local-stage';
 
 /** The value the stats overlay shows beside `label` (a <dt>/<dd> pair). */
 function statValue(page: Page, label: string) {
@@ -27,14 +29,6 @@ function statValue(page: Page, label: string) {
     .getByRole('region', { name: 'Live stats' })
     .locator('dt', { hasText: new RegExp(`^${label}`) })
     .locator('xpath=following-sibling::dd[1]');
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 test.describe('the player beyond the spec', () => {
@@ -52,25 +46,14 @@ test.describe('the player beyond the spec', () => {
     await expect(statValue(page, 'Glass to glass$')).toHaveText(/^-?\d+(\.\d)? ms$/, {
       timeout: 10_000,
     });
-    await installStripDecoder(page);
+    await installPageKit(page);
 
     // For 6 s: every frame the page shows, read back from its pixels (the truth), and once a
     // second what the overlay says.
     const run = await page.evaluate(async (durationMs) => {
       const video = document.querySelector('video');
       if (!video) throw new Error('no video');
-      const decoder = (
-        window as unknown as {
-          TailcamTimeStrip: {
-            decodeTimeStripWith: (
-              width: number,
-              height: number,
-              luma: (x: number, y: number) => number,
-            ) => { captureTimeMs: number; frame: number } | null;
-            timeStripGeometry: (width: number, height: number) => { y: number; height: number };
-          };
-        }
-      ).TailcamTimeStrip;
+      const decoder = window.TailcamPageKit;
       // Only the strip's rows are copied out of each frame: reading back whole frames 30 times a
       // second would slow the very playback being measured.
       const canvas = document.createElement('canvas');
@@ -83,8 +66,8 @@ test.describe('the player beyond the spec', () => {
         const width = video.videoWidth;
         const height = video.videoHeight;
         const geometry = decoder.timeStripGeometry(width, height);
-        const cell = width / 40; // TIME_STRIP_COLUMNS
-        const smallWidth = 40 * SCALE;
+        const cell = width / decoder.TIME_STRIP_COLUMNS;
+        const smallWidth = decoder.TIME_STRIP_COLUMNS * SCALE;
         const smallHeight = Math.round((geometry.height / cell) * SCALE);
         canvas.width = smallWidth;
         canvas.height = smallHeight;

@@ -5,6 +5,7 @@
  * sign in and join again.
  */
 import type { Page } from '@playwright/test';
+import { framesDecoded } from '@tailcam/harness/player';
 import {
   expect,
   expectNoSeriousAxeFindings,
@@ -65,13 +66,7 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
     await page.goto('/watch-all');
     for (const streamId of ['N743AS', 'N953AS', 'N954AS']) {
       await expect
-        .poll(() =>
-          page
-            .getByLabel(`Live video from ${streamId}`)
-            .evaluate(
-              (video: HTMLVideoElement) => video.getVideoPlaybackQuality().totalVideoFrames,
-            ),
-        )
+        .poll(() => framesDecoded(page.getByLabel(`Live video from ${streamId}`)))
         .toBeGreaterThan(5);
     }
     await expect(page.getByRole('img', { name: /^Connection quality: / })).toHaveCount(3);

@@ -7,7 +7,7 @@
  * errors.
  */
 import { expect, test } from '@playwright/test';
-import { runSoak } from '../soak/soak-run';
+import { runSoak } from '@tailcam/harness/soak';
 import { ownInstance } from './support/environment';
 
 test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process killed and a WHIP publisher coming and going, leave nothing behind and never restart the stage', async () => {

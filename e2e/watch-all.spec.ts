@@ -5,6 +5,8 @@
  * beside it; axe-core is clean.
  */
 import type { Locator, Page } from '@playwright/test';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { framesDecoded as framesOf } from '@tailcam/harness/player';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import {
   expect,
@@ -13,42 +15,18 @@ import {
   signInByApi,
   test,
 } from './support/fixtures';
-import { installStripDecoder, localStage } from './support/local-stage';
+import { localStage } from './support/local-stage';
 
 function tileVideo(page: Page, streamId: string): Locator {
   return page.getByLabel(`Live video from ${streamId}`);
 }
 
-/** Frames decoded so far by one tile's video. */
-function framesOf(video: Locator): Promise<number> {
-  return video.evaluate(
-    (element: HTMLVideoElement) => element.getVideoPlaybackQuality().totalVideoFrames,
-  );
-}
-
 /** Which aircraft the frame a tile shows comes from, read from its time strip. */
 async function aircraftIn(page: Page, video: Locator): Promise<string | undefined> {
-  await installStripDecoder(page);
-  const index = await video.evaluate((element: HTMLVideoElement) => {
-    if (element.videoWidth === 0) return null;
-    const canvas = document.createElement('canvas');
-    canvas.width = element.videoWidth;
-    canvas.height = element.videoHeight;
-    const context = canvas.getContext('2d', { willReadFrequently: true });
-    if (!context) return null;
-    context.drawImage(element, 0, 0);
-    const decoder = (
-      window as unknown as {
-        TailcamTimeStrip: {
-          decodeTimeStrip: (image: ImageData) => { streamIndex: number } | null;
-        };
-      }
-    ).TailcamTimeStrip;
-    return (
-      decoder.decodeTimeStrip(context.getImageData(0, 0, canvas.width, canvas.height))
-        ?.streamIndex ?? null
-    );
-  });
+  await installPageKit(page);
+  const index = await video.evaluate(
+    (element: HTMLVideoElement) => window.TailcamPageKit.frameStamp(element)?.streamIndex ?? null,
+  );
   return index === null ? undefined : STREAM_IDS[index];
 }
 

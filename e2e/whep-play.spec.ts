@@ -6,11 +6,10 @@
  * fake camera, as in whip-publish.spec.ts).
  */
 import type { Page } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import { whepPlayer, whipPublisher } from '@tailcam/harness/third-party-pages';
 import { expect, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import type { WhepPlayerPage } from './support/whep-player-page';
-import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
 import {
   isFakeCamera,
   picture,
@@ -20,16 +19,7 @@ import {
   subscribeToken,
 } from './support/whip-publisher';
 
-test.use({
-  launchOptions: {
-    executablePath: chromiumExecutable(),
-    args: [
-      ...CHROMIUM_ARGS,
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
-  },
-});
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let playerPage: Awaited<ReturnType<typeof servePlayerPage>>;
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
@@ -49,10 +39,7 @@ async function play(page: Page, streamId: string): Promise<number> {
   expect(whepUrl).toMatch(new RegExp(`/stage/whep/${streamId}$`));
   await page.goto(playerPage.url);
   const started = Date.now();
-  await page.evaluate(
-    (options) => (window as unknown as { whepPlayer: WhepPlayerPage }).whepPlayer.start(options),
-    { endpoint: whepUrl, token },
-  );
+  await whepPlayer(page).start({ endpoint: whepUrl, token });
   await expect
     .poll(() => page.locator('video').evaluate((video: HTMLVideoElement) => video.videoWidth), {
       timeout: 20_000,
@@ -71,9 +58,7 @@ test('a WHEP player on another origin plays the synthetic camera of N743AS', asy
   await expect
     .poll(async () => (await readFrameStamp(page))?.frame ?? 0)
     .toBeGreaterThan(first + 10);
-  await page.evaluate(() =>
-    (window as unknown as { whepPlayer: WhepPlayerPage }).whepPlayer.stop(),
-  );
+  await whepPlayer(page).stop();
   await expect.poll(async () => (await localStage.stats()).whepSessions).toBe(0);
 });
 
@@ -82,11 +67,12 @@ test("a WHEP player plays a real publisher's picture on N954AS", async ({ page, 
   const publishing = publishToken('N954AS');
   const publisher = await context.newPage();
   await publisher.goto(publisherPage.url);
-  await publisher.evaluate(
-    (options) =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.start(options),
-    { endpoint: publishing.whipUrl, token: publishing.token, videoCodec: 'video/VP8' },
-  );
+  const client = whipPublisher(publisher);
+  await client.start({
+    endpoint: publishing.whipUrl,
+    token: publishing.token,
+    videoCodec: 'video/VP8',
+  });
   await expect
     .poll(async () => (await localStage.stats()).stages.N954AS?.publisher?.kind, {
       timeout: 20_000,
@@ -99,13 +85,9 @@ test("a WHEP player plays a real publisher's picture on N954AS", async ({ page, 
       .toBe(true);
     expect(await readFrameStamp(page)).toBeNull();
   } finally {
-    const state: PublisherState = await publisher.evaluate(() =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.state(),
-    );
+    const state = await client.state();
     expect(state.connectionState).toBe('connected');
-    await publisher.evaluate(() =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.stop(),
-    );
+    await client.stop();
     await publisher.close();
   }
   // The publisher left: the stage ends the WHEP session, and the camera is on air again.

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { installPageKit } from '@tailcam/harness/page-scripts';
 import { ROOT } from '@tailcam/harness/product';
 import { E2E_BASE_URL } from './support/environment';
 import {
@@ -53,24 +54,19 @@ interface Bars {
 }
 
 /** The mean colours, in the frame the player shows now, where SMPTE bars have their first two. */
-function barColours(page: Page): Promise<Bars | null> {
+async function barColours(page: Page): Promise<Bars | null> {
+  await installPageKit(page);
   return playerVideo(page).evaluate((video: HTMLVideoElement) => {
     if (video.videoWidth === 0) return null;
-    const canvas = document.createElement('canvas');
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    const context = canvas.getContext('2d', { willReadFrequently: true });
-    if (!context) return null;
-    context.drawImage(video, 0, 0);
-    const bar = canvas.width / 7;
+    const bar = video.videoWidth / 7;
     // The middle of a bar, in the top half (the bars fill the top two thirds).
     const mean = (index: number): [number, number, number] => {
-      const { data } = context.getImageData(
-        Math.round(bar * (index + 0.25)),
-        Math.round(canvas.height * 0.1),
-        Math.round(bar * 0.5),
-        Math.round(canvas.height * 0.4),
-      );
+      const { data } = window.TailcamPageKit.videoPixels(video, {
+        x: Math.round(bar * (index + 0.25)),
+        y: Math.round(video.videoHeight * 0.1),
+        width: Math.round(bar * 0.5),
+        height: Math.round(video.videoHeight * 0.4),
+      }) ?? { data: [] };
       let [red, green, blue] = [0, 0, 0];
       for (let offset = 0; offset < data.length; offset += 4) {
         red += data[offset] ?? 0;

@@ -8,8 +8,8 @@
  * The two pictures are told apart by their pixels: the synthetic camera's frames carry the time
  * strip (16:9), Chromium's fake camera draws a mostly green 4:3 frame with no strip.
  */
-import type { Page, Response } from '@playwright/test';
-import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import type { Response } from '@playwright/test';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
   countLoads,
   expect,
@@ -20,21 +20,12 @@ import {
   test,
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import type { PublisherState, WhipPublisherPage } from './support/whip-publisher-page';
+import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 
-test.use({
-  launchOptions: {
-    executablePath: chromiumExecutable(),
-    args: [
-      ...CHROMIUM_ARGS,
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
-  },
-});
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
 /** What the operator's command printed, once for both tests (it takes seconds to run). */
@@ -48,12 +39,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await publisherPage.close();
 });
-
-function publisherState(publisher: Page): Promise<PublisherState> {
-  return publisher.evaluate(() =>
-    (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.state(),
-  );
-}
 
 for (const codec of ['H264', 'VP8'] as const) {
   test(`a browser publishing ${codec} over WHIP from another origin takes over ${STREAM} for its viewer, and the synthetic camera comes back when it stops`, async ({
@@ -80,15 +65,12 @@ for (const codec of ['H264', 'VP8'] as const) {
     await publisher.goto(publisherPage.url);
     expect(new URL(publisher.url()).origin).not.toBe(new URL(page.url()).origin);
     expect(new URL(publisher.url()).origin).not.toBe(new URL(whipUrl).origin);
-    await publisher.evaluate(
-      (options) =>
-        (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.start(options),
-      { endpoint: whipUrl, token, videoCodec: `video/${codec}` },
-    );
+    const client = whipPublisher(publisher);
+    await client.start({ endpoint: whipUrl, token, videoCodec: `video/${codec}` });
     await expect
-      .poll(async () => (await publisherState(publisher)).connectionState, { timeout: 20_000 })
+      .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
       .toBe('connected');
-    const state = await publisherState(publisher);
+    const state = await client.state();
     expect(state.offeredVideo).toBe(codec);
     expect(state.resource).toMatch(new RegExp(`/stage/whip/${STREAM}/[\\w-]+$`));
     const post = whipAnswers.find((answer) => answer.request().method() === 'POST');
@@ -105,9 +87,7 @@ for (const codec of ['H264', 'VP8'] as const) {
     expect(await readFrameStamp(page)).toBeNull();
     await expectVideoPlaying(page);
 
-    await publisher.evaluate(() =>
-      (window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher.stop(),
-    );
+    await client.stop();
     await expect
       .poll(() => whipAnswers.find((answer) => answer.request().method() === 'DELETE')?.status())
       .toBe(200);

@@ -7,18 +7,8 @@
 // command's exit code is this script's exit code. Without PostgreSQL the command still runs,
 // after a loud SKIPPED banner.
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-} from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { findPostgresBin, ThrowawayPostgres } from '@tailcam/harness/throwaway-postgres';
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
@@ -45,25 +35,6 @@ function run(cmd, args, env = process.env) {
       resolve(code ?? (signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 1));
     });
   });
-}
-
-const hasTools = (dir) =>
-  ['initdb', 'pg_ctl', 'createdb'].every((tool) => existsSync(join(dir, tool)));
-
-function findBinDir() {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    // Debian links some tools onto PATH; the real directory has all of them.
-    if (dir && existsSync(join(dir, 'initdb'))) {
-      const real = dirname(realpathSync(join(dir, 'initdb')));
-      if (hasTools(real)) return real;
-    }
-  }
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base)
-    .filter((version) => hasTools(join(base, version, 'bin')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions.length > 0 ? join(base, versions[0], 'bin') : undefined;
 }
 
 function installPostgres() {
@@ -97,13 +68,6 @@ function freePort() {
   });
 }
 
-/** Runs a PostgreSQL binary as the `postgres` user when we are root (postgres refuses root). */
-function pgSync(binDir, tool, args) {
-  const full = join(binDir, tool);
-  const [cmd, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
-  return spawnSync(cmd, argv, { encoding: 'utf8' });
-}
-
 function skipped(reason) {
   console.error(
     [
@@ -121,93 +85,39 @@ function skipped(reason) {
 async function main() {
   if (process.env.TEST_DATABASE_URL) return run(command[0], command.slice(1));
 
-  let binDir = findBinDir();
-  if (binDir === undefined && installPostgres()) binDir = findBinDir();
-  if (binDir === undefined) {
+  let bin = findPostgresBin();
+  if (bin === undefined && installPostgres()) bin = findPostgresBin();
+  if (bin === undefined) {
     skipped(isRoot ? 'PostgreSQL could not be installed' : 'PostgreSQL is not installed');
     return run(command[0], command.slice(1));
   }
 
-  const root = mkdtempSync(join(tmpdir(), 'tailcam-pg-'));
-  const dataDir = join(root, 'data');
-  let started = false;
-  const cleanup = () => {
-    if (started) {
-      pgSync(binDir, 'pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
-      started = false;
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
+  const created = ThrowawayPostgres.create({
+    port: await freePort(),
+    database: 'tailcam_test',
+    bin,
+  });
+  if ('unavailable' in created) {
+    if (created.unavailable.startsWith('createdb failed')) throw new Error(created.unavailable);
+    skipped(created.unavailable);
+    return run(command[0], command.slice(1));
+  }
+  const postgres = created;
   const onSignal = (signal) => {
-    cleanup();
+    postgres.destroy();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-
   try {
-    if (isRoot) {
-      chmodSync(root, 0o700);
-      const { uid, gid } = userIds('postgres');
-      chownSync(root, uid, gid);
-    }
-    const init = pgSync(binDir, 'initdb', [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '--encoding=UTF8',
-      '--no-sync',
-    ]);
-    if (init.status !== 0) {
-      skipped(`initdb failed: ${(init.stderr || init.stdout).trim().split('\n').pop()}`);
-      cleanup();
-      return run(command[0], command.slice(1));
-    }
-    const port = await freePort();
-    const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off -c full_page_writes=off`;
-    const start = pgSync(binDir, 'pg_ctl', [
-      '-D',
-      dataDir,
-      '-o',
-      options,
-      '-l',
-      join(root, 'postgres.log'),
-      '-w',
-      '-t',
-      '60',
-      'start',
-    ]);
-    if (start.status !== 0) {
-      skipped(`the server did not start: ${(start.stderr || start.stdout).trim()}`);
-      cleanup();
-      return run(command[0], command.slice(1));
-    }
-    started = true;
-    const create = pgSync(binDir, 'createdb', [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-U',
-      'postgres',
-      'tailcam_test',
-    ]);
-    if (create.status !== 0) throw new Error(`createdb failed: ${create.stderr.trim()}`);
-    const url = `postgresql://postgres@127.0.0.1:${port}/tailcam_test`;
-    log(`PostgreSQL ${binDir.split('/').at(-2)} running at ${url}`);
-    return await run(command[0], command.slice(1), { ...process.env, TEST_DATABASE_URL: url });
+    log(`PostgreSQL ${bin.split('/').at(-2)} running at ${postgres.url}`);
+    return await run(command[0], command.slice(1), {
+      ...process.env,
+      TEST_DATABASE_URL: postgres.url,
+    });
   } finally {
-    cleanup();
+    postgres.destroy();
   }
-}
-
-function userIds(name) {
-  const result = spawnSync('id', ['-u', name], { encoding: 'utf8' });
-  const group = spawnSync('id', ['-g', name], { encoding: 'utf8' });
-  if (result.status !== 0 || group.status !== 0) throw new Error(`no user named ${name}`);
-  return { uid: Number(result.stdout.trim()), gid: Number(group.stdout.trim()) };
 }
 
 main().then(

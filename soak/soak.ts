@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runSoak } from './soak-run';
+import { runSoak } from '@tailcam/harness/soak';
 
 const { values } = parseArgs({
   options: {

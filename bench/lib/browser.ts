@@ -8,7 +8,7 @@ export async function signedInContext(bench: BenchContext): Promise<BrowserConte
     baseURL: bench.product.baseUrl,
     viewport: { width: 1280, height: 720 },
   });
-  await context.addInitScript(pageProbe(bench.loginToken));
+  await context.addInitScript(await pageProbe(bench.loginToken));
   return context;
 }
 

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { z } from 'zod';
-import { SceneRenderer } from '../../local-stage/src/cameras/scene';
+import { SceneRenderer } from '@tailcam/local-stage/scene';
 
 const WIDTH = 640;
 const HEIGHT = 360;

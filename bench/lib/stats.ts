@@ -1,26 +1,8 @@
 /**
- * Order statistics over a sample, the load average to print next to every figure, and a
- * process's CPU time.
+ * Rounding for the bench's table, and a process's CPU time. The order statistics and the load
+ * average are the harness's (@tailcam/harness/stats, @tailcam/harness/load-average).
  */
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-
-/** The value at quantile `q` (nearest rank); NaN for an empty sample. */
-export function quantile(values: readonly number[], q: number): number {
-  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank] ?? Number.NaN;
-}
-
-export const median = (values: readonly number[]): number => quantile(values, 0.5);
-export const p95 = (values: readonly number[]): number => quantile(values, 0.95);
-
-export function loadAverage(): string {
-  return loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-}
 
 export function round(value: number, digits = 0): number {
   const scale = 10 ** digits;

@@ -10,7 +10,8 @@ import type { Page } from '@playwright/test';
 import { framesPerSecond, signedInContext, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { loadAverage, round } from '../lib/stats';
+import { loadAverage } from '@tailcam/harness/load-average';
+import { round } from '../lib/stats';
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
 const SETTLE_MS = 2_000;

@@ -10,7 +10,8 @@ import { setG2g, signedInContext, takeG2gSamples, waitForFirstFrame } from '../l
 import type { BenchContext } from '../lib/context';
 import type { G2gSample } from '../lib/page-probe';
 import type { BenchRow } from '../lib/result';
-import { median, p95, round } from '../lib/stats';
+import { median, p95 } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'];
 const SAMPLE_MS = 4_000;

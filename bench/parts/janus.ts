@@ -29,7 +29,9 @@ import {
 } from '../lib/receive-only-viewers';
 import type { BenchRow } from '../lib/result';
 import { IDLE_SETTLE_MS } from './idle';
-import { cpuSecondsOf, loadAverage, median, p95, quantile, round } from '../lib/stats';
+import { loadAverage } from '@tailcam/harness/load-average';
+import { median, p95, quantile } from '@tailcam/harness/stats';
+import { cpuSecondsOf, round } from '../lib/stats';
 
 /** N743AS: stream index 0, the scene the Janus feed draws too. */
 const STREAM_ID = 'N743AS';
@@ -107,7 +109,7 @@ class Comparison {
       viewport: { width: 800, height: 450 },
     });
     await context.addInitScript(
-      receiveOnly ? RECEIVE_ONLY_SCRIPT : pageProbe(this.bench.loginToken),
+      receiveOnly ? RECEIVE_ONLY_SCRIPT : await pageProbe(this.bench.loginToken),
     );
     await context.addInitScript(peerSessionsScript(this.chromiumMajor));
     return context;

@@ -11,7 +11,8 @@ import type { Page } from '@playwright/test';
 import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, p95, round } from '../lib/stats';
+import { median, p95 } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 
 const STREAMS = STREAM_IDS;

@@ -9,7 +9,8 @@
 import { signedInContext } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, p95, quantile, round } from '../lib/stats';
+import { median, p95, quantile } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { measureClick, type JoinSample } from './join';
 

@@ -11,10 +11,13 @@
  *   needs them): the difference is the overlay's rendering.
  */
 import type { BrowserContext, Page } from '@playwright/test';
+import { bundleForPage } from '@tailcam/harness/page-scripts';
+import { framesDecodedPerVideo } from '@tailcam/harness/player';
 import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, round } from '../lib/stats';
+import { median } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 
 const STREAMS = STREAM_IDS;
@@ -31,47 +34,17 @@ const STEP_NAMES = [
   'pc-connected',
 ];
 
-/** Installed before the page's own scripts: watches every <video> the page adds. */
-const tileProbe = String.raw`(() => {
-  const tiles = {};
-  window.__tiles = tiles;
-  document.addEventListener('click', () => { window.__clickAt ??= performance.now(); }, true);
-  const watch = (video) => {
-    const id = (video.getAttribute('aria-label') || '').replace('Live video from ', '');
-    if (!id || tiles[id]) return;
-    const tile = { firstFrameAt: undefined, presented: 0 };
-    tiles[id] = tile;
-    const onFrame = (now, metadata) => {
-      if (tile.firstFrameAt === undefined) tile.firstFrameAt = now;
-      tile.presented = metadata.presentedFrames;
-      video.requestVideoFrameCallback(onFrame);
-    };
-    video.requestVideoFrameCallback(onFrame);
-  };
-  new MutationObserver(() => document.querySelectorAll('video').forEach(watch)).observe(document, {
-    subtree: true,
-    childList: true,
-  });
-})()`;
-
-interface Tile {
-  firstFrameAt?: number;
-  presented: number;
-}
-
 /** Waits (bounded) until every tile has shown its first frame. */
 const waitForEveryTile = (page: Page) =>
   page.waitForFunction(
     (count) =>
-      Object.values((window as unknown as { __tiles: Record<string, Tile> }).__tiles).filter(
-        (tile) => tile.firstFrameAt !== undefined,
-      ).length === count,
+      Object.values(window.__tiles).filter((tile) => tile.firstFrameAt !== undefined).length ===
+      count,
     STREAMS.length,
     { timeout: 20_000 },
   );
 
-const readTiles = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __tiles: Record<string, Tile> }).__tiles);
+const readTiles = (page: Page) => page.evaluate(() => window.__tiles);
 
 /**
  * Opens /watch-all from a fresh /home without a click (the router's own history event), so each
@@ -98,7 +71,7 @@ async function tilesJoinedAtMount(context: BrowserContext): Promise<number[]> {
 
 async function multiview(bench: BenchContext): Promise<BenchRow[]> {
   const context = await signedInContext(bench);
-  await context.addInitScript(tileProbe);
+  await context.addInitScript({ content: await bundleForPage('bench/page/tile-probe.ts') });
   const joins: Record<string, number[]> = {};
   const fps: Record<string, number[]> = {};
   // The B side of the A/B: each round's three first frames when the joins start at the tiles' mount.
@@ -112,9 +85,7 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       await page.getByRole('link', { name: 'Watch all streams at once' }).click();
       await waitForEveryTile(page);
       await page.waitForTimeout(2_000); // past the start-up frames
-      const clickAt = await page.evaluate(
-        () => (window as unknown as { __clickAt: number }).__clickAt,
-      );
+      const clickAt = await page.evaluate(() => window.__clickAt ?? Number.NaN);
       const { marks } = await readJoin(page);
       for (const name of STEP_NAMES) {
         const times = marks.filter((m) => m.name === name).map((m) => m.at - clickAt);
@@ -185,10 +156,7 @@ async function overlayCost(bench: BenchContext): Promise<BenchRow[]> {
       const { metrics } = await cdp.send('Performance.getMetrics');
       return metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? 0;
     };
-    const presented = () =>
-      page.evaluate(
-        () => document.querySelector('video')?.getVideoPlaybackQuality().totalVideoFrames ?? 0,
-      );
+    const presented = async () => (await framesDecodedPerVideo(page))[0] ?? 0;
     await page.goto('/player/N743AS');
     await page.evaluate(() => {
       (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;

@@ -8,7 +8,8 @@ import type { Page } from '@playwright/test';
 import { framesPresented, signedInContext, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, p95, round } from '../lib/stats';
+import { median, p95 } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 
 interface Probe {
   __bench: { sourceAt?: number; firstFrameAfterSource?: number; clickAt?: number };

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { LOGIN_VIEWER, type BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
-import { median, p95, round } from '../lib/stats';
+import { median, p95 } from '@tailcam/harness/stats';
+import { round } from '../lib/stats';
 
 const LOGIN_SAMPLES = 8;
 

@@ -3,7 +3,7 @@
  * as scripts/ensure-chromium.mjs finds it) with the one list of flags.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, type Browser, type LaunchOptions } from '@playwright/test';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -20,6 +20,17 @@ export const CHROMIUM_ARGS = [
   '--disable-backgrounding-occluded-windows',
 ];
 
+/** Chromium's own camera and microphone, granted without asking: for pages that publish. */
+export const FAKE_MEDIA_ARGS = [
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+];
+
+export interface ChromiumOptions {
+  /** getUserMedia answers with Chromium's fake camera (a green 4:3 pacman) and microphone. */
+  fakeMedia?: boolean;
+}
+
 export function chromiumExecutable(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   return (
@@ -27,6 +38,14 @@ export function chromiumExecutable(): string {
   );
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
+/** What Playwright launches: for `launchOptions` in a config or a spec's `test.use`. */
+export function chromiumLaunchOptions(options: ChromiumOptions = {}): LaunchOptions {
+  return {
+    executablePath: chromiumExecutable(),
+    args: options.fakeMedia ? [...CHROMIUM_ARGS, ...FAKE_MEDIA_ARGS] : CHROMIUM_ARGS,
+  };
+}
+
+export function launchChromium(options: ChromiumOptions = {}): Promise<Browser> {
+  return chromium.launch(chromiumLaunchOptions(options));
 }

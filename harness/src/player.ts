@@ -19,3 +19,19 @@ export function playback(page: Page): Promise<Playback> {
     time: element.currentTime,
   }));
 }
+
+/** Frames one video element has decoded so far. */
+export function framesDecoded(video: Locator): Promise<number> {
+  return video.evaluate(
+    (element: HTMLVideoElement) => element.getVideoPlaybackQuality().totalVideoFrames,
+  );
+}
+
+/** Frames each of the page's video elements has decoded so far, in document order. */
+export function framesDecodedPerVideo(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('video')].map(
+      (video) => video.getVideoPlaybackQuality().totalVideoFrames,
+    ),
+  );
+}

@@ -14,11 +14,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { operatorToken } from './operator-token';
+import { ROOT } from './root';
 import { stageControl, type StageControl } from './stage-control';
 
-export const ROOT = resolve(import.meta.dirname, '..', '..');
+export { ROOT };
 
 const START_TIMEOUT_MS = 90_000;
 const STOP_GRACE_MS = 10_000;
@@ -222,18 +224,8 @@ export class Product {
 
   /** What `npm run publish-token -- STREAM_ID` prints for this instance: the WHIP URL and token. */
   publishToken(streamId: string): { whipUrl: string; token: string } {
-    const result = spawnSync('npm', ['run', '--silent', 'publish-token', '--', streamId], {
-      cwd: ROOT,
-      env: this.env,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    const whipUrl = /^WHIP_URL=(\S+)$/m.exec(result.stdout)?.[1];
-    const token = /^PUBLISH_TOKEN=(\S+)$/m.exec(result.stdout)?.[1];
-    if (result.status !== 0 || !whipUrl || !token) {
-      throw new Error(`npm run publish-token failed:\n${result.stdout}\n${result.stderr}`);
-    }
-    return { whipUrl, token };
+    const { url, token } = operatorToken('publish-token', streamId, this.env);
+    return { whipUrl: url, token };
   }
 
   /** The pids of every process of the instance: the start script and its children. */

@@ -31,6 +31,19 @@ export interface IceCandidateMessage {
   sdpMLineIndex: number | null;
 }
 
+/** A local candidate as the `candidate` message carries it (null: the end of candidates). */
+export function iceCandidateMessage(
+  candidate: IceCandidateMessage | null | undefined,
+): IceCandidateMessage | null {
+  return candidate
+    ? {
+        candidate: candidate.candidate,
+        sdpMid: candidate.sdpMid,
+        sdpMLineIndex: candidate.sdpMLineIndex,
+      }
+    : null;
+}
+
 /** Error categories and codes mirror the IVS SDK's StageErrorCategory / StageErrorCode. */
 export type StageErrorCategoryName = 'JOIN_ERROR' | 'PUBLISH_ERROR' | 'SUBSCRIBE_ERROR';
 

@@ -8,9 +8,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { afterEach, describe, expect, it } from 'vitest';
-import { issueParticipantToken, verifyParticipantToken } from '@tailcam/protocol/participant-token';
+import { verifyParticipantToken } from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
 import { withSessionIceLite } from '../server/media/sdp';
+import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
+import { waitUntil } from '../testing/wait-until';
+import { vp8Codec } from '../testing/werift-codecs';
 import { isVp8KeyFrameStart } from '../server/media/vp8';
 import { CameraPublisher } from './camera-publisher';
 
@@ -88,13 +91,7 @@ async function handle(answerer: Answerer, request: IncomingMessage, response: Se
 
   const peer = new RTCPeerConnection({
     codecs: {
-      video: [
-        new RTCRtpCodecParameters({
-          mimeType: 'video/VP8',
-          clockRate: 90_000,
-          rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-        }),
-      ],
+      video: [vp8Codec()],
       audio: [
         new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 }),
       ],
@@ -144,14 +141,6 @@ async function handle(answerer: Answerer, request: IncomingMessage, response: Se
     .end(withSessionIceLite(peer.localDescription?.sdp ?? ''));
 }
 
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -168,15 +157,13 @@ async function setUp(fps: number) {
     camera: { width: 320, height: 180, fps, idleMs: 0 },
     whipUrl: new URL('/stage/whip/N743AS', answerer.url),
     issueToken: () =>
-      issueParticipantToken({
+      testParticipantToken({
         secret,
+        stageUrl: answerer.url,
         participantId: 'camera-test',
         stageId: 'N743AS',
         userId: SYNTHETIC_CAMERA_USER_ID,
-        attributes: {},
-        capabilities: { publish: true, subscribe: false },
-        stageBaseUrl: `${answerer.url}/stage`,
-        ttlSeconds: 60,
+        capabilities: PUBLISH,
       }),
   });
   cleanup.push(() => publisher.close());
@@ -209,7 +196,7 @@ describe('a camera publisher (WHIP, against a minimal answerer)', { timeout: 40_
     await waitUntil(() => session.videoPackets.length > 0, 'video');
     expect(session.keyFrames[0]).toBe(session.videoPackets[0]);
     await waitUntil(() => session.audioPackets > 10, 'the cabin sound');
-    await sleep(500);
+    await waitUntil(() => publisher.stats().framesDrawn > 10, 'frames drawn');
     expect(publisher.stats().framesDrawn).toBeGreaterThan(10);
 
     publisher.setDemand({ video: false, audio: false });

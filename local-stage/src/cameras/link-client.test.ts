@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken, type CameraLinkMessage } from '../camera-link';
+import { waitUntil } from '../testing/wait-until';
 import { CameraLinkClient } from './link-client';
 
 const secret = new TextEncoder().encode('a-camera-link-test-secret-of-enough-length');
@@ -44,14 +45,6 @@ async function standInStage(stageSecret: Uint8Array, port = 0): Promise<StandInS
     await new Promise((resolve) => server.close(resolve));
   };
   return stage;
-}
-
-async function waitUntil(predicate: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const cleanup: (() => Promise<void>)[] = [];

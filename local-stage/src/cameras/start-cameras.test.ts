@@ -3,10 +3,11 @@
  * this process on port 0), watched by a Node viewer that reads each frame's time strip.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { STREAM_IDS, type StreamId } from '@tailcam/protocol/streams';
 import { startLocalStage, type RunningStage } from '../server/start';
 import { NodeViewer } from '../testing/node-viewer';
+import { testParticipantToken } from '../testing/participant-tokens';
+import { waitUntil } from '../testing/wait-until';
 import { startCameraPublishers, type RunningCameras } from './start-cameras';
 
 const secret = new TextEncoder().encode('a-camera-process-test-secret-of-enough-length');
@@ -18,24 +19,13 @@ let viewerCount = 0;
 
 async function viewerToken(stageId: string): Promise<string> {
   viewerCount += 1;
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: stage.url,
     participantId: `viewer-${viewerCount}`,
     stageId,
     userId: `user-${viewerCount}`,
-    attributes: {},
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${stage.url}/stage`,
-    ttlSeconds: 60,
   });
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function watch(stageId: StreamId): Promise<NodeViewer> {
@@ -65,6 +55,7 @@ beforeAll(async () => {
       stage.stage.health().ready &&
       Object.values(cameras.stats().cameras).every((stats) => stats.state === 'published'),
     'every camera published',
+    15_000,
   );
 });
 
@@ -102,7 +93,11 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
 
     viewer.close();
     // The camera idles again once the stage reports no viewer (after STAGE_CAMERA_IDLE_MS).
-    await waitUntil(() => cameras.stats().cameras.N953AS?.camera === 'idle', 'the camera idle');
+    await waitUntil(
+      () => cameras.stats().cameras.N953AS?.camera === 'idle',
+      'the camera idle',
+      15_000,
+    );
   });
 
   it('takes a camera off air and back when the stage says so', async () => {
@@ -110,11 +105,15 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
     const post = (body: object) =>
       fetch(faults, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.ok);
     expect(await post({ stageId: 'N954AS', action: 'stop' })).toBe(true);
-    await waitUntil(() => cameras.stats().cameras.N954AS?.state === 'off-air', 'off air');
+    await waitUntil(() => cameras.stats().cameras.N954AS?.state === 'off-air', 'off air', 15_000);
     expect(stage.stage.health().publishers.N954AS).toBe('none');
 
     expect(await post({ stageId: 'N954AS', action: 'start' })).toBe(true);
-    await waitUntil(() => stage.stage.health().publishers.N954AS === 'camera', 'back on air');
+    await waitUntil(
+      () => stage.stage.health().publishers.N954AS === 'camera',
+      'back on air',
+      15_000,
+    );
     await watch('N954AS');
   });
 
@@ -124,9 +123,13 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
       method: 'POST',
       body: JSON.stringify({ stageId: 'N954AS', action: 'stop' }),
     });
-    await waitUntil(() => cameras.stats().cameras.N954AS?.state === 'off-air', 'off air');
+    await waitUntil(() => cameras.stats().cameras.N954AS?.state === 'off-air', 'off air', 15_000);
     await stage.close();
-    await waitUntil(() => cameras.stats().link === 'connecting', 'the link to see the stage gone');
+    await waitUntil(
+      () => cameras.stats().link === 'connecting',
+      'the link to see the stage gone',
+      15_000,
+    );
     stage = await startLocalStage({
       host: '127.0.0.1',
       port: Number(port),
@@ -134,7 +137,7 @@ describe('synthetic cameras publishing to the stage over WHIP', () => {
       faultsEnabled: true,
       syntheticCameras: STREAM_IDS,
     });
-    await waitUntil(() => stage.stage.health().ready, 'every camera published again');
+    await waitUntil(() => stage.stage.health().ready, 'every camera published again', 15_000);
     expect(stage.stage.health().publishers).toEqual({
       N743AS: 'camera',
       N953AS: 'camera',

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import type { RunningStage } from '../server/start';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras } from '../testing/stage-with-cameras';
+import { waitUntil } from '../testing/wait-until';
 
 const executablePath = [
   process.env.CHROMIUM_PATH,
@@ -39,15 +40,12 @@ async function bundle(entry: string): Promise<string> {
 }
 
 async function token(participantId: string, stageId: string): Promise<string> {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId,
     stageId,
-    userId: 'user-1',
     attributes: { clientId: participantId },
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
 }
 
@@ -165,11 +163,10 @@ describe.skipIf(!executablePath)('the SDK bundle in Chromium', () => {
       peerConnections: 1,
     });
     await page.evaluate('window.currentStage.leave()');
-    const deadline = Date.now() + 10_000;
-    while (running.stage.stats().peerConnections > 0 || running.stage.stats().sockets > 0) {
-      if (Date.now() > deadline) throw new Error('the stage kept the viewer');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(
+      () => running.stage.stats().peerConnections === 0 && running.stage.stats().sockets === 0,
+      'the stage to let the viewer go',
+    );
   });
 
   it('reports a dropped connection as disconnected', async () => {

@@ -5,12 +5,13 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { StageConnectionState, StageEvents, StageLeftReason, SubscribeType } from './enums';
 import { ivsError, type StageError } from './errors';
 import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { JOIN_RETRY, joinWithRetries, type JoinOutcome } from './join-loop';
 import { Stage } from './stage';
+import { testParticipantToken } from '../testing/participant-tokens';
+import { waitUntil } from '../testing/wait-until';
 
 Object.defineProperty(globalThis, 'WebSocket', { value: WebSocket, configurable: true });
 
@@ -122,15 +123,11 @@ describe('leave() while the join is retrying', () => {
     await new Promise<void>((resolve) => refusing?.listen(0, '127.0.0.1', resolve));
     const port = (refusing.address() as AddressInfo).port;
     const stage = new Stage(
-      await issueParticipantToken({
+      await testParticipantToken({
         secret: new TextEncoder().encode('a-join-loop-test-secret-long-enough!!!!!'),
+        stageUrl: `http://127.0.0.1:${port}`,
         participantId: 'join-loop-viewer',
         stageId: 'N743AS',
-        userId: 'user-1',
-        attributes: {},
-        capabilities: { publish: false, subscribe: true },
-        stageBaseUrl: `http://127.0.0.1:${port}/stage`,
-        ttlSeconds: 60,
       }),
       {
         stageStreamsToPublish: () => [],
@@ -144,7 +141,7 @@ describe('leave() while the join is retrying', () => {
     stage.on(StageEvents.ERROR, (error: StageError) => events.push(`error:${error.message}`));
 
     const joining = stage.join().catch((error: unknown) => error);
-    while (attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil(() => attempts.length > 0, 'the first attempt', 10_000, 5);
     // The socket is cut; the loop waits its 200 ms before the next attempt.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const left = performance.now();

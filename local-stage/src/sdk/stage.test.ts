@@ -6,9 +6,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startLocalStage, type RunningStage } from '../server/start';
+import type { RunningStage } from '../server/start';
+import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras } from '../testing/stage-with-cameras';
+import { startTestStage } from '../testing/test-stage';
+import { waitUntil } from '../testing/wait-until';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import {
@@ -44,15 +46,14 @@ function strategy(answer: SubscribeType | StageSubscribeStreamType[]): StageStra
 
 async function token(stageId: string, options: { ttlSeconds?: number; base?: string } = {}) {
   tokens += 1;
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `sdk-viewer-${tokens}`,
     stageId,
-    userId: 'user-1',
     attributes: { clientId: `client-${tokens}` },
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: options.base ?? `${running.url}/stage`,
-    ttlSeconds: options.ttlSeconds ?? 60,
+    stageBaseUrl: options.base,
+    ttlSeconds: options.ttlSeconds,
   });
 }
 
@@ -85,14 +86,6 @@ function remoteJoined(events: { event: string; args: unknown[] }[]): boolean {
   );
 }
 
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 function firstStrip(track: MediaStreamTrack): Promise<TimeStripPayload> {
   return new Promise((resolve, reject) => {
     // The SDK is typed for the browser; in this test its tracks are wrtc's.
@@ -115,8 +108,12 @@ beforeAll(async () => {
   running = await startStageWithCameras({ secret, faultsEnabled: true });
 });
 
-afterEach(() => {
+/** What a test started besides its stages (another stage process), closed after it. */
+const closers: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
   for (const stage of stages.splice(0)) stage.leave();
+  for (const close of closers.splice(0)) await close();
 });
 
 afterAll(async () => {
@@ -143,7 +140,7 @@ describe('local SDK Stage', () => {
     );
     await stage.join();
     expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
-    await until(() => streams.length > 0, 'a stream');
+    await waitUntil(() => streams.length > 0, 'a stream');
     expect(streams).toHaveLength(1);
     expect(streams[0]).toMatchObject({ streamType: 'video' });
     expect(streams[0]?.id).toBe(streams[0]?.mediaStreamTrack.id);
@@ -162,7 +159,7 @@ describe('local SDK Stage', () => {
     const kinds = async (answer: SubscribeType | StageSubscribeStreamType[]) => {
       const viewer = recordedStage(await token('N743AS'), strategy(answer));
       await viewer.stage.join();
-      await until(
+      await waitUntil(
         () =>
           remoteJoined(viewer.events) &&
           (answer === SubscribeType.NONE || viewer.streams.length > 0),
@@ -181,15 +178,11 @@ describe('local SDK Stage', () => {
   });
 
   it('rejects join with a StageError, an error event and state errored for an expired token', async () => {
-    const expired = await issueParticipantToken({
+    const expired = await testParticipantToken({
       secret,
+      stageUrl: running.url,
       participantId: 'expired-viewer',
       stageId: 'N743AS',
-      userId: 'user-1',
-      attributes: {},
-      capabilities: { publish: false, subscribe: true },
-      stageBaseUrl: `${running.url}/stage`,
-      ttlSeconds: 60,
       now: new Date(Date.now() - 3_600_000),
     });
     const { stage, events, states } = recordedStage(expired, strategy(SubscribeType.AUDIO_VIDEO));
@@ -225,12 +218,12 @@ describe('local SDK Stage', () => {
       strategy(SubscribeType.AUDIO_VIDEO),
     );
     await stage.join();
-    await until(() => streams.length > 0, 'a stream');
+    await waitUntil(() => streams.length > 0, 'a stream');
     const before = running.stage.stats().peerConnections;
     await fetch(`${running.url}/_faults/drop`, { method: 'POST', body: '{"stageId":"N953AS"}' });
-    await until(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
+    await waitUntil(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
     expect(events.some((e) => e.event === StageEvents.STAGE_LEFT)).toBe(false);
-    await until(() => running.stage.stats().peerConnections < before, 'the peer to be freed');
+    await waitUntil(() => running.stage.stats().peerConnections < before, 'the peer to be freed');
   });
 
   it('reports a peer connection cut by the stage as disconnected', async () => {
@@ -239,12 +232,12 @@ describe('local SDK Stage', () => {
       strategy(SubscribeType.AUDIO_VIDEO),
     );
     await stage.join();
-    await until(() => streams.length > 0, 'a stream');
+    await waitUntil(() => streams.length > 0, 'a stream');
     await fetch(`${running.url}/_faults/drop`, {
       method: 'POST',
       body: '{"stageId":"N953AS","peersOnly":true}',
     });
-    await until(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
+    await waitUntil(() => states().includes(StageConnectionState.DISCONNECTED), 'disconnected');
   });
 
   it("leave() ends with stageLeft 'user-initiated' and the stage holds no peer for the viewer", async () => {
@@ -254,7 +247,7 @@ describe('local SDK Stage', () => {
       strategy(SubscribeType.AUDIO_VIDEO),
     );
     await stage.join();
-    await until(() => streams.length > 0, 'a stream');
+    await waitUntil(() => streams.length > 0, 'a stream');
     const participantId = `sdk-viewer-${tokens}`;
     expect(running.stage.stats().participants).toContainEqual({
       participantId,
@@ -271,7 +264,7 @@ describe('local SDK Stage', () => {
       StageEvents.STAGE_LEFT,
     ]);
     expect(events.at(-1)?.args).toEqual([StageLeftReason.USER_INITIATED]);
-    await until(
+    await waitUntil(
       () => !running.stage.stats().participants.some((p) => p.participantId === participantId),
       'the stage to release the viewer',
     );
@@ -287,7 +280,10 @@ describe('local SDK Stage', () => {
         body: JSON.stringify(body),
       });
     }
-    await until(() => events.filter((e) => e.event === StageEvents.ERROR).length === 2, 'errors');
+    await waitUntil(
+      () => events.filter((e) => e.event === StageEvents.ERROR).length === 2,
+      'errors',
+    );
     const messages = events
       .filter((e) => e.event === StageEvents.ERROR)
       .map((e) => (e.args[0] as StageError).message);
@@ -308,31 +304,18 @@ describe('local SDK Stage', () => {
       strategy(SubscribeType.NONE),
     );
     const joining = stage.join();
-    await until(() => attempts.length >= 2, 'two refused attempts');
+    await waitUntil(() => attempts.length >= 2, 'two refused attempts');
     expect(states()).toEqual([StageConnectionState.CONNECTING]);
     await new Promise<void>((resolve) => refusing.close(() => resolve()));
-    const back = await startLocalStage({
-      host: '127.0.0.1',
-      port,
-      secret,
-      faultsEnabled: false,
-    });
-    try {
-      await joining;
-      expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
-      stage.leave();
-    } finally {
-      await back.close();
-    }
+    const back = await startTestStage({ secret, port });
+    closers.push(() => back.close());
+    await joining;
+    expect(states()).toEqual([StageConnectionState.CONNECTING, StageConnectionState.CONNECTED]);
+    stage.leave();
   });
 
   it("rejects with '[JOIN_ERROR] Operation timed out' when the stage never answers", async () => {
-    const spare = await startLocalStage({
-      host: '127.0.0.1',
-      port: 0,
-      secret,
-      faultsEnabled: false,
-    });
+    const spare = await startTestStage({ secret });
     const base = `${spare.url}/stage`;
     await spare.close();
     const { stage } = recordedStage(

@@ -6,6 +6,7 @@ import wrtc from '@roamhq/wrtc';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IceCandidateMessage } from '../signalling';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
+import { waitUntil } from '../testing/wait-until';
 import { SubscriptionPeer } from './subscription-peer';
 
 const camera: StageParticipantInfo = {
@@ -60,14 +61,6 @@ function recordedPeer(connection: RTCPeerConnection) {
   return { peer, reports, tracks, candidates };
 }
 
-async function until(predicate: () => boolean, what: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('a subscription peer', () => {
   it("answers the stage's offer, reports the offer's tracks together, trickles, and reports connected", async () => {
     const { stage, sdp } = await stageOffer();
@@ -83,11 +76,11 @@ describe('a subscription peer', () => {
     stage.onicecandidate = ({ candidate }) => {
       if (candidate) void peer.addCandidate(candidate);
     };
-    await until(() => candidates.includes(null), 'the end of our candidates');
+    await waitUntil(() => candidates.includes(null), 'the end of our candidates');
     for (const candidate of candidates) {
       if (candidate) await stage.addIceCandidate(candidate);
     }
-    await until(() => reports.includes('connected'), 'connected');
+    await waitUntil(() => reports.includes('connected'), 'connected');
     expect(reports).toEqual(['tracks', 'connected']);
   });
 

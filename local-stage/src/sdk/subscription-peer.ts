@@ -4,7 +4,7 @@
  * down in one place, after which it reports nothing. Which subscription it serves, and what its
  * reports mean for the app, is the session's.
  */
-import type { IceCandidateMessage } from '../signalling';
+import { iceCandidateMessage, type IceCandidateMessage } from '../signalling';
 import { RemoteStageStream, type StageParticipantInfo } from './participant';
 
 /** How long a `disconnected` peer may take to come back before it counts as lost. */
@@ -31,16 +31,7 @@ export class SubscriptionPeer {
     participant: StageParticipantInfo,
     private readonly events: SubscriptionPeerEvents,
   ) {
-    peer.onicecandidate = ({ candidate }) =>
-      events.candidate(
-        candidate
-          ? {
-              candidate: candidate.candidate,
-              sdpMid: candidate.sdpMid,
-              sdpMLineIndex: candidate.sdpMLineIndex,
-            }
-          : null,
-      );
+    peer.onicecandidate = ({ candidate }) => events.candidate(iceCandidateMessage(candidate));
     peer.ontrack = ({ track }) => {
       const stream = new RemoteStageStream(track, participant, peer);
       this.streams.push(stream);

@@ -4,7 +4,7 @@
  * frame's time strip from its luma plane.
  */
 import WebSocket from 'ws';
-import type { ParticipantDescription, StageMessage } from '../signalling';
+import { iceCandidateMessage, type ParticipantDescription, type StageMessage } from '../signalling';
 import { parseStageMessage } from '../sdk/messages';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import {
@@ -154,13 +154,7 @@ export class NodeViewer {
         this.send({
           type: 'candidate',
           subscriptionId: message.subscriptionId,
-          candidate: candidate
-            ? {
-                candidate: candidate.candidate,
-                sdpMid: candidate.sdpMid,
-                sdpMLineIndex: candidate.sdpMLineIndex,
-              }
-            : null,
+          candidate: iceCandidateMessage(candidate),
         });
       peer.ontrack = ({ track }) => {
         this.trackKinds.push(track.kind);

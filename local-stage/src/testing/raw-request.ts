@@ -38,3 +38,13 @@ export function rawRequest(
     outgoing.end(body);
   });
 }
+
+/** rawRequest bound to a stage whose URL is known only once it has started (`() => running.url`). */
+export function rawSender(baseUrl: () => string) {
+  return (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string | Buffer,
+  ): Promise<RawAnswer> => rawRequest(baseUrl(), method, path, headers, body);
+}

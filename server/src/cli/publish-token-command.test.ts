@@ -4,8 +4,11 @@ import { CreateParticipantTokenCommand, IVSRealTimeClient } from '@aws-sdk/clien
 import { mockClient } from 'aws-sdk-client-mock';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ParticipantTokenError, verifyParticipantToken } from '@tailcam/protocol/participant-token';
-import { SYNTHETIC_CAMERA_USER_ID } from '../../../local-stage/src/camera-link';
+import {
+  ParticipantTokenError,
+  SYNTHETIC_CAMERA_USER_ID,
+  verifyParticipantToken,
+} from '@tailcam/protocol/participant-token';
 import { runIvsCli } from '../ivs/ivs-cli';
 import { loadStageTokenSecret } from '../secrets';
 import { repoRoot, tempDir } from '../test/helpers';

@@ -9,7 +9,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { startLocalStage, type RunningStage } from '../../../local-stage/src/server/start';
+import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
+import { waitUntil } from '@tailcam/local-stage/testing/wait-until';
 import type { AppConfig } from '../app';
 import { build, stageTokenSecret, testConfig } from '../test/helpers';
 
@@ -32,16 +33,8 @@ afterAll(async () => {
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.terminate();
-  await until(() => stage.stage.stats().sockets === 0, 'the stage to hold no socket');
+  await waitUntil(() => stage.stage.stats().sockets === 0, 'the stage to hold no socket');
 });
-
-async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A participant token as the API's local provider signs it. */
 function participantToken(userId = 'viewer-user'): Promise<string> {
@@ -104,7 +97,7 @@ async function open(url: string, options: Parameters<typeof connect>[1] = {}): P
 }
 
 async function nextMessage(client: Client, index: number): Promise<Record<string, unknown>> {
-  await until(() => client.messages.length > index, `message ${index + 1}`);
+  await waitUntil(() => client.messages.length > index, `message ${index + 1}`);
   return JSON.parse(client.messages[index]!) as Record<string, unknown>;
 }
 
@@ -167,14 +160,14 @@ describe('the /stage/ door: seats', () => {
     const stillOpen = () =>
       tokenless.filter((client) => client.socket.readyState === WebSocket.OPEN).length;
     // Sockets that gave up their seats are closing meanwhile.
-    await until(() => stillOpen() === 200, '200 tokenless sockets holding every seat');
-    await until(() => stage.stage.stats().sockets === 200, 'the stage to hold 200 sockets');
+    await waitUntil(() => stillOpen() === 200, '200 tokenless sockets holding every seat');
+    await waitUntil(() => stage.stage.stats().sockets === 200, 'the stage to hold 200 sockets');
 
     const viewer = await open(`${base}/stage/events`, {
       headers: { 'x-forwarded-for': '203.0.113.7' },
     });
     expect(await join(viewer, await participantToken())).toMatchObject({ type: 'joined' });
-    await until(() => stillOpen() === 199, 'one tokenless socket to give its seat up');
+    await waitUntil(() => stillOpen() === 199, 'one tokenless socket to give its seat up');
   });
 
   it('caps the sockets one address holds; X-Forwarded-For does not change the address unless TRUST_PROXY says so', async () => {
@@ -314,8 +307,8 @@ describe('the /stage/ door: what passes through', () => {
     const base = await api({ stageProxy: { ...testConfig().stageProxy, pingSeconds: 1 } });
     const silent = await open(`${base}/stage/events`, { autoPong: false });
     expect(await join(silent, await participantToken())).toMatchObject({ type: 'joined' });
-    await until(() => stage.stage.stats().participants.length === 1, 'the join');
-    await until(
+    await waitUntil(() => stage.stage.stats().participants.length === 1, 'the join');
+    await waitUntil(
       () => stage.stage.stats().participants.length === 0,
       'the stage session to end',
       5_000,

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawExchange } from '@tailcam/protocol/testing/raw-exchange';
-import { startLocalStage, type RunningStage } from '../start';
+import type { RunningStage } from '../start';
+import { startTestStage } from '../../testing/test-stage';
 
 const secret = new TextEncoder().encode('a-request-timeout-test-secret-of-enough-length');
 const LIMIT_MS = 400;
@@ -18,13 +19,7 @@ afterEach(async () => {
 });
 
 async function listening(): Promise<number> {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-    requestTimeoutMs: LIMIT_MS,
-  });
+  running = await startTestStage({ secret, requestTimeoutMs: LIMIT_MS });
   return Number(new URL(running.url).port);
 }
 

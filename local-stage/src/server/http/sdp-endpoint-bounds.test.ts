@@ -4,50 +4,39 @@
  * trace and leaves no session behind; a 1 MB body is refused before it is read whole; 1,000
  * offers that never complete ICE are reaped and leave no session, socket or memory behind.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from '../start';
-import { rawRequest, type RawAnswer } from '../../testing/raw-request';
+import type { RunningStage } from '../start';
+import { startTestStage } from '../../testing/test-stage';
+import { gstreamerOffer } from '../../testing/whip-captures';
+import { testParticipantToken } from '../../testing/participant-tokens';
+import { rawSender, type RawAnswer } from '../../testing/raw-request';
+import { waitUntil } from '../../testing/wait-until';
 
 const secret = new TextEncoder().encode('a-bounds-test-secret-of-enough-length-0123');
 const CONNECT_TIMEOUT_MS = 400;
 let running: RunningStage;
 
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
-const realOffer = (() => {
-  const text = readFileSync(
-    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
-    'latin1',
-  );
-  return text.slice(text.indexOf('v=0'));
-})();
+const realOffer = gstreamerOffer();
 
-function send(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string | Buffer,
-): Promise<RawAnswer> {
-  return rawRequest(running.url, method, path, headers, body);
-}
+const send = rawSender(() => running.url);
 
 function token(
   capabilities: { publish: boolean; subscribe: boolean },
   stageId = 'N743AS',
   userId = `user-${crypto.randomUUID()}`,
 ): Promise<string> {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `p-${crypto.randomUUID()}`,
     stageId,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
 }
@@ -55,14 +44,6 @@ function token(
 async function stats() {
   const answer = await send('GET', '/_stats', {});
   return stageStatsSchema.parse(JSON.parse(answer.text));
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const nothingConnecting = async () => {
@@ -84,12 +65,8 @@ function expectClearAnswer(answer: RawAnswer, method = 'POST'): void {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-    // This file fuzzes and floods the doors, not the admission rule: room for 32 at a time.
+  running = await startTestStage({
+    secret, // This file fuzzes and floods the doors, not the admission rule: room for 32 at a time.
     limits: {
       maxConnectingPublishers: 64,
       connectingPerAircraft: 64,
@@ -173,7 +150,7 @@ describe('the WHIP and WHEP doors under fuzzing', { timeout: 120_000 }, () => {
       { numRuns: 400, interruptAfterTimeLimit: 40_000 },
     );
     expect(requests).toBeGreaterThan(100);
-    await waitUntil(nothingConnecting, 'no session left');
+    await waitUntil(nothingConnecting, 'no session left', 20_000, 50);
   });
 
   it('takes real offers mutated line by line with a clear answer each time', async () => {
@@ -216,7 +193,7 @@ describe('the WHIP and WHEP doors under fuzzing', { timeout: 120_000 }, () => {
       }),
       { numRuns: 300, interruptAfterTimeLimit: 40_000 },
     );
-    await waitUntil(nothingConnecting, 'no session left');
+    await waitUntil(nothingConnecting, 'no session left', 20_000, 50);
   });
 });
 
@@ -296,7 +273,7 @@ describe('the WHIP door, bounded', { timeout: 180_000 }, () => {
         while (next < 1_000) await offerUntilTaken(next++);
       }),
     );
-    await waitUntil(nothingConnecting, 'every session reaped', 30_000);
+    await waitUntil(nothingConnecting, 'every session reaped', 30_000, 50);
     const seconds = (Date.now() - started) / 1000;
     const filesAfter = openFiles();
     const rssAfter = process.memoryUsage().rss;

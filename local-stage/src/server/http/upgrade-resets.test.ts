@@ -7,13 +7,14 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStage, type RunningStage } from '../start';
+import type { RunningStage } from '../start';
+import { startTestStage } from '../../testing/test-stage';
 
 const secret = new TextEncoder().encode('an-upgrade-reset-test-secret-0123456789');
 let running: RunningStage;
 
 beforeAll(async () => {
-  running = await startLocalStage({ host: '127.0.0.1', port: 0, secret, faultsEnabled: false });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {

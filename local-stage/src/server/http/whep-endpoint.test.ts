@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { PUBLISH, SUBSCRIBE, testParticipantToken } from '../../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 
 const secret = new TextEncoder().encode('a-whep-endpoint-test-secret-of-enough-length');
@@ -31,15 +31,12 @@ function token(
   stageId: string,
   options: { publish?: boolean; userId?: string; secret?: Uint8Array } = {},
 ): Promise<string> {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret: options.secret ?? secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId,
     userId: options.userId ?? 'operator-player-test',
-    attributes: {},
-    capabilities: { publish: options.publish ?? false, subscribe: !(options.publish ?? false) },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
+    capabilities: options.publish ? PUBLISH : SUBSCRIBE,
   });
 }
 

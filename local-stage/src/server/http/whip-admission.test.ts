@@ -4,26 +4,21 @@
  * session's trickle PATCHes are bounded. Over real sockets with GStreamer's captured offer, which
  * the stage answers and whose ICE never comes (a publisher that never connects).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { startTestStage } from '../../testing/test-stage';
+import { gstreamerOffer } from '../../testing/whip-captures';
+import { PUBLISH, testParticipantToken } from '../../testing/participant-tokens';
 import { rawRequest, type RawAnswer } from '../../testing/raw-request';
-import { startLocalStage, type RunningStage } from '../start';
+import type { RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-whip-admission-test-secret-of-enough-length');
 let running: RunningStage;
 
 /** The offer simple-whip-client (GStreamer) sent, from the captured request. */
-const realOffer = (() => {
-  const text = readFileSync(
-    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
-    'latin1',
-  );
-  return text.slice(text.indexOf('v=0'));
-})();
+const realOffer = gstreamerOffer();
 
 beforeAll(async () => {
-  running = await startLocalStage({ host: '127.0.0.1', port: 0, secret, faultsEnabled: false });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {
@@ -31,14 +26,12 @@ afterAll(async () => {
 });
 
 function publishToken(stageId: string, userId = `encoder-${crypto.randomUUID()}`) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId,
     userId,
-    attributes: {},
-    capabilities: { publish: true, subscribe: false },
-    stageBaseUrl: `${running.url}/stage`,
+    capabilities: PUBLISH,
     ttlSeconds: 600,
   });
 }

@@ -1,63 +1,32 @@
 /**
  * The WHIP endpoint as a real encoder meets it: the requests Meetecho's simple-whip-client
  * (GStreamer 1.22) sent in one session, replayed byte for byte with a real PUBLISH token in place
- * of the captured one (../testing/fixtures/whip-gstreamer/README.md), and every error the
+ * of the captured one (../../testing/fixtures/whip-gstreamer/README.md), and every error the
  * endpoint promises (docs/product.md#whip), each followed by a look at `/_stats`: no session is
  * left half-open.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from '../start';
-import { rawRequest, type RawAnswer } from '../../testing/raw-request';
+import type { RunningStage } from '../start';
+import { startTestStage } from '../../testing/test-stage';
+import { capturedRequest } from '../../testing/whip-captures';
+import {
+  PUBLISH,
+  testParticipantToken,
+  type TestTokenInput,
+} from '../../testing/participant-tokens';
+import { rawSender, type RawAnswer } from '../../testing/raw-request';
 
 const secret = new TextEncoder().encode('a-whip-fixture-test-secret-of-enough-length');
 const CAPTURED_TOKEN = 'secret-token-123';
 const STAGE = 'N743AS';
 let running: RunningStage;
 
-interface CapturedRequest {
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-/** One capture: `### METHOD PATH`, the headers as JSON, a blank line, the body. */
-function capture(name: string): CapturedRequest {
-  const file = readFileSync(
-    new URL(`../../testing/fixtures/whip-gstreamer/${name}`, import.meta.url),
-  );
-  const text = file.toString('latin1');
-  const requestLine = /^### (\w+) \S+\n/.exec(text);
-  const headersEnd = text.indexOf('\n}\n', requestLine?.[0].length ?? 0);
-  if (!requestLine?.[1] || headersEnd < 0) throw new Error(`${name} is not a capture`);
-  const headers = z
-    .record(z.string(), z.string())
-    .parse(JSON.parse(text.slice(requestLine[0].length, headersEnd + 2)));
-  // The body is what Content-Length says (the file ends with a newline the encoder did not send).
-  const bodyStart = headersEnd + '\n}\n\n'.length;
-  const length = Number(headers['content-length'] ?? 0);
-  return {
-    method: requestLine[1],
-    headers,
-    body: file.subarray(bodyStart, bodyStart + length),
-  };
-}
-
-function send(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string | Buffer,
-): Promise<RawAnswer> {
-  return rawRequest(running.url, method, path, headers, body);
-}
+const send = rawSender(() => running.url);
 
 /** A captured request sent to `path`, with `token` where the encoder had its own. */
 function replay(name: string, path: string, token: string): Promise<RawAnswer> {
-  const captured = capture(name);
+  const captured = capturedRequest(name);
   expect(captured.headers.authorization).toBe(`Bearer ${CAPTURED_TOKEN}`);
   const headers = {
     ...captured.headers,
@@ -67,18 +36,14 @@ function replay(name: string, path: string, token: string): Promise<RawAnswer> {
   return send(captured.method, path, headers, captured.body);
 }
 
-function publishToken(
-  stageId = STAGE,
-  overrides: Partial<Parameters<typeof issueParticipantToken>[0]> = {},
-): Promise<string> {
-  return issueParticipantToken({
+function publishToken(stageId = STAGE, overrides: Partial<TestTokenInput> = {}): Promise<string> {
+  return testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `encoder-${crypto.randomUUID()}`,
     stageId,
     userId: `encoder-${stageId}`,
-    attributes: {},
-    capabilities: { publish: true, subscribe: false },
-    stageBaseUrl: `${running.url}/stage`,
+    capabilities: PUBLISH,
     ttlSeconds: 600,
     ...overrides,
   });
@@ -124,7 +89,7 @@ function expectJsonError(answer: RawAnswer, status: number): void {
   expect(answer.headers['access-control-allow-origin']).toBe('*');
 }
 
-const offerSdp = () => capture('1-post-offer-trickle.txt').body.toString('utf8');
+const offerSdp = () => capturedRequest('1-post-offer-trickle.txt').body.toString('utf8');
 const whipPath = (stageId = STAGE) => `/stage/whip/${stageId}`;
 
 function postOffer(token: string | undefined, body: string, contentType = 'application/sdp') {
@@ -140,7 +105,7 @@ function postOffer(token: string | undefined, body: string, contentType = 'appli
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({ host: '127.0.0.1', port: 0, secret, faultsEnabled: false });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {
@@ -207,14 +172,13 @@ describe("GStreamer's simple-whip-client, replayed", () => {
 
 describe('WHIP errors, each leaving nothing half-open', () => {
   it('401 without a token, with a forged one and with an expired one, asking for a Bearer token', async () => {
-    const forged = await issueParticipantToken({
+    const forged = await testParticipantToken({
       secret: new TextEncoder().encode('not-the-stage-secret-but-as-long-as-it-is'),
+      stageUrl: running.url,
       participantId: 'forger',
       stageId: STAGE,
       userId: `encoder-${STAGE}`,
-      attributes: {},
-      capabilities: { publish: true, subscribe: false },
-      stageBaseUrl: `${running.url}/stage`,
+      capabilities: PUBLISH,
       ttlSeconds: 600,
     });
     const expired = await publishToken(STAGE, {
@@ -230,14 +194,11 @@ describe('WHIP errors, each leaving nothing half-open', () => {
   });
 
   it('403 for a SUBSCRIBE token and for a PUBLISH token of another aircraft', async () => {
-    const viewerToken = await issueParticipantToken({
+    const viewerToken = await testParticipantToken({
       secret,
+      stageUrl: running.url,
       participantId: 'viewer-1',
       stageId: STAGE,
-      userId: 'user-1',
-      attributes: {},
-      capabilities: { publish: false, subscribe: true },
-      stageBaseUrl: `${running.url}/stage`,
       ttlSeconds: 600,
     });
     for (const token of [viewerToken, await publishToken('N953AS')]) {
@@ -270,7 +231,7 @@ describe('WHIP errors, each leaving nothing half-open', () => {
     const posted = await postOffer(token, offerSdp());
     expect(posted.status).toBe(201);
     const location = String(posted.headers.location);
-    const patch = capture('2-patch-candidates.txt');
+    const patch = capturedRequest('2-patch-candidates.txt');
     const wrongPatch = await send(
       'PATCH',
       location,

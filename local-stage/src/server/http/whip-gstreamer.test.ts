@@ -9,10 +9,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { startTestStage } from '../../testing/test-stage';
+import { testParticipantToken } from '../../testing/participant-tokens';
 import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
-import { startLocalStage, type RunningStage } from '../start';
+import type { RunningStage } from '../start';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -45,14 +46,12 @@ const stageLog: string[] = [];
 const cleanups: (() => void)[] = [];
 
 function token(capabilities: { publish: boolean; subscribe: boolean }, userId: string) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId: STAGE,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
 }
@@ -135,11 +134,8 @@ async function expectPacketsGrowing(): Promise<void> {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
+  running = await startTestStage({
     secret,
-    faultsEnabled: false,
     syntheticCameras: [],
     log: (message) => stageLog.push(message),
   });

@@ -6,31 +6,24 @@
  * the publisher sends on. A viewer that reads that mark has seen the publisher's picture.
  */
 import { createSocket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MediaStreamTrack,
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  type RTCRtpTransceiver,
-} from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MediaStreamTrack, RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
 import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
 import { RTCPeerConnection as WrtcPeerConnection, RTCVideoSource } from '../../cameras/wrtc';
 import type { ParticipantDescription } from '../../signalling';
+import { startTestStage } from '../../testing/test-stage';
 import { NodeViewer } from '../../testing/node-viewer';
+import { testParticipantToken } from '../../testing/participant-tokens';
+import { waitUntil } from '../../testing/wait-until';
+import { vp8Codec } from '../../testing/werift-codecs';
 import { writeTimeStripI420 } from '../../time-strip';
 import { stageStatsSchema } from './control';
 import { CONNECT_TIMEOUT_MS } from '../media/publisher';
-import { startLocalStage, type RunningStage } from '../start';
+import type { RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-whip-node-publisher-test-secret-of-length');
 const STAGE = 'N743AS';
-const VP8 = () =>
-  new RTCRtpCodecParameters({
-    mimeType: 'video/VP8',
-    clockRate: 90_000,
-    rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-  });
+const VP8 = () => vp8Codec();
 
 let running: RunningStage;
 const cleanups: (() => void)[] = [];
@@ -40,24 +33,14 @@ function token(
   userId: string,
   stageId = STAGE,
 ) {
-  return issueParticipantToken({
+  return testParticipantToken({
     secret,
-    participantId: crypto.randomUUID(),
+    stageUrl: running.url,
     stageId,
     userId,
-    attributes: {},
     capabilities,
-    stageBaseUrl: `${running.url}/stage`,
     ttlSeconds: 600,
   });
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function gathered(peer: RTCPeerConnection): Promise<void> {
@@ -222,11 +205,14 @@ function participantChanges(viewer: NodeViewer): string[] {
 }
 
 beforeAll(async () => {
-  running = await startLocalStage({ host: '127.0.0.1', port: 0, secret, faultsEnabled: false });
+  running = await startTestStage({ secret });
+});
+
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
 afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) cleanup();
   await running.close();
 });
 

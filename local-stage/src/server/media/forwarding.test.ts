@@ -5,12 +5,14 @@
  * reports no remote-outbound-rtp stats, so the sender reports are proven in Chromium:
  * e2e/loss.spec.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GenericNack, RtcpHeader } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { inboundVideoRtp } from '../../testing/inbound-rtp';
 import { NodeViewer } from '../../testing/node-viewer';
+import { testParticipantToken } from '../../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
+import { waitUntil } from '../../testing/wait-until';
 import { nackedSequenceNumbers } from './forwarding';
 
 const secret = new TextEncoder().encode('a-forwarding-test-secret-of-enough-length');
@@ -25,14 +27,7 @@ const FROZEN_MS = 1_000;
 let running: StageWithCameras;
 const viewers: NodeViewer[] = [];
 
-const inboundVideo = z.object({
-  type: z.literal('inbound-rtp'),
-  kind: z.literal('video'),
-  packetsReceived: z.number(),
-  packetsLost: z.number(),
-  nackCount: z.number(),
-  framesDecoded: z.number().optional(),
-});
+const inboundVideo = inboundVideoRtp.extend({ framesDecoded: z.number().optional() });
 
 /** The viewer's answer without RTX: it takes retransmissions as the packets themselves. */
 function withoutRtx(answer: string): string {
@@ -47,15 +42,11 @@ async function joinedViewer(
 ): Promise<NodeViewer> {
   const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`, editAnswer);
   viewers.push(viewer);
-  const token = await issueParticipantToken({
+  const token = await testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId,
     stageId: STAGE,
-    userId: 'user-1',
-    attributes: {},
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
   await viewer.join(token);
   await viewer.subscribe();
@@ -69,6 +60,36 @@ async function statsOf<T>(viewer: NodeViewer, schema: z.ZodType<T>): Promise<T |
     if (parsed.success) return parsed.data;
   }
   return undefined;
+}
+
+/**
+ * Waits until the viewer has had `seconds` of the camera's frames (30 a second) from `fromMs` on:
+ * a window paced by the picture itself, not by the clock, so a loaded machine lengthens it.
+ */
+function framesFor(viewer: NodeViewer, fromMs: number, seconds: number): Promise<void> {
+  const wanted = seconds * 30;
+  return viewer.waitFor(
+    () => viewer.frames.filter((frame) => frame.receivedAtMs >= fromMs).length >= wanted,
+    `${wanted} frames`,
+    seconds * 1_000 + 15_000,
+  );
+}
+
+/**
+ * Waits until the loss fault's counters for the viewer (the fault answers them; setting the same
+ * share again reads them) say `enough`.
+ */
+function lossCounts(
+  participantId: string,
+  enough: (answer: ReturnType<StageWithCameras['stage']['faults']['setOutgoingLoss']>) => boolean,
+  what: string,
+): Promise<void> {
+  return waitUntil(
+    () => enough(running.stage.faults.setOutgoingLoss({ participantId, percent: 5 })),
+    what,
+    15_000,
+    100,
+  );
 }
 
 /** The longest time between two frames the viewer got from `fromMs` on (Date.now()). */
@@ -89,8 +110,11 @@ beforeAll(async () => {
   });
 });
 
+afterEach(() => {
+  for (const viewer of viewers.splice(0)) viewer.close();
+});
+
 afterAll(async () => {
-  for (const viewer of viewers) viewer.close();
   await running.close();
 });
 
@@ -102,7 +126,8 @@ describe('the forwarding path', () => {
     const startedAt = Date.now();
 
     running.stage.faults.setOutgoingLoss({ participantId: 'lossy-viewer', percent: 5 });
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    await framesFor(viewer, startedAt, 6);
+    await lossCounts('lossy-viewer', (loss) => loss.dropped > 20, 'more than 20 packets dropped');
     const forwarding = running.stage.faults.setOutgoingLoss({
       participantId: 'lossy-viewer',
       percent: 0,
@@ -122,7 +147,8 @@ describe('the forwarding path', () => {
     const startedAt = Date.now();
 
     running.stage.faults.setOutgoingLoss({ participantId: 'plain-viewer', percent: 5 });
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await framesFor(viewer, startedAt, 4);
+    await lossCounts('plain-viewer', (loss) => loss.retransmitted > 0, 'a packet sent again');
     const forwarding = running.stage.faults.setOutgoingLoss({
       participantId: 'plain-viewer',
       percent: 0,
@@ -144,7 +170,12 @@ describe('the loss fault for viewers yet to join', () => {
     try {
       const viewer = await joinedViewer('joins-lossy');
       const startedAt = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await framesFor(viewer, startedAt, 3);
+      await lossCounts(
+        'joins-lossy',
+        (loss) => loss.dropped > 5 && loss.retransmitted > 0,
+        'packets dropped and sent again',
+      );
       const forwarding = running.stage.faults.setOutgoingLoss({
         participantId: 'joins-lossy',
         percent: 0,

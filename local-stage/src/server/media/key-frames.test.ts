@@ -5,16 +5,17 @@
  * PLI for them, not three, is key-frame-requests.test.ts: libwebrtc's encoder would merge three
  * requests arriving together into one key frame by itself.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   PictureLossIndication,
   RTCPeerConnection,
-  RTCRtpCodecParameters,
   RtcpPayloadSpecificFeedback,
   type RTCRtpTransceiver,
 } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { testParticipantToken } from '../../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
+import { waitUntil } from '../../testing/wait-until';
+import { vp8Codec } from '../../testing/werift-codecs';
 import { isVp8KeyFrameStart } from './vp8';
 
 const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');
@@ -30,29 +31,16 @@ interface Player {
 }
 
 async function whepPlayer(index: number): Promise<Player> {
-  const token = await issueParticipantToken({
+  const token = await testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `player-${index}`,
     stageId: STAGE,
     userId: `player-user-${index}`,
-    attributes: {},
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
   const peer = new RTCPeerConnection({
     codecs: {
-      video: [
-        new RTCRtpCodecParameters({
-          mimeType: 'video/VP8',
-          clockRate: 90_000,
-          rtcpFeedback: [
-            { type: 'nack' },
-            { type: 'nack', parameter: 'pli' },
-            { type: 'ccm', parameter: 'fir' },
-          ],
-        }),
-      ],
+      video: [vp8Codec([{ type: 'ccm', parameter: 'fir' }])],
       audio: [],
     },
     iceServers: [],
@@ -77,14 +65,6 @@ async function whepPlayer(index: number): Promise<Player> {
   const player = { peer, transceiver, keyFrames };
   await waitUntil(() => keyFrames.length > 0, 'the first key frame');
   return player;
-}
-
-async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** What the stage's stats count for the camera's publisher. */
@@ -136,8 +116,11 @@ beforeAll(async () => {
   });
 });
 
+afterEach(async () => {
+  for (const peer of players.splice(0)) await peer.close();
+});
+
 afterAll(async () => {
-  for (const peer of players) await peer.close();
   await running.close();
 });
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { testParticipantToken } from '../../testing/participant-tokens';
 import { STAGE_ERROR_CODES } from '../../signalling';
 import { NodeViewer } from '../../testing/node-viewer';
 import { rawRequest } from '../../testing/raw-request';
@@ -57,16 +57,7 @@ afterAll(async () => {
 });
 
 function subscribeToken(stage: StageWithCameras, userId: string): Promise<string> {
-  return issueParticipantToken({
-    secret,
-    participantId: crypto.randomUUID(),
-    stageId: 'N743AS',
-    userId,
-    attributes: {},
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${stage.url}/stage`,
-    ttlSeconds: 60,
-  });
+  return testParticipantToken({ secret, stageUrl: stage.url, stageId: 'N743AS', userId });
 }
 
 async function whepOffer(stage: StageWithCameras, userId: string) {

@@ -5,9 +5,10 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { startTestStage } from '../../testing/test-stage';
 import { NodeViewer } from '../../testing/node-viewer';
-import { startLocalStage, type RunningStage } from '../start';
+import { testParticipantToken } from '../../testing/participant-tokens';
+import type { RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;
@@ -15,12 +16,7 @@ const viewers: NodeViewer[] = [];
 let participants = 0;
 
 beforeAll(async () => {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-  });
+  running = await startTestStage({ secret });
 });
 
 afterAll(async () => {
@@ -30,15 +26,13 @@ afterAll(async () => {
 
 async function joinedViewer(userId: string, stageId = 'N743AS'): Promise<NodeViewer> {
   participants += 1;
-  const token = await issueParticipantToken({
+  const token = await testParticipantToken({
     secret,
+    stageUrl: running.url,
     participantId: `viewer-${participants}`,
     stageId,
     userId,
     attributes: { clientId: `client-${participants}` },
-    capabilities: { publish: false, subscribe: true },
-    stageBaseUrl: `${running.url}/stage`,
-    ttlSeconds: 60,
   });
   const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
   viewers.push(viewer);

@@ -1,7 +1,7 @@
 /**
- * The publisher's page of e2e/whip-publish.spec.ts, bundled by esbuild and served from another
- * origin than the app's: Eyevinn's WHIP client from npm publishes the browser's camera (Chromium's
- * fake one in the test). The page only picks the video codec, as a publishing page may, by
+ * The publisher's page of the e2e specs and the soak, bundled by esbuild and served from another
+ * origin than the app's (third-party-pages.ts): Eyevinn's WHIP client from npm publishes the
+ * browser's camera (Chromium's fake one, `launchChromium({ fakeMedia: true })`). The page only picks the video codec, as a publishing page may, by
  * setting the codec preferences of the client's own peer connection before it makes its offer;
  * the WHIP requests are all the client's.
  */
@@ -18,6 +18,12 @@ export interface WhipPublisherPage {
   start(options: { endpoint: string; token: string; videoCodec: string }): Promise<void>;
   state(): PublisherState;
   stop(): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    whipPublisher: WhipPublisherPage;
+  }
 }
 
 /**
@@ -81,4 +87,4 @@ function publisherPage(): WhipPublisherPage {
   };
 }
 
-(window as unknown as { whipPublisher: WhipPublisherPage }).whipPublisher = publisherPage();
+window.whipPublisher = publisherPage();

@@ -1,6 +1,6 @@
 /**
  * The player's page of e2e/whep-play.spec.ts, bundled by esbuild and served from another origin
- * than the app's: Eyevinn's WebRTC player from npm plays an aircraft over WHEP with what
+ * than the app's (third-party-pages.ts): Eyevinn's WebRTC player from npm plays an aircraft over WHEP with what
  * `npm run subscribe-token` printed. Every request is the player's own.
  */
 import { WebRTCPlayer } from '@eyevinn/webrtc-player';
@@ -8,6 +8,12 @@ import { WebRTCPlayer } from '@eyevinn/webrtc-player';
 export interface WhepPlayerPage {
   start(options: { endpoint: string; token: string }): Promise<void>;
   stop(): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    whepPlayer: WhepPlayerPage;
+  }
 }
 
 function playerPage(): WhepPlayerPage {
@@ -28,4 +34,4 @@ function playerPage(): WhepPlayerPage {
   };
 }
 
-(window as unknown as { whepPlayer: WhepPlayerPage }).whepPlayer = playerPage();
+window.whepPlayer = playerPage();
