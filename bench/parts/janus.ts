@@ -12,6 +12,7 @@
  *   whose frames are dropped before the decoder), 25 a page, at 1 / 25 / 50 / 100 viewers, each level held --hold seconds once every viewer
  *   receives, the server process's CPU read from /proc; passes alternate which server goes first.
  *   The bench's instance runs with STAGE_MAX_SESSIONS=200 (bench/run.ts), so ours reaches 100 too.
+ * It stays whole past 400 lines: the parts compare the two servers in the same rounds.
  */
 import { cpus, loadavg } from 'node:os';
 import type { BrowserContext, Page } from '@playwright/test';

@@ -11,6 +11,8 @@
  * viewer's PLIs and FIRs ask the publisher too (coalesced there); its NACKs are answered from a
  * per-track packet cache, and its sender reports carry the publisher's capture clock
  * (forwarding.ts).
+ * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
+ * all end with the one peer connection it owns.
  */
 import {
   RTCPeerConnection,

@@ -1,3 +1,7 @@
+/**
+ * The player over a fake stage SDK: every state of the spec's player, its overlays and its
+ * reconnects. It stays whole just past 400 lines: its cases share the fake SDK's set-up.
+ */
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
