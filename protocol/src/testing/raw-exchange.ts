@@ -68,3 +68,49 @@ export function rawExchange(
     });
   });
 }
+
+/**
+ * The three ways a request never finishes arriving, each named: a body shorter than its
+ * Content-Length, a chunked body with no last chunk, and headers that never end. `head(extra)`
+ * writes a request line and headers for a body, with `extra` header lines; `body` is the start of
+ * one; `getPath` is a path to GET.
+ */
+export function unfinishedRequests(
+  head: (extra: string) => string,
+  body: string,
+  getPath: string,
+): [name: string, request: string][] {
+  return [
+    ['a body shorter than its Content-Length', head('Content-Length: 100\r\n') + body],
+    [
+      'a chunked body with no last chunk',
+      head('Transfer-Encoding: chunked\r\n') + `${body.length.toString(16)}\r\n${body}\r\n`,
+    ],
+    ['headers that never end', `GET ${getPath} HTTP/1.1\r\nHost: localhost\r\nX-Slow: 1\r\n`],
+  ];
+}
+
+/**
+ * What a test checks of the answer to such a request: closed, once the limit had passed and
+ * before twice the limit (Node checks every `limitMs` at most) plus slack, with a JSON 408.
+ */
+export function timedOutAnswer(answer: RawSocketAnswer, limitMs: number) {
+  return {
+    closed: answer.closed,
+    afterTheLimit: answer.elapsedMs >= limitMs - 50,
+    beforeTwiceTheLimit: answer.elapsedMs < 2 * limitMs + 1_000,
+    status: answer.status,
+    json: /^application\/json/.test(answer.headers['content-type'] ?? ''),
+    body: answer.body,
+  };
+}
+
+/** What `timedOutAnswer` gives for a request answered as it should be. */
+export const TIMED_OUT = {
+  closed: true,
+  afterTheLimit: true,
+  beforeTwiceTheLimit: true,
+  status: 408,
+  json: true,
+  body: JSON.stringify({ error: 'Request timed out' }),
+};
