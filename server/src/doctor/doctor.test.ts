@@ -13,6 +13,7 @@ import { migrate } from '../db/migrations';
 import { openUserStore } from '../db/open-store';
 import { openPostgresClient } from '../db/postgres-client';
 import { fakeLocalSdk, fakeWebDist, repoRoot, tempDir } from '../test/helpers';
+import { closedPort } from '../test/raw-http';
 import { formatCheck, runDoctor, summary } from './doctor';
 import { useTemporarySchema } from '../test/postgres-schema';
 
@@ -121,7 +122,7 @@ describe('npm run doctor', () => {
     const started = Date.now();
     const results = await runDoctor({
       env: {
-        DATABASE_URL: 'postgresql://tailcam@127.0.0.1:1/tailcam',
+        DATABASE_URL: `postgresql://tailcam@127.0.0.1:${await closedPort()}/tailcam`,
         LOCAL_STAGE_SDK_FILE: join(missing, 'stage-sdk.js'),
         WEB_DIST_DIR: missing,
       },

@@ -4,10 +4,10 @@
  * requests get the usual JSON 502 without internals.
  */
 import { request as httpRequest } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { STAGE_UNREACHABLE } from '../routes/stage-proxy';
 import { build, testConfig } from '../test/helpers';
+import { closedPort } from '../test/raw-http';
 
 interface CloseFrame {
   code: number;
@@ -62,18 +62,9 @@ function closeFrameOf(base: string, path: string): Promise<CloseFrame> {
   });
 }
 
-/** A loopback port with nothing listening on it (taken, then released). */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('the stage proxy with the local stage down', () => {
   it("closes the browser's WebSocket with a reason that does not name the stage's address", async () => {
-    const port = await deadPort();
+    const port = await closedPort();
     const base = testConfig();
     const { app } = await build({
       config: { localStage: { ...base.localStage, url: `http://127.0.0.1:${port}` } },
@@ -89,7 +80,7 @@ describe('the stage proxy with the local stage down', () => {
   });
 
   it('answers HTTP requests with a JSON 502 that names nothing internal', async () => {
-    const port = await deadPort();
+    const port = await closedPort();
     const base = testConfig();
     const { app } = await build({
       config: { localStage: { ...base.localStage, url: `http://127.0.0.1:${port}` } },
