@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { createStageServer } from './http/http-server';
+import { interfacesPeerNetwork, type PeerNetwork } from './media/peer-network';
 import { LocalStage, type LocalStageOptions } from './stage/local-stage';
 
 export interface RunningStage {
@@ -28,8 +29,11 @@ export async function startLocalStage(options: {
   awaitTokenGenerations?: boolean;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
+  /** What its peer connections announce (default: the interfaces' addresses, any port). */
+  network?: PeerNetwork;
 }): Promise<RunningStage> {
   const stage = new LocalStage({
+    network: options.network ?? (await interfacesPeerNetwork()),
     stageIds: STREAM_IDS,
     secret: options.secret,
     syntheticCameras: options.syntheticCameras ?? [],

@@ -28,6 +28,12 @@ import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
 import { H264KeyFrames } from './h264';
 import { ConnectionWatch } from './connection-watch';
+import {
+  NO_FREE_PORT,
+  NoFreePortError,
+  announcesCandidate,
+  type PeerNetworkConfig,
+} from './peer-network';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
@@ -80,6 +86,8 @@ export interface PublisherOptions {
   log?: (message: string) => void;
   /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
   connectTimeoutMs?: number;
+  /** The addresses and ports the stage announces (peer-network.ts). */
+  network: PeerNetworkConfig;
 }
 
 export class Publisher implements SdpSession {
@@ -162,7 +170,7 @@ export class Publisher implements SdpSession {
       headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
       iceServers: [],
       iceLite: true,
-      iceUseIpv6: false,
+      ...options.network,
       bundlePolicy: 'max-bundle',
     });
     this.peer.onTrack.subscribe((track) => {
@@ -223,6 +231,10 @@ export class Publisher implements SdpSession {
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
     await this.peer.setLocalDescription(await this.peer.createAnswer());
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);
+      throw new NoFreePortError();
+    }
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
     return withoutReceiveOnlyStreams(
       withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),

@@ -32,6 +32,12 @@ import {
   type ForwardingCounts,
 } from './forwarding';
 import type { FeedListener, Publisher } from './publisher';
+import {
+  NO_FREE_PORT,
+  NoFreePortError,
+  announcesCandidate,
+  type PeerNetworkConfig,
+} from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../../signalling';
 
@@ -70,6 +76,8 @@ export interface SubscriptionOptions {
   onConnected?: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
+  /** The addresses and ports the stage announces (peer-network.ts). */
+  network: PeerNetworkConfig;
 }
 
 export class Subscription implements FeedListener {
@@ -123,6 +131,7 @@ export class Subscription implements FeedListener {
     });
     this.peer = new RTCPeerConnection({
       ...viewerPeerConfig(options.publisher),
+      ...options.network,
       iceLite: options.answerer ?? false,
     });
     if (this.media.video) {
@@ -208,6 +217,11 @@ export class Subscription implements FeedListener {
     const offer = await this.peer.createOffer();
     await this.peer.setLocalDescription(offer);
     if (this.closed) return false;
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.close('no-udp-port', false);
+      return false;
+    }
     if (this.publisher.state === 'closed') {
       this.close('publisher-left', false);
       return false;
@@ -238,6 +252,11 @@ export class Subscription implements FeedListener {
     for (const transport of this.peer.dtlsTransports) transport.role = 'server';
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (this.closed) return undefined;
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.close('no-udp-port', false);
+      throw new NoFreePortError();
+    }
     if (this.publisher.state === 'closed') {
       this.close('publisher-left', false);
       return undefined;
@@ -415,6 +434,5 @@ const viewerPeerConfig = (publisher: Publisher) => ({
   },
   headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
   iceServers: [],
-  iceUseIpv6: false,
   bundlePolicy: 'max-bundle' as const,
 });

@@ -1,0 +1,198 @@
+/**
+ * The addresses and UDP ports every peer connection of the stage announces (viewers' and WHEP
+ * players' subscriptions, WHIP publishers), resolved once at start from STAGE_ANNOUNCED_ADDRESSES,
+ * STAGE_ANNOUNCE_INTERFACES and STAGE_UDP_PORTS (docs/decisions/0062).
+ *
+ * The stage gives werift the exact list (`iceAdditionalHostAddresses`, its own interface
+ * gathering off): werift opens one UDP socket per address, bound to the wildcard address, and
+ * announces a host candidate for each with that socket's port. So an address that is not on an
+ * interface (the public address of a 1:1 NAT) is reached through the NAT on the same port, and
+ * each peer connection takes one port of STAGE_UDP_PORTS per address announced.
+ */
+import type { RTCPeerConnection } from 'werift';
+import { isIPv4 } from 'node:net';
+import {
+  UDP_PORTS,
+  interfaceAddresses,
+  interfaceOf,
+  resolveAnnounced,
+  type Lookup,
+  type StageNetworkSettings,
+  type UdpPortRange,
+} from '@tailcam/protocol/stage-network';
+
+type PeerConfig = NonNullable<ConstructorParameters<typeof RTCPeerConnection>[0]>;
+
+/** What a stage's peer connections are given (spread into werift's configuration). */
+export type PeerNetworkConfig = Pick<
+  PeerConfig,
+  | 'iceUseIpv4'
+  | 'iceUseIpv6'
+  | 'iceAdditionalHostAddresses'
+  | 'iceInterfaceAddresses'
+  | 'icePortRange'
+>;
+
+export interface AnnouncedHostAddress {
+  address: string;
+  /** Where it comes from: an interface's name, or the STAGE_ANNOUNCED_ADDRESSES entry. */
+  source: string;
+  /** The interface it is on; undefined for an address only a NAT in front maps to this host. */
+  interfaceName: string | undefined;
+}
+
+export interface PeerNetwork {
+  addresses: readonly AnnouncedHostAddress[];
+  udpPorts: UdpPortRange | undefined;
+  config: PeerNetworkConfig;
+}
+
+/** The peer connections a stage may hold at once: its viewer seats and its publishers. */
+export function peerConnectionLimit(limits: {
+  maxSessions: number;
+  maxConnectingPublishers: number;
+  aircraft: number;
+}): number {
+  // Each aircraft shows one connected publisher of each kind (camera, encoder); others connect.
+  return limits.maxSessions + limits.maxConnectingPublishers + 2 * limits.aircraft;
+}
+
+/** The configuration of a peer connection announcing `addresses` on `udpPorts`. */
+export function peerNetworkConfig(
+  addresses: readonly AnnouncedHostAddress[],
+  udpPorts: UdpPortRange | undefined,
+): PeerNetworkConfig {
+  const v4 = addresses.filter((entry) => isIPv4(entry.address));
+  const v6 = addresses.filter((entry) => !isIPv4(entry.address));
+  // werift binds each socket to the wildcard address, and the kernel picks the source of what
+  // it sends by route. A peer accepts a STUN response only from the address it asked, so a
+  // lone address of this host is bound: its answers come from it (127.0.0.2 on loopback).
+  const bound = (family: typeof v4) =>
+    family.length === 1 && family[0]!.interfaceName !== undefined ? family[0]!.address : undefined;
+  const udp4 = bound(v4);
+  const udp6 = bound(v6);
+  return {
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: addresses.map((entry) => entry.address),
+    ...(udp4 !== undefined || udp6 !== undefined
+      ? {
+          iceInterfaceAddresses: {
+            ...(udp4 === undefined ? {} : { udp4 }),
+            ...(udp6 === undefined ? {} : { udp6 }),
+          },
+        }
+      : {}),
+    ...(udpPorts ? { icePortRange: [udpPorts.min, udpPorts.max] as [number, number] } : {}),
+  };
+}
+
+/**
+ * Resolves the settings into what the stage announces. Throws a PeerNetworkError listing every
+ * problem: a name that does not resolve, a port range too small for `peerConnections`.
+ */
+export async function resolvePeerNetwork(
+  settings: StageNetworkSettings,
+  options: {
+    peerConnections: number;
+    interfaces?: Parameters<typeof interfaceAddresses>[0];
+    lookup?: Lookup;
+  },
+): Promise<PeerNetwork> {
+  const problems: string[] = [];
+  const addresses: AnnouncedHostAddress[] = [];
+  const add = (entry: AnnouncedHostAddress) => {
+    if (!addresses.some((known) => known.address === entry.address)) addresses.push(entry);
+  };
+  try {
+    for (const { entry, addresses: resolved } of await resolveAnnounced(
+      settings.announced,
+      options.lookup,
+    )) {
+      for (const address of resolved) {
+        add({ address, source: entry, interfaceName: interfaceOf(address, options.interfaces) });
+      }
+    }
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  if (settings.announceInterfaces) {
+    for (const host of interfaceAddresses(options.interfaces)) {
+      add({ address: host.address, source: host.interfaceName, interfaceName: host.interfaceName });
+    }
+  }
+  if (addresses.length === 0) {
+    // A host (or network namespace) with loopback only: reachable there, as STAGE_HOST's default.
+    add({
+      address: '127.0.0.1',
+      source: 'loopback only',
+      interfaceName: interfaceOf('127.0.0.1', options.interfaces) ?? 'lo',
+    });
+  }
+  const ports = settings.udpPorts;
+  if (ports && addresses.length > 0) {
+    const size = ports.max - ports.min + 1;
+    const needed = options.peerConnections * addresses.length;
+    if (size < needed) {
+      problems.push(
+        `${UDP_PORTS} ${ports.min}-${ports.max} has ${size} ports, too few for the stage's limit: ${options.peerConnections} peer connections at once (STAGE_MAX_SESSIONS viewers and the publishers), ${addresses.length} port(s) each (one per address announced: ${addresses.map((entry) => entry.address).join(', ')}) need ${needed}; widen the range or lower STAGE_MAX_SESSIONS`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new PeerNetworkError(problems);
+  return { addresses, udpPorts: ports, config: peerNetworkConfig(addresses, ports) };
+}
+
+export class PeerNetworkError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'PeerNetworkError';
+  }
+}
+
+/**
+ * Whether a local description announces any candidate. None: every port of STAGE_UDP_PORTS was
+ * taken when werift looked (it then gathers nothing and says nothing).
+ */
+export function announcesCandidate(sdp: string | undefined): boolean {
+  return /^a=candidate:/m.test(sdp ?? '');
+}
+
+export const NO_FREE_PORT = `no UDP port of ${UDP_PORTS} was free for a peer connection; it was ended (widen the range)`;
+
+/** A peer connection got no port (NO_FREE_PORT): the stage is full, whatever its seats say. */
+export class NoFreePortError extends Error {
+  constructor() {
+    super(NO_FREE_PORT);
+    this.name = 'NoFreePortError';
+  }
+}
+
+/** The interfaces' addresses on any port: a stage started without the variables (tests). */
+export function interfacesPeerNetwork(): Promise<PeerNetwork> {
+  return resolvePeerNetwork(
+    { announced: [], announceInterfaces: true, udpPorts: undefined },
+    { peerConnections: 0 },
+  );
+}
+
+/** One line for the log: what the stage announces, and on which ports. */
+export function describePeerNetwork(network: PeerNetwork): string {
+  const addresses = network.addresses
+    .map((entry) => {
+      const where =
+        entry.interfaceName === undefined
+          ? entry.source === entry.address
+            ? 'not on an interface: a NAT in front maps it here'
+            : `${entry.source}, not on an interface: a NAT in front maps it here`
+          : entry.source === entry.interfaceName
+            ? entry.interfaceName
+            : `${entry.source}, on ${entry.interfaceName}`;
+      return `${entry.address} (${where})`;
+    })
+    .join(', ');
+  const ports = network.udpPorts
+    ? `UDP ${network.udpPorts.min}-${network.udpPorts.max}`
+    : 'any UDP port (STAGE_UDP_PORTS unset)';
+  return `announces ${addresses} on ${ports}`;
+}
