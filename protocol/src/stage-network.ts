@@ -26,7 +26,8 @@ export interface StageNetworkSettings {
   udpPorts: UdpPortRange | undefined;
 }
 
-const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 
 /** `STAGE_ANNOUNCED_ADDRESSES`: a comma list of IP addresses and DNS names, or empty. */
 export function announcedAddresses(value: string | undefined): readonly string[] | string {
@@ -34,7 +35,10 @@ export function announcedAddresses(value: string | undefined): readonly string[]
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  const bad = entries.filter((entry) => isIP(entry) === 0 && !HOST_NAME.test(entry));
+  // A name's last label is never all digits: 300.1.2.3 is a mistyped address, not a name.
+  const bad = entries.filter(
+    (entry) => isIP(entry) === 0 && (!HOST_NAME.test(entry) || /(^|\.)\d+\.?$/.test(entry)),
+  );
   if (bad.length > 0) {
     return `${ANNOUNCED_ADDRESSES} must be IP addresses or DNS names separated by commas (not: ${bad.join(', ')})`;
   }
@@ -194,7 +198,9 @@ export async function resolveAnnounced(
     }),
   );
   if (failed.length > 0) {
-    throw new Error(`${ANNOUNCED_ADDRESSES} names a host that does not resolve: ${failed.join(', ')}`);
+    throw new Error(
+      `${ANNOUNCED_ADDRESSES} names a host that does not resolve: ${failed.join(', ')}`,
+    );
   }
   return resolved;
 }

@@ -1,0 +1,164 @@
+/**
+ * What the stage's peer connections announce (peer-network.ts, decision 0062), read from the SDP
+ * it sends (a WHEP answer, a socket viewer's offer, a WHIP answer) and proven on loopback: a
+ * viewer watches through 127.0.0.2 when that is all the stage announces. A connection through an
+ * address only a NAT maps here needs the network lab (harness/).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { NodeViewer } from '../../testing/node-viewer';
+import { rawRequest } from '../../testing/raw-request';
+import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
+import { resolvePeerNetwork } from './peer-network';
+
+const secret = new TextEncoder().encode('a-peer-network-test-secret-of-enough-length');
+const whipOffer = (() => {
+  const text = readFileSync(
+    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
+    'latin1',
+  );
+  return text.slice(text.indexOf('v=0'));
+})();
+
+let stages: StageWithCameras[] = [];
+let playerOffer: string;
+let playerPeer: RTCPeerConnection;
+const viewers: NodeViewer[] = [];
+
+/** A stage with the camera of N743AS publishing, announcing what `settings` say. */
+async function stageAnnouncing(
+  announced: string[],
+  announceInterfaces: boolean,
+  udpPorts: { min: number; max: number },
+): Promise<StageWithCameras> {
+  const network = await resolvePeerNetwork(
+    { announced, announceInterfaces, udpPorts },
+    { peerConnections: 1 },
+  );
+  const stage = await startStageWithCameras({
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: ['N743AS'],
+    network,
+  });
+  stages.push(stage);
+  return stage;
+}
+
+function token(stage: StageWithCameras, publish = false): Promise<string> {
+  return issueParticipantToken({
+    secret,
+    participantId: crypto.randomUUID(),
+    stageId: 'N743AS',
+    userId: publish ? `encoder-${crypto.randomUUID()}` : `viewer-${crypto.randomUUID()}`,
+    attributes: {},
+    capabilities: { publish, subscribe: !publish },
+    stageBaseUrl: `${stage.url}/stage`,
+    ttlSeconds: 60,
+  });
+}
+
+async function post(stage: StageWithCameras, door: 'whep' | 'whip', sdp: string) {
+  return rawRequest(
+    stage.url,
+    'POST',
+    `/stage/${door}/N743AS`,
+    {
+      'content-type': 'application/sdp',
+      authorization: `Bearer ${await token(stage, door === 'whip')}`,
+    },
+    sdp,
+  );
+}
+
+/** Each `a=candidate` line's address and port, with its transport. */
+function candidates(sdp: string): { transport: string; address: string; port: number }[] {
+  return [...sdp.matchAll(/^a=candidate:\S+ \d+ (\S+) \d+ (\S+) (\d+) typ host/gm)].map(
+    (match) => ({ transport: match[1]!, address: match[2]!, port: Number(match[3]) }),
+  );
+}
+
+beforeAll(async () => {
+  playerPeer = new RTCPeerConnection({
+    codecs: {
+      video: [new RTCRtpCodecParameters({ mimeType: 'video/VP8', clockRate: 90_000 })],
+      audio: [],
+    },
+    iceServers: [],
+    iceUseIpv6: false,
+  });
+  playerPeer.addTransceiver('video', { direction: 'recvonly' });
+  await playerPeer.setLocalDescription(await playerPeer.createOffer());
+  playerOffer = playerPeer.localDescription?.sdp ?? '';
+}, 30_000);
+
+afterEach(async () => {
+  for (const viewer of viewers.splice(0)) viewer.close();
+  await Promise.all(stages.map((stage) => stage.close()));
+  stages = [];
+});
+
+afterAll(async () => {
+  await playerPeer?.close();
+});
+
+describe('the addresses and ports the stage announces', () => {
+  it('a WHEP answer, a socket viewer offer and a WHIP answer each carry a candidate for 198.18.0.10 on a port of STAGE_UDP_PORTS', async () => {
+    // On top of the interfaces: the camera process reaches the stage through those.
+    const stage = await stageAnnouncing(['198.18.0.10'], true, { min: 47100, max: 47199 });
+    const inRange = (port: number) => port >= 47100 && port <= 47199;
+
+    const whep = await post(stage, 'whep', playerOffer);
+    expect(whep.status).toBe(201);
+    const whip = await post(stage, 'whip', whipOffer);
+    expect(whip.status).toBe(201);
+    const viewer = new NodeViewer(`${stage.url.replace('http', 'ws')}/stage/events`);
+    viewers.push(viewer);
+    expect(await viewer.join(await token(stage))).toMatchObject({ type: 'joined' });
+    await viewer.subscribe();
+    const offer = viewer.messages.find((message) => message.type === 'offer');
+
+    for (const sdp of [whep.text, whip.text, offer?.type === 'offer' ? offer.sdp : '']) {
+      const announced = candidates(sdp);
+      expect(announced).toContainEqual(
+        expect.objectContaining({ transport: 'udp', address: '198.18.0.10' }),
+      );
+      expect(announced.every((candidate) => inRange(candidate.port))).toBe(true);
+    }
+  });
+
+  it('a viewer on loopback watches through 127.0.0.2, the one address the stage announces', async () => {
+    const stage = await stageAnnouncing(['127.0.0.2'], false, { min: 47200, max: 47299 });
+    const viewer = new NodeViewer(`${stage.url.replace('http', 'ws')}/stage/events`);
+    viewers.push(viewer);
+    expect(await viewer.join(await token(stage))).toMatchObject({ type: 'joined' });
+    await viewer.subscribe();
+    const offer = viewer.messages.find((message) => message.type === 'offer');
+    const announced = candidates(offer?.type === 'offer' ? offer.sdp : '');
+    expect(announced.map((candidate) => candidate.address)).toEqual(['127.0.0.2']);
+
+    await viewer.waitFor(() => viewer.frames.length >= 3, 'three frames through 127.0.0.2');
+    const stats = (await viewer.stats()) as { type: string; id: string; [key: string]: unknown }[];
+    const pair = stats.find(
+      (report) => report.type === 'candidate-pair' && report.state === 'succeeded',
+    );
+    const remote = stats.find((report) => report.id === pair?.remoteCandidateId);
+    expect(remote).toMatchObject({ address: '127.0.0.2', port: announced[0]!.port });
+  });
+
+  it('a WHEP offer that finds every port of the range taken is answered 503, stage at capacity', async () => {
+    // Three ports: the camera's WHIP session takes one, two players the others.
+    const stage = await stageAnnouncing(['127.0.0.2'], false, { min: 47300, max: 47302 });
+    const statuses = [];
+    for (let index = 0; index < 3; index += 1) {
+      statuses.push((await post(stage, 'whep', playerOffer)).status);
+    }
+    expect(statuses).toEqual([201, 201, 503]);
+    const refused = await post(stage, 'whep', playerOffer);
+    expect(JSON.parse(refused.text)).toEqual({
+      error: 'The stage is at capacity; try again later',
+    });
+  });
+});
