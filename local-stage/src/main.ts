@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
+import { unreachableBeyondWarning } from '@tailcam/protocol/stage-network';
 import { ConfigError, loadStageConfig, resolveStageNetwork } from './server/config';
 import { describePeerNetwork, type PeerNetwork } from './server/media/peer-network';
 import { startLocalStage } from './server/start';
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
     `listening on ${running.url} (synthetic cameras: ${cameras}${config.faultsEnabled ? ', faults on' : ''})`,
   );
   log(describePeerNetwork(network));
+  const unreachable = unreachableBeyondWarning(config.network, network.addresses);
+  if (unreachable !== undefined) log(unreachable);
   // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
   const health = running.stage.health();
   if (!health.ready) log(`not ready: ${health.reason}`);

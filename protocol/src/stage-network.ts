@@ -122,7 +122,7 @@ export interface HostAddress {
   interfaceName: string;
 }
 
-type Interfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
+export type Interfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
 
 /**
  * The host's addresses a peer can reach the stage on: every interface's, except loopback and
@@ -203,4 +203,90 @@ export async function resolveAnnounced(
     );
   }
   return resolved;
+}
+
+export interface AnnouncedHostAddress {
+  address: string;
+  /** Where it comes from: an interface's name, or the STAGE_ANNOUNCED_ADDRESSES entry. */
+  source: string;
+  /** The interface it is on; undefined for an address only a NAT in front maps to this host. */
+  interfaceName: string | undefined;
+}
+
+/**
+ * Every address the stage announces, in order: the configured ones (names resolved), then the
+ * interfaces' when they are announced too; loopback's 127.0.0.1 when that leaves none (a host or
+ * namespace with loopback only is reachable there, as STAGE_HOST's default is). Throws as
+ * `resolveAnnounced` does.
+ */
+export async function announcedHostAddresses(
+  settings: StageNetworkSettings,
+  options: { interfaces?: Interfaces; lookup?: Lookup } = {},
+): Promise<AnnouncedHostAddress[]> {
+  const addresses: AnnouncedHostAddress[] = [];
+  const add = (entry: AnnouncedHostAddress) => {
+    if (!addresses.some((known) => sameAddress(known.address, entry.address))) {
+      addresses.push(entry);
+    }
+  };
+  for (const { entry, addresses: resolved } of await resolveAnnounced(
+    settings.announced,
+    options.lookup,
+  )) {
+    for (const address of resolved) {
+      add({ address, source: entry, interfaceName: interfaceOf(address, options.interfaces) });
+    }
+  }
+  if (settings.announceInterfaces) {
+    for (const host of interfaceAddresses(options.interfaces)) {
+      add({ address: host.address, source: host.interfaceName, interfaceName: host.interfaceName });
+    }
+  }
+  if (addresses.length === 0) {
+    add({
+      address: '127.0.0.1',
+      source: 'loopback only',
+      interfaceName: interfaceOf('127.0.0.1', options.interfaces) ?? 'lo',
+    });
+  }
+  return addresses;
+}
+
+/** One address as an operator reads it: where it comes from, and whether it is this host's. */
+export function describeAnnounced(entry: AnnouncedHostAddress): string {
+  const from =
+    entry.source === entry.address || entry.source === entry.interfaceName
+      ? ''
+      : `${entry.source}, `;
+  const where =
+    entry.interfaceName === undefined
+      ? 'not on an interface of this host: right only behind a 1:1 NAT that maps it here'
+      : `on ${entry.interfaceName}`;
+  return `${entry.address} (${from}${where})`;
+}
+
+/**
+ * Private, shared or loopback addresses only, and nothing configured: a peer beyond this network
+ * cannot reach the stage. What to set, or undefined.
+ */
+export function unreachableBeyondWarning(
+  settings: StageNetworkSettings,
+  addresses: readonly AnnouncedHostAddress[],
+): string | undefined {
+  if (settings.announced.length > 0) return undefined;
+  if (!addresses.every((entry) => isPrivate(entry.address))) return undefined;
+  return `the stage announces only private or loopback addresses (${addresses.map((entry) => entry.address).join(', ')}): peers beyond this network cannot reach it. Behind a 1:1 NAT (a cloud VM), set ${ANNOUNCED_ADDRESSES} to the public address or name`;
+}
+
+/** RFC 1918, shared (RFC 6598), loopback, unique-local: not reachable from the internet. */
+function isPrivate(address: string): boolean {
+  if (isIP(address) === 6) return address === '::1' || /^f[cd]/i.test(address);
+  const [a = 0, b = 0] = address.split('.').map(Number);
+  return (
+    a === 10 ||
+    a === 127 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
 }

@@ -13,9 +13,10 @@ import type { RTCPeerConnection } from 'werift';
 import { isIPv4 } from 'node:net';
 import {
   UDP_PORTS,
-  interfaceAddresses,
-  interfaceOf,
-  resolveAnnounced,
+  announcedHostAddresses,
+  describeAnnounced,
+  type AnnouncedHostAddress,
+  type Interfaces,
   type Lookup,
   type StageNetworkSettings,
   type UdpPortRange,
@@ -32,14 +33,6 @@ export type PeerNetworkConfig = Pick<
   | 'iceInterfaceAddresses'
   | 'icePortRange'
 >;
-
-export interface AnnouncedHostAddress {
-  address: string;
-  /** Where it comes from: an interface's name, or the STAGE_ANNOUNCED_ADDRESSES entry. */
-  source: string;
-  /** The interface it is on; undefined for an address only a NAT in front maps to this host. */
-  interfaceName: string | undefined;
-}
 
 export interface PeerNetwork {
   addresses: readonly AnnouncedHostAddress[];
@@ -95,39 +88,16 @@ export async function resolvePeerNetwork(
   settings: StageNetworkSettings,
   options: {
     peerConnections: number;
-    interfaces?: Parameters<typeof interfaceAddresses>[0];
+    interfaces?: Interfaces;
     lookup?: Lookup;
   },
 ): Promise<PeerNetwork> {
   const problems: string[] = [];
-  const addresses: AnnouncedHostAddress[] = [];
-  const add = (entry: AnnouncedHostAddress) => {
-    if (!addresses.some((known) => known.address === entry.address)) addresses.push(entry);
-  };
+  let addresses: AnnouncedHostAddress[] = [];
   try {
-    for (const { entry, addresses: resolved } of await resolveAnnounced(
-      settings.announced,
-      options.lookup,
-    )) {
-      for (const address of resolved) {
-        add({ address, source: entry, interfaceName: interfaceOf(address, options.interfaces) });
-      }
-    }
+    addresses = await announcedHostAddresses(settings, options);
   } catch (error) {
     problems.push((error as Error).message);
-  }
-  if (settings.announceInterfaces) {
-    for (const host of interfaceAddresses(options.interfaces)) {
-      add({ address: host.address, source: host.interfaceName, interfaceName: host.interfaceName });
-    }
-  }
-  if (addresses.length === 0) {
-    // A host (or network namespace) with loopback only: reachable there, as STAGE_HOST's default.
-    add({
-      address: '127.0.0.1',
-      source: 'loopback only',
-      interfaceName: interfaceOf('127.0.0.1', options.interfaces) ?? 'lo',
-    });
   }
   const ports = settings.udpPorts;
   if (ports && addresses.length > 0) {
@@ -178,21 +148,8 @@ export function interfacesPeerNetwork(): Promise<PeerNetwork> {
 
 /** One line for the log: what the stage announces, and on which ports. */
 export function describePeerNetwork(network: PeerNetwork): string {
-  const addresses = network.addresses
-    .map((entry) => {
-      const where =
-        entry.interfaceName === undefined
-          ? entry.source === entry.address
-            ? 'not on an interface: a NAT in front maps it here'
-            : `${entry.source}, not on an interface: a NAT in front maps it here`
-          : entry.source === entry.interfaceName
-            ? entry.interfaceName
-            : `${entry.source}, on ${entry.interfaceName}`;
-      return `${entry.address} (${where})`;
-    })
-    .join(', ');
   const ports = network.udpPorts
     ? `UDP ${network.udpPorts.min}-${network.udpPorts.max}`
     : 'any UDP port (STAGE_UDP_PORTS unset)';
-  return `announces ${addresses} on ${ports}`;
+  return `announces ${network.addresses.map(describeAnnounced).join(', ')} on ${ports}`;
 }
