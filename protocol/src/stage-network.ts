@@ -49,15 +49,18 @@ export function announcedAddresses(value: string | undefined): readonly string[]
   return [...new Set(entries)];
 }
 
-/** `STAGE_UDP_PORTS`: `min-max`, two ports at least (werift gives each peer connection its own). */
+/**
+ * `STAGE_UDP_PORTS`: one port (`40000`), which every peer connection shares, or a range
+ * (`40000-40099`), a port of it for each peer connection and address announced.
+ */
 export function udpPortRange(value: string | undefined): UdpPortRange | undefined | string {
   const text = (value ?? '').trim();
   if (text === '') return undefined;
-  const match = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(text);
+  const match = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(text);
   const min = Number(match?.[1]);
-  const max = Number(match?.[2]);
-  if (!match || min < 1024 || max > 65535 || min >= max) {
-    return `${UDP_PORTS} must be a range of at least two ports from 1024 to 65535, as 40000-40099 (got "${text}"); one port for every session is not possible with werift (docs/decisions/0062)`;
+  const max = Number(match?.[2] ?? match?.[1]);
+  if (!match || min < 1024 || max > 65535 || min > max) {
+    return `${UDP_PORTS} must be one port (40000: every peer connection shares it) or a range (40000-40099: one port each), from 1024 to 65535 (got "${text}")`;
   }
   return { min, max };
 }

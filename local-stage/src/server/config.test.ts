@@ -154,11 +154,12 @@ describe('what the stage announces, and on which UDP ports', () => {
     expect(problems(() => load({ STAGE_ANNOUNCED_ADDRESSES: '0.0.0.0,fe80::1' }))).toEqual([
       'STAGE_ANNOUNCED_ADDRESSES cannot announce an unspecified, multicast or link-local address (0.0.0.0, fe80::1)',
     ]);
-    for (const range of ['40000', '40000-40000', '40099-40000', '80-90', '40000-70000', 'many']) {
+    for (const range of ['40099-40000', '80-90', '80', '40000-70000', '40000,40001', 'many']) {
       expect(problems(() => load({ STAGE_UDP_PORTS: range }))).toEqual([
-        `STAGE_UDP_PORTS must be a range of at least two ports from 1024 to 65535, as 40000-40099 (got "${range}"); one port for every session is not possible with werift (docs/decisions/0062)`,
+        `STAGE_UDP_PORTS must be one port (40000: every peer connection shares it) or a range (40000-40099: one port each), from 1024 to 65535 (got "${range}")`,
       ]);
     }
+    expect(load({ STAGE_UDP_PORTS: '40000' }).network.udpPorts).toEqual({ min: 40000, max: 40000 });
     expect(problems(() => load({ STAGE_ANNOUNCE_INTERFACES: 'no' }))[0]).toMatch(
       /^STAGE_ANNOUNCE_INTERFACES must be 1 \(or true\)/,
     );

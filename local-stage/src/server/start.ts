@@ -32,8 +32,10 @@ export async function startLocalStage(options: {
   /** What its peer connections announce (default: the interfaces' addresses, any port). */
   network?: PeerNetwork;
 }): Promise<RunningStage> {
+  const network = options.network ?? (await interfacesPeerNetwork());
+  await network.open();
   const stage = new LocalStage({
-    network: options.network ?? (await interfacesPeerNetwork()),
+    network,
     stageIds: STREAM_IDS,
     secret: options.secret,
     syntheticCameras: options.syntheticCameras ?? [],
@@ -58,6 +60,7 @@ export async function startLocalStage(options: {
     });
   } catch (error) {
     stage.close();
+    await network.close();
     throw error;
   }
   await stage.selfCheck();
@@ -70,6 +73,7 @@ export async function startLocalStage(options: {
       stage.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await network.close();
     },
   };
 }

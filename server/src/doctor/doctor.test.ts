@@ -260,6 +260,17 @@ describe('npm run doctor on the network', () => {
     );
   });
 
+  it('says when every peer connection shares one UDP port', async () => {
+    expect(
+      await line(
+        { STAGE_ANNOUNCED_ADDRESSES: '203.0.113.7', STAGE_UDP_PORTS: '40000' },
+        'stage network',
+      ),
+    ).toBe(
+      'PASS  stage network the stage announces 203.0.113.7 (not on an interface of this host: right only behind a 1:1 NAT that maps it here), 10.0.0.5 (on eth0) on UDP 40000 (one port for every peer connection)',
+    );
+  });
+
   it('warns, naming STAGE_ANNOUNCED_ADDRESSES, when the stage announces only private addresses', async () => {
     expect(await line({}, 'stage network')).toBe(
       'WARN  stage network the stage announces 10.0.0.5 (on eth0) on any UDP port (STAGE_UDP_PORTS unset: no firewall rule can name them); the stage announces only private or loopback addresses (10.0.0.5): peers beyond this network cannot reach it. Behind a 1:1 NAT (a cloud VM), set STAGE_ANNOUNCED_ADDRESSES to the public address or name',
@@ -270,8 +281,8 @@ describe('npm run doctor on the network', () => {
     expect(await line({ STAGE_ANNOUNCED_ADDRESSES: 'nowhere.example.net' }, 'stage network')).toBe(
       'FAIL  stage network STAGE_ANNOUNCED_ADDRESSES names a host that does not resolve: nowhere.example.net (getaddrinfo ENOTFOUND nowhere.example.net)',
     );
-    expect(await line({ STAGE_UDP_PORTS: '40000' }, 'stage network')).toBe(
-      'FAIL  stage network STAGE_UDP_PORTS must be a range of at least two ports from 1024 to 65535, as 40000-40099 (got "40000"); one port for every session is not possible with werift (docs/decisions/0062)',
+    expect(await line({ STAGE_UDP_PORTS: '80-90' }, 'stage network')).toBe(
+      'FAIL  stage network STAGE_UDP_PORTS must be one port (40000: every peer connection shares it) or a range (40000-40099: one port each), from 1024 to 65535 (got "80-90")',
     );
   });
 

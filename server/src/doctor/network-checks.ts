@@ -54,9 +54,13 @@ export async function checkStageNetwork(
   } catch (error) {
     return { status: 'FAIL', name: NAME, detail: (error as Error).message };
   }
-  const ports = settings.udpPorts
-    ? `UDP ${settings.udpPorts.min}-${settings.udpPorts.max} (${settings.udpPorts.max - settings.udpPorts.min + 1} ports, one per peer connection and address)`
-    : 'any UDP port (STAGE_UDP_PORTS unset: no firewall rule can name them)';
+  const range = settings.udpPorts;
+  const ports =
+    range === undefined
+      ? 'any UDP port (STAGE_UDP_PORTS unset: no firewall rule can name them)'
+      : range.min === range.max
+        ? `UDP ${range.min} (one port for every peer connection)`
+        : `UDP ${range.min}-${range.max} (${range.max - range.min + 1} ports, one per peer connection and address)`;
   const detail = `the stage announces ${addresses.map(describeAnnounced).join(', ')} on ${ports}`;
   const warning = unreachableBeyondWarning(settings, addresses);
   return warning === undefined

@@ -80,6 +80,15 @@ function candidates(sdp: string): { transport: string; address: string; port: nu
   );
 }
 
+/** The remote address and port of the viewer's working candidate pair. */
+async function watchedThrough(viewer: NodeViewer): Promise<unknown> {
+  const stats = (await viewer.stats()) as { type: string; id: string; [key: string]: unknown }[];
+  // The pair carrying media is writable; its state may read in-progress during a consent check.
+  const pair = stats.find((report) => report.type === 'candidate-pair' && report.writable === true);
+  const remote = stats.find((report) => report.id === pair?.remoteCandidateId);
+  return remote && { address: remote.address, port: remote.port };
+}
+
 beforeAll(async () => {
   playerPeer = new RTCPeerConnection({
     codecs: {
@@ -140,12 +149,10 @@ describe('the addresses and ports the stage announces', () => {
     expect(announced.map((candidate) => candidate.address)).toEqual(['127.0.0.2']);
 
     await viewer.waitFor(() => viewer.frames.length >= 3, 'three frames through 127.0.0.2');
-    const stats = (await viewer.stats()) as { type: string; id: string; [key: string]: unknown }[];
-    const pair = stats.find(
-      (report) => report.type === 'candidate-pair' && report.state === 'succeeded',
-    );
-    const remote = stats.find((report) => report.id === pair?.remoteCandidateId);
-    expect(remote).toMatchObject({ address: '127.0.0.2', port: announced[0]!.port });
+    expect(await watchedThrough(viewer)).toEqual({
+      address: '127.0.0.2',
+      port: announced[0]!.port,
+    });
   });
 
   it('a WHEP offer that finds every port of the range taken is answered 503, stage at capacity', async () => {
@@ -160,5 +167,32 @@ describe('the addresses and ports the stage announces', () => {
     expect(JSON.parse(refused.text)).toEqual({
       error: 'The stage is at capacity; try again later',
     });
+  });
+
+  it('with one port (STAGE_UDP_PORTS=47400) the camera, two viewers and a WHEP player all share it, and the viewers watch', async () => {
+    const stage = await stageAnnouncing(['127.0.0.2'], false, { min: 47400, max: 47400 });
+    const watchers = [0, 1].map(() => {
+      const viewer = new NodeViewer(`${stage.url.replace('http', 'ws')}/stage/events`);
+      viewers.push(viewer);
+      return viewer;
+    });
+    for (const viewer of watchers) {
+      expect(await viewer.join(await token(stage))).toMatchObject({ type: 'joined' });
+      await viewer.subscribe();
+    }
+    const whep = await post(stage, 'whep', playerOffer);
+    expect(whep.status).toBe(201);
+    expect(candidates(whep.text)).toEqual([
+      { transport: 'udp', address: '127.0.0.2', port: 47400 },
+    ]);
+
+    for (const viewer of watchers) {
+      const offer = viewer.messages.find((message) => message.type === 'offer');
+      expect(candidates(offer?.type === 'offer' ? offer.sdp : '')).toEqual([
+        { transport: 'udp', address: '127.0.0.2', port: 47400 },
+      ]);
+      await viewer.waitFor(() => viewer.frames.length >= 3, 'three frames through port 47400');
+      expect(await watchedThrough(viewer)).toEqual({ address: '127.0.0.2', port: 47400 });
+    }
   });
 });

@@ -1,16 +1,20 @@
 /**
  * The addresses and UDP ports every peer connection of the stage announces (viewers' and WHEP
  * players' subscriptions, WHIP publishers), resolved once at start from STAGE_ANNOUNCED_ADDRESSES,
- * STAGE_ANNOUNCE_INTERFACES and STAGE_UDP_PORTS (docs/decisions/0062).
+ * STAGE_ANNOUNCE_INTERFACES and STAGE_UDP_PORTS (docs/decisions/0062). Two ways:
  *
- * The stage gives werift the exact list (`iceAdditionalHostAddresses`, its own interface
- * gathering off): werift opens one UDP socket per address, bound to the wildcard address, and
- * announces a host candidate for each with that socket's port. So an address that is not on an
- * interface (the public address of a 1:1 NAT) is reached through the NAT on the same port, and
- * each peer connection takes one port of STAGE_UDP_PORTS per address announced.
+ * - A range (`40000-40099`), or none: the stage gives werift the exact list
+ *   (`iceAdditionalHostAddresses`, its own interface gathering off); werift opens one UDP socket
+ *   per address, bound to the wildcard address, and announces a host candidate for each with that
+ *   socket's port. Each peer connection takes one port of the range per address announced.
+ * - One port (`40000`): every peer connection shares it (udp-mux.ts); werift gathers nothing.
+ *
+ * Either way an address that is not on an interface (the public address of a 1:1 NAT) is reached
+ * through the NAT on the port announced.
  */
 import type { RTCPeerConnection } from 'werift';
 import { isIPv4 } from 'node:net';
+import { UdpMux } from './udp-mux';
 import {
   UDP_PORTS,
   announcedHostAddresses,
@@ -34,10 +38,23 @@ export type PeerNetworkConfig = Pick<
   | 'icePortRange'
 >;
 
-export interface PeerNetwork {
+/** What a peer connection of the stage is given, and joined to. */
+export interface PeerNetworkPlan {
+  /** Spread into its werift configuration. */
+  config: PeerNetworkConfig;
+  /**
+   * Called once its transports exist and before setLocalDescription: puts them on the one
+   * shared port (one-port mode); does nothing otherwise.
+   */
+  attach(peer: RTCPeerConnection): void;
+}
+
+export interface PeerNetwork extends PeerNetworkPlan {
   addresses: readonly AnnouncedHostAddress[];
   udpPorts: UdpPortRange | undefined;
-  config: PeerNetworkConfig;
+  /** Binds the shared port (one-port mode); rejects when it is taken. */
+  open(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The peer connections a stage may hold at once: its viewer seats and its publishers. */
@@ -55,15 +72,7 @@ export function peerNetworkConfig(
   addresses: readonly AnnouncedHostAddress[],
   udpPorts: UdpPortRange | undefined,
 ): PeerNetworkConfig {
-  const v4 = addresses.filter((entry) => isIPv4(entry.address));
-  const v6 = addresses.filter((entry) => !isIPv4(entry.address));
-  // werift binds each socket to the wildcard address, and the kernel picks the source of what
-  // it sends by route. A peer accepts a STUN response only from the address it asked, so a
-  // lone address of this host is bound: its answers come from it (127.0.0.2 on loopback).
-  const bound = (family: typeof v4) =>
-    family.length === 1 && family[0]!.interfaceName !== undefined ? family[0]!.address : undefined;
-  const udp4 = bound(v4);
-  const udp6 = bound(v6);
+  const { udp4, udp6 } = boundAddresses(addresses);
   return {
     iceUseIpv4: false,
     iceUseIpv6: false,
@@ -78,6 +87,22 @@ export function peerNetworkConfig(
       : {}),
     ...(udpPorts ? { icePortRange: [udpPorts.min, udpPorts.max] as [number, number] } : {}),
   };
+}
+
+/**
+ * werift binds each socket to the wildcard address, and the kernel picks the source of what it
+ * sends by route. A peer accepts a STUN response only from the address it asked, so a lone
+ * address of this host in a family is bound: its answers come from it (127.0.0.2 on loopback).
+ */
+function boundAddresses(addresses: readonly AnnouncedHostAddress[]): {
+  udp4?: string;
+  udp6?: string;
+} {
+  const bound = (family: readonly AnnouncedHostAddress[]) =>
+    family.length === 1 && family[0]!.interfaceName !== undefined ? family[0]!.address : undefined;
+  const udp4 = bound(addresses.filter((entry) => isIPv4(entry.address)));
+  const udp6 = bound(addresses.filter((entry) => !isIPv4(entry.address)));
+  return { ...(udp4 === undefined ? {} : { udp4 }), ...(udp6 === undefined ? {} : { udp6 }) };
 }
 
 /**
@@ -100,7 +125,7 @@ export async function resolvePeerNetwork(
     problems.push((error as Error).message);
   }
   const ports = settings.udpPorts;
-  if (ports && addresses.length > 0) {
+  if (ports && ports.min < ports.max && addresses.length > 0) {
     const size = ports.max - ports.min + 1;
     const needed = options.peerConnections * addresses.length;
     if (size < needed) {
@@ -110,7 +135,30 @@ export async function resolvePeerNetwork(
     }
   }
   if (problems.length > 0) throw new PeerNetworkError(problems);
-  return { addresses, udpPorts: ports, config: peerNetworkConfig(addresses, ports) };
+  if (ports && ports.min === ports.max) {
+    const mux = new UdpMux(
+      ports.min,
+      addresses.map((entry) => entry.address),
+      boundAddresses(addresses),
+    );
+    return {
+      addresses,
+      udpPorts: ports,
+      // werift gathers nothing of its own: the shared port's candidates are all.
+      config: { iceUseIpv4: false, iceUseIpv6: false },
+      attach: (peer) => mux.attach(peer),
+      open: () => mux.open(),
+      close: () => mux.close(),
+    };
+  }
+  return {
+    addresses,
+    udpPorts: ports,
+    config: peerNetworkConfig(addresses, ports),
+    attach: () => undefined,
+    open: async () => undefined,
+    close: async () => undefined,
+  };
 }
 
 export class PeerNetworkError extends Error {
@@ -148,8 +196,12 @@ export function interfacesPeerNetwork(): Promise<PeerNetwork> {
 
 /** One line for the log: what the stage announces, and on which ports. */
 export function describePeerNetwork(network: PeerNetwork): string {
-  const ports = network.udpPorts
-    ? `UDP ${network.udpPorts.min}-${network.udpPorts.max}`
-    : 'any UDP port (STAGE_UDP_PORTS unset)';
+  const range = network.udpPorts;
+  const ports =
+    range === undefined
+      ? 'any UDP port (STAGE_UDP_PORTS unset)'
+      : range.min === range.max
+        ? `UDP ${range.min}, one port for every peer connection`
+        : `UDP ${range.min}-${range.max}`;
   return `announces ${network.addresses.map(describeAnnounced).join(', ')} on ${ports}`;
 }

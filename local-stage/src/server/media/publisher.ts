@@ -32,7 +32,7 @@ import {
   NO_FREE_PORT,
   NoFreePortError,
   announcesCandidate,
-  type PeerNetworkConfig,
+  type PeerNetworkPlan,
 } from './peer-network';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
@@ -87,7 +87,7 @@ export interface PublisherOptions {
   /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
   connectTimeoutMs?: number;
   /** The addresses and ports the stage announces (peer-network.ts). */
-  network: PeerNetworkConfig;
+  network: PeerNetworkPlan;
 }
 
 export class Publisher implements SdpSession {
@@ -123,6 +123,7 @@ export class Publisher implements SdpSession {
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
   private readonly log: (message: string) => void;
+  private readonly network: PeerNetworkPlan;
   private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
   private readonly h264KeyFrames = new H264KeyFrames();
@@ -152,6 +153,7 @@ export class Publisher implements SdpSession {
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? (() => undefined);
+    this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.onConnected(),
@@ -170,7 +172,7 @@ export class Publisher implements SdpSession {
       headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
       iceServers: [],
       iceLite: true,
-      ...options.network,
+      ...options.network.config,
       bundlePolicy: 'max-bundle',
     });
     this.peer.onTrack.subscribe((track) => {
@@ -230,6 +232,7 @@ export class Publisher implements SdpSession {
       keepEarlyDtls(transport);
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
       this.log(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);

@@ -36,7 +36,7 @@ import {
   NO_FREE_PORT,
   NoFreePortError,
   announcesCandidate,
-  type PeerNetworkConfig,
+  type PeerNetworkPlan,
 } from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../../signalling';
@@ -77,7 +77,7 @@ export interface SubscriptionOptions {
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
   /** The addresses and ports the stage announces (peer-network.ts). */
-  network: PeerNetworkConfig;
+  network: PeerNetworkPlan;
 }
 
 export class Subscription implements FeedListener {
@@ -109,6 +109,7 @@ export class Subscription implements FeedListener {
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: (message: string) => void;
+  private readonly network: PeerNetworkPlan;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
   connectedAt: number | undefined;
@@ -123,6 +124,7 @@ export class Subscription implements FeedListener {
     this.onConnected = options.onConnected ?? (() => undefined);
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? (() => undefined);
+    this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.connectionUp(),
@@ -131,7 +133,7 @@ export class Subscription implements FeedListener {
     });
     this.peer = new RTCPeerConnection({
       ...viewerPeerConfig(options.publisher),
-      ...options.network,
+      ...options.network.config,
       iceLite: options.answerer ?? false,
     });
     if (this.media.video) {
@@ -180,6 +182,7 @@ export class Subscription implements FeedListener {
       // werift routes a FIR by its media SSRC, which RFC 5104 sets to 0: it never reaches the sender.
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
+    this.network.attach(this.peer);
   }
 
   /** The loss fault: this share (percent) of the RTP sent is dropped (`POST /_faults/loss`). */
@@ -215,6 +218,7 @@ export class Subscription implements FeedListener {
   /** Sends the offer and starts listening to the publisher. False if it has gone. */
   async start(requestId: string): Promise<boolean> {
     const offer = await this.peer.createOffer();
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(offer);
     if (this.closed) return false;
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
@@ -250,6 +254,7 @@ export class Subscription implements FeedListener {
   async acceptOffer(offer: string): Promise<string | undefined> {
     await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
     for (const transport of this.peer.dtlsTransports) transport.role = 'server';
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (this.closed) return undefined;
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {

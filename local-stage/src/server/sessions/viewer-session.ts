@@ -19,7 +19,7 @@ import { JoinRefusedError } from './join-token';
 import type { Publisher } from '../media/publisher';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from '../media/subscription';
-import type { PeerNetworkConfig } from '../media/peer-network';
+import type { PeerNetworkPlan } from '../media/peer-network';
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_SUBSCRIPTIONS = 4;
@@ -45,7 +45,7 @@ export interface ViewerSessionHost {
   sessionClosed(session: ViewerSession): void;
   log(message: string, detail?: unknown): void;
   /** The addresses and ports its peer connections announce (peer-network.ts). */
-  readonly peerNetwork: PeerNetworkConfig;
+  readonly peerNetwork: PeerNetworkPlan;
 }
 
 export class ViewerSession {

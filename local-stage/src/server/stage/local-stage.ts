@@ -105,13 +105,11 @@ export class LocalStage {
   readonly log: (message: string, detail?: unknown) => void;
   /** What its peer connections announce, and on which ports. */
   readonly network: PeerNetwork;
-  private readonly peerNetwork: PeerNetworkConfig;
 
   constructor(options: LocalStageOptions) {
     this.options = options;
     this.log = options.log ?? (() => undefined);
     this.network = options.network;
-    this.peerNetwork = options.network.config;
     this.admission = new AdmissionControl(options.limits);
     this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
     this.host = {
@@ -127,7 +125,7 @@ export class LocalStage {
         this.sessionSeats.get(session)?.release();
       },
       log: this.log,
-      peerNetwork: this.peerNetwork,
+      peerNetwork: this.network,
     };
     for (const stageId of options.stageIds) {
       this.stages.set(
@@ -250,7 +248,7 @@ export class LocalStage {
       onStateChange: (changed) => entry.publisherChanged(changed),
       log: (message) => this.log(message),
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
-      network: this.peerNetwork,
+      network: this.network,
     });
     entry.publishers.set(publisher.id, publisher);
     let answer: string;
@@ -298,7 +296,7 @@ export class LocalStage {
       // No socket: what a socket viewer would be told, a WHEP player learns from its connection.
       send: () => undefined,
       answerer: true,
-      network: this.peerNetwork,
+      network: this.network,
       // Not connected by then: the player never reached the stage, and its seat is free again.
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       log: (message) => this.log(message),
