@@ -18,7 +18,7 @@ import type { StageStats } from '../http/control';
 import { EndpointError } from '../http/endpoint-error';
 import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
 import type { SdpEndpoint } from '../http/sdp-endpoint';
-import { NoFreePortError, type PeerNetwork, type PeerNetworkConfig } from '../media/peer-network';
+import { NoFreePortError, type PeerNetwork } from '../media/peer-network';
 import { Publisher, type PublisherKind } from '../media/publisher';
 import { Subscription } from '../media/subscription';
 import {
