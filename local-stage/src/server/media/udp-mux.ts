@@ -39,10 +39,11 @@ interface ProtocolInternals {
 /** One ICE connection's place on the port: a protocol per announced address. */
 interface MuxEntry {
   connection: IceConnectionInternals;
-  protocols: { family: Family; protocol: StunProtocol }[];
+  protocols: Record<Family, StunProtocol[]>;
 }
 
 const STUN_MAGIC_COOKIE = 0x2112a442;
+const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 const USERNAME = 0x0006;
 
 /** The USERNAME of a STUN message, or undefined (not STUN, or none). */
@@ -105,6 +106,14 @@ export class UdpMux {
       });
       // A datagram the system refuses to send (no route) is the peer's problem, not the stage's.
       socket.on('error', () => undefined);
+      // Every session's packets queue here, not on a socket each: room for bursts (the system's
+      // net.core.rmem_max may cap it lower).
+      try {
+        socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
+        socket.setSendBufferSize(RECEIVE_BUFFER_BYTES);
+      } catch {
+        // Kept at the system's default.
+      }
     }
   }
 
@@ -134,11 +143,11 @@ export class UdpMux {
       const connection = transport.iceTransport.connection as unknown as IceConnectionInternals;
       if (this.attached.has(connection)) continue;
       this.attached.add(connection);
-      const entry: MuxEntry = { connection, protocols: [] };
+      const entry: MuxEntry = { connection, protocols: { 4: [], 6: [] } };
       for (const address of this.addresses) {
         const family: Family = isIPv4(address) ? 4 : 6;
         const protocol = this.protocolFor(entry, family, address);
-        entry.protocols.push({ family, protocol });
+        entry.protocols[family].push(protocol);
         connection.ensureProtocol(protocol);
         protocol.localIp = address;
         connection.protocols.push(protocol);
@@ -195,6 +204,13 @@ export class UdpMux {
     return protocol;
   }
 
+  private entryFor(localUfrag: string): MuxEntry | undefined {
+    for (const entry of this.entries) {
+      if (entry.connection.localUsername === localUfrag) return entry;
+    }
+    return undefined;
+  }
+
   private release(entry: MuxEntry): void {
     if (!this.entries.delete(entry)) return;
     for (const [key, owner] of this.byRemote) if (owner === entry) this.byRemote.delete(key);
@@ -202,24 +218,18 @@ export class UdpMux {
 
   private receive(data: Buffer, from: Address): void {
     const key = `${from[0]}|${from[1]}`;
-    let entry = this.byRemote.get(key);
-    if (!entry) {
-      const localUfrag = stunUsername(data)?.split(':')[0];
-      if (localUfrag === undefined) return;
-      for (const candidate of this.entries) {
-        if (candidate.connection.localUsername === localUfrag) entry = candidate;
-      }
-      if (!entry) return;
-      this.byRemote.set(key, entry);
-    }
-    const family: Family = isIPv4(from[0]) ? 4 : 6;
-    const mine = entry.protocols.filter((entryProtocol) => entryProtocol.family === family);
+    // A check names the connection it is for: it wins over what the address was (a peer's new
+    // session may come from an address an old one used).
+    const localUfrag = stunUsername(data)?.split(':')[0];
+    let entry = localUfrag === undefined ? undefined : this.entryFor(localUfrag);
+    if (entry) this.byRemote.set(key, entry);
+    else entry = this.byRemote.get(key);
+    if (!entry) return;
+    const mine = entry.protocols[isIPv4(from[0]) ? 4 : 6];
     // A response goes to the protocol that asked; anything else to the family's first.
     const id = transactionId(data);
     const target =
-      (id !== undefined &&
-        mine.find((entryProtocol) => id in entryProtocol.protocol.transactions)?.protocol) ||
-      mine[0]?.protocol;
+      (id !== undefined && mine.find((protocol) => id in protocol.transactions)) || mine[0];
     if (!target) return;
     (target.transport as unknown as { onData: (data: Buffer, from: Address) => void }).onData(
       data,
