@@ -195,4 +195,19 @@ describe('the addresses and ports the stage announces', () => {
       expect(await watchedThrough(viewer)).toEqual({ address: '127.0.0.2', port: 47400 });
     }
   });
+
+  it('with one port and the interfaces announced, IPv4 and IPv6 share the port number, and a viewer watches', async () => {
+    const stage = await stageAnnouncing([], true, { min: 47410, max: 47410 });
+    const viewer = new NodeViewer(`${stage.url.replace('http', 'ws')}/stage/events`);
+    viewers.push(viewer);
+    expect(await viewer.join(await token(stage))).toMatchObject({ type: 'joined' });
+    await viewer.subscribe();
+    const offer = viewer.messages.find((message) => message.type === 'offer');
+    const announced = candidates(offer?.type === 'offer' ? offer.sdp : '');
+    expect(announced.map((candidate) => candidate.address)).toEqual(
+      stage.stage.network.addresses.map((entry) => entry.address),
+    );
+    expect(new Set(announced.map((candidate) => candidate.port))).toEqual(new Set([47410]));
+    await viewer.waitFor(() => viewer.frames.length >= 3, 'three frames through port 47410');
+  });
 });
