@@ -43,7 +43,7 @@ interface MuxEntry {
 }
 
 const STUN_MAGIC_COOKIE = 0x2112a442;
-const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 const USERNAME = 0x0006;
 
 /** The USERNAME of a STUN message, or undefined (not STUN, or none). */
@@ -86,34 +86,42 @@ export class UdpMux {
     private readonly bind: { udp4?: string; udp6?: string } = {},
   ) {}
 
-  /** Binds the port; rejects when it is taken (EADDRINUSE names it). */
+  /** Binds the port; rejects when it is taken (EADDRINUSE names it), leaving nothing bound. */
   async open(): Promise<void> {
-    const families = new Set(addresses(this.addresses));
-    for (const family of families) {
-      const socket = createSocket({ type: family === 4 ? 'udp4' : 'udp6', ipv6Only: family === 6 });
-      socket.on('message', (data, remote) => this.receive(data, [remote.address, remote.port]));
-      this.sockets.set(family, socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('error', reject);
-        socket.bind(
-          this.port,
-          (family === 4 ? this.bind.udp4 : this.bind.udp6) ?? (family === 4 ? '0.0.0.0' : '::'),
-          () => {
-            socket.off('error', reject);
-            resolve();
-          },
-        );
+    try {
+      for (const family of new Set(families(this.addresses))) await this.openSocket(family);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  private async openSocket(family: Family): Promise<void> {
+    const socket = createSocket({ type: family === 4 ? 'udp4' : 'udp6', ipv6Only: family === 6 });
+    socket.on('message', (data, remote) => this.receive(data, [remote.address, remote.port]));
+    const address =
+      (family === 4 ? this.bind.udp4 : this.bind.udp6) ?? (family === 4 ? '0.0.0.0' : '::');
+    await new Promise<void>((resolve, reject) => {
+      const refused = (error: Error) => {
+        socket.close();
+        reject(error);
+      };
+      socket.once('error', refused);
+      socket.bind(this.port, address, () => {
+        socket.off('error', refused);
+        resolve();
       });
-      // A datagram the system refuses to send (no route) is the peer's problem, not the stage's.
-      socket.on('error', () => undefined);
-      // Every session's packets queue here, not on a socket each: room for bursts (the system's
-      // net.core.rmem_max may cap it lower).
-      try {
-        socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
-        socket.setSendBufferSize(RECEIVE_BUFFER_BYTES);
-      } catch {
-        // Kept at the system's default.
-      }
+    });
+    this.sockets.set(family, socket);
+    // A datagram the system refuses to send (no route) is the peer's problem, not the stage's.
+    socket.on('error', () => undefined);
+    // Every session's packets queue here, not on a socket each: room for bursts (the system's
+    // net.core.rmem_max may cap it lower).
+    try {
+      socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
+      socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
+    } catch {
+      // Kept at the system's default.
     }
   }
 
@@ -238,6 +246,6 @@ export class UdpMux {
   }
 }
 
-function addresses(list: readonly string[]): Family[] {
+function families(list: readonly string[]): Family[] {
   return list.map((address) => (isIPv4(address) ? 4 : 6));
 }
