@@ -13,6 +13,12 @@ if (typeof HTMLDialogElement !== 'undefined' && !HTMLDialogElement.prototype.sho
   };
 }
 
+// jsdom has no WebRTC, which the player checks for before it joins (browser-support.ts); the
+// stage SDK it joins with is a fake. A test of a browser without it removes this stand-in.
+if (typeof globalThis.RTCPeerConnection === 'undefined') {
+  globalThis.RTCPeerConnection = class RTCPeerConnection {} as unknown as typeof RTCPeerConnection;
+}
+
 afterEach(() => {
   cleanup();
   localStorage.clear();

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
-import { ConfigError, loadStageConfig } from './server/config';
+import { unreachableBeyondWarning } from '@tailcam/protocol/stage-network';
+import { ConfigError, loadStageConfig, resolveStageNetwork } from './server/config';
+import { describePeerNetwork, type PeerNetwork } from './server/media/peer-network';
 import { startLocalStage } from './server/start';
 import { loadSharedSecret } from './env-config';
 import { createStageLog } from './stage-log';
@@ -17,8 +19,10 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function main(): Promise<void> {
   let config;
+  let network: PeerNetwork;
   try {
     config = loadStageConfig(process.env, root);
+    network = await resolveStageNetwork(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
     syntheticCameras: config.syntheticCameras,
     limits: config.limits,
     requestTimeoutMs: config.requestTimeoutMs,
+    network,
     // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
     awaitTokenGenerations: true,
     log,
@@ -52,6 +57,9 @@ async function main(): Promise<void> {
   log(
     `listening on ${running.url} (synthetic cameras: ${cameras}${config.faultsEnabled ? ', faults on' : ''})`,
   );
+  log(describePeerNetwork(network));
+  const unreachable = unreachableBeyondWarning(config.network, network.addresses);
+  if (unreachable !== undefined) log(unreachable);
   // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
   const health = running.stage.health();
   if (!health.ready) log(`not ready: ${health.reason}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadStageConfig } from './config';
+import { ConfigError, loadStageConfig, resolveStageNetwork } from './config';
 
 describe('stage configuration', () => {
   it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session', () => {
@@ -18,6 +18,7 @@ describe('stage configuration', () => {
         patchesPerSession: 200,
       },
       requestTimeoutMs: 10_000,
+      network: { announced: [], announceInterfaces: true, udpPorts: undefined },
     });
   });
 
@@ -105,5 +106,116 @@ describe('stage configuration', () => {
     expect(cameras('none')).toEqual([]);
     expect(cameras('N954AS')).toEqual(['N954AS']);
     expect(() => cameras('N954AS,N0')).toThrow('unknown: N0');
+  });
+});
+
+describe('what the stage announces, and on which UDP ports', () => {
+  const load = (env: Record<string, string>) => loadStageConfig(env, '/repo');
+  const problems = (run: () => unknown): string[] => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+  const asyncProblems = async (run: () => Promise<unknown>): Promise<string[]> => {
+    try {
+      await run();
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  it('reads addresses and names, whether the interfaces are announced too, and a port range', () => {
+    expect(
+      load({
+        STAGE_ANNOUNCED_ADDRESSES: ' 203.0.113.7, stage.example.com ,2001:db8::7,203.0.113.7',
+        STAGE_ANNOUNCE_INTERFACES: '0',
+        STAGE_UDP_PORTS: '40000-40099',
+      }).network,
+    ).toEqual({
+      announced: ['203.0.113.7', 'stage.example.com', '2001:db8::7'],
+      announceInterfaces: false,
+      udpPorts: { min: 40000, max: 40099 },
+    });
+    expect(load({ STAGE_ANNOUNCE_INTERFACES: 'true' }).network.announceInterfaces).toBe(true);
+  });
+
+  it('refuses what cannot be an address, a port range a firewall rule cannot use, and announcing nothing', () => {
+    expect(problems(() => load({ STAGE_ANNOUNCED_ADDRESSES: 'stage example, 300.1.2.3' }))).toEqual(
+      [
+        'STAGE_ANNOUNCED_ADDRESSES must be IP addresses or DNS names separated by commas (not: stage example, 300.1.2.3)',
+      ],
+    );
+    expect(problems(() => load({ STAGE_ANNOUNCED_ADDRESSES: '0.0.0.0,fe80::1' }))).toEqual([
+      'STAGE_ANNOUNCED_ADDRESSES cannot announce an unspecified, multicast or link-local address (0.0.0.0, fe80::1)',
+    ]);
+    for (const range of ['40099-40000', '80-90', '80', '40000-70000', '40000,40001', 'many']) {
+      expect(problems(() => load({ STAGE_UDP_PORTS: range }))).toEqual([
+        `STAGE_UDP_PORTS must be one port (40000: every peer connection shares it) or a range (40000-40099: one port each), from 1024 to 65535 (got "${range}")`,
+      ]);
+    }
+    expect(load({ STAGE_UDP_PORTS: '40000' }).network.udpPorts).toEqual({ min: 40000, max: 40000 });
+    expect(problems(() => load({ STAGE_ANNOUNCE_INTERFACES: 'no' }))[0]).toMatch(
+      /^STAGE_ANNOUNCE_INTERFACES must be 1 \(or true\)/,
+    );
+    expect(problems(() => load({ STAGE_ANNOUNCE_INTERFACES: '0' }))).toEqual([
+      'STAGE_ANNOUNCE_INTERFACES=0 needs STAGE_ANNOUNCED_ADDRESSES: otherwise the stage announces no address at all',
+    ]);
+  });
+
+  it('resolves a DNS name at start, and names one that does not resolve', async () => {
+    const lookup = async (name: string) => {
+      if (name === 'stage.example.com') return ['203.0.113.9', '2001:db8::9'];
+      throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+    };
+    const config = load({
+      STAGE_ANNOUNCED_ADDRESSES: 'stage.example.com,198.18.0.10',
+      STAGE_ANNOUNCE_INTERFACES: '0',
+    });
+    const network = await resolveStageNetwork(config, { lookup });
+    expect(network.addresses.map((entry) => [entry.address, entry.source])).toEqual([
+      ['203.0.113.9', 'stage.example.com'],
+      ['2001:db8::9', 'stage.example.com'],
+      ['198.18.0.10', '198.18.0.10'],
+    ]);
+    expect(network.config).toMatchObject({
+      iceUseIpv4: false,
+      iceUseIpv6: false,
+      iceAdditionalHostAddresses: ['203.0.113.9', '2001:db8::9', '198.18.0.10'],
+    });
+    expect(
+      await asyncProblems(() =>
+        resolveStageNetwork(
+          load({ STAGE_ANNOUNCED_ADDRESSES: 'stage.example.com,nowhere.example.net' }),
+          { lookup },
+        ),
+      ),
+    ).toEqual([
+      'STAGE_ANNOUNCED_ADDRESSES names a host that does not resolve: nowhere.example.net (getaddrinfo ENOTFOUND nowhere.example.net)',
+    ]);
+  });
+
+  it('refuses a port range too small for the stage limit, saying how many ports it needs', async () => {
+    const config = load({
+      STAGE_ANNOUNCED_ADDRESSES: '198.18.0.10',
+      STAGE_ANNOUNCE_INTERFACES: '0',
+      STAGE_UDP_PORTS: '40000-40099',
+    });
+    // 64 viewer seats, 32 publishers connecting, one connected camera and encoder per aircraft.
+    expect(await asyncProblems(() => resolveStageNetwork(config))).toEqual([
+      "STAGE_UDP_PORTS 40000-40099 has 100 ports, too few for the stage's limit: 102 peer connections at once (STAGE_MAX_SESSIONS viewers and the publishers), 1 port(s) each (one per address announced: 198.18.0.10) need 102; widen the range or lower STAGE_MAX_SESSIONS",
+    ]);
+    const fewer = load({
+      STAGE_ANNOUNCED_ADDRESSES: '198.18.0.10',
+      STAGE_ANNOUNCE_INTERFACES: '0',
+      STAGE_UDP_PORTS: '40000-40099',
+      STAGE_MAX_SESSIONS: '62',
+    });
+    expect((await resolveStageNetwork(fewer)).config.icePortRange).toEqual([40000, 40099]);
   });
 });

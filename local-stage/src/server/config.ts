@@ -11,7 +11,21 @@ import {
   syntheticCamerasVariable,
   tokenSecretVariable,
 } from '../env-config';
+import {
+  stageNetworkProblem,
+  stageNetworkSettings,
+  stageNetworkVariables,
+  type Lookup,
+  type StageNetworkSettings,
+} from '@tailcam/protocol/stage-network';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { DEFAULT_LIMITS, type AdmissionLimits } from './sessions/admission';
+import {
+  PeerNetworkError,
+  peerConnectionLimit,
+  resolvePeerNetwork,
+  type PeerNetwork,
+} from './media/peer-network';
 
 export { ConfigError };
 
@@ -55,6 +69,7 @@ const envSchema = z.object({
   LOG_FORMAT: logFormatVariable,
   // The API's variable, and its range: one limit for both ports.
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
+  ...stageNetworkVariables,
 });
 
 export interface StageConfig {
@@ -79,6 +94,8 @@ export interface StageConfig {
   requestTimeoutMs: number;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
+  /** What the peer connections announce, as configured (`resolveStageNetwork` resolves it). */
+  network: StageNetworkSettings;
 }
 
 /**
@@ -87,6 +104,9 @@ export interface StageConfig {
  */
 export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConfig {
   const value = parseEnv(envSchema, env, 'local stage');
+  const network = stageNetworkSettings(value);
+  const problem = stageNetworkProblem(network);
+  if (problem !== undefined) throw new ConfigError([problem], 'local stage');
   return {
     port: value.STAGE_PORT,
     host: value.STAGE_HOST,
@@ -103,5 +123,30 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     },
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     logFormat: value.LOG_FORMAT,
+    network,
   };
+}
+
+/**
+ * What the stage's peer connections announce: the configured names resolved, the interfaces'
+ * addresses read, the port range checked against the stage's limit. Throws a ConfigError naming
+ * what is wrong.
+ */
+export async function resolveStageNetwork(
+  config: Pick<StageConfig, 'network' | 'limits'>,
+  options: { lookup?: Lookup } = {},
+): Promise<PeerNetwork> {
+  try {
+    return await resolvePeerNetwork(config.network, {
+      peerConnections: peerConnectionLimit({
+        maxSessions: config.limits.maxSessions,
+        maxConnectingPublishers: DEFAULT_LIMITS.maxConnectingPublishers,
+        aircraft: STREAM_IDS.length,
+      }),
+      lookup: options.lookup,
+    });
+  } catch (error) {
+    if (error instanceof PeerNetworkError) throw new ConfigError(error.problems, 'local stage');
+    throw error;
+  }
 }

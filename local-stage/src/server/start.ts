@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { createStageServer } from './http/http-server';
+import { interfacesPeerNetwork, type PeerNetwork } from './media/peer-network';
 import { LocalStage, type LocalStageOptions } from './stage/local-stage';
 
 export interface RunningStage {
@@ -28,8 +29,13 @@ export async function startLocalStage(options: {
   awaitTokenGenerations?: boolean;
   log?: LocalStageOptions['log'];
   onExitRequested?: () => void;
+  /** What its peer connections announce (default: the interfaces' addresses, any port). */
+  network?: PeerNetwork;
 }): Promise<RunningStage> {
+  const network = options.network ?? (await interfacesPeerNetwork());
+  await network.open();
   const stage = new LocalStage({
+    network,
     stageIds: STREAM_IDS,
     secret: options.secret,
     syntheticCameras: options.syntheticCameras ?? [],
@@ -54,6 +60,7 @@ export async function startLocalStage(options: {
     });
   } catch (error) {
     stage.close();
+    await network.close();
     throw error;
   }
   await stage.selfCheck();
@@ -66,6 +73,7 @@ export async function startLocalStage(options: {
       stage.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await network.close();
     },
   };
 }

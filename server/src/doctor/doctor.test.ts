@@ -71,6 +71,8 @@ describe('npm run doctor', () => {
       ['PASS', 'AWS N743AS'],
       ['PASS', 'AWS N953AS'],
       ['PASS', 'AWS N954AS'],
+      ['SKIP', 'stage network'],
+      ['SKIP', 'public URL'],
     ]);
     expect(mock.commandCalls(GetStageCommand).map((call) => call.args[0].input)).toEqual(
       ['N743AS', 'N953AS', 'N954AS'].map((id) => ({ arn: arn('eu-west-1', `${id}AAAAAA`) })),
@@ -80,7 +82,7 @@ describe('npm run doctor', () => {
     );
     expect(results[2]!.detail).toMatch(/^amazon-ivs-web-broadcast \d+\.\d+\.\d+ at node_modules/);
     expect(results[0]!.detail).toContain('fit for one instance only');
-    expect(summary(results)).toBe('doctor: 7 passed, 0 failed, 0 skipped');
+    expect(summary(results)).toBe('doctor: 7 passed, 0 failed, 2 skipped');
   });
 
   it('fails the stages AWS refuses or does not know, and an ARN from another region', async () => {
@@ -98,12 +100,12 @@ describe('npm run doctor', () => {
       ),
     });
     const results = await runDoctor({ env, repoRoot, createIvsClient: () => client });
-    expect(results.slice(4).map(formatCheck)).toEqual([
+    expect(results.slice(4, 7).map(formatCheck)).toEqual([
       `FAIL  AWS N743AS    AWS refused GetStage on ${first}: the credentials lack that permission (see the IAM policies in docs/deployment.md).`,
       `FAIL  AWS N953AS    GetStage on ${second}: no such resource in this account and region (Stage not found).`,
       `FAIL  AWS N954AS    ${arn('us-east-1', 'N954ASAAAAAA')} is in us-east-1, but AWS_REGION is eu-west-1`,
     ]);
-    expect(summary(results)).toBe('doctor: 4 passed, 3 failed, 0 skipped');
+    expect(summary(results)).toBe('doctor: 4 passed, 3 failed, 2 skipped');
   });
 
   it('names every bad variable and skips what depends on them', async () => {
@@ -114,7 +116,13 @@ describe('npm run doctor', () => {
     expect(results[0]!.status).toBe('FAIL');
     expect(results[0]!.detail).toContain('AUTH_SECRET: required with STAGE_PROVIDER=ivs');
     expect(results[0]!.detail).toContain('RATE_LIMIT_STORE: "postgres" needs DATABASE_URL');
-    expect(results.slice(1).map((result) => result.status)).toEqual(['SKIP', 'SKIP', 'SKIP']);
+    expect(results.slice(1).map((result) => result.status)).toEqual([
+      'SKIP',
+      'SKIP',
+      'SKIP',
+      'SKIP',
+      'SKIP',
+    ]);
   });
 
   it('fails a missing SDK build and web build, and an unreachable database, quickly', async () => {
@@ -135,6 +143,8 @@ describe('npm run doctor', () => {
       `FAIL  stage SDK     ${missing}/stage-sdk.js is missing: run npm run build`,
       `FAIL  web app       ${missing}/index.html is missing: run npm run build`,
       'SKIP  AWS           STAGE_PROVIDER=local: no AWS account involved',
+      expect.stringMatching(/^(PASS|WARN) {2}stage network the stage announces /),
+      'SKIP  public URL    PUBLIC_URL unset: encoders and players are told localhost',
     ]);
   });
 
@@ -191,6 +201,104 @@ describe.skipIf(testDatabaseUrl === undefined)('npm run doctor against PostgreSQ
     await client.close();
     expect(formatCheck(await check())).toBe(
       'PASS  database      PostgreSQL reachable, all 4 migrations applied',
+    );
+  });
+});
+
+describe('npm run doctor on the network', () => {
+  const interfaces = {
+    lo: [
+      {
+        address: '127.0.0.1',
+        netmask: '255.0.0.0',
+        family: 'IPv4' as const,
+        mac: '00:00:00:00:00:00',
+        internal: true,
+        cidr: '127.0.0.1/8',
+      },
+    ],
+    eth0: [
+      {
+        address: '10.0.0.5',
+        netmask: '255.255.255.0',
+        family: 'IPv4' as const,
+        mac: '02:00:00:00:00:01',
+        internal: false,
+        cidr: '10.0.0.5/24',
+      },
+    ],
+  };
+  const lookup = async (name: string) => {
+    if (name === 'stage.example.com') return ['203.0.113.7'];
+    throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+  };
+  const line = async (env: Record<string, string>, name: string) => {
+    const results = await runDoctor({
+      env: {
+        DATA_DIR: join(tempDir(), 'data'),
+        LOCAL_STAGE_SDK_FILE: fakeLocalSdk(),
+        WEB_DIST_DIR: fakeWebDist(),
+        ...env,
+      },
+      repoRoot,
+      network: { interfaces, lookup },
+    });
+    const found = results.find((result) => result.name === name);
+    return found && formatCheck(found);
+  };
+
+  it('says what the stage announces, which address is on an interface, and its UDP ports', async () => {
+    expect(
+      await line(
+        {
+          STAGE_ANNOUNCED_ADDRESSES: 'stage.example.com,10.0.0.5',
+          STAGE_UDP_PORTS: '40000-40199',
+        },
+        'stage network',
+      ),
+    ).toBe(
+      'PASS  stage network the stage announces 203.0.113.7 (stage.example.com, not on an interface of this host: right only behind a 1:1 NAT that maps it here), 10.0.0.5 (on eth0) on UDP 40000-40199 (200 ports, one per peer connection and address)',
+    );
+  });
+
+  it('says when every peer connection shares one UDP port', async () => {
+    expect(
+      await line(
+        { STAGE_ANNOUNCED_ADDRESSES: '203.0.113.7', STAGE_UDP_PORTS: '40000' },
+        'stage network',
+      ),
+    ).toBe(
+      'PASS  stage network the stage announces 203.0.113.7 (not on an interface of this host: right only behind a 1:1 NAT that maps it here), 10.0.0.5 (on eth0) on UDP 40000 (one port for every peer connection)',
+    );
+  });
+
+  it('warns, naming STAGE_ANNOUNCED_ADDRESSES, when the stage announces only private addresses', async () => {
+    expect(await line({}, 'stage network')).toBe(
+      'WARN  stage network the stage announces 10.0.0.5 (on eth0) on any UDP port (STAGE_UDP_PORTS unset: no firewall rule can name them); the stage announces only private or loopback addresses (10.0.0.5): peers beyond this network cannot reach it. Behind a 1:1 NAT (a cloud VM), set STAGE_ANNOUNCED_ADDRESSES to the public address or name',
+    );
+  });
+
+  it('fails a name that does not resolve and a range the stage refuses', async () => {
+    expect(await line({ STAGE_ANNOUNCED_ADDRESSES: 'nowhere.example.net' }, 'stage network')).toBe(
+      'FAIL  stage network STAGE_ANNOUNCED_ADDRESSES names a host that does not resolve: nowhere.example.net (getaddrinfo ENOTFOUND nowhere.example.net)',
+    );
+    expect(await line({ STAGE_UDP_PORTS: '80-90' }, 'stage network')).toBe(
+      'FAIL  stage network STAGE_UDP_PORTS must be one port (40000: every peer connection shares it) or a range (40000-40099: one port each), from 1024 to 65535 (got "80-90")',
+    );
+  });
+
+  it('warns when PUBLIC_URL is plain http on an address beyond this machine', async () => {
+    expect(await line({ PUBLIC_URL: 'http://192.168.1.20:8080' }, 'public URL')).toBe(
+      'WARN  public URL    PUBLIC_URL http://192.168.1.20:8080 is plain http on an address beyond this machine: passwords and participant tokens cross the network readable, and browsers there give the page no secure context. Serve it over https behind a reverse proxy (docs/deployment.md)',
+    );
+    expect(await line({ PUBLIC_URL: 'http://localhost:8080' }, 'public URL')).toBe(
+      'PASS  public URL    http://localhost:8080 is plain http on this machine only',
+    );
+    expect(await line({ PUBLIC_URL: 'https://tailcam.example' }, 'public URL')).toBe(
+      'PASS  public URL    https://tailcam.example is https',
+    );
+    expect(summary([{ status: 'WARN', name: 'public URL', detail: '' }])).toBe(
+      'doctor: 0 passed, 0 failed, 0 skipped, 1 warning',
     );
   });
 });

@@ -1,8 +1,10 @@
 /**
  * `npm run doctor`: checks a deployment before (or while) it serves, one PASS / FAIL / SKIP line
  * per check: the configuration, the database and its migrations, the stage SDK file, the built
- * web app, and with the ivs provider each stage through AWS (GetStage: cheap, read-only, and
- * proof of region, credentials and ARN at once). Exit code 1 when anything fails.
+ * web app, with the ivs provider each stage through AWS (GetStage: cheap, read-only, and proof of
+ * region, credentials and ARN at once), what the local stage announces to peers, and whether
+ * PUBLIC_URL is plain http beyond this machine (network-checks.ts; those may WARN). Exit code 1
+ * when anything fails.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -18,8 +20,10 @@ import { openPostgresClient } from '../db/postgres-client';
 import type { SqlClient } from '../db/sql-client';
 import { describeAwsError } from '../ivs/aws-errors';
 import type { IvsClient } from '../ivs/stages';
+import { checkPublicUrl, checkStageNetwork, type NetworkCheckOptions } from './network-checks';
 
-export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP';
+/** WARN: works, but not as an operator would want (the exit code stays 0). */
+export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP' | 'WARN';
 
 export interface CheckResult {
   status: CheckStatus;
@@ -33,6 +37,8 @@ export interface DoctorOptions {
   createIvsClient?: (region: string) => IvsClient;
   /** Opens PostgreSQL; tests point it at a schema. */
   openPostgres?: (databaseUrl: string) => SqlClient;
+  /** The host's interfaces and DNS, for the stage network line (tests give their own). */
+  network?: NetworkCheckOptions;
 }
 
 const AWS_TIMEOUT_MS = 5_000;
@@ -208,7 +214,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     config = parseConfig(options.env, options.repoRoot);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const rest = ['database', 'stage SDK', 'web app'].map((name) =>
+    const rest = ['database', 'stage SDK', 'web app', 'stage network', 'public URL'].map((name) =>
       skip(name, 'configuration is invalid'),
     );
     return [fail('configuration', error.problems.join('; ')), ...rest];
@@ -221,6 +227,8 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   } else {
     results.push(skip('AWS', 'STAGE_PROVIDER=local: no AWS account involved'));
   }
+  results.push(await checkStageNetwork(config, options.env, options.network));
+  results.push(checkPublicUrl(config));
   return results;
 }
 
@@ -230,5 +238,7 @@ export function formatCheck(result: CheckResult): string {
 
 export function summary(results: readonly CheckResult[]): string {
   const count = (status: CheckStatus) => results.filter((r) => r.status === status).length;
-  return `doctor: ${count('PASS')} passed, ${count('FAIL')} failed, ${count('SKIP')} skipped`;
+  const warned = count('WARN');
+  const warnings = warned === 0 ? '' : `, ${warned} warning${warned === 1 ? '' : 's'}`;
+  return `doctor: ${count('PASS')} passed, ${count('FAIL')} failed, ${count('SKIP')} skipped${warnings}`;
 }

@@ -119,6 +119,8 @@ export const uiText = {
     sdkNotLoaded:
       'The broadcast SDK is not loaded. Please check your connection and reload the page.',
     unknownStageError: 'An unknown stage error occurred.',
+    webRtcMissing:
+      'This browser cannot play live video: it has no WebRTC. Open Tailcam in a current Chrome, Edge, Firefox or Safari.',
     autoplayBlocked: 'Browser blocked autoplay. Please click the video to play.',
     connectionLost: 'Connection lost. Reconnecting...',
   },

@@ -28,6 +28,12 @@ import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
 import { H264KeyFrames } from './h264';
 import { ConnectionWatch } from './connection-watch';
+import {
+  NO_FREE_PORT,
+  NoFreePortError,
+  announcesCandidate,
+  type PeerNetworkPlan,
+} from './peer-network';
 import { KeyFrameRequests } from './key-frame-requests';
 import { withSessionIceLite } from './sdp';
 import { isVp8KeyFrameStart } from './vp8';
@@ -80,6 +86,8 @@ export interface PublisherOptions {
   log?: (message: string) => void;
   /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
   connectTimeoutMs?: number;
+  /** The addresses and ports the stage announces (peer-network.ts). */
+  network: PeerNetworkPlan;
 }
 
 export class Publisher implements SdpSession {
@@ -115,6 +123,7 @@ export class Publisher implements SdpSession {
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
   private readonly log: (message: string) => void;
+  private readonly network: PeerNetworkPlan;
   private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
   private readonly h264KeyFrames = new H264KeyFrames();
@@ -144,6 +153,7 @@ export class Publisher implements SdpSession {
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? (() => undefined);
+    this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.onConnected(),
@@ -162,7 +172,7 @@ export class Publisher implements SdpSession {
       headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
       iceServers: [],
       iceLite: true,
-      iceUseIpv6: false,
+      ...options.network.config,
       bundlePolicy: 'max-bundle',
     });
     this.peer.onTrack.subscribe((track) => {
@@ -222,7 +232,12 @@ export class Publisher implements SdpSession {
       keepEarlyDtls(transport);
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);
+      throw new NoFreePortError();
+    }
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
     return withoutReceiveOnlyStreams(
       withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),

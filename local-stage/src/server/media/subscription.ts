@@ -34,6 +34,12 @@ import {
   type ForwardingCounts,
 } from './forwarding';
 import type { FeedListener, Publisher } from './publisher';
+import {
+  NO_FREE_PORT,
+  NoFreePortError,
+  announcesCandidate,
+  type PeerNetworkPlan,
+} from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../../signalling';
 
@@ -72,6 +78,8 @@ export interface SubscriptionOptions {
   onConnected?: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
   log?: (message: string) => void;
+  /** The addresses and ports the stage announces (peer-network.ts). */
+  network: PeerNetworkPlan;
 }
 
 export class Subscription implements FeedListener {
@@ -103,6 +111,7 @@ export class Subscription implements FeedListener {
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: (message: string) => void;
+  private readonly network: PeerNetworkPlan;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
   connectedAt: number | undefined;
@@ -117,6 +126,7 @@ export class Subscription implements FeedListener {
     this.onConnected = options.onConnected ?? (() => undefined);
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? (() => undefined);
+    this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.connectionUp(),
@@ -125,6 +135,7 @@ export class Subscription implements FeedListener {
     });
     this.peer = new RTCPeerConnection({
       ...viewerPeerConfig(options.publisher),
+      ...options.network.config,
       iceLite: options.answerer ?? false,
     });
     if (this.media.video) {
@@ -173,6 +184,7 @@ export class Subscription implements FeedListener {
       // werift routes a FIR by its media SSRC, which RFC 5104 sets to 0: it never reaches the sender.
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
     }
+    this.network.attach(this.peer);
   }
 
   /** The loss fault: this share (percent) of the RTP sent is dropped (`POST /_faults/loss`). */
@@ -208,8 +220,14 @@ export class Subscription implements FeedListener {
   /** Sends the offer and starts listening to the publisher. False if it has gone. */
   async start(requestId: string): Promise<boolean> {
     const offer = await this.peer.createOffer();
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(offer);
     if (this.closed) return false;
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.close('no-udp-port', false);
+      return false;
+    }
     if (this.publisher.state === 'closed') {
       this.close('publisher-left', false);
       return false;
@@ -238,8 +256,14 @@ export class Subscription implements FeedListener {
   async acceptOffer(offer: string): Promise<string | undefined> {
     await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
     for (const transport of this.peer.dtlsTransports) transport.role = 'server';
+    this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (this.closed) return undefined;
+    if (!announcesCandidate(this.peer.localDescription?.sdp)) {
+      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.close('no-udp-port', false);
+      throw new NoFreePortError();
+    }
     if (this.publisher.state === 'closed') {
       this.close('publisher-left', false);
       return undefined;
@@ -417,6 +441,5 @@ const viewerPeerConfig = (publisher: Publisher) => ({
   },
   headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
   iceServers: [],
-  iceUseIpv6: false,
   bundlePolicy: 'max-bundle' as const,
 });

@@ -50,6 +50,9 @@ export const DEFAULT_LIMITS: Readonly<AdmissionLimits> = Object.freeze({
   connectTimeoutMs: 10_000,
 });
 
+/** What an HTTP door answers (503) when the stage holds all it may. */
+export const STAGE_FULL = 'The stage is at capacity; try again later';
+
 /** The join error a viewer sees after `[JOIN_ERROR] ` when their account holds too many sessions. */
 export const TOO_MANY_SESSIONS =
   'Too many streams are open with this account; close one and try again';
@@ -178,7 +181,7 @@ export class AdmissionControl {
       throw new AdmissionRefused('account-full', TOO_MANY_SESSIONS);
     }
     if (counted.length >= this.limits.maxSessions) {
-      throw new AdmissionRefused('stage-full', 'The stage is at capacity; try again later');
+      throw new AdmissionRefused('stage-full', STAGE_FULL);
     }
   }
 

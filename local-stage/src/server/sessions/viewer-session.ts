@@ -19,6 +19,7 @@ import { JoinRefusedError } from './join-token';
 import type { Publisher } from '../media/publisher';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from '../media/subscription';
+import type { PeerNetworkPlan } from '../media/peer-network';
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_SUBSCRIPTIONS = 4;
@@ -43,6 +44,8 @@ export interface ViewerSessionHost {
   subscriptionClosed(subscription: Subscription): void;
   sessionClosed(session: ViewerSession): void;
   log(message: string, detail?: unknown): void;
+  /** The addresses and ports its peer connections announce (peer-network.ts). */
+  readonly peerNetwork: PeerNetworkPlan;
 }
 
 export class ViewerSession {
@@ -212,6 +215,7 @@ export class ViewerSession {
       publisherId,
       send: (message) => this.send(message),
       log: (message) => this.stage.log(message),
+      network: this.stage.peerNetwork,
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);
         this.stage.subscriptionClosed(closed);

@@ -18,11 +18,13 @@ import type { StageStats } from '../http/control';
 import { EndpointError } from '../http/endpoint-error';
 import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
 import type { SdpEndpoint } from '../http/sdp-endpoint';
+import { NoFreePortError, type PeerNetwork } from '../media/peer-network';
 import { Publisher, type PublisherKind } from '../media/publisher';
 import { Subscription } from '../media/subscription';
 import {
   AdmissionControl,
   AdmissionRefused,
+  STAGE_FULL,
   TOO_MANY_SESSIONS,
   type AdmissionLimits,
   type Seat,
@@ -51,6 +53,8 @@ export interface LocalStageOptions {
    */
   awaitTokenGenerations?: boolean;
   log?: (message: string, detail?: unknown) => void;
+  /** What every peer connection announces (peer-network.ts: resolved before the stage starts). */
+  network: PeerNetwork;
 }
 
 export class LocalStage {
@@ -99,10 +103,13 @@ export class LocalStage {
   private readonly host: ViewerSessionHost;
   private closing = false;
   readonly log: (message: string, detail?: unknown) => void;
+  /** What its peer connections announce, and on which ports. */
+  readonly network: PeerNetwork;
 
   constructor(options: LocalStageOptions) {
     this.options = options;
     this.log = options.log ?? (() => undefined);
+    this.network = options.network;
     this.admission = new AdmissionControl(options.limits);
     this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
     this.host = {
@@ -118,6 +125,7 @@ export class LocalStage {
         this.sessionSeats.get(session)?.release();
       },
       log: this.log,
+      peerNetwork: this.network,
     };
     for (const stageId of options.stageIds) {
       this.stages.set(
@@ -240,6 +248,7 @@ export class LocalStage {
       onStateChange: (changed) => entry.publisherChanged(changed),
       log: (message) => this.log(message),
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
+      network: this.network,
     });
     entry.publishers.set(publisher.id, publisher);
     let answer: string;
@@ -247,6 +256,7 @@ export class LocalStage {
       answer = await publisher.answer();
     } catch (error) {
       publisher.close('answer-failed');
+      if (error instanceof NoFreePortError) throw new EndpointError(503, STAGE_FULL);
       this.log(`WHIP offer for ${stageId} could not be answered`, error);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }
@@ -286,6 +296,7 @@ export class LocalStage {
       // No socket: what a socket viewer would be told, a WHEP player learns from its connection.
       send: () => undefined,
       answerer: true,
+      network: this.network,
       // Not connected by then: the player never reached the stage, and its seat is free again.
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       log: (message) => this.log(message),
@@ -304,6 +315,7 @@ export class LocalStage {
       answer = await subscription.acceptOffer(offer.sdp);
     } catch (error) {
       subscription.close('answer-failed', false);
+      if (error instanceof NoFreePortError) throw new EndpointError(503, STAGE_FULL);
       this.log(`WHEP offer for ${stageId} could not be answered`, error);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }

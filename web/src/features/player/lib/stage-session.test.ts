@@ -48,6 +48,7 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.unstubAllGlobals();
 });
 
 async function connectedSession() {
@@ -199,6 +200,19 @@ describe('StageSession', () => {
     session.start();
     expect(session.getSnapshot()).toMatchObject({ status: 'error' });
     expect(fetches).toHaveLength(0);
+  });
+
+  it('says in plain words that the browser has no WebRTC, without asking for a token', () => {
+    vi.stubGlobal('RTCPeerConnection', undefined);
+    const session = createSession();
+    session.start();
+    expect(session.getSnapshot()).toEqual({
+      status: 'error',
+      message:
+        'This browser cannot play live video: it has no WebRTC. Open Tailcam in a current Chrome, Edge, Firefox or Safari.',
+    });
+    expect(fetches).toHaveLength(0);
+    expect(sdk.stages).toHaveLength(0);
   });
 
   it('gives the same snapshot until the state changes', async () => {

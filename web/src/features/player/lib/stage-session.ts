@@ -16,6 +16,7 @@
  */
 import { uiText } from '@/config/ui-text';
 import { errorMessage } from '@/lib/error-message';
+import { missingBrowserFeature } from './browser-support';
 import type { ReconnectPolicy } from '@tailcam/protocol/reconnect-policy';
 import {
   initialPlayerState,
@@ -136,6 +137,11 @@ export class StageSession {
 
   private async connect(): Promise<void> {
     if (this.disposed || this.tokenFetch) return; // one token fetch at a time
+    const missing = missingBrowserFeature();
+    if (missing !== undefined) {
+      this.attemptFailed(missing);
+      return;
+    }
     const sdk = this.options.getSdk();
     if (!sdk) {
       this.attemptFailed(uiText.errors.sdkNotLoaded);
