@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     syntheticCameras: config.syntheticCameras,
     limits: config.limits,
     requestTimeoutMs: config.requestTimeoutMs,
+    turn: config.turn,
     // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
     awaitTokenGenerations: true,
     log,

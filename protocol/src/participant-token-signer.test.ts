@@ -31,4 +31,27 @@ describe('participant token signer', () => {
     });
     expect(claims).toMatchObject({ jti: 'p-1', events_url: 'wss://tailcam.example/stage/events' });
   });
+
+  it('carries ICE servers as the ice_servers claim, and leaves it out when there are none', async () => {
+    const iceServers = [
+      { urls: ['turn:turn.example:3478?transport=tcp'], username: '1:user-1', credential: 'c' },
+    ];
+    const sign = createParticipantTokenSigner(secret);
+    const token = sign({ ...input, iceServers, now: new Date() });
+    const claims = await verifyParticipantToken(token, {
+      secret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    expect(claims.ice_servers).toEqual(iceServers);
+    const without = await verifyParticipantToken(
+      sign({ ...input, iceServers: [], now: new Date() }),
+      {
+        secret,
+        stageId: 'N743AS',
+        capability: 'subscribe',
+      },
+    );
+    expect(without).not.toHaveProperty('ice_servers');
+  });
 });

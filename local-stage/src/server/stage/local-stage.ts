@@ -76,7 +76,7 @@ export class LocalStage {
     hasStage: (stageId) => this.stages.has(stageId),
     create: async (stageId, token, offer) => {
       const { publisher, answer } = await this.publish(stageId, token, offer);
-      return { id: publisher.id, answer };
+      return { id: publisher.id, answer, userId: publisher.userId };
     },
     session: (stageId, id) => {
       const publisher = this.stages.get(stageId)?.publishers.get(id);
@@ -265,7 +265,7 @@ export class LocalStage {
     stageId: string,
     token: string,
     offerSdp: string,
-  ): Promise<{ id: string; answer: string }> {
+  ): Promise<{ id: string; answer: string; userId: string }> {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
     const shown = entry.shown;
     if (!shown)
@@ -310,7 +310,7 @@ export class LocalStage {
     if (answer === undefined) {
       throw new EndpointError(503, `The publisher of ${stageId} left meanwhile; try again`);
     }
-    return { id: session.id, answer };
+    return { id: session.id, answer, userId: claims.user_id };
   }
 
   /**
