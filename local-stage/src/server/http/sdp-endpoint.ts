@@ -8,9 +8,10 @@
  *   PATCH   /stage/{whip|whep}/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag)
  *                                             → 204 (429 beyond the session's share, admission.ts)
  *   DELETE  /stage/{whip|whep}/{STAGE}/{ID}   ends the session → 200
- *   OPTIONS either                            CORS preflight → 204 (no ice-server Links: it
- *                                             carries no token, and TURN credentials are
- *                                             for token holders only, decision 0063)
+ *   OPTIONS either                            CORS preflight → 204; on /stage/{whip|whep}/{STAGE}
+ *                                             with a token the POST would take (a native
+ *                                             client's, never a browser's preflight), the
+ *                                             ice-server Links too (decision 0063)
  * Open to any origin: the Bearer token is the authority and no cookie is read, so a page on
  * another origin works. A session's PATCH and DELETE carry the token of its POST. Errors are JSON
  * `{error}` with the status that says what to change (docs/product.md#whip).
@@ -63,6 +64,8 @@ export interface SdpEndpoint {
     offer: string,
   ): Promise<{ id: string; answer: string; userId: string }>;
   session(stageId: string, id: string): SdpSession | undefined;
+  /** The `user_id` of a token `create` would take for the stage, or undefined. */
+  tokenHolder(stageId: string, token: string): Promise<string | undefined>;
 }
 
 const ENDPOINT = /^\/stage\/(whip|whep)(?:\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?)?$/;
@@ -110,8 +113,13 @@ async function route(
     );
   }
   if (method === 'OPTIONS') {
+    // A client that gathers before it posts (Meetecho's whip-client -f) asks here, with its token.
+    const token = sessionId === undefined ? optionalBearerToken(request) : undefined;
+    const holder = token === undefined ? undefined : await endpoint.tokenHolder(stageId, token);
+    const links = holder === undefined ? [] : iceServerLinks(iceServersFor(holder));
     response.writeHead(204, {
       ...CORS_HEADERS,
+      ...(links.length > 0 ? { link: links } : {}),
       ...(sessionId
         ? { 'accept-patch': 'application/trickle-ice-sdpfrag' }
         : { 'accept-post': 'application/sdp' }),
@@ -169,11 +177,16 @@ async function route(
   answerEmpty(response, 204);
 }
 
+function optionalBearerToken(request: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
 function bearerToken(request: IncomingMessage): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match?.[1])
+  const token = optionalBearerToken(request);
+  if (token === undefined) {
     throw new EndpointError(401, 'A Bearer token is needed (Authorization: Bearer …)');
-  return match[1];
+  }
+  return token;
 }
 
 function requireContentType(request: IncomingMessage, type: string): void {

@@ -154,11 +154,26 @@ describe('a WHEP session', () => {
           `<${url}>; rel="ice-server"; username="${username}"; credential="${credential}"; credential-type="password"`,
       ),
     );
-    // Not to a preflight, which carries no token: credentials are for token holders only.
-    const preflight = await fetch(`${running.url}/stage/whep/N743AS`, { method: 'OPTIONS' });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers.get('link')).toBeNull();
-    expect(preflight.headers.get('access-control-expose-headers')).toContain('Link');
+    // On OPTIONS with a token this door takes (a client that gathers before it posts), the
+    // same; never to a browser's preflight, which carries no token, nor for another's token.
+    const options = async (authorization?: string) => {
+      const answer = await fetch(`${running.url}/stage/whep/N743AS`, {
+        method: 'OPTIONS',
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      expect(answer.status).toBe(204);
+      return answer.headers.get('link');
+    };
+    expect(await options(`Bearer ${bearer}`)).toMatch(
+      /^<turn:turn\.example:3478\?transport=tcp>; rel="ice-server"; username="\d+:operator-limit"/,
+    );
+    expect(await options()).toBeNull();
+    expect(await options(`Bearer ${await token('N743AS', { publish: true })}`)).toBeNull();
+    expect(
+      await options(
+        `Bearer ${await token('N743AS', { secret: new TextEncoder().encode('x'.repeat(40)) })}`,
+      ),
+    ).toBeNull();
     const second = await post('N743AS', bearer, await offer());
     expect(second.status).toBe(201);
     // Two sessions is this stage's per-account limit (socket sessions count too).

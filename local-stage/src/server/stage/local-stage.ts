@@ -78,6 +78,7 @@ export class LocalStage {
       const { publisher, answer } = await this.publish(stageId, token, offer);
       return { id: publisher.id, answer, userId: publisher.userId };
     },
+    tokenHolder: (stageId, token) => this.tokenHolder(stageId, token, 'publish'),
     session: (stageId, id) => {
       const publisher = this.stages.get(stageId)?.publishers.get(id);
       return publisher?.state === 'closed' ? undefined : publisher;
@@ -88,6 +89,7 @@ export class LocalStage {
     name: 'whep',
     hasStage: (stageId) => this.stages.has(stageId),
     create: (stageId, token, offer) => this.watch(stageId, token, offer),
+    tokenHolder: (stageId, token) => this.tokenHolder(stageId, token, 'subscribe'),
     session: (stageId, id) => {
       const session = this.whepSessions.get(id);
       return session?.stageId === stageId && session.subscription.isOpen ? session : undefined;
@@ -186,6 +188,20 @@ export class LocalStage {
   }
 
   // ---- Publishers (WHIP) and players (WHEP): sdp-endpoint.ts ----
+
+  /** The `user_id` of a token this door would take for `stageId`, or undefined. */
+  private async tokenHolder(
+    stageId: string,
+    token: string,
+    capability: 'publish' | 'subscribe',
+  ): Promise<string | undefined> {
+    try {
+      return (await this.admitOverHttp(stageId, token, capability)).claims.user_id;
+    } catch (error) {
+      if (error instanceof EndpointError) return undefined;
+      throw error;
+    }
+  }
 
   /** The stage a WHIP or WHEP request names, and its token's claims: or the EndpointError. */
   private async admitOverHttp(
