@@ -1,14 +1,17 @@
 /**
- * A viewer who can reach the stage only through TURN over TCP watches (decision 0063), on an
- * instance of this spec's own configured with Debian's coturn on loopback (TURN_URLS with a
- * `?transport=tcp` URI, TURN_SECRET): the API puts short-lived REST credentials in the
- * participant token, the page's SDK gives them to its peer connection, and Chromium, held to relay
- * candidates (`iceTransportPolicy: 'relay'` added to every peer connection the page makes, as
- * behind a firewall that lets nothing else through), plays relayed over TCP. Loopback cannot block
+ * A viewer who can reach the stage only through TURN over TCP or TLS watches (decision 0063), on
+ * an instance of this spec's own configured with Debian's coturn on loopback (TURN_URLS with a
+ * `turn:…?transport=tcp` and a `turns:` URI, TURN_SECRET): the API puts short-lived REST
+ * credentials in the participant token, the page's SDK gives them to its peer connection, and
+ * Chromium, held to relay candidates from one of the URIs (`iceTransportPolicy: 'relay'` added to
+ * every peer connection the page makes, as behind a firewall that lets nothing else through),
+ * plays relayed. coturn's certificate is self-signed, which Chromium refuses for `turns:` (tried:
+ * no picture) unless told to ignore certificate errors. Loopback cannot block
  * UDP for real; the network lab (harness/) does. Skipped, saying so, where coturn is not
  * installed.
  */
-import type { Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
 import {
@@ -26,16 +29,30 @@ const missing = coturnMissing();
 if (missing !== undefined) console.warn(`SKIPPED turn-relay.spec.ts: ${missing}`);
 
 /**
- * Records every RTCPeerConnection the page makes and the configuration the SDK gave it; with
- * `relayOnly`, the connection gets relay candidates only.
+ * Records every RTCPeerConnection the page makes and the configuration the SDK gave it. With
+ * `relayVia` (a URI scheme, `turn:` or `turns:`), the connection gets relay candidates only, from
+ * the token's URIs of that scheme only.
  */
-function recordPeerConnections(relayOnly: boolean): void {
+function recordPeerConnections(relayVia: string | null): void {
   const Native = window.RTCPeerConnection;
   const made: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[] = [];
   Object.assign(window, { e2eMade: made });
+  const onlyVia = (servers: RTCIceServer[], scheme: string): RTCIceServer[] =>
+    servers.map((server) => ({
+      ...server,
+      urls: [server.urls].flat().filter((url) => url.startsWith(scheme)),
+    }));
   window.RTCPeerConnection = class extends Native {
     constructor(configuration?: RTCConfiguration) {
-      super(relayOnly ? { ...configuration, iceTransportPolicy: 'relay' } : configuration);
+      super(
+        relayVia === null
+          ? configuration
+          : {
+              ...configuration,
+              iceServers: onlyVia(configuration?.iceServers ?? [], relayVia),
+              iceTransportPolicy: 'relay',
+            },
+      );
       made.push({ peer: this, configuration });
     }
   };
@@ -72,14 +89,22 @@ function selectedPath(page: Page): Promise<SelectedPath | undefined> {
   });
 }
 
+/** The product's TURN_URLS: TURN over TCP and over TLS, both on loopback. */
+function turnUrls(coturn: RunningCoturn): string[] {
+  return [
+    `turn:127.0.0.1:${coturn.port}?transport=tcp`,
+    `turns:127.0.0.1:${coturn.tlsPort}?transport=tcp`,
+  ];
+}
+
 /** Opens the player; the ms from navigation to the video playing. */
 async function watch(
   page: Page,
   product: Product,
   loginToken: string,
-  relayOnly = false,
+  relayVia: 'turn:' | 'turns:' | null = null,
 ): Promise<number> {
-  await page.addInitScript(recordPeerConnections, relayOnly);
+  await page.addInitScript(recordPeerConnections, relayVia);
   await signIn(page, loginToken);
   const started = Date.now();
   await page.goto(`${product.baseUrl}/player/${STAGE}`);
@@ -87,19 +112,20 @@ async function watch(
   return Date.now() - started;
 }
 
-test.describe('a viewer without UDP, through TURN over TCP', () => {
+test.describe('a viewer without UDP, through TURN over TCP or TLS', () => {
   test.skip(missing !== undefined, missing);
   let coturn: RunningCoturn | undefined;
   let product: Product | undefined;
   let loginToken: string;
+  let tlsBrowser: Browser | undefined;
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    coturn = await startCoturn({ secret: TURN_SECRET, lifetimeSeconds: 300 });
+    coturn = await startCoturn({ secret: TURN_SECRET, lifetimeSeconds: 300, tls: true });
     product = new Product({
       ...ownInstance('turn', 600),
       env: {
-        TURN_URLS: `turn:127.0.0.1:${coturn.port}?transport=tcp`,
+        TURN_URLS: turnUrls(coturn).join(','),
         TURN_SECRET,
       },
     });
@@ -109,6 +135,7 @@ test.describe('a viewer without UDP, through TURN over TCP', () => {
   });
 
   test.afterAll(async () => {
+    await tlsBrowser?.close();
     await product?.dispose();
     await coturn?.close();
   });
@@ -129,13 +156,13 @@ test.describe('a viewer without UDP, through TURN over TCP', () => {
     await directPage.close();
 
     const relayedPage = await page.context().newPage();
-    const relayedMs = await watch(relayedPage, product, loginToken, true);
+    const relayedMs = await watch(relayedPage, product, loginToken, 'turn:');
     const relayed = await selectedPath(relayedPage);
     expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tcp' });
     // From the token: a REST username (expiry:user id) and its HMAC, never the secret.
     expect(relayed?.iceServers).toEqual([
       {
-        urls: [`turn:127.0.0.1:${coturn.port}?transport=tcp`],
+        urls: turnUrls(coturn),
         username: expect.stringMatching(/^\d{10}:\S+$/),
         credential: expect.stringMatching(/^[A-Za-z0-9+/]{27}=$/),
       },
@@ -149,5 +176,20 @@ test.describe('a viewer without UDP, through TURN over TCP', () => {
     console.log(
       `player navigation → video playing on loopback: direct ${directMs} ms, through coturn TURN over TCP ${relayedMs} ms`,
     );
+  });
+
+  test('plays relayed over TLS (turns:) with the same credentials', async () => {
+    test.setTimeout(60_000);
+    if (product === undefined || coturn === undefined) throw new Error('not started');
+    // coturn's certificate is a throwaway self-signed one: this browser takes it.
+    tlsBrowser = await chromium.launch({
+      executablePath: chromiumExecutable(),
+      args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
+    });
+    const relayedPage = await tlsBrowser.newPage();
+    const relayedMs = await watch(relayedPage, product, loginToken, 'turns:');
+    const relayed = await selectedPath(relayedPage);
+    expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tls' });
+    console.log(`player navigation → video playing through coturn TURN over TLS: ${relayedMs} ms`);
   });
 });

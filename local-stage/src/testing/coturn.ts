@@ -1,7 +1,8 @@
 /**
  * Debian's coturn for tests: listening on loopback only, with the shared-secret REST scheme the
- * API and the stage issue credentials for (decision 0063), its own ports, no TLS/DTLS listeners,
- * loopback peers allowed, its log in a temporary file. It lives at most `lifetimeSeconds` even if
+ * API and the stage issue credentials for (decision 0063), its own ports, no DTLS listener and a
+ * TLS one only when asked (a throwaway self-signed certificate for 127.0.0.1), loopback peers
+ * allowed, its log in a temporary file. It lives at most `lifetimeSeconds` even if
  * the test process dies (`timeout` ends it).
  *
  * It relays from the address the stage's host candidates are on (this machine's first
@@ -20,6 +21,8 @@ export const TURNSERVER = '/usr/bin/turnserver';
 export interface RunningCoturn {
   /** The listening port, TCP and UDP, on 127.0.0.1. */
   port: number;
+  /** The TLS port (`turns:`), when asked for. */
+  tlsPort: number | undefined;
   /** What coturn has logged so far. */
   log(): string;
   close(): Promise<void>;
@@ -62,13 +65,48 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** A self-signed certificate for 127.0.0.1 in `dir`, valid a day: its key and certificate files. */
+function throwawayCertificate(dir: string): { key: string; cert: string } {
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+    ].concat(['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert]),
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+  return { key, cert };
+}
+
 export async function startCoturn(options: {
   secret: string;
   lifetimeSeconds?: number;
+  /** Also listen for TURN over TLS, with a throwaway self-signed certificate. */
+  tls?: boolean;
 }): Promise<RunningCoturn> {
   const dir = mkdtempSync(join(tmpdir(), 'tailcam-coturn-'));
   const logFile = join(dir, 'turnserver.log');
   const port = await freePort();
+  const tlsPort = options.tls ? await freePort() : undefined;
+  const certificate = options.tls ? throwawayCertificate(dir) : undefined;
+  const tlsArgs =
+    tlsPort === undefined || certificate === undefined
+      ? ['--no-tls']
+      : [
+          `--tls-listening-port=${tlsPort}`,
+          `--cert=${certificate.cert}`,
+          `--pkey=${certificate.key}`,
+        ];
   const child: ChildProcess = spawn(
     'timeout',
     [
@@ -78,7 +116,7 @@ export async function startCoturn(options: {
       '--listening-ip=127.0.0.1',
       `--relay-ip=${stageCandidateAddress()}`,
       `--listening-port=${port}`,
-      '--no-tls',
+      ...tlsArgs,
       '--no-dtls',
       '--use-auth-secret',
       `--static-auth-secret=${options.secret}`,
@@ -116,5 +154,5 @@ export async function startCoturn(options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { port, log, close };
+  return { port, tlsPort, log, close };
 }
