@@ -1,8 +1,9 @@
 /**
  * `npm run doctor`: checks a deployment before (or while) it serves, one PASS / FAIL / SKIP line
  * per check: the configuration, the database and its migrations, the stage SDK file, the built
- * web app, and with the ivs provider each stage through AWS (GetStage: cheap, read-only, and
- * proof of region, credentials and ARN at once). Exit code 1 when anything fails.
+ * web app, with the ivs provider each stage through AWS (GetStage: cheap, read-only, and
+ * proof of region, credentials and ARN at once), and with the local one each TURN server
+ * (turn-check.ts). Exit code 1 when anything fails.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -18,6 +19,7 @@ import { openPostgresClient } from '../db/postgres-client';
 import type { SqlClient } from '../db/sql-client';
 import { describeAwsError } from '../ivs/aws-errors';
 import type { IvsClient } from '../ivs/stages';
+import { checkTurnServers } from './turn-check';
 
 export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP';
 
@@ -198,6 +200,18 @@ async function checkStages(config: Config, options: DoctorOptions): Promise<Chec
   );
 }
 
+/** With the local stage: a real allocation on each TURN server (none configured: a SKIP). */
+async function checkTurn(config: Config): Promise<CheckResult[]> {
+  if (config.turn === undefined) {
+    return [skip('TURN', 'TURN_URLS is not set: viewers whose UDP is blocked cannot watch')];
+  }
+  return (await checkTurnServers(config.turn)).map(({ uri, problem }) =>
+    problem === undefined
+      ? pass('TURN', `${uri} allocates a relay with a TURN_SECRET credential`)
+      : fail('TURN', `${uri} ${problem}`),
+  );
+}
+
 function defaultIvsClient(region: string): IvsClient {
   return new IVSRealTimeClient({ region, maxAttempts: 1 });
 }
@@ -220,6 +234,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     results.push(...(await checkStages(config, options)));
   } else {
     results.push(skip('AWS', 'STAGE_PROVIDER=local: no AWS account involved'));
+    results.push(...(await checkTurn(config)));
   }
   return results;
 }
