@@ -11,6 +11,7 @@
  * installed.
  */
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { z } from 'zod';
 import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
@@ -58,14 +59,19 @@ function recordPeerConnections(relayVia: string | null): void {
   };
 }
 
+const candidateStats = z.object({
+  candidateType: z.string().optional(),
+  relayProtocol: z.string().optional(),
+});
+
 interface SelectedPath {
   iceServers: RTCIceServer[];
-  local: { candidateType?: string; relayProtocol?: string; protocol?: string };
+  local: z.infer<typeof candidateStats>;
 }
 
 /** The connected peer connection's ICE servers and the local candidate of its selected pair. */
-function selectedPath(page: Page): Promise<SelectedPath | undefined> {
-  return page.evaluate(async () => {
+async function selectedPath(page: Page): Promise<SelectedPath | undefined> {
+  const found = await page.evaluate(async () => {
     const { e2eMade } = window as unknown as {
       e2eMade: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[];
     };
@@ -77,16 +83,13 @@ function selectedPath(page: Page): Promise<SelectedPath | undefined> {
     );
     const transport = [...stats.values()].find((entry) => entry.type === 'transport');
     const pair = stats.get(String(transport?.selectedCandidatePairId));
-    const local = stats.get(String(pair?.localCandidateId)) ?? {};
     return {
       iceServers: connected.configuration?.iceServers ?? [],
-      local: {
-        candidateType: local.candidateType as string | undefined,
-        relayProtocol: local.relayProtocol as string | undefined,
-        protocol: local.protocol as string | undefined,
-      },
+      local: stats.get(String(pair?.localCandidateId)) ?? {},
     };
   });
+  if (found === undefined) return undefined;
+  return { iceServers: found.iceServers, local: candidateStats.parse(found.local) };
 }
 
 /** The product's TURN_URLS: TURN over TCP and over TLS, both on loopback. */

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
+import { z } from 'zod';
 import { issueParticipantToken, type IceServer } from '@tailcam/protocol/participant-token';
 import { turnIceServers } from '@tailcam/protocol/turn';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
@@ -102,13 +103,12 @@ async function watch(participantToken: string): Promise<{ ms: number; made: (typ
   return { ms, made: peer };
 }
 
-interface CandidateStats {
-  candidateType?: string;
-  protocol?: string;
-  relayProtocol?: string;
-  address?: string;
-  port?: number;
-}
+const candidateStats = z.object({
+  candidateType: z.string().optional(),
+  protocol: z.string().optional(),
+  relayProtocol: z.string().optional(),
+});
+type CandidateStats = z.infer<typeof candidateStats>;
 
 /** The local and remote candidates of the pair ICE selected. */
 async function selectedPair(
@@ -125,8 +125,8 @@ async function selectedPair(
     pairs.find((entry) => entry.state === 'succeeded' && entry.nominated === true);
   if (pair === undefined) throw new Error('no selected candidate pair');
   return {
-    local: (stats.get(String(pair.localCandidateId)) ?? {}) as CandidateStats,
-    remote: (stats.get(String(pair.remoteCandidateId)) ?? {}) as CandidateStats,
+    local: candidateStats.parse(stats.get(String(pair.localCandidateId)) ?? {}),
+    remote: candidateStats.parse(stats.get(String(pair.remoteCandidateId)) ?? {}),
   };
 }
 
