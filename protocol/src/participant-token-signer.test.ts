@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { issueParticipantToken, verifyParticipantToken } from './participant-token';
 import { createParticipantTokenSigner } from './participant-token-signer';
+import { TURN_URLS_MAX } from './turn';
 
 const secret = new TextEncoder().encode('a-test-secret-that-is-long-enough-for-hs256');
 const input = {
@@ -53,5 +54,21 @@ describe('participant token signer', () => {
       },
     );
     expect(without).not.toHaveProperty('ice_servers');
+  });
+
+  it('stays within the 8 KiB a join message takes with the most TURN URIs allowed, each as long as can be', () => {
+    const longest = `turns:${'a'.repeat(253)}:65535?transport=tcp`;
+    const token = createParticipantTokenSigner(secret)({
+      ...input,
+      userId: '00000000-0000-4000-8000-000000000000',
+      iceServers: [
+        {
+          urls: Array<string>(TURN_URLS_MAX).fill(longest),
+          username: '9999999999:00000000-0000-4000-8000-000000000000',
+          credential: 'yUjuyJQQkPMWbjasKAyGxhCJ5oU=',
+        },
+      ],
+    });
+    expect(token.length).toBeLessThan(8192);
   });
 });

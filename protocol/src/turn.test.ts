@@ -137,6 +137,9 @@ describe('TURN variables', () => {
     expect(
       problems({ TURN_URLS: 'turn:a.example', TURN_SECRET: SECRET, TURN_CREDENTIAL_MINUTES: '0' }),
     ).toEqual(['TURN_CREDENTIAL_MINUTES: must be at least 1']);
+    expect(
+      problems({ TURN_URLS: Array(9).fill('turn:a.example').join(','), TURN_SECRET: SECRET }),
+    ).toEqual(['TURN_URLS: at most 8 URIs']);
     expect(problems({ TURN_URLS: 'stun:a.example', TURN_SECRET: SECRET })).toEqual([
       expect.stringMatching(/^TURN_URLS: "stun:a.example" is not a TURN URI/),
     ]);

@@ -25,6 +25,11 @@ export const TURN_CREDENTIAL_MINUTES_DEFAULT = 120;
 /** The longest participant token the API issues (PARTICIPANT_TOKEN_MINUTES): 14 days. */
 export const TURN_CREDENTIAL_MINUTES_MAX = 20_160;
 export const TURN_SECRET_MIN_LENGTH = 32;
+/**
+ * Each token carries every URI: at most this many keeps it well inside the 8 KiB a join message's
+ * token may take (local-stage/src/server/sessions/signalling-schema.ts).
+ */
+export const TURN_URLS_MAX = 8;
 
 /**
  * coturn's REST credential: username `<expiry unix time>:<userId>`, credential
@@ -110,6 +115,9 @@ export const turnVariables = {
         for (const url of urls) {
           const problem = turnUriProblem(url);
           if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+        }
+        if (urls.length > TURN_URLS_MAX) {
+          ctx.addIssue({ code: 'custom', message: `at most ${TURN_URLS_MAX} URIs` });
         }
         return urls;
       })
