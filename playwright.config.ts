@@ -7,6 +7,7 @@ const OWN_INSTANCE_SPECS = [
   '**/faults.spec.ts',
   '**/loss.spec.ts',
   '**/soak.spec.ts',
+  '**/turn-relay.spec.ts',
 ];
 
 /**

@@ -17,6 +17,7 @@ const TEST_PACKAGES = {
     'libc6-dev',
   ],
   'PostgreSQL store tests': ['postgresql'],
+  'TURN relay tests': ['coturn'],
 };
 
 const APT_TIMEOUT_MS = 10 * 60_000;

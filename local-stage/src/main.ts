@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     limits: config.limits,
     requestTimeoutMs: config.requestTimeoutMs,
     network,
+    turn: config.turn,
     // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
     awaitTokenGenerations: true,
     log,

@@ -22,6 +22,19 @@ export const PARTICIPANT_TOKEN_AUDIENCE = 'tailcam-local-stage';
  */
 const stageEndpoint = z.union([z.url(), z.string().regex(/^\/(?!\/)[^\s\\]*$/)]);
 
+/** An ICE server as RTCPeerConnection takes it, with the one credential type TURN REST gives. */
+export interface IceServer {
+  urls: string[];
+  username: string;
+  credential: string;
+}
+
+const iceServerClaim = z.object({
+  urls: z.array(z.string().min(1)).min(1),
+  username: z.string(),
+  credential: z.string(),
+});
+
 export const participantTokenClaimsSchema = z.object({
   jti: z.string().min(1),
   topic: z.string().min(1),
@@ -42,6 +55,11 @@ export const participantTokenClaimsSchema = z.object({
    * (`publish-token`, `subscribe-token`, the synthetic cameras'), which belong to no account.
    */
   gen: z.number().int().min(0).optional(),
+  /**
+   * TURN servers with short-lived credentials (protocol/src/turn.ts, decision 0063), for every
+   * peer connection the holder's SDK makes. Absent when the deployment has no TURN server.
+   */
+  ice_servers: z.array(iceServerClaim).max(8).optional(),
 });
 
 export type ParticipantTokenClaims = z.infer<typeof participantTokenClaimsSchema>;
@@ -68,6 +86,8 @@ export interface IssueParticipantTokenInput {
   ttlSeconds: number;
   /** The account's token generation (a viewer's token); none for an operator's token. */
   tokenGeneration?: number;
+  /** TURN servers and their credentials for the holder (none: the claim is left out). */
+  iceServers?: IceServer[];
   now?: Date;
 }
 
@@ -121,6 +141,9 @@ export function participantTokenClaims(
     iat: nowSeconds,
     exp: nowSeconds + input.ttlSeconds,
     ...(input.tokenGeneration === undefined ? {} : { gen: input.tokenGeneration }),
+    ...(input.iceServers === undefined || input.iceServers.length === 0
+      ? {}
+      : { ice_servers: input.iceServers }),
   };
 }
 

@@ -39,6 +39,7 @@ describe('configuration', () => {
       logFormat: undefined,
       publicUrl: undefined,
       rateLimitStore: 'memory',
+      turn: undefined,
     });
     expect(config.ivs.sdkFile).toBe(ivsSdkFile(root));
     expect(config.ivs.sdkFile).toMatch(/amazon-ivs-web-broadcast\.js$/);
@@ -90,6 +91,36 @@ describe('configuration', () => {
       'PUBLIC_URL: must be an http(s) URL (the address browsers use to reach this server)',
     ]);
     expect(() => parseConfig({ PORT: 'x' }, root)).toThrow(/^Invalid configuration:\n {2}- PORT/);
+  });
+
+  it('reads a TURN server for the tokens, its credentials valid 120 minutes unless told otherwise', () => {
+    const secret = 'a-turn-secret-of-at-least-32-characters';
+    expect(
+      parseConfig({ TURN_URLS: 'turn:turn.example:3478?transport=tcp', TURN_SECRET: secret }, root)
+        .turn,
+    ).toEqual({
+      urls: ['turn:turn.example:3478?transport=tcp'],
+      secret,
+      credentialMinutes: 120,
+    });
+    expect(
+      problemsOf({
+        TURN_URLS: 'turn:turn.example',
+        TURN_SECRET: secret,
+        TURN_CREDENTIAL_MINUTES: '30',
+      }),
+    ).toEqual(['TURN_CREDENTIAL_MINUTES: must be at least PARTICIPANT_TOKEN_MINUTES (60)']);
+    expect(problemsOf({ TURN_URLS: 'turn:turn.example', TURN_SECRET: 'short' })).toEqual([
+      expect.stringMatching(/^TURN_SECRET: must be at least 32 characters/),
+    ]);
+    expect(problemsOf({ TURN_URLS: 'turns:turn.example?transport=udp' })).toEqual([
+      expect.stringMatching(
+        /^TURN_URLS: "turns:turn.example\?transport=udp": turns: is TURN over TLS/,
+      ),
+    ]);
+    expect(problemsOf({ TURN_URLS: 'turn:turn.example' })).toEqual([
+      "TURN_SECRET: required with TURN_URLS (coturn's static-auth-secret)",
+    ]);
   });
 
   it('requires AUTH_SECRET, AWS_REGION and stage ARNs with ivs', () => {

@@ -10,6 +10,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
+import {
+  checkTurnVariables,
+  turnSettings,
+  turnVariables,
+  type TurnSettings,
+} from '@tailcam/protocol/turn';
 import type { Env } from './env';
 import type { LoginLimitSettings } from './http/rate-limit';
 import { ivsSdkFile, localStageSdkFile, webDistDir } from './paths';
@@ -229,8 +235,11 @@ const variables = {
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHEP_RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000),
   TRICKLE_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
+  TURN_SECRET: turnVariables.TURN_SECRET,
+  TURN_CREDENTIAL_MINUTES: turnVariables.TURN_CREDENTIAL_MINUTES,
   TRUST_PROXY: trustProxy,
   CORS_ORIGINS: corsOrigins,
+  TURN_URLS: turnVariables.TURN_URLS,
   IVS_STAGE_ARNS: stageArns,
 };
 
@@ -276,6 +285,21 @@ function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
     problem(
       'STAGE_SOCKETS_PER_ADDRESS',
       `must not exceed STAGE_SOCKETS_TOTAL (${env.STAGE_SOCKETS_TOTAL})`,
+    );
+  }
+  checkTurnVariables(env, parsed, problem);
+  if (
+    parsed('TURN_URLS') &&
+    parsed('TURN_SECRET') &&
+    parsed('TURN_CREDENTIAL_MINUTES') &&
+    turnSettings(env) !== undefined &&
+    parsed('PARTICIPANT_TOKEN_MINUTES') &&
+    env.TURN_CREDENTIAL_MINUTES < env.PARTICIPANT_TOKEN_MINUTES
+  ) {
+    // A token joins until it expires; its TURN credential must still open an allocation then.
+    problem(
+      'TURN_CREDENTIAL_MINUTES',
+      `must be at least PARTICIPANT_TOKEN_MINUTES (${env.PARTICIPANT_TOKEN_MINUTES})`,
     );
   }
   if (
@@ -332,6 +356,11 @@ export interface Config {
   whepRateLimitPerMinute: number;
   /** Trickle PATCHes one address may send a minute, WHIP and WHEP together (local stage). */
   trickleRateLimitPerMinute: number;
+  /**
+   * The TURN server whose credentials go into local participant tokens (decision 0063); unset
+   * without TURN_URLS, and unused with IVS, which gives its own.
+   */
+  turn: TurnSettings | undefined;
 }
 
 const fromRoot = (repoRoot: string, path: string) =>
@@ -392,6 +421,7 @@ function configSchema(repoRoot: string) {
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
       trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,
+      turn: turnSettings(env),
     }));
 }
 

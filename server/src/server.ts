@@ -39,6 +39,7 @@ async function createStageProvider(config: Config): Promise<StageProvider> {
       ttlMinutes: config.participantTokenMinutes,
       publicUrl: config.publicUrl,
       stageUrl: config.localStage.url,
+      turn: config.turn,
     });
   }
   return createIvsStageProvider({

@@ -79,6 +79,27 @@ describe('participant token in the SDK', () => {
     });
   });
 
+  it("reads the token's TURN servers for its peer connections, leaving out malformed entries", () => {
+    const turn = {
+      urls: ['turn:turn.example:3478?transport=tcp', 'turns:turn.example:5349?transport=tcp'],
+      username: '1767229200:u-1',
+      credential: 'yUjuyJQQkPMWbjasKAyGxhCJ5oU=',
+    };
+    const read = (ice_servers: unknown) =>
+      parseStageToken(`${encode({})}.${encode({ ...claims, ice_servers })}.c2ln`).iceServers;
+    expect(parseStageToken(`${encode({})}.${encode(claims)}.c2ln`).iceServers).toEqual([]);
+    expect(read([turn])).toEqual([turn]);
+    expect(
+      read([
+        { ...turn, urls: ['javascript:alert(1)'] },
+        { ...turn, credential: 5 },
+        'turn:x',
+        { ...turn, urls: 'turn:turn.example' },
+      ]),
+    ).toEqual([{ ...turn, urls: ['turn:turn.example'] }]);
+    expect(read('not a list')).toEqual([]);
+  });
+
   it("resolves a token's paths on the page's origin: the API names the stage by configuration only", () => {
     vi.stubGlobal('location', new URL('https://tailcam.example/watch/N743AS'));
     onTestFinished(() => void vi.unstubAllGlobals());

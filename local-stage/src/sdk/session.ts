@@ -57,6 +57,8 @@ export class Session {
     private readonly socket: SignalSocket,
     readonly local: StageParticipantInfo,
     private readonly host: SessionOwner,
+    /** The token's ICE servers (TURN), for every subscription's peer connection. */
+    private readonly iceServers: RTCIceServer[],
   ) {
     socket.onMessage = (message) => {
       this.queue = this.queue
@@ -214,13 +216,18 @@ export class Session {
     }
     subscription.id = subscriptionId;
     // The peer reports nothing once closed, and it is closed whenever it stops being current.
-    const peer = new SubscriptionPeer(new RTCPeerConnection({ iceServers: [] }), participant.info, {
-      candidate: (candidate) => this.socket.send({ type: 'candidate', subscriptionId, candidate }),
-      tracks: (streams) =>
-        this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, streams),
-      connected: () => this.subscribeState(participant, SUBSCRIBED),
-      lost: () => this.lost(),
-    });
+    const peer = new SubscriptionPeer(
+      new RTCPeerConnection({ iceServers: this.iceServers }),
+      participant.info,
+      {
+        candidate: (candidate) =>
+          this.socket.send({ type: 'candidate', subscriptionId, candidate }),
+        tracks: (streams) =>
+          this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, streams),
+        connected: () => this.subscribeState(participant, SUBSCRIBED),
+        lost: () => this.lost(),
+      },
+    );
     subscription.peer = peer;
     try {
       const sdp = await peer.answer(offer.sdp);

@@ -159,6 +159,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
         isPublishing: false,
       },
       this.host,
+      this.claims.iceServers,
     );
     this.session = session;
     this.setState(StageConnectionState.CONNECTED);

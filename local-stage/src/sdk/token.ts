@@ -15,6 +15,11 @@ export interface StageTokenClaims {
   canSubscribe: boolean;
   canPublish: boolean;
   expiresAtMs: number | undefined;
+  /**
+   * The token's TURN servers and their short-lived credentials (`ice_servers`, decision 0063),
+   * for every peer connection: the app gives the SDK none, as it gives IVS's none.
+   */
+  iceServers: RTCIceServer[];
 }
 
 function base64UrlDecode(part: string): string {
@@ -52,6 +57,28 @@ function endpointUrl(value: unknown, kind: 'socket' | 'http'): string | undefine
   }
 }
 
+/**
+ * The `ice_servers` claim's well-formed entries (`turn:`/`turns:`/`stun:` URLs, string
+ * credentials); anything else is left out, so that a bad entry never stops a join.
+ */
+function iceServersOf(value: unknown): RTCIceServer[] {
+  if (!Array.isArray(value)) return [];
+  const servers: RTCIceServer[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry)) continue;
+    const { urls, username, credential } = entry;
+    const list = Array.isArray(urls) ? urls : [urls];
+    const valid = list.filter(
+      (url): url is string => typeof url === 'string' && /^(turns?|stun):/.test(url),
+    );
+    if (valid.length === 0 || typeof username !== 'string' || typeof credential !== 'string') {
+      continue;
+    }
+    servers.push({ urls: valid, username, credential });
+  }
+  return servers;
+}
+
 /** Parses the claims; throws `[JOIN_ERROR] Token is malformed` when they are not there. */
 export function parseStageToken(token: unknown): StageTokenClaims {
   const malformed = () => ivsError(StageErrorCode.TOKEN_MALFORMED, StageErrorCategory.JOIN_ERROR);
@@ -67,7 +94,8 @@ export function parseStageToken(token: unknown): StageTokenClaims {
     throw malformed();
   }
   if (!isRecord(claims)) throw malformed();
-  const { jti, topic, user_id, attributes, capabilities, events_url, whip_url, exp } = claims;
+  const { jti, topic, user_id, attributes, capabilities, events_url, whip_url, exp, ice_servers } =
+    claims;
   const eventsUrl = endpointUrl(events_url, 'socket');
   if (typeof jti !== 'string' || typeof topic !== 'string' || eventsUrl === undefined) {
     throw malformed();
@@ -88,5 +116,6 @@ export function parseStageToken(token: unknown): StageTokenClaims {
     canSubscribe: isRecord(capabilities) && capabilities.allow_subscribe === true,
     canPublish: isRecord(capabilities) && capabilities.allow_publish === true,
     expiresAtMs: typeof exp === 'number' ? exp * 1000 : undefined,
+    iceServers: iceServersOf(ice_servers),
   };
 }

@@ -19,6 +19,7 @@ describe('stage configuration', () => {
       },
       requestTimeoutMs: 10_000,
       network: { announced: [], announceInterfaces: true, udpPorts: undefined },
+      turn: undefined,
     });
   });
 
@@ -106,6 +107,26 @@ describe('stage configuration', () => {
     expect(cameras('none')).toEqual([]);
     expect(cameras('N954AS')).toEqual(['N954AS']);
     expect(() => cameras('N954AS,N0')).toThrow('unknown: N0');
+  });
+
+  it("reads the API's TURN variables for the WHIP/WHEP answers' ice-server links", () => {
+    const secret = 'a-turn-secret-of-at-least-32-characters';
+    expect(
+      loadStageConfig(
+        {
+          TURN_URLS: 'turn:turn.example:3478?transport=tcp',
+          TURN_SECRET: secret,
+          TURN_CREDENTIAL_MINUTES: '30',
+        },
+        '/repo',
+      ).turn,
+    ).toEqual({ urls: ['turn:turn.example:3478?transport=tcp'], secret, credentialMinutes: 30 });
+    expect(() =>
+      loadStageConfig({ TURN_URLS: 'turn:turn.example', STAGE_PORT: 'x' }, '/repo'),
+    ).toThrow(/STAGE_PORT[\s\S]*TURN_SECRET: required with TURN_URLS/);
+    expect(() =>
+      loadStageConfig({ TURN_URLS: 'turn:turn.example', TURN_SECRET: 'short' }, '/repo'),
+    ).toThrow(/TURN_SECRET: must be at least 32 characters/);
   });
 });
 

@@ -4,6 +4,12 @@ import { z } from 'zod';
 import type { LogFormat } from '@tailcam/protocol/log-line';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '@tailcam/protocol/node-http-answers';
 import {
+  checkTurnVariables,
+  turnSettings,
+  turnVariables,
+  type TurnSettings,
+} from '@tailcam/protocol/turn';
+import {
   ConfigError,
   integer,
   logFormatVariable,
@@ -34,43 +40,58 @@ const flag = z
   .optional()
   .transform((value) => value === '1' || value === 'true');
 
-const envSchema = z.object({
-  STAGE_PORT: integer('STAGE_PORT', 8091, 0, 65535),
-  STAGE_HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('./data'),
-  STAGE_TOKEN_SECRET: tokenSecretVariable,
-  STAGE_FAULTS: flag,
-  STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
-  STAGE_SESSIONS_PER_USER: integer(
-    'STAGE_SESSIONS_PER_USER',
-    DEFAULT_LIMITS.sessionsPerUser,
-    1,
-    1000,
-  ),
-  STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_LIMITS.maxSessions, 1, 1000),
-  STAGE_CONNECTING_PER_TOKEN: integer(
-    'STAGE_CONNECTING_PER_TOKEN',
-    DEFAULT_LIMITS.connectingPerToken,
-    1,
-    32,
-  ),
-  STAGE_CONNECTING_PER_AIRCRAFT: integer(
-    'STAGE_CONNECTING_PER_AIRCRAFT',
-    DEFAULT_LIMITS.connectingPerAircraft,
-    1,
-    32,
-  ),
-  STAGE_PATCHES_PER_SESSION: integer(
-    'STAGE_PATCHES_PER_SESSION',
-    DEFAULT_LIMITS.patchesPerSession,
-    1,
-    10_000,
-  ),
-  LOG_FORMAT: logFormatVariable,
-  // The API's variable, and its range: one limit for both ports.
-  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
-  ...stageNetworkVariables,
-});
+const envSchema = z
+  .object({
+    STAGE_PORT: integer('STAGE_PORT', 8091, 0, 65535),
+    STAGE_HOST: z.string().min(1).default('127.0.0.1'),
+    DATA_DIR: z.string().min(1).default('./data'),
+    STAGE_TOKEN_SECRET: tokenSecretVariable,
+    STAGE_FAULTS: flag,
+    STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
+    STAGE_SESSIONS_PER_USER: integer(
+      'STAGE_SESSIONS_PER_USER',
+      DEFAULT_LIMITS.sessionsPerUser,
+      1,
+      1000,
+    ),
+    STAGE_MAX_SESSIONS: integer('STAGE_MAX_SESSIONS', DEFAULT_LIMITS.maxSessions, 1, 1000),
+    STAGE_CONNECTING_PER_TOKEN: integer(
+      'STAGE_CONNECTING_PER_TOKEN',
+      DEFAULT_LIMITS.connectingPerToken,
+      1,
+      32,
+    ),
+    STAGE_CONNECTING_PER_AIRCRAFT: integer(
+      'STAGE_CONNECTING_PER_AIRCRAFT',
+      DEFAULT_LIMITS.connectingPerAircraft,
+      1,
+      32,
+    ),
+    STAGE_PATCHES_PER_SESSION: integer(
+      'STAGE_PATCHES_PER_SESSION',
+      DEFAULT_LIMITS.patchesPerSession,
+      1,
+      10_000,
+    ),
+    LOG_FORMAT: logFormatVariable,
+    // The API's variable, and its range: one limit for both ports.
+    REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
+    // The API's variables: the stage gives WHIP/WHEP clients the same TURN server (decision 0063).
+    ...turnVariables,
+    ...stageNetworkVariables,
+  })
+  .superRefine(
+    (env, ctx) => {
+      const failed = new Set(ctx.issues.map((issue) => issue.path?.[0]));
+      checkTurnVariables(
+        env,
+        (name) => !failed.has(name),
+        (name, message) => ctx.addIssue({ code: 'custom', path: [name], message }),
+      );
+      // Run even when a variable failed, so that one start names every problem.
+    },
+    { when: () => true },
+  );
 
 export interface StageConfig {
   port: number;
@@ -96,6 +117,8 @@ export interface StageConfig {
   logFormat: LogFormat | undefined;
   /** What the peer connections announce, as configured (`resolveStageNetwork` resolves it). */
   network: StageNetworkSettings;
+  /** TURN for WHIP/WHEP clients' `Link` headers; unset without TURN_URLS. */
+  turn: TurnSettings | undefined;
 }
 
 /**
@@ -124,6 +147,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     logFormat: value.LOG_FORMAT,
     network,
+    turn: turnSettings(value),
   };
 }
 

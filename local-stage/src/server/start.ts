@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { turnIceServers, type TurnSettings } from '@tailcam/protocol/turn';
 import { createStageServer } from './http/http-server';
 import { interfacesPeerNetwork, type PeerNetwork } from './media/peer-network';
 import { LocalStage, type LocalStageOptions } from './stage/local-stage';
@@ -31,6 +32,12 @@ export async function startLocalStage(options: {
   onExitRequested?: () => void;
   /** What its peer connections announce (default: the interfaces' addresses, any port). */
   network?: PeerNetwork;
+  /**
+   * A TURN server whose short-lived credentials WHIP/WHEP clients get with the 201 (decision
+   * 0063). The stage's own peer connections use none: it is an ICE lite agent that the TURN
+   * server, like every peer, must reach at its own addresses.
+   */
+  turn?: TurnSettings;
 }): Promise<RunningStage> {
   const network = options.network ?? (await interfacesPeerNetwork());
   await network.open();
@@ -49,6 +56,8 @@ export async function startLocalStage(options: {
     faultsEnabled: options.faultsEnabled,
     requestTimeoutMs: options.requestTimeoutMs,
     onExitRequested: options.onExitRequested,
+    iceServersFor: (userId) =>
+      options.turn === undefined ? [] : turnIceServers(options.turn, userId),
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -143,8 +143,23 @@ describe('npm run doctor', () => {
       `FAIL  stage SDK     ${missing}/stage-sdk.js is missing: run npm run build`,
       `FAIL  web app       ${missing}/index.html is missing: run npm run build`,
       'SKIP  AWS           STAGE_PROVIDER=local: no AWS account involved',
+      'SKIP  TURN          TURN_URLS is not set: viewers whose UDP is blocked cannot watch',
       expect.stringMatching(/^(PASS|WARN) {2}stage network the stage announces /),
       'SKIP  public URL    PUBLIC_URL unset: encoders and players are told localhost',
+    ]);
+  });
+
+  it('fails a TURN server that does not answer, naming the URI (the allocation itself: turn-check.test.ts)', async () => {
+    const results = await runDoctor({
+      env: {
+        TURN_URLS: 'turn:127.0.0.1:9?transport=tcp',
+        TURN_SECRET: 'a-doctor-test-turn-secret-of-32-characters',
+        LOCAL_STAGE_SDK_FILE: join(tempDir(), 'stage-sdk.js'),
+      },
+      repoRoot,
+    });
+    expect(results.map(formatCheck).filter((line) => line.includes('TURN'))).toEqual([
+      expect.stringMatching(/^FAIL {2}TURN {10}turn:127\.0\.0\.1:9\?transport=tcp .*ECONNREFUSED/),
     ]);
   });
 

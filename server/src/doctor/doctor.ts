@@ -2,9 +2,9 @@
  * `npm run doctor`: checks a deployment before (or while) it serves, one PASS / FAIL / SKIP line
  * per check: the configuration, the database and its migrations, the stage SDK file, the built
  * web app, with the ivs provider each stage through AWS (GetStage: cheap, read-only, and proof of
- * region, credentials and ARN at once), what the local stage announces to peers, and whether
- * PUBLIC_URL is plain http beyond this machine (network-checks.ts; those may WARN). Exit code 1
- * when anything fails.
+ * region, credentials and ARN at once), what the local stage announces to peers, whether
+ * PUBLIC_URL is plain http beyond this machine (network-checks.ts; those may WARN), and with the
+ * local one each TURN server (turn-check.ts). Exit code 1 when anything fails.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,6 +21,7 @@ import type { SqlClient } from '../db/sql-client';
 import { describeAwsError } from '../ivs/aws-errors';
 import type { IvsClient } from '../ivs/stages';
 import { checkPublicUrl, checkStageNetwork, type NetworkCheckOptions } from './network-checks';
+import { checkTurnServers } from './turn-check';
 
 /** WARN: works, but not as an operator would want (the exit code stays 0). */
 export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP' | 'WARN';
@@ -204,6 +205,18 @@ async function checkStages(config: Config, options: DoctorOptions): Promise<Chec
   );
 }
 
+/** With the local stage: a real allocation on each TURN server (none configured: a SKIP). */
+async function checkTurn(config: Config): Promise<CheckResult[]> {
+  if (config.turn === undefined) {
+    return [skip('TURN', 'TURN_URLS is not set: viewers whose UDP is blocked cannot watch')];
+  }
+  return (await checkTurnServers(config.turn)).map(({ uri, problem }) =>
+    problem === undefined
+      ? pass('TURN', `${uri} allocates a relay with a TURN_SECRET credential`)
+      : fail('TURN', `${uri} ${problem}`),
+  );
+}
+
 function defaultIvsClient(region: string): IvsClient {
   return new IVSRealTimeClient({ region, maxAttempts: 1 });
 }
@@ -226,6 +239,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     results.push(...(await checkStages(config, options)));
   } else {
     results.push(skip('AWS', 'STAGE_PROVIDER=local: no AWS account involved'));
+    results.push(...(await checkTurn(config)));
   }
   results.push(await checkStageNetwork(config, options.env, options.network));
   results.push(checkPublicUrl(config));

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -45,6 +46,47 @@ describe('local stage provider: tokens', () => {
       capability: 'subscribe',
     });
     expect(claims).toMatchObject({ user_id: 'user-1', gen: 4 });
+    expect(claims).not.toHaveProperty('ice_servers');
+  });
+
+  it("gives the token TURN credentials for the user, valid for the configured minutes (coturn's REST scheme)", async () => {
+    const turnSecret = 'a-turn-secret-of-at-least-32-characters';
+    const token = await createLocalStageProvider({
+      secret: stageTokenSecret,
+      ttlMinutes: 60,
+      publicUrl: undefined,
+      stageUrl: 'http://127.0.0.1:1',
+      turn: {
+        urls: ['turn:turn.example:3478?transport=tcp', 'turns:turn.example:5349?transport=tcp'],
+        secret: turnSecret,
+        credentialMinutes: 90,
+      },
+    }).createParticipantToken({
+      stageId: 'N743AS',
+      userId: 'user-1',
+      username: 'alice',
+      tokenGeneration: 0,
+      clientId: CLIENT_ID,
+    });
+    const claims = await verifyParticipantToken(token, {
+      secret: stageTokenSecret,
+      stageId: 'N743AS',
+      capability: 'subscribe',
+    });
+    const [server, ...others] = claims.ice_servers ?? [];
+    expect(others).toEqual([]);
+    expect(server?.urls).toEqual([
+      'turn:turn.example:3478?transport=tcp',
+      'turns:turn.example:5349?transport=tcp',
+    ]);
+    const [expiry, userId] = (server?.username ?? '').split(':');
+    expect(userId).toBe('user-1');
+    expect(Number(expiry) - claims.iat).toBe(90 * 60);
+    expect(server?.credential).toBe(
+      createHmac('sha1', turnSecret)
+        .update(server?.username ?? '')
+        .digest('base64'),
+    );
   });
 });
 

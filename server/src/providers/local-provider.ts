@@ -6,6 +6,7 @@ import {
   TOKEN_GENERATIONS_PATH,
   tokenGenerationsAnswer,
 } from '@tailcam/protocol/stage-control';
+import { turnIceServers, type TurnSettings } from '@tailcam/protocol/turn';
 import type { UserTokenGeneration } from '../db/user-store';
 import { StageProviderError, type StageProvider } from './stage-provider';
 
@@ -62,7 +63,8 @@ export async function addLocalStageAccount(
  * Tokens for the offline local stage, in the shape shared through @tailcam/protocol. The stage is
  * reached through this server's `/stage/` proxy, so its URLs are PUBLIC_URL + `/stage` when
  * configured, else paths (`/stage/events`) on the origin the browser fetched the token from:
- * never a name taken from a request's Host header.
+ * never a name taken from a request's Host header. With a TURN server configured, each token
+ * carries short-lived credentials for it (`ice_servers`, decision 0063).
  */
 export function createLocalStageProvider(options: {
   secret: Uint8Array;
@@ -70,6 +72,8 @@ export function createLocalStageProvider(options: {
   publicUrl: string | undefined;
   /** LOCAL_STAGE_URL, for the stage's control route. */
   stageUrl: string;
+  /** TURN_URLS and TURN_SECRET; none: tokens carry no ICE servers. */
+  turn?: TurnSettings;
 }): StageProvider {
   const sign = createParticipantTokenSigner(options.secret);
   return {
@@ -85,6 +89,8 @@ export function createLocalStageProvider(options: {
           capabilities: { publish: false, subscribe: true },
           stageBaseUrl: `${options.publicUrl ?? ''}/stage`,
           ttlSeconds: options.ttlMinutes * 60,
+          iceServers:
+            options.turn === undefined ? undefined : turnIceServers(options.turn, request.userId),
         });
       } catch (error) {
         throw new StageProviderError('Could not issue a token for the local stage', {

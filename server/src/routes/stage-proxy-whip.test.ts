@@ -42,7 +42,11 @@ function answerAsTheStage(request: ReceivedRequest, res: ServerResponse): void {
       ...STAGE_CORS,
       location: '/stage/whip/N743AS/session-1',
       etag: '"session-1"',
-      link: '<stun:stun.example:3478>; rel="ice-server"',
+      // The stage's TURN servers (decision 0063): one Link per URL, every one kept.
+      link: [
+        '<turn:turn.example:3478?transport=tcp>; rel="ice-server"; username="1767229200:u-1"; credential="yUjuyJQQkPMWbjasKAyGxhCJ5oU="; credential-type="password"',
+        '<turns:turn.example:5349?transport=tcp>; rel="ice-server"; username="1767229200:u-1"; credential="yUjuyJQQkPMWbjasKAyGxhCJ5oU="; credential-type="password"',
+      ],
       'content-type': 'application/sdp',
       'cache-control': 'no-store',
     });
@@ -100,7 +104,10 @@ describe('WHIP through the /stage/ proxy', () => {
       ...STAGE_CORS,
       location: '/stage/whip/N743AS/session-1',
       etag: '"session-1"',
-      link: '<stun:stun.example:3478>; rel="ice-server"',
+      link: [
+        '<turn:turn.example:3478?transport=tcp>; rel="ice-server"; username="1767229200:u-1"; credential="yUjuyJQQkPMWbjasKAyGxhCJ5oU="; credential-type="password"',
+        '<turns:turn.example:5349?transport=tcp>; rel="ice-server"; username="1767229200:u-1"; credential="yUjuyJQQkPMWbjasKAyGxhCJ5oU="; credential-type="password"',
+      ],
       'content-type': 'application/sdp',
     });
     expect(response.headers.vary).toBeUndefined();

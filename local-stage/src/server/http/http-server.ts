@@ -38,7 +38,7 @@ import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../../camera-link';
 import { STAGE_ERROR_CODES } from '../../signalling';
 import { faultBodies } from './control';
 import type { LocalStage } from '../stage/local-stage';
-import { handleSdpEndpoint, sdpEndpointOf } from './sdp-endpoint';
+import { handleSdpEndpoint, sdpEndpointOf, type IceServersFor } from './sdp-endpoint';
 
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_SOCKETS = 256;
@@ -52,6 +52,8 @@ export interface StageServerOptions {
   requestTimeoutMs?: number;
   /** Called by the hard-restart fault after it has answered: the process should exit. */
   onExitRequested?: () => void;
+  /** The ICE servers a WHIP/WHEP session's holder gets in `Link` headers (none by default). */
+  iceServersFor?: IceServersFor;
 }
 
 export function createStageServer(options: StageServerOptions): Server {
@@ -150,7 +152,9 @@ async function handleRequest(
       : sendJson(response, 503, { status: 'unavailable', ...health });
   }
   const endpoint = sdpEndpointOf(path);
-  if (endpoint) return handleSdpEndpoint(request, response, path, stage[endpoint]);
+  if (endpoint) {
+    return handleSdpEndpoint(request, response, path, stage[endpoint], options.iceServersFor);
+  }
   if (path.startsWith('/_') && !isLoopback(request)) {
     return sendJson(response, 403, { error: 'Loopback only' });
   }

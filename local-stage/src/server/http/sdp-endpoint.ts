@@ -3,16 +3,21 @@
  * reaches them as it reaches the rest of the stage: WHIP (RFC 9725) for publishers, WHEP for
  * players. Both have the same shape:
  *   POST    /stage/{whip|whep}/{STAGE}        offer (application/sdp) + Bearer token
- *                                             → 201, Location, the answer
+ *                                             → 201, Location, the answer, and with TURN
+ *                                               configured its `Link: rel="ice-server"`s
  *   PATCH   /stage/{whip|whep}/{STAGE}/{ID}   trickled candidates (application/trickle-ice-sdpfrag)
  *                                             → 204 (429 beyond the session's share, admission.ts)
  *   DELETE  /stage/{whip|whep}/{STAGE}/{ID}   ends the session → 200
- *   OPTIONS either                            CORS preflight → 204
+ *   OPTIONS either                            CORS preflight → 204; on /stage/{whip|whep}/{STAGE}
+ *                                             with a token the POST would take (a native
+ *                                             client's, never a browser's preflight), the
+ *                                             ice-server Links too (decision 0063)
  * Open to any origin: the Bearer token is the authority and no cookie is read, so a page on
  * another origin works. A session's PATCH and DELETE carry the token of its POST. Errors are JSON
  * `{error}` with the status that says what to change (docs/product.md#whip).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { iceServerLinks, type IceServer } from '@tailcam/protocol/turn';
 import type { Seat } from '../sessions/admission';
 import { readSdpFragment } from './offer-sdp';
 import { EndpointError } from './endpoint-error';
@@ -49,9 +54,18 @@ export interface SdpEndpoint {
   /** `whip` or `whep`: the path segment, and the name in error messages. */
   readonly name: 'whip' | 'whep';
   hasStage(stageId: string): boolean;
-  /** Checks the token and the offer; the new session and its answer. Throws EndpointError. */
-  create(stageId: string, token: string, offer: string): Promise<{ id: string; answer: string }>;
+  /**
+   * Checks the token and the offer; the new session, its answer and the token's `user_id`.
+   * Throws EndpointError.
+   */
+  create(
+    stageId: string,
+    token: string,
+    offer: string,
+  ): Promise<{ id: string; answer: string; userId: string }>;
   session(stageId: string, id: string): SdpSession | undefined;
+  /** The `user_id` of a token `create` would take for the stage, or undefined. */
+  tokenHolder(stageId: string, token: string): Promise<string | undefined>;
 }
 
 const ENDPOINT = /^\/stage\/(whip|whep)(?:\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?)?$/;
@@ -62,14 +76,18 @@ export function sdpEndpointOf(path: string): 'whip' | 'whep' | undefined {
   return match?.[1] === 'whip' || match?.[1] === 'whep' ? match[1] : undefined;
 }
 
+/** The ICE servers a session's holder is given (TURN credentials for that user), or none. */
+export type IceServersFor = (userId: string) => IceServer[];
+
 export async function handleSdpEndpoint(
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
   endpoint: SdpEndpoint,
+  iceServersFor: IceServersFor = () => [],
 ): Promise<void> {
   try {
-    await route(request, response, path, endpoint);
+    await route(request, response, path, endpoint, iceServersFor);
   } catch (error) {
     if (!(error instanceof EndpointError)) throw error;
     answerError(response, error);
@@ -81,6 +99,7 @@ async function route(
   response: ServerResponse,
   path: string,
   endpoint: SdpEndpoint,
+  iceServersFor: IceServersFor,
 ): Promise<void> {
   const match = ENDPOINT.exec(path);
   const stageId = match?.[2];
@@ -94,8 +113,13 @@ async function route(
     );
   }
   if (method === 'OPTIONS') {
+    // A client that gathers before it posts (Meetecho's whip-client -f) asks here, with its token.
+    const token = sessionId === undefined ? optionalBearerToken(request) : undefined;
+    const holder = token === undefined ? undefined : await endpoint.tokenHolder(stageId, token);
+    const links = holder === undefined ? [] : iceServerLinks(iceServersFor(holder));
     response.writeHead(204, {
       ...CORS_HEADERS,
+      ...(links.length > 0 ? { link: links } : {}),
       ...(sessionId
         ? { 'accept-patch': 'application/trickle-ice-sdpfrag' }
         : { 'accept-post': 'application/sdp' }),
@@ -110,8 +134,12 @@ async function route(
     const offer = await readBody(request);
     const created = await endpoint.create(stageId, token, offer.toString('utf8'));
     const body = Buffer.from(created.answer);
+    // RFC 9725 §4.6. A client that does not trickle has gathered before it sees them: it needs an
+    // ICE server of its own, or to trickle (docs/deployment.md#whip-and-whep-clients-behind-firewalls).
+    const links = iceServerLinks(iceServersFor(created.userId));
     response.writeHead(201, {
       ...CORS_HEADERS,
+      ...(links.length > 0 ? { link: links } : {}),
       location: `/stage/${endpoint.name}/${stageId}/${created.id}`,
       'content-type': 'application/sdp',
       'content-length': body.length,
@@ -149,11 +177,16 @@ async function route(
   answerEmpty(response, 204);
 }
 
+function optionalBearerToken(request: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
 function bearerToken(request: IncomingMessage): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match?.[1])
+  const token = optionalBearerToken(request);
+  if (token === undefined) {
     throw new EndpointError(401, 'A Bearer token is needed (Authorization: Bearer …)');
-  return match[1];
+  }
+  return token;
 }
 
 function requireContentType(request: IncomingMessage, type: string): void {

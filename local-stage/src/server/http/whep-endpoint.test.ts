@@ -7,9 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { PUBLISH, SUBSCRIBE, testParticipantToken } from '../../testing/participant-tokens';
+import { turnRestCredential } from '@tailcam/protocol/turn';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 
 const secret = new TextEncoder().encode('a-whep-endpoint-test-secret-of-enough-length');
+const TURN_SECRET = 'a-whep-endpoint-test-turn-secret-of-enough-length';
+const TURN_URLS = ['turn:turn.example:3478?transport=tcp', 'turns:turn.example:5349?transport=tcp'];
 let running: StageWithCameras;
 const peers: RTCPeerConnection[] = [];
 
@@ -19,6 +22,7 @@ beforeAll(async () => {
     faultsEnabled: false,
     syntheticCameras: ['N743AS'],
     limits: { sessionsPerUser: 2 },
+    turn: { urls: TURN_URLS, secret: TURN_SECRET, credentialMinutes: 10 },
   });
 }, 30_000);
 
@@ -79,7 +83,12 @@ async function post(
     body,
   });
   const text = await response.text();
-  return { status: response.status, text, location: response.headers.get('location') };
+  return {
+    status: response.status,
+    text,
+    location: response.headers.get('location'),
+    link: response.headers.get('link'),
+  };
 }
 
 const nothingLeft = () =>
@@ -129,6 +138,39 @@ describe('a WHEP session', () => {
     expect(first.text).toMatch(/^a=ice-lite\r?$/m);
     expect(first.text).toMatch(/^a=setup:passive\r?$/m);
     expect(first.text).toMatch(/^a=rtpmap:\d+ VP8\/90000/m);
+    // RFC 9725 §4.6: the TURN servers with credentials for the token's user, one Link per URL.
+    const links = (first.link ?? '').split(/,\s*(?=<)/);
+    const username = /username="(\d+:operator-limit)"/.exec(links[0] ?? '')?.[1] ?? '';
+    const expiry = Number(username.split(':')[0]);
+    expect(expiry - Date.now() / 1000).toBeGreaterThan(9 * 60);
+    expect(expiry - Date.now() / 1000).toBeLessThanOrEqual(10 * 60);
+    const { credential } = turnRestCredential(TURN_SECRET, 'operator-limit', expiry);
+    expect(links).toEqual(
+      TURN_URLS.map(
+        (url) =>
+          `<${url}>; rel="ice-server"; username="${username}"; credential="${credential}"; credential-type="password"`,
+      ),
+    );
+    // On OPTIONS with a token this door takes (a client that gathers before it posts), the
+    // same; never to a browser's preflight, which carries no token, nor for another's token.
+    const options = async (authorization?: string) => {
+      const answer = await fetch(`${running.url}/stage/whep/N743AS`, {
+        method: 'OPTIONS',
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      expect(answer.status).toBe(204);
+      return answer.headers.get('link');
+    };
+    expect(await options(`Bearer ${bearer}`)).toMatch(
+      /^<turn:turn\.example:3478\?transport=tcp>; rel="ice-server"; username="\d+:operator-limit"/,
+    );
+    expect(await options()).toBeNull();
+    expect(await options(`Bearer ${await token('N743AS', { publish: true })}`)).toBeNull();
+    expect(
+      await options(
+        `Bearer ${await token('N743AS', { secret: new TextEncoder().encode('x'.repeat(40)) })}`,
+      ),
+    ).toBeNull();
     const second = await post('N743AS', bearer, await offer());
     expect(second.status).toBe(201);
     // Two sessions is this stage's per-account limit (socket sessions count too).

@@ -80,8 +80,9 @@ export class LocalStage {
     hasStage: (stageId) => this.stages.has(stageId),
     create: async (stageId, token, offer) => {
       const { publisher, answer } = await this.publish(stageId, token, offer);
-      return { id: publisher.id, answer };
+      return { id: publisher.id, answer, userId: publisher.userId };
     },
+    tokenHolder: (stageId, token) => this.tokenHolder(stageId, token, 'publish'),
     session: (stageId, id) => {
       const publisher = this.stages.get(stageId)?.publishers.get(id);
       return publisher?.state === 'closed' ? undefined : publisher;
@@ -92,6 +93,7 @@ export class LocalStage {
     name: 'whep',
     hasStage: (stageId) => this.stages.has(stageId),
     create: (stageId, token, offer) => this.watch(stageId, token, offer),
+    tokenHolder: (stageId, token) => this.tokenHolder(stageId, token, 'subscribe'),
     session: (stageId, id) => {
       const session = this.whepSessions.get(id);
       return session?.stageId === stageId && session.subscription.isOpen ? session : undefined;
@@ -195,6 +197,20 @@ export class LocalStage {
 
   // ---- Publishers (WHIP) and players (WHEP): sdp-endpoint.ts ----
 
+  /** The `user_id` of a token this door would take for `stageId`, or undefined. */
+  private async tokenHolder(
+    stageId: string,
+    token: string,
+    capability: 'publish' | 'subscribe',
+  ): Promise<string | undefined> {
+    try {
+      return (await this.admitOverHttp(stageId, token, capability)).claims.user_id;
+    } catch (error) {
+      if (error instanceof EndpointError) return undefined;
+      throw error;
+    }
+  }
+
   /** The stage a WHIP or WHEP request names, and its token's claims: or the EndpointError. */
   private async admitOverHttp(
     stageId: string,
@@ -275,7 +291,7 @@ export class LocalStage {
     stageId: string,
     token: string,
     offerSdp: string,
-  ): Promise<{ id: string; answer: string }> {
+  ): Promise<{ id: string; answer: string; userId: string }> {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
     const shown = entry.shown;
     if (!shown)
@@ -322,7 +338,7 @@ export class LocalStage {
     if (answer === undefined) {
       throw new EndpointError(503, `The publisher of ${stageId} left meanwhile; try again`);
     }
-    return { id: session.id, answer };
+    return { id: session.id, answer, userId: claims.user_id };
   }
 
   /**

@@ -1,0 +1,198 @@
+/**
+ * A viewer who can reach the stage only through TURN over TCP or TLS watches (decision 0063), on
+ * an instance of this spec's own configured with Debian's coturn on loopback (TURN_URLS with a
+ * `turn:…?transport=tcp` and a `turns:` URI, TURN_SECRET): the API puts short-lived REST
+ * credentials in the participant token, the page's SDK gives them to its peer connection, and
+ * Chromium, held to relay candidates from one of the URIs (`iceTransportPolicy: 'relay'` added to
+ * every peer connection the page makes, as behind a firewall that lets nothing else through),
+ * plays relayed. coturn's certificate is self-signed, which Chromium refuses for `turns:` (tried:
+ * no picture) unless told to ignore certificate errors. Loopback cannot block
+ * UDP for real; the network lab (harness/) does. Skipped, saying so, where coturn is not
+ * installed.
+ */
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { z } from 'zod';
+import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import {
+  coturnMissing,
+  startCoturn,
+  type RunningCoturn,
+} from '@tailcam/local-stage/testing/coturn';
+import { ownInstance } from './support/environment';
+import { expect, expectVideoPlaying, test } from './support/fixtures';
+
+const VIEWER = { username: 'turn-viewer', password: 'turn viewer password 1' };
+const STAGE = 'N743AS';
+const TURN_SECRET = 'an-e2e-coturn-static-auth-secret-of-enough-length';
+const missing = coturnMissing();
+if (missing !== undefined) console.warn(`SKIPPED turn-relay.spec.ts: ${missing}`);
+
+/**
+ * Records every RTCPeerConnection the page makes and the configuration the SDK gave it. With
+ * `relayVia` (a URI scheme, `turn:` or `turns:`), the connection gets relay candidates only, from
+ * the token's URIs of that scheme only.
+ */
+function recordPeerConnections(relayVia: string | null): void {
+  const Native = window.RTCPeerConnection;
+  const made: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[] = [];
+  Object.assign(window, { e2eMade: made });
+  const onlyVia = (servers: RTCIceServer[], scheme: string): RTCIceServer[] =>
+    servers.map((server) => ({
+      ...server,
+      urls: [server.urls].flat().filter((url) => url.startsWith(scheme)),
+    }));
+  window.RTCPeerConnection = class extends Native {
+    constructor(configuration?: RTCConfiguration) {
+      super(
+        relayVia === null
+          ? configuration
+          : {
+              ...configuration,
+              iceServers: onlyVia(configuration?.iceServers ?? [], relayVia),
+              iceTransportPolicy: 'relay',
+            },
+      );
+      made.push({ peer: this, configuration });
+    }
+  };
+}
+
+const candidateStats = z.object({
+  candidateType: z.string().optional(),
+  relayProtocol: z.string().optional(),
+});
+
+interface SelectedPath {
+  iceServers: RTCIceServer[];
+  local: z.infer<typeof candidateStats>;
+}
+
+/** The connected peer connection's ICE servers and the local candidate of its selected pair. */
+async function selectedPath(page: Page): Promise<SelectedPath | undefined> {
+  const found = await page.evaluate(async () => {
+    const { e2eMade } = window as unknown as {
+      e2eMade: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[];
+    };
+    const connected = e2eMade.find(({ peer }) => peer.connectionState === 'connected');
+    if (connected === undefined) return undefined;
+    const stats = new Map<string, Record<string, unknown>>();
+    (await connected.peer.getStats()).forEach((entry: Record<string, unknown>) =>
+      stats.set(String(entry.id), entry),
+    );
+    const transport = [...stats.values()].find((entry) => entry.type === 'transport');
+    const pair = stats.get(String(transport?.selectedCandidatePairId));
+    return {
+      iceServers: connected.configuration?.iceServers ?? [],
+      local: stats.get(String(pair?.localCandidateId)) ?? {},
+    };
+  });
+  if (found === undefined) return undefined;
+  return { iceServers: found.iceServers, local: candidateStats.parse(found.local) };
+}
+
+/** The product's TURN_URLS: TURN over TCP and over TLS, both on loopback. */
+function turnUrls(coturn: RunningCoturn): string[] {
+  return [
+    `turn:127.0.0.1:${coturn.port}?transport=tcp`,
+    `turns:127.0.0.1:${coturn.tlsPort}?transport=tcp`,
+  ];
+}
+
+/** Opens the player; the ms from navigation to the video playing. */
+async function watch(
+  page: Page,
+  product: Product,
+  loginToken: string,
+  relayVia: 'turn:' | 'turns:' | null = null,
+): Promise<number> {
+  await page.addInitScript(recordPeerConnections, relayVia);
+  await signIn(page, loginToken);
+  const started = Date.now();
+  await page.goto(`${product.baseUrl}/player/${STAGE}`);
+  await expectVideoPlaying(page);
+  return Date.now() - started;
+}
+
+test.describe('a viewer without UDP, through TURN over TCP or TLS', () => {
+  test.skip(missing !== undefined, missing);
+  let coturn: RunningCoturn | undefined;
+  let product: Product | undefined;
+  let loginToken: string;
+  let tlsBrowser: Browser | undefined;
+
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    coturn = await startCoturn({ secret: TURN_SECRET, lifetimeSeconds: 300, tls: true });
+    product = new Product({
+      ...ownInstance('turn', 600),
+      env: {
+        TURN_URLS: turnUrls(coturn).join(','),
+        TURN_SECRET,
+      },
+    });
+    product.addViewer(VIEWER);
+    await product.start();
+    loginToken = await product.loginToken(VIEWER);
+  });
+
+  test.afterAll(async () => {
+    await tlsBrowser?.close();
+    await product?.dispose();
+    await coturn?.close();
+  });
+
+  test("plays relayed over TCP with the token's short-lived TURN credentials", async ({ page }) => {
+    test.setTimeout(90_000);
+    if (product === undefined || coturn === undefined) {
+      throw new Error('not started');
+    }
+    // The first join also waits for the camera's first key frame: measured by neither.
+    await watch(page, product, loginToken);
+    await page.close();
+
+    const directPage = await page.context().newPage();
+    const directMs = await watch(directPage, product, loginToken);
+    const direct = await selectedPath(directPage);
+    expect(direct?.local.candidateType).toBe('host');
+    await directPage.close();
+
+    const relayedPage = await page.context().newPage();
+    const relayedMs = await watch(relayedPage, product, loginToken, 'turn:');
+    const relayed = await selectedPath(relayedPage);
+    expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tcp' });
+    // From the token: a REST username (expiry:user id) and its HMAC, never the secret.
+    expect(relayed?.iceServers).toEqual([
+      {
+        urls: turnUrls(coturn),
+        username: expect.stringMatching(/^\d{10}:\S+$/),
+        credential: expect.stringMatching(/^[A-Za-z0-9+/]{27}=$/),
+      },
+    ]);
+    expect(coturn.log()).toMatch(/incoming packet ALLOCATE processed, success/);
+    await relayedPage.close();
+    test.info().annotations.push({
+      type: 'navigation → video playing, loopback',
+      description: `direct ${directMs} ms, TURN over TCP ${relayedMs} ms`,
+    });
+    console.log(
+      `player navigation → video playing on loopback: direct ${directMs} ms, through coturn TURN over TCP ${relayedMs} ms`,
+    );
+  });
+
+  test('plays relayed over TLS (turns:) with the same credentials', async () => {
+    test.setTimeout(60_000);
+    if (product === undefined || coturn === undefined) throw new Error('not started');
+    // coturn's certificate is a throwaway self-signed one: this browser takes it.
+    tlsBrowser = await chromium.launch({
+      executablePath: chromiumExecutable(),
+      args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
+    });
+    const relayedPage = await tlsBrowser.newPage();
+    const relayedMs = await watch(relayedPage, product, loginToken, 'turns:');
+    const relayed = await selectedPath(relayedPage);
+    expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tls' });
+    console.log(`player navigation → video playing through coturn TURN over TLS: ${relayedMs} ms`);
+  });
+});
