@@ -1,0 +1,626 @@
+/**
+ * The network lab: network namespaces joined by veth links, built and torn down by a test, in
+ * which the stage, Chromium and the WHIP/WHEP clients run as they would on real networks.
+ *
+ *   viewer ──┐                                              ┌── stage   198.18.1.2, 2001:2:0:1::2
+ *            nat (masquerade) 198.18.2.2 ── inet (router) ──┤
+ *   publisher┘  LAN 198.19.1.0/24, 198.19.2.0/24            └── cloud (1:1 NAT) 198.18.3.2
+ *                                                                └── vm 198.19.3.2 (private only)
+ *
+ * - `inet` is the public internet: it routes 198.18.1-3.0/24 (and 2001:2:0:1-3::/64) and nothing
+ *   else, so a private address is unreachable from outside, as on the real one.
+ * - `nat` is a home or carrier router: its viewers and publishers reach out, the stage sees them as
+ *   198.18.2.2. `cloud` maps its public address one to one onto the VM's private address, as a
+ *   cloud provider does, so a stage on the VM knows only 198.19.3.2.
+ * - Addresses only from 198.18.0.0/15 and 2001:2::/48 (benchmarking ranges), and no link out of
+ *   the lab: nothing a test does inside reaches the machine's own networks.
+ * - Namespaces are named `tc-<pid>-<n>-<role>`, so runs in parallel never meet, and a crashed run's
+ *   are swept by the next (`sweepStaleLabs`: only those whose pid is dead).
+ * - Conditions per link (link-conditions.ts); `measure()` says what they really give.
+ */
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { labSupport, type LabTool } from './lab-support';
+import type { z } from 'zod';
+import {
+  PROBE_PORT,
+  PROBE_SCRIPT,
+  ProbeAgent,
+  transferReply,
+  udpCountReply,
+  udpReply,
+  whoamiReply,
+  type ProbeOperation,
+} from './probe-agent';
+import {
+  conditionRules,
+  describeConditions,
+  rateArgs,
+  type LinkConditions,
+} from './link-conditions';
+
+export type Host = 'stage' | 'viewer' | 'publisher' | 'vm';
+export type Router = 'inet' | 'nat' | 'cloud';
+export type LabNamespace = Host | Router;
+/** A link is named after the namespace at its far end from the router. */
+export type LinkName = 'stage' | 'nat' | 'cloud' | 'viewer' | 'publisher' | 'vm';
+
+interface LinkPlan {
+  router: Router;
+  routerInterface: string;
+  routerAddress: string;
+  end: Exclude<LabNamespace, 'inet'>;
+  endInterface: string;
+  endAddress: string;
+  /** IPv6 on the public links: [router side, far end]. */
+  ipv6?: [string, string];
+}
+
+const NAMESPACES: LabNamespace[] = ['inet', 'nat', 'cloud', 'stage', 'viewer', 'publisher', 'vm'];
+
+const LINKS: Record<LinkName, LinkPlan> = {
+  stage: link('inet', 'stage', '198.18.1', 'stage', 'eth0', '2001:2:0:1'),
+  nat: link('inet', 'nat', '198.18.2', 'nat', 'wan', '2001:2:0:2'),
+  cloud: link('inet', 'cloud', '198.18.3', 'cloud', 'wan', '2001:2:0:3'),
+  viewer: link('nat', 'viewer', '198.19.1', 'viewer', 'eth0'),
+  publisher: link('nat', 'publisher', '198.19.2', 'publisher', 'eth0'),
+  vm: link('cloud', 'vm', '198.19.3', 'vm', 'eth0'),
+};
+
+function link(
+  router: Router,
+  routerInterface: string,
+  subnet: string,
+  end: LinkPlan['end'],
+  endInterface: string,
+  ipv6Prefix?: string,
+): LinkPlan {
+  return {
+    router,
+    routerInterface,
+    routerAddress: `${subnet}.1`,
+    end,
+    endInterface,
+    endAddress: `${subnet}.2`,
+    ipv6: ipv6Prefix ? [`${ipv6Prefix}::1`, `${ipv6Prefix}::2`] : undefined,
+  };
+}
+
+/** The lab's addresses, by what they are. */
+export const LAB_ADDRESSES = {
+  /** The stage on the public segment. */
+  stage: LINKS.stage.endAddress,
+  stageIpv6: LINKS.stage.ipv6![1],
+  /** The NAT router's public address: what the stage sees of its viewers and publishers. */
+  natPublic: LINKS.nat.endAddress,
+  viewer: LINKS.viewer.endAddress,
+  publisher: LINKS.publisher.endAddress,
+  /** The cloud VM's public address, mapped one to one onto its private one. */
+  vmPublic: LINKS.cloud.endAddress,
+  vmPrivate: LINKS.vm.endAddress,
+} as const;
+
+/** Where a host is reached from elsewhere in the lab (its private address behind NAT). */
+const REACHED_AT: Record<Host, string> = {
+  stage: LAB_ADDRESSES.stage,
+  viewer: LAB_ADDRESSES.viewer,
+  publisher: LAB_ADDRESSES.publisher,
+  vm: LAB_ADDRESSES.vmPublic,
+};
+
+export const LAB_PREFIX = 'tc-';
+/** No lab outlives this, even if nothing tears it down: its helpers stop on their own. */
+const MAX_LAB_SECONDS = 30 * 60;
+const COMMAND_TIMEOUT_MS = 10_000;
+const DELAYER_SCRIPT = join(import.meta.dirname, 'delayer.py');
+
+export interface ExecResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export type Figure = 'rtt' | 'loss' | 'rate';
+
+/** What a path really gave; a figure not asked for is undefined. */
+export interface Measurement {
+  from: Host;
+  to: Host;
+  address: string;
+  /** Mean ping round trip (undefined too when no ping came back). */
+  rttMs?: number;
+  pingsSent?: number;
+  pingsReceived?: number;
+  /** One-way loss of a paced UDP burst from `from` to `to`. */
+  lossPercent?: number;
+  udpSent?: number;
+  udpReceived?: number;
+  /** TCP goodput of a bounded transfer, in `direction` (down: `to` sends to `from`). */
+  rateKbit?: number;
+  direction: 'down' | 'up';
+}
+
+export interface MeasureOptions {
+  /** The figures to take (all three). */
+  figures?: Figure[];
+  /** Bytes of the TCP transfer (256 KB). */
+  bytes?: number;
+  /** Datagrams of the UDP burst, 1,000 a second (400). */
+  datagrams?: number;
+  /** Pings, 20 ms apart (10). */
+  pings?: number;
+  direction?: 'down' | 'up';
+}
+
+let labsInThisProcess = 0;
+
+export class NetworkLab {
+  /** The namespace names of this lab, by role. */
+  readonly namespaces: Record<LabNamespace, string>;
+  readonly addresses = LAB_ADDRESSES;
+  private readonly tools: Record<LabTool, string>;
+  private readonly tempDir: string;
+  private readonly children = new Set<ChildProcess>();
+  private readonly conditions = new Map<LinkName, LinkConditions>();
+  private readonly delayers = new Map<LinkName, ChildProcess>();
+  private readonly hooked = new Set<LinkName>();
+  private readonly agents = new Map<Host, Promise<ProbeAgent>>();
+  private nextQueue = 1;
+  private disposed = false;
+  /** Whether dispose() has run: nothing can be started or set after. */
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+  /** Deletes the namespaces if the process exits before dispose() (a killed test worker). */
+  private readonly deleteOnExit = () => this.deleteNamespaces();
+
+  private constructor(tools: Record<LabTool, string>) {
+    this.tools = tools;
+    labsInThisProcess += 1;
+    const prefix = `${LAB_PREFIX}${process.pid}-${labsInThisProcess}-`;
+    this.namespaces = Object.fromEntries(
+      NAMESPACES.map((role) => [role, `${prefix}${role}`]),
+    ) as Record<LabNamespace, string>;
+    this.tempDir = mkdtempSync(join(tmpdir(), 'tailcam-lab-'));
+  }
+
+  /** Builds the lab (see the file's header); throws if it cannot be built here (see labSupport). */
+  static create(): NetworkLab {
+    const support = labSupport();
+    if (!support.ok) throw new Error(`the network lab cannot be built here: ${support.reason}`);
+    sweepStaleLabs();
+    const lab = new NetworkLab(support.tools);
+    process.once('exit', lab.deleteOnExit);
+    try {
+      lab.build();
+    } catch (error) {
+      lab.deleteNamespaces();
+      throw error;
+    }
+    return lab;
+  }
+
+  private build(): void {
+    for (const role of NAMESPACES) {
+      this.run('ip', ['netns', 'add', this.namespaces[role]]);
+      this.ip(role, ['link', 'set', 'lo', 'up']);
+    }
+    for (const plan of Object.values(LINKS)) {
+      const { router, routerInterface, end, endInterface } = plan;
+      this.ip(router, [
+        'link',
+        'add',
+        routerInterface,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        endInterface,
+        'netns',
+        this.namespaces[end],
+      ]);
+      this.ip(router, ['addr', 'add', `${plan.routerAddress}/24`, 'dev', routerInterface]);
+      this.ip(end, ['addr', 'add', `${plan.endAddress}/24`, 'dev', endInterface]);
+      if (plan.ipv6) {
+        // nodad: the address is usable at once, not after duplicate detection's second.
+        this.ip(router, ['addr', 'add', `${plan.ipv6[0]}/64`, 'dev', routerInterface, 'nodad']);
+        this.ip(end, ['addr', 'add', `${plan.ipv6[1]}/64`, 'dev', endInterface, 'nodad']);
+      }
+      this.ip(router, ['link', 'set', routerInterface, 'up']);
+      this.ip(end, ['link', 'set', endInterface, 'up']);
+      this.ip(end, ['route', 'add', 'default', 'via', plan.routerAddress]);
+      if (plan.ipv6) this.ip(end, ['-6', 'route', 'add', 'default', 'via', plan.ipv6[0]]);
+    }
+    for (const router of ['inet', 'nat', 'cloud'] as const) {
+      this.setSysctl(router, 'net/ipv4/ip_forward');
+    }
+    this.setSysctl('inet', 'net/ipv6/conf/all/forwarding');
+    this.restore('nat', 'iptables-restore', '*nat\n-A POSTROUTING -o wan -j MASQUERADE\nCOMMIT\n');
+    const { vmPublic, vmPrivate } = LAB_ADDRESSES;
+    this.restore(
+      'cloud',
+      'iptables-restore',
+      `*nat\n-A PREROUTING -i wan -d ${vmPublic} -j DNAT --to-destination ${vmPrivate}\n` +
+        `-A POSTROUTING -o wan -s ${vmPrivate} -j SNAT --to-source ${vmPublic}\nCOMMIT\n`,
+    );
+  }
+
+  /** A tool run synchronously in the root namespace; throws with its stderr if it fails. */
+  private run(tool: LabTool, args: string[], input?: string): string {
+    const command = this.tools[tool];
+    const result = spawnSync(command, args, {
+      encoding: 'utf8',
+      input,
+      timeout: COMMAND_TIMEOUT_MS,
+    });
+    if (result.status !== 0) {
+      throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.error}`);
+    }
+    return result.stdout;
+  }
+
+  private ip(role: LabNamespace, args: string[]): string {
+    return this.run('ip', ['-n', this.namespaces[role], ...args]);
+  }
+
+  /**
+   * Turns a namespace's setting on. /proc/sys/net shows the namespace of whoever opens it, so a
+   * shell inside writes it (no dependency on procps' sysctl).
+   */
+  private setSysctl(role: LabNamespace, path: string): void {
+    const write = `echo 1 > /proc/sys/${path}`;
+    this.run('ip', ['netns', 'exec', this.namespaces[role], '/bin/sh', '-c', write]);
+  }
+
+  private restore(
+    role: LabNamespace,
+    tool: 'iptables-restore' | 'ip6tables-restore',
+    rules: string,
+  ) {
+    const args = ['netns', 'exec', this.namespaces[role], this.tools[tool], '--noflush'];
+    this.run('ip', args, rules);
+  }
+
+  /** `ip netns exec NS command args`: the command and arguments a process in `role` is run with. */
+  command(role: LabNamespace, command: string, args: readonly string[] = []): [string, string[]] {
+    return [this.tools.ip, ['netns', 'exec', this.namespaces[role], command, ...args]];
+  }
+
+  /**
+   * Runs a command in a namespace to its end (bounded by timeoutMs, 30 s unless told), with its
+   * output. Never throws for the command's status; the caller reads it.
+   */
+  exec(
+    role: LabNamespace,
+    command: string,
+    args: readonly string[] = [],
+    options: { timeoutMs?: number; input?: string; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<ExecResult> {
+    const child = this.spawn(role, command, args, { env: options.env });
+    return new Promise((resolve) => {
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin?.end(options.input ?? '');
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+      child.once('close', (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr });
+      });
+    });
+  }
+
+  /**
+   * Starts a process in a namespace (`ip netns exec` replaces itself with it, so the child's pid
+   * is the process's own). It is stopped by dispose() if it has not ended by then.
+   */
+  spawn(
+    role: LabNamespace,
+    command: string,
+    args: readonly string[] = [],
+    options: SpawnOptions = {},
+  ): ChildProcess {
+    if (this.disposed) throw new Error('the lab is torn down');
+    const [ip, ipArgs] = this.command(role, command, args);
+    const child = spawn(ip, ipArgs, { stdio: 'pipe', ...options });
+    this.children.add(child);
+    child.once('exit', () => this.children.delete(child));
+    child.once('error', () => this.children.delete(child));
+    return child;
+  }
+
+  /**
+   * An executable that runs Debian's Chromium in `role`'s namespace: Playwright's executablePath
+   * for a browser behind NAT or on the public segment.
+   */
+  chromiumExecutable(role: LabNamespace, chromium = '/usr/bin/chromium'): string {
+    const path = join(this.tempDir, `chromium-${role}`);
+    writeFileSync(
+      path,
+      `#!/bin/sh\nexec ${this.tools.ip} netns exec ${this.namespaces[role]} ${chromium} "$@"\n`,
+    );
+    chmodSync(path, 0o755);
+    return path;
+  }
+
+  /** What the link is set to now. */
+  linkConditions(name: LinkName): LinkConditions {
+    return { ...this.conditions.get(name) };
+  }
+
+  /** Sets a link's conditions, replacing what it had; `{}` clears them. */
+  async setConditions(name: LinkName, conditions: LinkConditions): Promise<void> {
+    const plan = LINKS[name];
+    const queue = this.nextQueue++;
+    const oldDelayer = this.delayers.get(name);
+    this.delayers.delete(name);
+    // The new delayer listens before any rule sends it packets, and the old one stops only after
+    // its rule is gone: no packet is queued where nobody reads.
+    if ((conditions.delayMs ?? 0) > 0) {
+      this.delayers.set(name, await this.startDelayer(plan.router, queue, conditions.delayMs!));
+    }
+    const hook = !this.hooked.has(name);
+    this.restore(
+      plan.router,
+      'iptables-restore',
+      conditionRules(plan.routerInterface, conditions, queue, hook),
+    );
+    if (plan.ipv6) {
+      this.restore(
+        plan.router,
+        'ip6tables-restore',
+        conditionRules(plan.routerInterface, conditions, queue, hook),
+      );
+    }
+    this.hooked.add(name);
+    if (oldDelayer) await stopChild(oldDelayer);
+    const hadRate = (this.conditions.get(name)?.rateKbit ?? 0) > 0;
+    if (hadRate || (conditions.rateKbit ?? 0) > 0) {
+      this.run('tc', [
+        '-n',
+        this.namespaces[plan.router],
+        ...rateArgs(plan.routerInterface, conditions.rateKbit),
+      ]);
+      this.run('tc', [
+        '-n',
+        this.namespaces[plan.end],
+        ...rateArgs(plan.endInterface, conditions.rateKbit),
+      ]);
+    }
+    this.conditions.set(name, { ...conditions });
+  }
+
+  private async startDelayer(router: Router, queue: number, delayMs: number) {
+    const args = [DELAYER_SCRIPT, String(queue), String(delayMs), String(MAX_LAB_SECONDS)];
+    const child = this.spawn(router, this.tools.python3, args);
+    await waitForLine(child, 'ready', 5_000, 'the delayer');
+    return child;
+  }
+
+  /** The probe agent of a host, started once: it serves on port 5201 and measures on request. */
+  private agent(host: Host): Promise<ProbeAgent> {
+    let agent = this.agents.get(host);
+    if (!agent) {
+      const args = [PROBE_SCRIPT, 'agent', String(PROBE_PORT), String(MAX_LAB_SECONDS)];
+      const child = this.spawn(host, process.execPath, args);
+      agent = ProbeAgent.start(child, `the probe agent in ${host}`);
+      this.agents.set(host, agent);
+    }
+    return agent;
+  }
+
+  /** Asks `from`'s agent to measure against `to`'s (started first, so something answers). */
+  private async probe<T>(
+    from: Host,
+    to: Host,
+    op: ProbeOperation,
+    reply: z.ZodType<T>,
+    count = 0,
+    address = REACHED_AT[to],
+  ): Promise<T> {
+    const [agent] = await Promise.all([this.agent(from), this.agent(to)]);
+    return agent.request(op, reply, address, count);
+  }
+
+  /** The address `to` sees a TCP connection from `from` come from (NAT shows its router's). */
+  async seenAs(from: Host, to: Host): Promise<string> {
+    return (await this.probe(from, to, 'whoami', whoamiReply)).address;
+  }
+
+  /** Whether a TCP connection from `from` reaches `to`. */
+  async tcpReaches(from: Host, to: Host): Promise<boolean> {
+    return this.seenAs(from, to).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** A paced burst of UDP datagrams from `from` to `to`: how many were sent and arrived. */
+  async udpBurst(from: Host, to: Host, datagrams: number, address = REACHED_AT[to]) {
+    const { burst } = await this.probe(from, to, 'udp', udpReply, datagrams, address);
+    const receiver = await this.agent(to);
+    // What is still on its way arrives within the lab's largest delay.
+    await new Promise((settle) => setTimeout(settle, 400));
+    const { received } = await receiver.request('udp-count', udpCountReply, '', 0, burst);
+    return { sent: datagrams, received };
+  }
+
+  /** Pings `address` from `from`: the mean round trip, and how many of `count` came back. */
+  async ping(from: Host, address: string, count = 10) {
+    const result = await this.exec(
+      from,
+      this.tools.ping,
+      ['-n', '-q', '-c', String(count), '-i', '0.02', '-W', '2', address],
+      { timeoutMs: 10_000 + count * 100 },
+    );
+    const received = /(\d+) received/.exec(result.stdout)?.[1];
+    const mean = /= [\d.]+\/([\d.]+)\//.exec(result.stdout)?.[1];
+    return {
+      sent: count,
+      received: received === undefined ? 0 : Number(received),
+      rttMs: mean === undefined ? undefined : Number(mean),
+    };
+  }
+
+  /** A bounded TCP transfer: its goodput in kbit/s (down: `to` sends to `from`). */
+  async rate(from: Host, to: Host, bytes = 256_000, direction: 'down' | 'up' = 'down') {
+    return (await this.probe(from, to, direction, transferReply, bytes)).kbit;
+  }
+
+  /**
+   * What the path from `from` to `to` really gives: RTT (ping), one-way loss (a UDP burst), TCP
+   * rate (a bounded transfer); each bounded in count and time. The transfer runs alone, after.
+   */
+  async measure(from: Host, to: Host, options: MeasureOptions = {}): Promise<Measurement> {
+    const { figures = ['rtt', 'loss', 'rate'], direction = 'down' } = options;
+    const address = REACHED_AT[to];
+    const measurement: Measurement = { from, to, address, direction };
+    await Promise.all([this.agent(from), this.agent(to)]);
+    await Promise.all([
+      figures.includes('rtt') &&
+        this.ping(from, address, options.pings ?? 10).then((ping) => {
+          measurement.rttMs = ping.rttMs;
+          measurement.pingsSent = ping.sent;
+          measurement.pingsReceived = ping.received;
+        }),
+      figures.includes('loss') &&
+        this.udpBurst(from, to, options.datagrams ?? 400).then((udp) => {
+          measurement.lossPercent = (100 * (udp.sent - udp.received)) / udp.sent;
+          measurement.udpSent = udp.sent;
+          measurement.udpReceived = udp.received;
+        }),
+    ]);
+    if (figures.includes('rate')) {
+      measurement.rateKbit = await this.rate(from, to, options.bytes ?? 256_000, direction);
+    }
+    return measurement;
+  }
+
+  /** One line: the link's conditions as set, and what they measured. */
+  describe(name: LinkName, measurement: Measurement): string {
+    return formatMeasurement(measurement, describeConditions(this.linkConditions(name)));
+  }
+
+  /** This lab's namespaces that still exist (none after dispose()). */
+  remainingNamespaces(): string[] {
+    const mine = new Set(Object.values(this.namespaces));
+    return listNamespaces(this.tools.ip).filter((name) => mine.has(name));
+  }
+
+  /** Stops every process it started, then deletes its namespaces (and their links and rules). */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await Promise.all([...this.children].map((child) => stopChild(child)));
+    this.deleteNamespaces();
+    process.off('exit', this.deleteOnExit);
+    rmSync(this.tempDir, { recursive: true, force: true });
+  }
+
+  private deleteNamespaces(): void {
+    for (const name of Object.values(this.namespaces)) deleteNamespace(this.tools.ip, name);
+  }
+}
+
+/** A measurement in one line, with the conditions it was taken under. */
+export function formatMeasurement(measurement: Measurement, conditions: string): string {
+  const { from, to, address, rttMs, lossPercent, rateKbit } = measurement;
+  const figures: string[] = [];
+  if (measurement.pingsSent !== undefined) {
+    figures.push(rttMs === undefined ? 'no ping came back' : `rtt ${rttMs.toFixed(1)} ms`);
+  }
+  if (lossPercent !== undefined) {
+    const { udpReceived, udpSent } = measurement;
+    figures.push(`loss ${lossPercent.toFixed(1)}% (${udpReceived}/${udpSent} UDP arrived)`);
+  }
+  if (rateKbit !== undefined) {
+    figures.push(`${measurement.direction} ${Math.round(rateKbit)} kbit/s`);
+  }
+  return `[lab] ${from} → ${to} (${address}), ${conditions}: ${figures.join(', ')}`;
+}
+
+function waitForLine(child: ChildProcess, line: string, timeoutMs: number, what: string) {
+  return new Promise<void>((resolve, reject) => {
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => fail(`not ready in ${timeoutMs} ms`), timeoutMs);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      lines.close();
+      child.kill('SIGKILL');
+      reject(new Error(`${what}: ${why}\n${stderr}`));
+    };
+    lines.on('line', (text) => {
+      if (text.trim() !== line) return;
+      clearTimeout(timer);
+      lines.close();
+      resolve();
+    });
+    child.once('exit', (status) => fail(`exited (${status})`));
+  });
+}
+
+/** Closes a child's stdin (the lab's helpers stop on that), then SIGTERM, then SIGKILL. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const term = setTimeout(() => child.kill('SIGTERM'), 1_000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    child.once('exit', () => {
+      clearTimeout(term);
+      clearTimeout(kill);
+      resolve();
+    });
+    child.stdin?.end();
+  });
+}
+
+function listNamespaces(ip: string): string[] {
+  const listed = spawnSync(ip, ['netns', 'list'], {
+    encoding: 'utf8',
+    timeout: COMMAND_TIMEOUT_MS,
+  });
+  return (listed.stdout ?? '')
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')
+    .filter((name) => name.startsWith(LAB_PREFIX));
+}
+
+/** Kills what still runs in a namespace (only the lab's own), then deletes it. */
+function deleteNamespace(ip: string, name: string): void {
+  const pids = spawnSync(ip, ['netns', 'pids', name], { encoding: 'utf8', timeout: 5_000 });
+  for (const pid of (pids.stdout ?? '').split('\n').filter(Boolean)) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  spawnSync(ip, ['netns', 'del', name], { timeout: COMMAND_TIMEOUT_MS, stdio: 'ignore' });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Deletes the namespaces of labs whose process is dead (a crashed or killed run); returns them. */
+export function sweepStaleLabs(): string[] {
+  const support = labSupport();
+  if (!support.ok) return [];
+  const stale = listNamespaces(support.tools.ip).filter((name) => {
+    const pid = /^tc-(\d+)-/.exec(name)?.[1];
+    return pid !== undefined && !isAlive(Number(pid));
+  });
+  for (const name of stale) deleteNamespace(support.tools.ip, name);
+  return stale;
+}
