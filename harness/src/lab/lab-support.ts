@@ -4,6 +4,7 @@
  * loud SKIPPED saying why and how to get it, and pass, as the suite's other OS-dependent tests do.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -31,14 +32,8 @@ export function findTool(name: string): string | undefined {
   return folders.map((folder) => join(folder, name)).find((path) => existsSync(path));
 }
 
-let cached: LabSupport | undefined;
-
+/** Checks afresh each time (tens of milliseconds: it adds and deletes one namespace). */
 export function labSupport(): LabSupport {
-  cached ??= checkSupport();
-  return cached;
-}
-
-function checkSupport(): LabSupport {
   if (process.platform !== 'linux') return { ok: false, reason: 'network namespaces need Linux' };
   if (process.getuid?.() !== 0) {
     return { ok: false, reason: 'the lab needs root (network namespaces, iptables, tc)' };
@@ -55,7 +50,7 @@ function checkSupport(): LabSupport {
     return { ok: false, reason: `missing tools: apt-get install ${names}` };
   }
   // Creating and deleting one namespace proves the kernel and our rights allow it.
-  const name = `tc-${process.pid}-probe`;
+  const name = `tc-${process.pid}-${randomBytes(3).toString('hex')}-probe`;
   const add = spawnSync(tools.ip!, ['netns', 'add', name], { encoding: 'utf8', timeout: 10_000 });
   spawnSync(tools.ip!, ['netns', 'del', name], { timeout: 10_000 });
   if (add.status !== 0) {

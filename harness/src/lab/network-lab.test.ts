@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { labSkippedBanner, labSupport } from './lab-support';
 import { describeConditions } from './link-conditions';
-import { formatMeasurement, LAB_PREFIX, NetworkLab, sweepStaleLabs } from './network-lab';
+import { formatMeasurement } from './lab-measurement';
+import { LAB_PREFIX, sweepStaleLabs } from './lab-processes';
+import { NetworkLab } from './network-lab';
 
 const support = labSupport();
 if (!support.ok) console.warn(labSkippedBanner('the network lab smoke test', support.reason));

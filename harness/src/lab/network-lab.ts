@@ -14,16 +14,35 @@
  *   cloud provider does, so a stage on the VM knows only 198.19.3.2.
  * - Addresses only from 198.18.0.0/15 and 2001:2::/48 (benchmarking ranges), and no link out of
  *   the lab: nothing a test does inside reaches the machine's own networks.
- * - Namespaces are named `tc-<pid>-<n>-<role>`, so runs in parallel never meet, and a crashed run's
- *   are swept by the next (`sweepStaleLabs`: only those whose pid is dead).
+ * - Namespaces are named `tc-<pid>-<random>-<role>`, so runs in parallel never meet, and a crashed
+ *   run's are swept by the next (`sweepStaleLabs`: only those whose pid is dead).
  * - Conditions per link (link-conditions.ts); `measure()` says what they really give.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { labSupport, type LabTool } from './lab-support';
+import { formatMeasurement, type MeasureOptions, type Measurement } from './lab-measurement';
+import {
+  deleteNamespace,
+  LAB_PREFIX,
+  listNamespaces,
+  stopChild,
+  sweepStaleLabs,
+  waitForLine,
+} from './lab-processes';
+import {
+  LAB_ADDRESSES,
+  LINKS,
+  NAMESPACES,
+  REACHED_AT,
+  type Host,
+  type LabNamespace,
+  type LinkName,
+  type Router,
+} from './lab-topology';
 import type { z } from 'zod';
 import {
   PROBE_PORT,
@@ -42,76 +61,6 @@ import {
   type LinkConditions,
 } from './link-conditions';
 
-export type Host = 'stage' | 'viewer' | 'publisher' | 'vm';
-export type Router = 'inet' | 'nat' | 'cloud';
-export type LabNamespace = Host | Router;
-/** A link is named after the namespace at its far end from the router. */
-export type LinkName = 'stage' | 'nat' | 'cloud' | 'viewer' | 'publisher' | 'vm';
-
-interface LinkPlan {
-  router: Router;
-  routerInterface: string;
-  routerAddress: string;
-  end: Exclude<LabNamespace, 'inet'>;
-  endInterface: string;
-  endAddress: string;
-  /** IPv6 on the public links: [router side, far end]. */
-  ipv6?: [string, string];
-}
-
-const NAMESPACES: LabNamespace[] = ['inet', 'nat', 'cloud', 'stage', 'viewer', 'publisher', 'vm'];
-
-const LINKS: Record<LinkName, LinkPlan> = {
-  stage: link('inet', 'stage', '198.18.1', 'stage', 'eth0', '2001:2:0:1'),
-  nat: link('inet', 'nat', '198.18.2', 'nat', 'wan', '2001:2:0:2'),
-  cloud: link('inet', 'cloud', '198.18.3', 'cloud', 'wan', '2001:2:0:3'),
-  viewer: link('nat', 'viewer', '198.19.1', 'viewer', 'eth0'),
-  publisher: link('nat', 'publisher', '198.19.2', 'publisher', 'eth0'),
-  vm: link('cloud', 'vm', '198.19.3', 'vm', 'eth0'),
-};
-
-function link(
-  router: Router,
-  routerInterface: string,
-  subnet: string,
-  end: LinkPlan['end'],
-  endInterface: string,
-  ipv6Prefix?: string,
-): LinkPlan {
-  return {
-    router,
-    routerInterface,
-    routerAddress: `${subnet}.1`,
-    end,
-    endInterface,
-    endAddress: `${subnet}.2`,
-    ipv6: ipv6Prefix ? [`${ipv6Prefix}::1`, `${ipv6Prefix}::2`] : undefined,
-  };
-}
-
-/** The lab's addresses, by what they are. */
-export const LAB_ADDRESSES = {
-  /** The stage on the public segment. */
-  stage: LINKS.stage.endAddress,
-  stageIpv6: LINKS.stage.ipv6![1],
-  /** The NAT router's public address: what the stage sees of its viewers and publishers. */
-  natPublic: LINKS.nat.endAddress,
-  viewer: LINKS.viewer.endAddress,
-  publisher: LINKS.publisher.endAddress,
-  /** The cloud VM's public address, mapped one to one onto its private one. */
-  vmPublic: LINKS.cloud.endAddress,
-  vmPrivate: LINKS.vm.endAddress,
-} as const;
-
-/** Where a host is reached from elsewhere in the lab (its private address behind NAT). */
-const REACHED_AT: Record<Host, string> = {
-  stage: LAB_ADDRESSES.stage,
-  viewer: LAB_ADDRESSES.viewer,
-  publisher: LAB_ADDRESSES.publisher,
-  vm: LAB_ADDRESSES.vmPublic,
-};
-
-export const LAB_PREFIX = 'tc-';
 /** No lab outlives this, even if nothing tears it down: its helpers stop on their own. */
 const MAX_LAB_SECONDS = 30 * 60;
 const COMMAND_TIMEOUT_MS = 10_000;
@@ -122,40 +71,6 @@ export interface ExecResult {
   stdout: string;
   stderr: string;
 }
-
-export type Figure = 'rtt' | 'loss' | 'rate';
-
-/** What a path really gave; a figure not asked for is undefined. */
-export interface Measurement {
-  from: Host;
-  to: Host;
-  address: string;
-  /** Mean ping round trip (undefined too when no ping came back). */
-  rttMs?: number;
-  pingsSent?: number;
-  pingsReceived?: number;
-  /** One-way loss of a paced UDP burst from `from` to `to`. */
-  lossPercent?: number;
-  udpSent?: number;
-  udpReceived?: number;
-  /** TCP goodput of a bounded transfer, in `direction` (down: `to` sends to `from`). */
-  rateKbit?: number;
-  direction: 'down' | 'up';
-}
-
-export interface MeasureOptions {
-  /** The figures to take (all three). */
-  figures?: Figure[];
-  /** Bytes of the TCP transfer (256 KB). */
-  bytes?: number;
-  /** Datagrams of the UDP burst, 1,000 a second (400). */
-  datagrams?: number;
-  /** Pings, 20 ms apart (10). */
-  pings?: number;
-  direction?: 'down' | 'up';
-}
-
-let labsInThisProcess = 0;
 
 export class NetworkLab {
   /** The namespace names of this lab, by role. */
@@ -179,8 +94,8 @@ export class NetworkLab {
 
   private constructor(tools: Record<LabTool, string>) {
     this.tools = tools;
-    labsInThisProcess += 1;
-    const prefix = `${LAB_PREFIX}${process.pid}-${labsInThisProcess}-`;
+    // The pid tells the sweep whether the run is alive; the random part tells two labs apart.
+    const prefix = `${LAB_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
     this.namespaces = Object.fromEntries(
       NAMESPACES.map((role) => [role, `${prefix}${role}`]),
     ) as Record<LabNamespace, string>;
@@ -191,7 +106,7 @@ export class NetworkLab {
   static create(): NetworkLab {
     const support = labSupport();
     if (!support.ok) throw new Error(`the network lab cannot be built here: ${support.reason}`);
-    sweepStaleLabs();
+    sweepStaleLabs(support.tools.ip);
     const lab = new NetworkLab(support.tools);
     process.once('exit', lab.deleteOnExit);
     try {
@@ -524,103 +439,4 @@ export class NetworkLab {
   private deleteNamespaces(): void {
     for (const name of Object.values(this.namespaces)) deleteNamespace(this.tools.ip, name);
   }
-}
-
-/** A measurement in one line, with the conditions it was taken under. */
-export function formatMeasurement(measurement: Measurement, conditions: string): string {
-  const { from, to, address, rttMs, lossPercent, rateKbit } = measurement;
-  const figures: string[] = [];
-  if (measurement.pingsSent !== undefined) {
-    figures.push(rttMs === undefined ? 'no ping came back' : `rtt ${rttMs.toFixed(1)} ms`);
-  }
-  if (lossPercent !== undefined) {
-    const { udpReceived, udpSent } = measurement;
-    figures.push(`loss ${lossPercent.toFixed(1)}% (${udpReceived}/${udpSent} UDP arrived)`);
-  }
-  if (rateKbit !== undefined) {
-    figures.push(`${measurement.direction} ${Math.round(rateKbit)} kbit/s`);
-  }
-  return `[lab] ${from} → ${to} (${address}), ${conditions}: ${figures.join(', ')}`;
-}
-
-function waitForLine(child: ChildProcess, line: string, timeoutMs: number, what: string) {
-  return new Promise<void>((resolve, reject) => {
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => fail(`not ready in ${timeoutMs} ms`), timeoutMs);
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      lines.close();
-      child.kill('SIGKILL');
-      reject(new Error(`${what}: ${why}\n${stderr}`));
-    };
-    lines.on('line', (text) => {
-      if (text.trim() !== line) return;
-      clearTimeout(timer);
-      lines.close();
-      resolve();
-    });
-    child.once('exit', (status) => fail(`exited (${status})`));
-  });
-}
-
-/** Closes a child's stdin (the lab's helpers stop on that), then SIGTERM, then SIGKILL. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const term = setTimeout(() => child.kill('SIGTERM'), 1_000);
-    const kill = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    child.once('exit', () => {
-      clearTimeout(term);
-      clearTimeout(kill);
-      resolve();
-    });
-    child.stdin?.end();
-  });
-}
-
-function listNamespaces(ip: string): string[] {
-  const listed = spawnSync(ip, ['netns', 'list'], {
-    encoding: 'utf8',
-    timeout: COMMAND_TIMEOUT_MS,
-  });
-  return (listed.stdout ?? '')
-    .split('\n')
-    .map((line) => line.split(' ')[0] ?? '')
-    .filter((name) => name.startsWith(LAB_PREFIX));
-}
-
-/** Kills what still runs in a namespace (only the lab's own), then deletes it. */
-function deleteNamespace(ip: string, name: string): void {
-  const pids = spawnSync(ip, ['netns', 'pids', name], { encoding: 'utf8', timeout: 5_000 });
-  for (const pid of (pids.stdout ?? '').split('\n').filter(Boolean)) {
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-  spawnSync(ip, ['netns', 'del', name], { timeout: COMMAND_TIMEOUT_MS, stdio: 'ignore' });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Deletes the namespaces of labs whose process is dead (a crashed or killed run); returns them. */
-export function sweepStaleLabs(): string[] {
-  const support = labSupport();
-  if (!support.ok) return [];
-  const stale = listNamespaces(support.tools.ip).filter((name) => {
-    const pid = /^tc-(\d+)-/.exec(name)?.[1];
-    return pid !== undefined && !isAlive(Number(pid));
-  });
-  for (const name of stale) deleteNamespace(support.tools.ip, name);
-  return stale;
 }
