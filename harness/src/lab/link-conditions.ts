@@ -1,9 +1,17 @@
 /**
- * What a lab link can be made to do, and the kernel settings that do it. Every condition acts on
- * the link's router side, on the forward path (and input, for traffic to the router itself), in
- * both directions; never on output, where a drop would be reported to the sender's socket as an
- * error rather than lost on the way. Rate is the exception: a tbf qdisc on the egress of both ends
- * of the link, as a slow line limits each direction.
+ * What a lab link can be made to do, and the kernel settings that do it, all in the namespace of
+ * the link's router (the end that forwards), for packets in both directions:
+ *
+ * - Loss and blocked UDP: DROP rules on the forward path (FORWARD -i/-o the link's device) and on
+ *   input, never on output, where a drop would be reported to the sending socket as an error
+ *   rather than lost on the way.
+ * - Delay: NFQUEUE in mangle PREROUTING (packets in from the link) and POSTROUTING (packets out to
+ *   it), read by the lab's delayer. An accepted packet goes on to the next hook, so a packet
+ *   crossing two conditioned links of one router meets both delays; two NFQUEUEs in one chain
+ *   would not add up. Never at the receiving host itself: a host stamps a packet's arrival before
+ *   its INPUT rules run (ping's RTT and libwebrtc's arrival times read that stamp), so a delay
+ *   there would not show.
+ * - Rate: a tbf qdisc on the egress of both ends, as a slow line limits each direction.
  */
 
 export interface LinkConditions {
@@ -17,38 +25,40 @@ export interface LinkConditions {
   udpBlocked?: boolean;
 }
 
-/** The iptables chain of a link's conditions in its router's namespace. */
-export function conditionChain(routerInterface: string): string {
-  return `lab-${routerInterface}`;
-}
-
 /**
- * An `iptables-restore --noflush` script that (re)writes the link's chain, jumped to from FORWARD
- * in both directions and from INPUT. Order matters: NFQUEUE ends the chain (an accepted packet
- * leaves it), so the drops come first. `hook` is true the first time, to add the jumps.
+ * An `iptables-restore --noflush` script that (re)writes a link's chains in its router's
+ * namespace: `lab-DEVICE-in` and `lab-DEVICE-out` (filter) for the drops, `lab-DEVICE-delay`
+ * (mangle) for the delay. `hook` is true the first time, to add the jumps to them.
  */
 export function conditionRules(
-  routerInterface: string,
+  device: string,
   conditions: LinkConditions,
   queue: number,
   hook: boolean,
 ): string {
-  const chain = conditionChain(routerInterface);
-  const lines = ['*filter', `:${chain} - [0:0]`];
-  if (hook) {
-    lines.push(
-      `-A FORWARD -i ${routerInterface} -j ${chain}`,
-      `-A FORWARD -o ${routerInterface} -j ${chain}`,
-      `-A INPUT -i ${routerInterface} -j ${chain}`,
-    );
-  }
-  if (conditions.udpBlocked) lines.push(`-A ${chain} -p udp -j DROP`);
+  const [inbound, outbound, delay] = ['in', 'out', 'delay'].map((part) => `lab-${device}-${part}`);
+  const drops: string[] = [];
+  if (conditions.udpBlocked) drops.push('-p udp -j DROP');
   const loss = conditions.lossPercent ?? 0;
   if (loss > 0) {
     const probability = Math.min(loss, 100) / 100;
-    lines.push(`-A ${chain} -m statistic --mode random --probability ${probability} -j DROP`);
+    drops.push(`-m statistic --mode random --probability ${probability} -j DROP`);
   }
-  if ((conditions.delayMs ?? 0) > 0) lines.push(`-A ${chain} -j NFQUEUE --queue-num ${queue}`);
+  const lines = ['*filter', `:${inbound} - [0:0]`, `:${outbound} - [0:0]`];
+  if (hook) {
+    lines.push(
+      `-A FORWARD -i ${device} -j ${inbound}`,
+      `-A INPUT -i ${device} -j ${inbound}`,
+      `-A FORWARD -o ${device} -j ${outbound}`,
+    );
+  }
+  for (const chain of [inbound, outbound])
+    lines.push(...drops.map((rule) => `-A ${chain} ${rule}`));
+  lines.push('COMMIT', '*mangle', `:${delay} - [0:0]`);
+  if (hook) {
+    lines.push(`-A PREROUTING -i ${device} -j ${delay}`, `-A POSTROUTING -o ${device} -j ${delay}`);
+  }
+  if ((conditions.delayMs ?? 0) > 0) lines.push(`-A ${delay} -j NFQUEUE --queue-num ${queue}`);
   lines.push('COMMIT', '');
   return lines.join('\n');
 }

@@ -41,6 +41,19 @@ describe.skipIf(!support.ok)('the network lab', () => {
     expect(vmAddresses.stdout).not.toContain(lab.addresses.vmPublic);
   });
 
+  it('reaches the stage over IPv6 on the public segment', async () => {
+    const ping = await lab.exec('nat', 'ping', [
+      '-6',
+      '-n',
+      '-c',
+      '1',
+      '-W',
+      '2',
+      lab.addresses.stageIpv6,
+    ]);
+    expect(ping.status).toBe(0);
+  });
+
   it('does not route private addresses across the public segment', async () => {
     expect(await lab.tcpReaches('stage', 'viewer')).toBe(false);
   });

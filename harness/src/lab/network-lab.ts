@@ -21,6 +21,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labSupport, type LabTool } from './lab-support';
@@ -41,7 +42,6 @@ import {
   type Host,
   type LabNamespace,
   type LinkName,
-  type Router,
 } from './lab-topology';
 import type { z } from 'zod';
 import {
@@ -65,6 +65,7 @@ import {
 const MAX_LAB_SECONDS = 30 * 60;
 const COMMAND_TIMEOUT_MS = 10_000;
 const DELAYER_SCRIPT = join(import.meta.dirname, 'delayer.py');
+const BRIDGE_SCRIPT = join(import.meta.dirname, 'loopback-bridge.mjs');
 
 export interface ExecResult {
   status: number | null;
@@ -81,7 +82,9 @@ export class NetworkLab {
   private readonly children = new Set<ChildProcess>();
   private readonly conditions = new Map<LinkName, LinkConditions>();
   private readonly delayers = new Map<LinkName, ChildProcess>();
+  /** Links whose chains exist and are jumped to. */
   private readonly hooked = new Set<LinkName>();
+  private readonly bridges = new Set<Server>();
   private readonly agents = new Map<Host, Promise<ProbeAgent>>();
   private nextQueue = 1;
   private disposed = false;
@@ -123,20 +126,17 @@ export class NetworkLab {
       this.run('ip', ['netns', 'add', this.namespaces[role]]);
       this.ip(role, ['link', 'set', 'lo', 'up']);
     }
-    for (const plan of Object.values(LINKS)) {
+    const links = Object.values(LINKS);
+    // Links first and up at once: a veth's carrier is announced asynchronously (up to a second
+    // later), and addressing meanwhile uses that time.
+    for (const { router, routerInterface, end, endInterface } of links) {
+      const peer = ['peer', 'name', endInterface, 'netns', this.namespaces[end]];
+      this.ip(router, ['link', 'add', routerInterface, 'type', 'veth', ...peer]);
+      this.ip(router, ['link', 'set', routerInterface, 'up']);
+      this.ip(end, ['link', 'set', endInterface, 'up']);
+    }
+    for (const plan of links) {
       const { router, routerInterface, end, endInterface } = plan;
-      this.ip(router, [
-        'link',
-        'add',
-        routerInterface,
-        'type',
-        'veth',
-        'peer',
-        'name',
-        endInterface,
-        'netns',
-        this.namespaces[end],
-      ]);
       this.ip(router, ['addr', 'add', `${plan.routerAddress}/24`, 'dev', routerInterface]);
       this.ip(end, ['addr', 'add', `${plan.endAddress}/24`, 'dev', endInterface]);
       if (plan.ipv6) {
@@ -144,8 +144,6 @@ export class NetworkLab {
         this.ip(router, ['addr', 'add', `${plan.ipv6[0]}/64`, 'dev', routerInterface, 'nodad']);
         this.ip(end, ['addr', 'add', `${plan.ipv6[1]}/64`, 'dev', endInterface, 'nodad']);
       }
-      this.ip(router, ['link', 'set', routerInterface, 'up']);
-      this.ip(end, ['link', 'set', endInterface, 'up']);
       this.ip(end, ['route', 'add', 'default', 'via', plan.routerAddress]);
       if (plan.ipv6) this.ip(end, ['-6', 'route', 'add', 'default', 'via', plan.ipv6[0]]);
     }
@@ -161,6 +159,29 @@ export class NetworkLab {
       `*nat\n-A PREROUTING -i wan -d ${vmPublic} -j DNAT --to-destination ${vmPrivate}\n` +
         `-A POSTROUTING -o wan -s ${vmPrivate} -j SNAT --to-source ${vmPublic}\nCOMMIT\n`,
     );
+    this.waitForCarrier();
+  }
+
+  /**
+   * Waits (at most 3 s) until every link has its carrier: before that its queue drops what is
+   * sent, and the first IPv6 neighbour solicitation is lost for a second.
+   */
+  private waitForCarrier(): void {
+    const deadline = Date.now() + 3_000;
+    const waiting = new Set(NAMESPACES);
+    while (waiting.size > 0) {
+      for (const role of waiting) {
+        // `ip -br link`: one line per device; a veth without carrier says LOWERLAYERDOWN or DOWN.
+        const links = this.ip(role, ['-br', 'link', 'show']);
+        const down = links.split('\n').filter((line) => /^\S+\s+(DOWN|LOWERLAYERDOWN)/.test(line));
+        if (down.length === 0) waiting.delete(role);
+      }
+      if (waiting.size === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(`links without carrier after 3 s in ${[...waiting].join(', ')}`);
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
   }
 
   /** A tool run synchronously in the root namespace; throws with its stderr if it fails. */
@@ -249,6 +270,31 @@ export class NetworkLab {
   }
 
   /**
+   * A 127.0.0.1 URL at which this process reaches `address:port` inside `role`'s namespace (the
+   * product's API or the stage's own port, say), through a Unix socket file: the lab has no route
+   * from the machine's own namespace, and keeps none.
+   */
+  async loopbackUrl(role: LabNamespace, address: string, port: number): Promise<string> {
+    const socketPath = join(this.tempDir, `bridge-${role}-${port}.sock`);
+    const args = [BRIDGE_SCRIPT, socketPath, address, String(port), String(MAX_LAB_SECONDS)];
+    await waitForLine(this.spawn(role, process.execPath, args), 'ready', 10_000, 'the bridge');
+    const server = createServer((incoming) => {
+      const outgoing = connect(socketPath);
+      incoming.pipe(outgoing).pipe(incoming);
+      const close = () => {
+        incoming.destroy();
+        outgoing.destroy();
+      };
+      incoming.on('error', close).on('close', close);
+      outgoing.on('error', close).on('close', close);
+    });
+    this.bridges.add(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port: localPort } = server.address() as AddressInfo;
+    return `http://127.0.0.1:${localPort}`;
+  }
+
+  /**
    * An executable that runs Debian's Chromium in `role`'s namespace: Playwright's executablePath
    * for a browser behind NAT or on the public segment.
    */
@@ -278,40 +324,26 @@ export class NetworkLab {
     if ((conditions.delayMs ?? 0) > 0) {
       this.delayers.set(name, await this.startDelayer(plan.router, queue, conditions.delayMs!));
     }
-    const hook = !this.hooked.has(name);
-    this.restore(
-      plan.router,
-      'iptables-restore',
-      conditionRules(plan.routerInterface, conditions, queue, hook),
-    );
-    if (plan.ipv6) {
-      this.restore(
-        plan.router,
-        'ip6tables-restore',
-        conditionRules(plan.routerInterface, conditions, queue, hook),
-      );
-    }
+    const rules = conditionRules(plan.routerInterface, conditions, queue, !this.hooked.has(name));
+    this.restore(plan.router, 'iptables-restore', rules);
+    if (plan.ipv6) this.restore(plan.router, 'ip6tables-restore', rules);
     this.hooked.add(name);
     if (oldDelayer) await stopChild(oldDelayer);
     const hadRate = (this.conditions.get(name)?.rateKbit ?? 0) > 0;
     if (hadRate || (conditions.rateKbit ?? 0) > 0) {
-      this.run('tc', [
-        '-n',
-        this.namespaces[plan.router],
-        ...rateArgs(plan.routerInterface, conditions.rateKbit),
-      ]);
-      this.run('tc', [
-        '-n',
-        this.namespaces[plan.end],
-        ...rateArgs(plan.endInterface, conditions.rateKbit),
-      ]);
+      for (const [role, device] of [
+        [plan.router, plan.routerInterface],
+        [plan.end, plan.endInterface],
+      ] as const) {
+        this.run('tc', ['-n', this.namespaces[role], ...rateArgs(device, conditions.rateKbit)]);
+      }
     }
     this.conditions.set(name, { ...conditions });
   }
 
-  private async startDelayer(router: Router, queue: number, delayMs: number) {
+  private async startDelayer(role: LabNamespace, queue: number, delayMs: number) {
     const args = [DELAYER_SCRIPT, String(queue), String(delayMs), String(MAX_LAB_SECONDS)];
-    const child = this.spawn(router, this.tools.python3, args);
+    const child = this.spawn(role, this.tools.python3, args);
     await waitForLine(child, 'ready', 5_000, 'the delayer');
     return child;
   }
@@ -430,6 +462,7 @@ export class NetworkLab {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    for (const server of this.bridges) server.close();
     await Promise.all([...this.children].map((child) => stopChild(child)));
     this.deleteNamespaces();
     process.off('exit', this.deleteOnExit);
