@@ -63,7 +63,7 @@ export function labSupport(): LabSupport {
 export function labSkippedBanner(what: string, reason: string): string {
   const line = '#'.repeat(78);
   return (
-    `\n${line}\n#  SKIPPED: ${what}.\n#  ${reason}.\n` +
+    `\n${line}\n#  SKIPPED: ${what}.\n#  Why: ${reason}.\n` +
     `#  The lab needs root on Linux with network namespaces, and Debian's iproute2, iptables,\n` +
     `#  iputils-ping and python3 (npm test's first step installs them when it runs as root).\n${line}\n`
   );

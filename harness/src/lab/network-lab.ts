@@ -125,6 +125,9 @@ export class NetworkLab {
     for (const role of NAMESPACES) {
       this.run('ip', ['netns', 'add', this.namespaces[role]]);
       this.ip(role, ['link', 'set', 'lo', 'up']);
+      // No duplicate address detection on the links to come (link-local addresses included): an
+      // address is usable at once, not after a second, and no first packet waits for it.
+      this.setSysctl(role, 'net/ipv6/conf/default/accept_dad', 0);
     }
     const links = Object.values(LINKS);
     // Links first and up at once: a veth's carrier is announced asynchronously (up to a second
@@ -140,7 +143,6 @@ export class NetworkLab {
       this.ip(router, ['addr', 'add', `${plan.routerAddress}/24`, 'dev', routerInterface]);
       this.ip(end, ['addr', 'add', `${plan.endAddress}/24`, 'dev', endInterface]);
       if (plan.ipv6) {
-        // nodad: the address is usable at once, not after duplicate detection's second.
         this.ip(router, ['addr', 'add', `${plan.ipv6[0]}/64`, 'dev', routerInterface, 'nodad']);
         this.ip(end, ['addr', 'add', `${plan.ipv6[1]}/64`, 'dev', endInterface, 'nodad']);
       }
@@ -148,9 +150,9 @@ export class NetworkLab {
       if (plan.ipv6) this.ip(end, ['-6', 'route', 'add', 'default', 'via', plan.ipv6[0]]);
     }
     for (const router of ['inet', 'nat', 'cloud'] as const) {
-      this.setSysctl(router, 'net/ipv4/ip_forward');
+      this.setSysctl(router, 'net/ipv4/ip_forward', 1);
     }
-    this.setSysctl('inet', 'net/ipv6/conf/all/forwarding');
+    this.setSysctl('inet', 'net/ipv6/conf/all/forwarding', 1);
     this.restore('nat', 'iptables-restore', '*nat\n-A POSTROUTING -o wan -j MASQUERADE\nCOMMIT\n');
     const { vmPublic, vmPrivate } = LAB_ADDRESSES;
     this.restore(
@@ -203,11 +205,11 @@ export class NetworkLab {
   }
 
   /**
-   * Turns a namespace's setting on. /proc/sys/net shows the namespace of whoever opens it, so a
-   * shell inside writes it (no dependency on procps' sysctl).
+   * Sets a namespace's setting. /proc/sys/net shows the namespace of whoever opens it, so a shell
+   * inside writes it (no dependency on procps' sysctl).
    */
-  private setSysctl(role: LabNamespace, path: string): void {
-    const write = `echo 1 > /proc/sys/${path}`;
+  private setSysctl(role: LabNamespace, path: string, value: number): void {
+    const write = `echo ${value} > /proc/sys/${path}`;
     this.run('ip', ['netns', 'exec', this.namespaces[role], '/bin/sh', '-c', write]);
   }
 
@@ -390,8 +392,10 @@ export class NetworkLab {
   async udpBurst(from: Host, to: Host, datagrams: number, address = REACHED_AT[to]) {
     const { burst } = await this.probe(from, to, 'udp', udpReply, datagrams, address);
     const receiver = await this.agent(to);
-    // What is still on its way arrives within the lab's largest delay.
-    await new Promise((settle) => setTimeout(settle, 400));
+    // What is still on its way arrives within a tbf queue's 100 ms and the delays of a path.
+    const delays = [...this.conditions.values()].map((set) => set.delayMs ?? 0);
+    const settleMs = 200 + 2 * delays.reduce((sum, delay) => sum + delay, 0);
+    await new Promise((settle) => setTimeout(settle, settleMs));
     const { received } = await receiver.request('udp-count', udpCountReply, '', 0, burst);
     return { sent: datagrams, received };
   }
