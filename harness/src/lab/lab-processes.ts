@@ -57,12 +57,17 @@ export function listNamespaces(ip: string): string[] {
     .filter((name) => name.startsWith(LAB_PREFIX));
 }
 
+/** The pids of the processes in a namespace. */
+export function namespacePids(ip: string, name: string): number[] {
+  const pids = spawnSync(ip, ['netns', 'pids', name], { encoding: 'utf8', timeout: 5_000 });
+  return (pids.stdout ?? '').split('\n').filter(Boolean).map(Number);
+}
+
 /** Kills what still runs in a namespace (only the lab's own), then deletes it. */
 export function deleteNamespace(ip: string, name: string): void {
-  const pids = spawnSync(ip, ['netns', 'pids', name], { encoding: 'utf8', timeout: 5_000 });
-  for (const pid of (pids.stdout ?? '').split('\n').filter(Boolean)) {
+  for (const pid of namespacePids(ip, name)) {
     try {
-      process.kill(Number(pid), 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
@@ -70,7 +75,7 @@ export function deleteNamespace(ip: string, name: string): void {
   spawnSync(ip, ['netns', 'del', name], { timeout: COMMAND_TIMEOUT_MS, stdio: 'ignore' });
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { labSkippedBanner, labSupport } from './lab-support';
 import { describeConditions } from './link-conditions';
 import { formatMeasurement } from './lab-measurement';
-import { LAB_PREFIX, sweepStaleLabs } from './lab-processes';
+import { isAlive, LAB_PREFIX, sweepStaleLabs } from './lab-processes';
 import { NetworkLab } from './network-lab';
 
 const support = labSupport();
@@ -118,8 +118,12 @@ describe.skipIf(!support.ok)('the network lab', () => {
   it('tears down every namespace and process it made', async () => {
     const namespaces = Object.values(lab.namespaces);
     expect(lab.remainingNamespaces().sort()).toEqual([...namespaces].sort());
+    // The probe agents of the hosts measured, at least.
+    const processes = lab.processIds();
+    expect(processes.length).toBeGreaterThan(0);
     await lab.dispose();
     expect(lab.remainingNamespaces()).toEqual([]);
+    expect(processes.filter(isAlive)).toEqual([]);
     const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
     for (const name of namespaces) expect(listed).not.toContain(name);
   });

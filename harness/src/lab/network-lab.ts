@@ -30,6 +30,7 @@ import {
   deleteNamespace,
   LAB_PREFIX,
   listNamespaces,
+  namespacePids,
   stopChild,
   sweepStaleLabs,
   waitForLine,
@@ -454,6 +455,11 @@ export class NetworkLab {
   /** One line: the link's conditions as set, and what they measured. */
   describe(name: LinkName, measurement: Measurement): string {
     return formatMeasurement(measurement, describeConditions(this.linkConditions(name)));
+  }
+
+  /** The processes running in this lab's namespaces now (none after dispose()). */
+  processIds(): number[] {
+    return this.remainingNamespaces().flatMap((name) => namespacePids(this.tools.ip, name));
   }
 
   /** This lab's namespaces that still exist (none after dispose()). */
