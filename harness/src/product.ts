@@ -9,6 +9,8 @@
  * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
  *   stage, asked through the API, says `ready: true`.
  * - stop() then start() is a restart of the same instance (same data: secrets and accounts).
+ * - On loopback, unless `network` runs it elsewhere: in a network lab's namespace on a lab address
+ *   (lab/lab-product.ts), reached from here through loopback bridges.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

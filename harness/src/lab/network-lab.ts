@@ -116,7 +116,10 @@ export class NetworkLab {
     try {
       lab.build();
     } catch (error) {
+      lab.disposed = true;
       lab.deleteNamespaces();
+      process.off('exit', lab.deleteOnExit);
+      rmSync(lab.tempDir, { recursive: true, force: true });
       throw error;
     }
     return lab;
