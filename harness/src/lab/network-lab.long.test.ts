@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { chromium, type Browser } from '@playwright/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
+import { playback } from '../player';
 import type { Product } from '../product';
+import { signIn } from '../sign-in';
 import { labProduct, type ProductHost } from './lab-product';
 import { labSkippedBanner, labSupport } from './lab-support';
 import type { LinkName } from './lab-topology';
@@ -191,5 +193,47 @@ describe.skipIf(!LONG || !support.ok)('the network lab, long cases', () => {
       },
       180_000,
     );
+
+    it('lets a viewer behind NAT watch a camera of a stage on the public segment', async () => {
+      let product: Product | undefined;
+      try {
+        const started = await labProduct(lab, 'stage', {
+          name: 'lab-watch',
+          port: 8080,
+          stagePort: 8091,
+          logFile: join(tmpdir(), `tailcam-lab-watch-${process.pid}.log`),
+        });
+        product = started.product;
+        const viewer = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
+        product.addViewer(viewer);
+        await product.start();
+        const loginToken = await product.loginToken(viewer);
+        browser = await chromium.launch({
+          executablePath: lab.chromiumExecutable('viewer', chromiumExecutable()),
+          // Plain http on a non-loopback address is no secure context; issue 26 §4 makes the app
+          // work there. Until then the lab proves the path, not that.
+          args: [
+            ...CHROMIUM_ARGS,
+            `--unsafely-treat-insecure-origin-as-secure=${started.publicUrl}`,
+          ],
+        });
+        const page = await browser.newPage();
+        await signIn(page, loginToken);
+        const openedAt = performance.now();
+        await page.goto(`${started.publicUrl}/player/N743AS`);
+        const frames = () => playback(page).then(({ frames }) => frames);
+        await expect.poll(frames, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+        const firstFrameMs = performance.now() - openedAt;
+        await expect.poll(frames, { timeout: 30_000 }).toBeGreaterThan(30);
+        const { sockets, peerConnections } = await product.stage.stats();
+        console.log(
+          `[lab] viewer behind NAT → stage on the public segment: first frame ${Math.round(firstFrameMs)} ms ` +
+            `after opening the player; the stage holds ${sockets} socket, ${peerConnections} peer connection`,
+        );
+        expect({ sockets, peerConnections }).toEqual({ sockets: 1, peerConnections: 1 });
+      } finally {
+        await product?.dispose();
+      }
+    }, 180_000);
   });
 });
