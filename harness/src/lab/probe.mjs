@@ -39,7 +39,12 @@ function serve(port, maxSeconds) {
       const end = head.indexOf('\n');
       if (end < 0) return;
       socket.off('data', onData);
-      const request = JSON.parse(head.slice(0, end));
+      let request;
+      try {
+        request = JSON.parse(head.slice(0, end));
+      } catch {
+        return void socket.destroy(); // not one of the lab's probes
+      }
       const rest = Buffer.from(head.slice(end + 1), 'latin1');
       answer(socket, request, rest);
     };
