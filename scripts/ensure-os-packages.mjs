@@ -17,7 +17,10 @@ const TEST_PACKAGES = {
     'libc6-dev',
   ],
   'PostgreSQL store tests': ['postgresql'],
-  'TURN relay tests': ['coturn'],
+  // harness/src/lab: namespaces and links (iproute2: ip, tc), NAT, loss and blocked UDP
+  // (iptables; nftables' nft to read the rules iptables-nft writes), RTT (ping), the delayer
+  // (python3), and the TURN server the UDP-blocked cases relay through (coturn).
+  'network lab tests': ['iproute2', 'iptables', 'nftables', 'iputils-ping', 'python3', 'coturn'],
 };
 
 const APT_TIMEOUT_MS = 10 * 60_000;

@@ -9,6 +9,8 @@
  * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
  *   stage, asked through the API, says `ready: true`.
  * - stop() then start() is a restart of the same instance (same data: secrets and accounts).
+ * - On loopback, unless `network` runs it elsewhere: in a network lab's namespace on a lab address
+ *   (lab/lab-product.ts), reached from here through loopback bridges.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +45,19 @@ export interface ProductOptions {
   databaseUrl?: string;
   /** More environment, e.g. IVS_STAGE_ARNS and AWS_REGION in ivs mode. */
   env?: NodeJS.ProcessEnv;
+  /** Runs it elsewhere than loopback, e.g. in a network lab's namespace (lab-product.ts). */
+  network?: ProductNetwork;
+}
+
+/** Where the product runs when not on this machine's loopback. */
+export interface ProductNetwork {
+  /** The command and arguments that run `command args` there (`ip netns exec NS …`). */
+  command: (command: string, args: string[]) => [string, string[]];
+  /** The address the API listens on (HOST); the stage keeps 127.0.0.1 there for its own port. */
+  host: string;
+  /** Where this process reaches the API and the stage's own port (loopback bridges). */
+  baseUrl: string;
+  stageUrl: string;
 }
 
 const apiHealth = z.object({ status: z.literal('ok') });
@@ -101,8 +116,8 @@ export class Product {
     if (this.mode === 'local' && options.stagePort === undefined) {
       throw new Error('local mode needs a stagePort');
     }
-    this.baseUrl = `http://127.0.0.1:${options.port}`;
-    this.stageUrl = `http://127.0.0.1:${options.stagePort}`;
+    this.baseUrl = options.network?.baseUrl ?? `http://127.0.0.1:${options.port}`;
+    this.stageUrl = options.network?.stageUrl ?? `http://127.0.0.1:${options.stagePort}`;
     this.stage = stageControl(this.stageUrl);
     this.dataDir = mkdtempSync(join(tmpdir(), `tailcam-${options.name}-`));
     this.logFile = options.logFile;
@@ -116,7 +131,7 @@ export class Product {
       if (!name.startsWith('AWS_') && name !== 'DATABASE_URL') env[name] = value;
     }
     Object.assign(env, {
-      HOST: '127.0.0.1',
+      HOST: this.options.network?.host ?? '127.0.0.1',
       PORT: String(this.options.port),
       DATA_DIR: this.dataDir,
       STAGE_PROVIDER: this.mode,
@@ -128,7 +143,8 @@ export class Product {
     if (this.mode === 'local') {
       Object.assign(env, {
         STAGE_PORT: String(this.options.stagePort),
-        LOCAL_STAGE_URL: this.stageUrl,
+        // Where the API finds the stage, beside it (this.stageUrl may be a bridge from elsewhere).
+        LOCAL_STAGE_URL: `http://127.0.0.1:${this.options.stagePort}`,
         STAGE_FAULTS: '1',
         // The tests, the bench and the soak open many sessions from one address and one account;
         // the defaults are sized for one person watching.
@@ -172,7 +188,10 @@ export class Product {
     ensureBuilt();
     this.starts += 1;
     const log = openSync(this.logFile, this.starts === 1 ? 'w' : 'a');
-    const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    const [command, args] = this.options.network?.command(process.execPath, [
+      'scripts/start.mjs',
+    ]) ?? [process.execPath, ['scripts/start.mjs']];
+    const child = spawn(command, args, {
       cwd: ROOT,
       env: this.env,
       stdio: ['ignore', log, log],
