@@ -5,20 +5,19 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
-import { ConfigError, loadStageConfig } from './server/config';
+import { ConfigError, loadStageConfig, type StageConfig } from './server/config';
 import { startLocalStage } from './server/start';
 import { loadSharedSecret } from './env-config';
-import { createStageLog } from './stage-log';
+import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-async function main(): Promise<void> {
-  let config;
+/** The configuration, or exit 2 with what is wrong (before a logger: it says how to log). */
+function configuration(): StageConfig {
   try {
-    config = loadStageConfig(process.env, root);
+    return loadStageConfig(process.env, root);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -26,7 +25,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createStageLog(config.logFormat ?? defaultLogFormat(process.stdout.isTTY));
+}
+
+async function main(config: StageConfig, log: StageLogger): Promise<void> {
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
     : await loadSharedSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
@@ -44,22 +45,22 @@ async function main(): Promise<void> {
     awaitTokenGenerations: true,
     log,
     onExitRequested: () => {
-      log('exiting on request (fault injection: hard restart)');
+      log.warn('exiting on request (fault injection: hard restart)');
       process.exit(1);
     },
   });
   const cameras = config.syntheticCameras.join(', ') || 'none';
-  log(
+  log.info(
     `listening on ${running.url} (synthetic cameras: ${cameras}${config.faultsEnabled ? ', faults on' : ''})`,
   );
   // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
   const health = running.stage.health();
-  if (!health.ready) log(`not ready: ${health.reason}`);
+  if (!health.ready) log.info(`not ready: ${health.reason}`);
 
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: stopping`);
+    log.info(`${signal}: stopping`);
     const forced = setTimeout(() => process.exit(0), 3000);
     forced.unref();
     running.close().then(
@@ -73,7 +74,9 @@ async function main(): Promise<void> {
   process.on('disconnect', () => stop('parent gone'));
 }
 
-main().catch((error: unknown) => {
-  console.error('[stage] failed to start:', error instanceof Error ? error.message : error);
+const config = configuration();
+const log = createStageLogger({ level: config.logLevel, format: config.logFormat });
+main(config, log).catch((error: unknown) => {
+  log.fatal({ err: error }, 'failed to start');
   process.exit(1);
 });

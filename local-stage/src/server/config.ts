@@ -1,12 +1,13 @@
 /** The stage process's configuration: environment variables, read once through a schema. */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { LogFormat } from '@tailcam/protocol/log-line';
+import type { LogFormat, LogLevelName } from '@tailcam/protocol/log-line';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '@tailcam/protocol/node-http-answers';
 import {
   ConfigError,
   integer,
   logFormatVariable,
+  logLevelVariable,
   parseEnv,
   syntheticCamerasVariable,
   tokenSecretVariable,
@@ -52,6 +53,7 @@ const envSchema = z.object({
     1,
     10_000,
   ),
+  LOG_LEVEL: logLevelVariable,
   LOG_FORMAT: logFormatVariable,
   // The API's variable, and its range: one limit for both ports.
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
@@ -77,6 +79,8 @@ export interface StageConfig {
   >;
   /** A request (headers and body) not wholly received within this is answered 408. */
   requestTimeoutMs: number;
+  /** The least level a record is written at; unset: `info` (as the API's). */
+  logLevel: LogLevelName | undefined;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
 }
@@ -102,6 +106,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
       patchesPerSession: value.STAGE_PATCHES_PER_SESSION,
     },
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
   };
 }

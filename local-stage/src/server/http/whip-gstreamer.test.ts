@@ -13,6 +13,7 @@ import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
 import { startLocalStage, type RunningStage } from '../start';
+import { createStageLogger } from '../../stage-log';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -141,7 +142,10 @@ beforeAll(async () => {
     secret,
     faultsEnabled: false,
     syntheticCameras: [],
-    log: (message) => stageLog.push(message),
+    log: createStageLogger({
+      format: 'pretty',
+      destination: { write: (line) => stageLog.push(line) },
+    }),
   });
 });
 

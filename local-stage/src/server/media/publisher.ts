@@ -37,6 +37,7 @@ import {
   type PublishedCodec,
   type WhipOffer,
 } from '../http/offer-sdp';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
 export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
@@ -77,7 +78,7 @@ export interface PublisherOptions {
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
   onKeyFrameRequested?: () => void;
   onStateChange: (publisher: Publisher) => void;
-  log?: (message: string) => void;
+  log?: StageLogger;
   /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
   connectTimeoutMs?: number;
 }
@@ -114,7 +115,7 @@ export class Publisher implements SdpSession {
   private readonly listeners = new Set<FeedListener>();
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
-  private readonly log: (message: string) => void;
+  private readonly log: StageLogger;
   private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
   private readonly h264KeyFrames = new H264KeyFrames();
@@ -143,14 +144,14 @@ export class Publisher implements SdpSession {
     });
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.onConnected(),
       failed: (state) => this.close(`connection-${state}`),
       lost: () => this.close('connection-lost'),
       disconnected: () =>
-        this.log(
+        this.log.warn(
           `publisher ${this.id} (${this.stageId}) disconnected; waiting ${DISCONNECTED_GRACE_MS} ms`,
         ),
     });

@@ -34,6 +34,7 @@ import {
 import type { FeedListener, Publisher } from './publisher';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../../signalling';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
@@ -69,7 +70,7 @@ export interface SubscriptionOptions {
   /** Its connection came up, the first time. */
   onConnected?: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
-  log?: (message: string) => void;
+  log?: StageLogger;
 }
 
 export class Subscription implements FeedListener {
@@ -100,7 +101,7 @@ export class Subscription implements FeedListener {
   private answerTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
-  private readonly log: (message: string) => void;
+  private readonly log: StageLogger;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
   connectedAt: number | undefined;
@@ -114,7 +115,7 @@ export class Subscription implements FeedListener {
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.connectionUp(),
@@ -356,7 +357,7 @@ export class Subscription implements FeedListener {
   /** The viewer reached the stage but the DTLS handshake never ended: start again. */
   private onHandshakeTimeout(): void {
     if (this.closed || this.connected) return;
-    this.log(
+    this.log.warn(
       `subscription ${this.id}: no DTLS after ${DTLS_HANDSHAKE_TIMEOUT_MS} ms with ICE up; ending it`,
     );
     this.close('dtls-timeout', true);

@@ -19,6 +19,7 @@ import { JoinRefusedError } from './join-token';
 import type { Publisher } from '../media/publisher';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from '../media/subscription';
+import type { StageLogger } from '../../stage-log';
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_SUBSCRIPTIONS = 4;
@@ -42,7 +43,7 @@ export interface ViewerSessionHost {
   subscriptionOpened(subscription: Subscription): void;
   subscriptionClosed(subscription: Subscription): void;
   sessionClosed(session: ViewerSession): void;
-  log(message: string, detail?: unknown): void;
+  log: StageLogger;
 }
 
 export class ViewerSession {
@@ -70,7 +71,7 @@ export class ViewerSession {
       this.queued += 1;
       this.queue = this.queue
         .then(() => this.handle(message))
-        .catch((error: unknown) => this.stage.log('session error', error))
+        .catch((error: unknown) => this.stage.log.warn({ err: error }, 'session error'))
         .finally(() => {
           this.queued -= 1;
         });
@@ -211,7 +212,7 @@ export class ViewerSession {
       media,
       publisherId,
       send: (message) => this.send(message),
-      log: (message) => this.stage.log(message),
+      log: this.stage.log,
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);
         this.stage.subscriptionClosed(closed);

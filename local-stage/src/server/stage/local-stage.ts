@@ -37,6 +37,7 @@ import { CameraLinkHost } from './camera-link-host';
 import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -50,7 +51,7 @@ export interface LocalStageOptions {
    * until it comes: the stage process does. Otherwise the table starts empty (tests without an API).
    */
   awaitTokenGenerations?: boolean;
-  log?: (message: string, detail?: unknown) => void;
+  log?: StageLogger;
 }
 
 export class LocalStage {
@@ -98,11 +99,11 @@ export class LocalStage {
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
   private closing = false;
-  readonly log: (message: string, detail?: unknown) => void;
+  readonly log: StageLogger;
 
   constructor(options: LocalStageOptions) {
     this.options = options;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.admission = new AdmissionControl(options.limits);
     this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
     this.host = {
@@ -125,7 +126,7 @@ export class LocalStage {
         new AircraftStage(stageId, {
           sendToCameras: (message) => this.cameraLink.send(message),
           shownChanged: (leaving, joined) => this.shownChanged(stageId, leaving, joined),
-          log: (message) => this.log(message),
+          log: this.log,
         }),
       );
     }
@@ -238,7 +239,7 @@ export class LocalStage {
         if (publisher.kind === 'camera') this.cameraLink.send({ type: 'key-frame', stageId });
       },
       onStateChange: (changed) => entry.publisherChanged(changed),
-      log: (message) => this.log(message),
+      log: this.log,
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
     });
     entry.publishers.set(publisher.id, publisher);
@@ -247,10 +248,10 @@ export class LocalStage {
       answer = await publisher.answer();
     } catch (error) {
       publisher.close('answer-failed');
-      this.log(`WHIP offer for ${stageId} could not be answered`, error);
+      this.log.warn({ err: error }, `WHIP offer for ${stageId} could not be answered`);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }
-    this.log(
+    this.log.info(
       `publisher ${publisher.id} (${kind}, ${publisher.video?.mimeType ?? 'no video'}) connecting to ${stageId}`,
     );
     return { publisher, answer };
@@ -288,7 +289,7 @@ export class LocalStage {
       answerer: true,
       // Not connected by then: the player never reached the stage, and its seat is free again.
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
-      log: (message) => this.log(message),
+      log: this.log,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
@@ -304,7 +305,7 @@ export class LocalStage {
       answer = await subscription.acceptOffer(offer.sdp);
     } catch (error) {
       subscription.close('answer-failed', false);
-      this.log(`WHEP offer for ${stageId} could not be answered`, error);
+      this.log.warn({ err: error }, `WHEP offer for ${stageId} could not be answered`);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }
     if (answer === undefined) {
