@@ -12,6 +12,7 @@ import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { ConfigError, loadCameraProcessConfig, type CameraProcessConfig } from './cameras/config';
 import { startCameraPublishers } from './cameras/start-cameras';
 import { loadSharedSecret } from './env-config';
+import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/cameras.js lives two levels below the repository root; relative DATA_DIR resolves there.
@@ -51,22 +52,7 @@ async function main(config: CameraProcessConfig, log: StageLogger): Promise<void
     `publishing ${config.stageIds.join(', ')} (${width}x${height}@${fps}) to ${config.stageUrl}/stage/whip/`,
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    const forced = setTimeout(() => process.exit(0), 3000);
-    forced.unref();
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // The orchestrator is the parent: if it is gone, so is the reason to run.
-  process.on('disconnect', () => stop('parent gone'));
+  exitOnShutdown({ close: () => running.close(), log });
 }
 
 const config = configuration();

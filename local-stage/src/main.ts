@@ -9,6 +9,7 @@ import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { ConfigError, loadStageConfig, type StageConfig } from './server/config';
 import { startLocalStage } from './server/start';
 import { loadSharedSecret } from './env-config';
+import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
@@ -32,7 +33,6 @@ async function main(config: StageConfig, log: StageLogger): Promise<void> {
     ? new TextEncoder().encode(config.tokenSecret)
     : await loadSharedSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
 
-  let stopping = false;
   const running = await startLocalStage({
     host: config.host,
     port: config.port,
@@ -57,21 +57,7 @@ async function main(config: StageConfig, log: StageLogger): Promise<void> {
   const health = running.stage.health();
   if (!health.ready) log.info(`not ready: ${health.reason}`);
 
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    const forced = setTimeout(() => process.exit(0), 3000);
-    forced.unref();
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // The orchestrator is the parent: if it is gone, so is the reason to run.
-  process.on('disconnect', () => stop('parent gone'));
+  exitOnShutdown({ close: () => running.close(), log });
 }
 
 const config = configuration();
