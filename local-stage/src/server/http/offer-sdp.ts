@@ -12,8 +12,9 @@
  * so the offer it sees is trimmed to the chosen codec, with NACK, PLI and FIR feedback only; and a
  * `bundle-only` section with port 0 (GStreamer's video) gets a real port, as RFC 8843 reads it.
  *
- * Offers are read, and the offer werift is given written, with sdp-transform. The edits of
- * werift's answer remove lines and leave the rest of its text as werift wrote it.
+ * Offers are read, and the offer werift is given written, with sdp-transform. The two edits of
+ * the answer to a publisher read it with sdp-transform too, but change only the lines they are
+ * about and leave every other line as it is: each edit touches nothing else.
  */
 import {
   parse,
