@@ -8,20 +8,20 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
-import { ConfigError, loadCameraProcessConfig } from './cameras/config';
+import { ConfigError, loadCameraProcessConfig, type CameraProcessConfig } from './cameras/config';
 import { startCameraPublishers } from './cameras/start-cameras';
 import { loadSharedSecret } from './env-config';
-import { createStageLog } from './stage-log';
+import { exitOnShutdown } from './process-shutdown';
+import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/cameras.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-async function main(): Promise<void> {
-  let config;
+/** The configuration, or exit 2 with what is wrong (before a logger: it says how to log). */
+function configuration(): CameraProcessConfig {
   try {
-    config = loadCameraProcessConfig(process.env, root);
+    return loadCameraProcessConfig(process.env, root);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -29,14 +29,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createStageLog(
-    config.logFormat ?? defaultLogFormat(process.stdout.isTTY),
-    undefined,
-    undefined,
-    'tailcam-cameras',
-  );
+}
+
+async function main(config: CameraProcessConfig, log: StageLogger): Promise<void> {
   if (config.stageIds.length === 0) {
-    log('STAGE_SYNTHETIC_CAMERAS=none: no synthetic camera to publish; exiting');
+    log.info('STAGE_SYNTHETIC_CAMERAS=none: no synthetic camera to publish; exiting');
     process.exit(0);
   }
   const secret = config.tokenSecret
@@ -51,29 +48,20 @@ async function main(): Promise<void> {
     log,
   });
   const { width, height, fps } = config.camera;
-  log(
+  log.info(
     `publishing ${config.stageIds.join(', ')} (${width}x${height}@${fps}) to ${config.stageUrl}/stage/whip/`,
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    const forced = setTimeout(() => process.exit(0), 3000);
-    forced.unref();
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // The orchestrator is the parent: if it is gone, so is the reason to run.
-  process.on('disconnect', () => stop('parent gone'));
+  exitOnShutdown({ close: () => running.close(), log });
 }
 
-main().catch((error: unknown) => {
-  console.error('[cameras] failed to start:', error instanceof Error ? error.message : error);
+const config = configuration();
+const log = createStageLogger({
+  level: config.logLevel,
+  format: config.logFormat,
+  service: 'tailcam-cameras',
+});
+main(config, log).catch((error: unknown) => {
+  log.fatal({ err: error }, 'failed to start');
   process.exit(1);
 });

@@ -4,7 +4,7 @@
  * secret they share with the API.
  */
 import { z } from 'zod';
-import { LOG_FORMATS } from '@tailcam/protocol/log-line';
+import { LOG_FORMATS, LOG_LEVEL_NAMES } from '@tailcam/protocol/log-line';
 import { loadOrCreateSecret } from '@tailcam/protocol/secret-file';
 import { isStreamId, STREAM_IDS } from '@tailcam/protocol/streams';
 
@@ -34,6 +34,13 @@ export const tokenSecretVariable = z
 
 export const logFormatVariable = z
   .enum([...LOG_FORMATS, ''], { error: `LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}` })
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+export const logLevelVariable = z
+  .enum([...LOG_LEVEL_NAMES, ''], {
+    error: `LOG_LEVEL must be one of ${LOG_LEVEL_NAMES.join(', ')}`,
+  })
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 

@@ -5,24 +5,27 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultLogFormat } from '@tailcam/protocol/log-line';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { unreachableBeyondWarning } from '@tailcam/protocol/stage-network';
-import { ConfigError, loadStageConfig, resolveStageNetwork } from './server/config';
+import {
+  ConfigError,
+  loadStageConfig,
+  resolveStageNetwork,
+  type StageConfig,
+} from './server/config';
 import { describePeerNetwork, type PeerNetwork } from './server/media/peer-network';
 import { startLocalStage } from './server/start';
 import { loadSharedSecret } from './env-config';
-import { createStageLog } from './stage-log';
+import { exitOnShutdown } from './process-shutdown';
+import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-async function main(): Promise<void> {
-  let config;
-  let network: PeerNetwork;
+/** The configuration, or exit 2 with what is wrong (before a logger: it says how to log). */
+function configuration(): StageConfig {
   try {
-    config = loadStageConfig(process.env, root);
-    network = await resolveStageNetwork(config);
+    return loadStageConfig(process.env, root);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -30,12 +33,27 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createStageLog(config.logFormat ?? defaultLogFormat(process.stdout.isTTY));
+}
+
+/** What the peer connections announce: a name that does not resolve is a configuration error. */
+async function peerNetwork(config: StageConfig): Promise<PeerNetwork> {
+  try {
+    return await resolveStageNetwork(config);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(config: StageConfig, log: StageLogger): Promise<void> {
+  const network = await peerNetwork(config);
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
     : await loadSharedSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
 
-  let stopping = false;
   const running = await startLocalStage({
     host: config.host,
     port: config.port,
@@ -50,39 +68,27 @@ async function main(): Promise<void> {
     awaitTokenGenerations: true,
     log,
     onExitRequested: () => {
-      log('exiting on request (fault injection: hard restart)');
+      log.warn('exiting on request (fault injection: hard restart)');
       process.exit(1);
     },
   });
   const cameras = config.syntheticCameras.join(', ') || 'none';
-  log(
+  log.info(
     `listening on ${running.url} (synthetic cameras: ${cameras}${config.faultsEnabled ? ', faults on' : ''})`,
   );
-  log(describePeerNetwork(network));
+  log.info(describePeerNetwork(network));
   const unreachable = unreachableBeyondWarning(config.network, network.addresses);
-  if (unreachable !== undefined) log(unreachable);
+  if (unreachable !== undefined) log.warn(unreachable);
   // The process stays up, answering 503 on /stage/health, so that the reason can be read there.
   const health = running.stage.health();
-  if (!health.ready) log(`not ready: ${health.reason}`);
+  if (!health.ready) log.info(`not ready: ${health.reason}`);
 
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    const forced = setTimeout(() => process.exit(0), 3000);
-    forced.unref();
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // The orchestrator is the parent: if it is gone, so is the reason to run.
-  process.on('disconnect', () => stop('parent gone'));
+  exitOnShutdown({ close: () => running.close(), log });
 }
 
-main().catch((error: unknown) => {
-  console.error('[stage] failed to start:', error instanceof Error ? error.message : error);
+const config = configuration();
+const log = createStageLogger({ level: config.logLevel, format: config.logFormat });
+main(config, log).catch((error: unknown) => {
+  log.fatal({ err: error }, 'failed to start');
   process.exit(1);
 });

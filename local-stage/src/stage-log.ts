@@ -1,28 +1,49 @@
 /**
- * The stage process's log lines: the API's record shape (pino's), so that `npm start` prints one
- * kind of line whichever process speaks; JSON lines, or readable ones on a terminal.
+ * The stage process's and the camera process's logger: pino, as the API's (server/src/logger.ts),
+ * with its record shape (`level`, `time`, `service`, `msg`, fields, an error as `err`), its
+ * redaction and its readable lines on a terminal, so that `npm start` prints one kind of line
+ * whichever process speaks and whatever reads the logs (the soak's scan for errors) reads the
+ * stage's too.
  */
-import { LOG_LEVELS, formatLogLine, type LogFormat } from '@tailcam/protocol/log-line';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import {
+  defaultLogFormat,
+  prettyDestination,
+  REDACTED_PATHS,
+  type LogFormat,
+  type LogLevelName,
+} from '@tailcam/protocol/log-line';
 
-export type StageLog = (message: string, detail?: unknown) => void;
+/** What the stage's parts log through. */
+export type StageLogger = Logger;
 
-export function createStageLog(
-  format: LogFormat,
-  write: (line: string) => void = (line) => console.log(line),
-  now: () => number = Date.now,
+export interface StageLoggerOptions {
+  /** LOG_LEVEL; `info` when omitted. */
+  level?: LogLevelName;
+  /** LOG_FORMAT; unset: pretty when standard output is a terminal, JSON otherwise. */
+  format?: LogFormat | undefined;
   /** The camera process logs as `tailcam-cameras`. */
-  service = 'tailcam-stage',
-): StageLog {
-  return (message, detail) => {
-    const suffix =
-      detail instanceof Error ? `: ${detail.message}` : detail ? ` ${String(detail)}` : '';
-    const record = {
-      // An error handed along is something that went wrong and was recovered from.
-      level: detail instanceof Error ? LOG_LEVELS.warn : LOG_LEVELS.info,
-      time: now(),
-      service,
-      msg: `${message}${suffix}`,
-    };
-    write(format === 'pretty' ? formatLogLine(record) : JSON.stringify(record));
-  };
+  service?: 'tailcam-stage' | 'tailcam-cameras';
+  /** Where lines go; standard output when omitted. */
+  destination?: DestinationStream;
+  /** The records' time, in ms since the epoch (tests fix it). */
+  now?: () => number;
 }
+
+export function createStageLogger(options: StageLoggerOptions = {}): StageLogger {
+  const format = options.format ?? defaultLogFormat(process.stdout.isTTY);
+  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
+  const now = options.now;
+  return pino(
+    {
+      level: options.level ?? 'info',
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service: options.service ?? 'tailcam-stage' },
+      ...(now ? { timestamp: () => `,"time":${now()}` } : {}),
+    },
+    format === 'pretty' ? prettyDestination(out) : out,
+  );
+}
+
+/** A logger that writes nothing: what a part logs through when it is given none (tests). */
+export const silentLogger = (): StageLogger => pino({ level: 'silent' });

@@ -14,6 +14,36 @@ export const defaultLogFormat = (isTerminal: boolean | undefined): LogFormat =>
 /** pino's numeric levels. */
 export const LOG_LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
+/** What LOG_LEVEL may say, the API's and the stage's alike. */
+export const LOG_LEVEL_NAMES = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+] as const;
+export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
+
+/**
+ * What pino writes `[redacted]` for, in every process: never a password, token, secret or
+ * Authorization header.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'password',
+  'token',
+  'secret',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.authSecret',
+  '*.authorization',
+];
+
 /** Fields every record has, or that a person at a terminal does not need. */
 const HIDDEN = new Set(['level', 'time', 'msg', 'service', 'pid', 'hostname', 'reqId']);
 
@@ -73,6 +103,16 @@ export function formatLogLine(record: LogRecord): string {
     words.push(`${key}=${fieldValue(value)}`);
   }
   return words.join(' ') + stack;
+}
+
+/**
+ * Where a logger writes JSON lines, so that `out` gets them as formatLogLine prints them: pino's
+ * destination for LOG_FORMAT=pretty.
+ */
+export function prettyDestination(out: { write(text: string): unknown }): {
+  write(line: string): void;
+} {
+  return { write: (line) => void out.write(`${formatJsonLogLine(line)}\n`) };
 }
 
 /** A JSON log line as formatLogLine prints it; a line that is not JSON is printed as it is. */

@@ -8,7 +8,12 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { LOG_FORMATS, type LogFormat } from '@tailcam/protocol/log-line';
+import {
+  LOG_FORMATS,
+  LOG_LEVEL_NAMES,
+  type LogFormat,
+  type LogLevelName,
+} from '@tailcam/protocol/log-line';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
   checkTurnVariables,
@@ -166,8 +171,6 @@ const secret = z.preprocess(
   z.string().min(32, 'must be at least 32 characters long').optional(),
 );
 
-const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 /**
  * One entry per variable, in the order their problems are listed: the list-valued ones last.
  */
@@ -215,7 +218,9 @@ const variables = {
   WEB_DIST_DIR: optionalText,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
-    z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+    z
+      .enum(LOG_LEVEL_NAMES, { error: `must be one of ${LOG_LEVEL_NAMES.join(', ')}` })
+      .default('info'),
   ),
   LOG_FORMAT: z.preprocess(
     emptyToUndefined,
@@ -338,7 +343,7 @@ export interface Config {
   webDistDir: string;
   corsOrigins: string[];
   trustProxy: TrustProxy;
-  logLevel: (typeof logLevels)[number];
+  logLevel: LogLevelName;
   /** Unset: readable lines on a terminal, JSON lines otherwise (logger.ts decides). */
   logFormat: LogFormat | undefined;
   publicUrl: string | undefined;

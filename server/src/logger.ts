@@ -4,22 +4,13 @@
  * is written).
  */
 import { pino, type Logger } from 'pino';
-import { defaultLogFormat, formatJsonLogLine, type LogFormat } from '@tailcam/protocol/log-line';
+import {
+  defaultLogFormat,
+  prettyDestination,
+  REDACTED_PATHS,
+  type LogFormat,
+} from '@tailcam/protocol/log-line';
 import { serializeRequest } from './http/request-log';
-
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  'password',
-  'token',
-  'secret',
-  '*.password',
-  '*.token',
-  '*.secret',
-  '*.authSecret',
-  '*.authorization',
-];
 
 export interface LoggerOptions {
   /** Unset: pretty when standard output is a terminal, JSON otherwise. */
@@ -31,10 +22,7 @@ export interface LoggerOptions {
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
   const format = options.format ?? defaultLogFormat(process.stdout.isTTY);
   const out = options.destination ?? pino.destination({ dest: 1, sync: true });
-  const destination: pino.DestinationStream =
-    format === 'pretty'
-      ? { write: (line: string) => void out.write(`${formatJsonLogLine(line)}\n`) }
-      : out;
+  const destination = format === 'pretty' ? prettyDestination(out) : out;
   return pino(
     {
       level,

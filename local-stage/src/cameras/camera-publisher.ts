@@ -21,6 +21,7 @@ import {
   type NodePeerConnection,
   type NodeVideoSource,
 } from './wrtc';
+import { silentLogger, type StageLogger } from '../stage-log';
 
 /**
  * What the viewers of 360p30 get: enough for the scene's detail, little for their decoders. Set
@@ -67,7 +68,7 @@ export interface CameraPublisherOptions {
   whipUrl: URL;
   /** A fresh PUBLISH token for this aircraft. */
   issueToken: () => Promise<string>;
-  log?: (message: string, detail?: unknown) => void;
+  log?: StageLogger;
 }
 
 export class CameraPublisher {
@@ -77,7 +78,7 @@ export class CameraPublisher {
   private readonly audio: CabinAudio;
   private readonly source: NodeVideoSource = new RTCVideoSource();
   private readonly videoTrack: NodeMediaStreamTrack = this.source.createTrack();
-  private readonly log: (message: string, detail?: unknown) => void;
+  private readonly log: StageLogger;
   private stateValue: CameraPublishState = 'waiting';
   private peer: NodePeerConnection | undefined;
   private session: WhipSession | undefined;
@@ -93,7 +94,7 @@ export class CameraPublisher {
   constructor(options: CameraPublisherOptions) {
     this.options = options;
     this.stageId = options.stageId;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.camera = new Camera({
       streamId: options.stageId,
       streamIndex: options.streamIndex,
@@ -135,7 +136,9 @@ export class CameraPublisher {
   setOnAir(onAir: boolean): void {
     if (onAir === this.onAir || this.stateValue === 'closed') return;
     this.onAir = onAir;
-    this.log(`camera ${this.stageId} ${onAir ? 'back on air' : 'off air'} (the stage says so)`);
+    this.log.info(
+      `camera ${this.stageId} ${onAir ? 'back on air' : 'off air'} (the stage says so)`,
+    );
     if (!onAir) {
       this.setDemand({ video: false, audio: false });
       this.stateValue = 'off-air';
@@ -217,7 +220,7 @@ export class CameraPublisher {
       if (attempt !== this.attempt) return;
       if (error instanceof WhipRequestError && error.status === HELD_OFF_AIR_STATUS) {
         // The link's `on-air` message is on its way (or came first): it brings the camera back.
-        this.log(`camera ${this.stageId} is held off air by the stage`);
+        this.log.info(`camera ${this.stageId} is held off air by the stage`);
         this.onAir = false;
         this.stateValue = 'off-air';
         void this.abandon();
@@ -233,7 +236,7 @@ export class CameraPublisher {
       this.stateValue = 'published';
       this.sessionCount += 1;
       if (this.failuresInARow > 0 || this.sessionCount > 1) {
-        this.log(`camera ${this.stageId} published again (session ${this.sessionCount})`);
+        this.log.info(`camera ${this.stageId} published again (session ${this.sessionCount})`);
       }
       this.failuresInARow = 0;
     } else if (state === 'failed' || state === 'disconnected' || state === 'closed') {
@@ -252,7 +255,7 @@ export class CameraPublisher {
     // Bounded logging: the first failures, then one in ten.
     if (this.failuresInARow <= 3 || this.failuresInARow % 10 === 0) {
       const why = reason instanceof Error ? reason.message : String(reason);
-      this.log(`camera ${this.stageId} not published (${why}); again in ${delay} ms`);
+      this.log.warn(`camera ${this.stageId} not published (${why}); again in ${delay} ms`);
     }
     this.stateValue = 'retrying';
     this.retryTimer = setTimeout(() => {

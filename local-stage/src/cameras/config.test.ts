@@ -61,6 +61,13 @@ describe('camera process configuration', () => {
     );
   });
 
+  it('writes the records of LOG_LEVEL and above, as the stage does', () => {
+    expect(loadCameraProcessConfig({ LOG_LEVEL: 'warn' }, '/repo').logLevel).toBe('warn');
+    expect(problemsOf({ LOG_LEVEL: 'chatty' })).toEqual([
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+
   it('names every bad variable in one readable error, an unknown tail number among them', () => {
     const problems = problemsOf({
       STAGE_PORT: '0',

@@ -5,11 +5,12 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { LogFormat } from '@tailcam/protocol/log-line';
+import type { LogFormat, LogLevelName } from '@tailcam/protocol/log-line';
 import {
   ConfigError,
   integer,
   logFormatVariable,
+  logLevelVariable,
   parseEnv,
   syntheticCamerasVariable,
   tokenSecretVariable,
@@ -31,6 +32,7 @@ const envSchema = z.object({
   STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
   STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
   STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
+  LOG_LEVEL: logLevelVariable,
   LOG_FORMAT: logFormatVariable,
 });
 
@@ -43,6 +45,8 @@ export interface CameraProcessConfig {
   /** The aircraft to publish a synthetic camera for (none: the process has nothing to do). */
   stageIds: readonly string[];
   camera: { width: number; height: number; fps: number; idleMs: number };
+  /** The least level a record is written at; unset: `info` (as the stage's). */
+  logLevel: LogLevelName | undefined;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the stage's). */
   logFormat: LogFormat | undefined;
 }
@@ -72,6 +76,7 @@ export function loadCameraProcessConfig(env: NodeJS.ProcessEnv, root: string): C
       fps: value.STAGE_CAMERA_FPS,
       idleMs: value.STAGE_CAMERA_IDLE_MS,
     },
+    logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
   };
 }

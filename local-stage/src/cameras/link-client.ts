@@ -12,6 +12,7 @@ import {
   parseCameraLinkMessage,
   type CameraLinkMessage,
 } from '../camera-link';
+import { silentLogger, type StageLogger } from '../stage-log';
 
 /** After a failure: 100 ms, doubling to 2,000 ms (the repo's one backoff shape). */
 const RETRY = backoffPolicy({ baseMs: 100, factor: 2, maxMs: 2_000 });
@@ -27,13 +28,13 @@ export interface CameraLinkClientOptions {
   onMessage: (message: CameraLinkMessage) => void;
   /** The link that was open has closed (the stage ends the synthetic sessions when it does). */
   onClose: () => void;
-  log?: (message: string, detail?: unknown) => void;
+  log?: StageLogger;
 }
 
 export class CameraLinkClient {
   private readonly options: CameraLinkClientOptions;
   private readonly url: string;
-  private readonly log: (message: string, detail?: unknown) => void;
+  private readonly log: StageLogger;
   private socket: WebSocket | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private failuresInARow = 0;
@@ -42,7 +43,7 @@ export class CameraLinkClient {
 
   constructor(options: CameraLinkClientOptions) {
     this.options = options;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     const url = new URL(CAMERA_LINK_PATH, options.stageUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     this.url = url.toString();
@@ -89,7 +90,7 @@ export class CameraLinkClient {
       refusal ??= error.message;
     });
     socket.on('open', () => {
-      if (this.failuresInARow > 3) this.log('camera link to the stage open again');
+      if (this.failuresInARow > 3) this.log.info('camera link to the stage open again');
       this.failuresInARow = 0;
       this.opened = true;
       this.options.onOpen();
@@ -98,7 +99,7 @@ export class CameraLinkClient {
       if (isBinary) return;
       const message = parseCameraLinkMessage(data.toString());
       if (message) this.options.onMessage(message);
-      else this.log('camera link: a message that is not one was ignored');
+      else this.log.warn('camera link: a message that is not one was ignored');
     });
     socket.on('close', (code) => {
       if (this.socket === socket) this.socket = undefined;
@@ -108,10 +109,10 @@ export class CameraLinkClient {
       if (this.closed) return;
       this.failuresInARow = wasOpen ? 1 : this.failuresInARow + 1;
       const delay = RETRY.nextDelayMs(this.failuresInARow);
-      if (wasOpen) this.log(`camera link to the stage closed (${code}); opening it again`);
+      if (wasOpen) this.log.warn(`camera link to the stage closed (${code}); opening it again`);
       else if (this.failuresInARow === 4 || this.failuresInARow % 30 === 0) {
         // The first few are the stage starting: not worth a line.
-        this.log(`camera link to ${this.url} not open yet: ${refusal ?? `closed ${code}`}`);
+        this.log.warn(`camera link to ${this.url} not open yet: ${refusal ?? `closed ${code}`}`);
       }
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;

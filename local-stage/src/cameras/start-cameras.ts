@@ -10,6 +10,7 @@ import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { SYNTHETIC_CAMERA_USER_ID, type CameraLinkMessage } from '../camera-link';
 import { CameraPublisher, type CameraPublisherStats } from './camera-publisher';
 import { CameraLinkClient } from './link-client';
+import { silentLogger, type StageLogger } from '../stage-log';
 
 /** A PUBLISH token is checked once, at the POST: it need not outlive the session. */
 const PUBLISH_TOKEN_TTL_SECONDS = 300;
@@ -21,7 +22,7 @@ export interface CameraPublishersOptions {
   /** The aircraft to publish a synthetic camera for. */
   stageIds: readonly string[];
   camera: { width: number; height: number; fps: number; idleMs: number };
-  log?: (message: string, detail?: unknown) => void;
+  log?: StageLogger;
 }
 
 export interface CameraProcessStats {
@@ -37,7 +38,7 @@ export interface RunningCameras {
 }
 
 export function startCameraPublishers(options: CameraPublishersOptions): RunningCameras {
-  const log = options.log ?? (() => undefined);
+  const log = options.log ?? silentLogger();
   const stageBaseUrl = new URL('/stage', options.stageUrl).toString();
   const publishers = new Map<string, CameraPublisher>();
   for (const [position, stageId] of options.stageIds.entries()) {

@@ -100,6 +100,14 @@ describe('stage configuration', () => {
     );
   });
 
+  it('writes the records of LOG_LEVEL and above, info when unset', () => {
+    expect(loadStageConfig({ LOG_LEVEL: 'error' }, '/repo').logLevel).toBe('error');
+    expect(loadStageConfig({ LOG_LEVEL: '' }, '/repo').logLevel).toBeUndefined();
+    expect(() => loadStageConfig({ LOG_LEVEL: 'loud' }, '/repo')).toThrow(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    );
+  });
+
   it('publishes a synthetic camera for all aircraft, none, or those listed', () => {
     const cameras = (value: string) =>
       loadStageConfig({ STAGE_SYNTHETIC_CAMERAS: value }, '/repo').syntheticCameras;

@@ -1,7 +1,7 @@
 /** The stage process's configuration: environment variables, read once through a schema. */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { LogFormat } from '@tailcam/protocol/log-line';
+import type { LogFormat, LogLevelName } from '@tailcam/protocol/log-line';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '@tailcam/protocol/node-http-answers';
 import {
   checkTurnVariables,
@@ -13,6 +13,7 @@ import {
   ConfigError,
   integer,
   logFormatVariable,
+  logLevelVariable,
   parseEnv,
   syntheticCamerasVariable,
   tokenSecretVariable,
@@ -73,6 +74,7 @@ const envSchema = z
       1,
       10_000,
     ),
+    LOG_LEVEL: logLevelVariable,
     LOG_FORMAT: logFormatVariable,
     // The API's variable, and its range: one limit for both ports.
     REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 300_000),
@@ -113,6 +115,8 @@ export interface StageConfig {
   >;
   /** A request (headers and body) not wholly received within this is answered 408. */
   requestTimeoutMs: number;
+  /** The least level a record is written at; unset: `info` (as the API's). */
+  logLevel: LogLevelName | undefined;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the API's). */
   logFormat: LogFormat | undefined;
   /** What the peer connections announce, as configured (`resolveStageNetwork` resolves it). */
@@ -145,6 +149,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
       patchesPerSession: value.STAGE_PATCHES_PER_SESSION,
     },
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
     network,
     turn: turnSettings(value),

@@ -65,7 +65,7 @@ export function createStageServer(options: StageServerOptions): Server {
     requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     (request, response) => {
       handleRequest(request, response, options).catch((error: unknown) => {
-        stage.log('request failed', error);
+        stage.log.error({ err: error }, 'request failed');
         if (!response.headersSent) sendJson(response, 500, { error: 'Internal error' });
         else response.destroy();
       });
@@ -168,7 +168,7 @@ async function handleRequest(
       });
     }
     const ended = stage.endUserSessions(parsed.data.userId, parsed.data.tokenGeneration);
-    if (ended > 0) stage.log(`ended ${ended} session(s) of a user whose sign-in was ended`);
+    if (ended > 0) stage.log.info(`ended ${ended} session(s) of a user whose sign-in was ended`);
     return sendJson(response, 200, { ended });
   }
   if (path === TOKEN_GENERATIONS_PATH) {
@@ -182,7 +182,7 @@ async function handleRequest(
       }
       const first = !generations.loaded;
       generations.load(parsed.data.generations);
-      if (first) stage.log(`token generations received: ${generations.users} account(s)`);
+      if (first) stage.log.info(`token generations received: ${generations.users} account(s)`);
     } else if (method === 'POST') {
       const parsed = tokenGenerationBody.safeParse(await readJson(request));
       if (!parsed.success) {

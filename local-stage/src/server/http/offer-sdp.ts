@@ -11,7 +11,18 @@
  * werift answers every offered codec whose MIME type it knows, with feedback it does not give,
  * so the offer it sees is trimmed to the chosen codec, with NACK, PLI and FIR feedback only; and a
  * `bundle-only` section with port 0 (GStreamer's video) gets a real port, as RFC 8843 reads it.
+ *
+ * Offers are read, and the offer werift is given written, with sdp-transform. The two edits of
+ * the answer to a publisher read it with sdp-transform too, but change only the lines they are
+ * about and leave every other line as it is: each edit touches nothing else.
  */
+import {
+  parse,
+  parseParams,
+  write,
+  type MediaDescription,
+  type SessionDescription,
+} from 'sdp-transform';
 import { EndpointError } from './endpoint-error';
 
 /** An offer the stage cannot take (400). */
@@ -42,74 +53,75 @@ export interface WhipOffer {
 }
 
 const MAX_LINE_LENGTH = 4096;
-const KEPT_FEEDBACK = /^a=rtcp-fb:\d+ (nack|nack pli|ccm fir)\s*$/;
+/** The feedback the stage gives (`a=rtcp-fb` type and subtype). */
+const KEPT_FEEDBACK = new Set(['nack', 'nack pli', 'ccm fir']);
 
-interface Section {
-  kind: string;
-  lines: string[];
+/**
+ * Refuses, with `problem`, a body with a line that is not `x=value` or is too long: sdp-transform
+ * would skip such a line and read the rest.
+ */
+function checkSdpLines(text: string, problem: string): void {
+  const lines = text.split(/\r?\n/);
+  if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^([a-z]=|$)/.test(line))) {
+    throw new OfferError(problem);
+  }
 }
 
-/** An offer's lines: its session part and its media sections (audio and video, one of each). */
+/** An offer, parsed: its session part and its media sections (audio and video, one of each). */
 function parseOffer(text: string, role: 'WHIP publisher' | 'WHEP player') {
-  const lines = text.split(/\r?\n/).filter((line) => line !== '');
-  if (lines[0] !== 'v=0') {
+  if (text.split(/\r?\n/).find((line) => line !== '') !== 'v=0') {
     throw new OfferError('The body is not an SDP offer (it must start with v=0)');
   }
-  if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^[a-z]=/.test(line))) {
-    throw new OfferError('The SDP offer has a line that is not "x=value"');
-  }
-  const session: string[] = [];
-  const sections: Section[] = [];
-  for (const line of lines) {
-    const media = /^m=(\S+) /.exec(line);
-    if (media) sections.push({ kind: media[1] ?? '', lines: [line] });
-    else (sections.at(-1)?.lines ?? session).push(line);
-  }
+  checkSdpLines(text, 'The SDP offer has a line that is not "x=value"');
+  const description = parse(text);
+  const sections = description.media;
   for (const section of sections) {
-    if (section.kind !== 'audio' && section.kind !== 'video') {
+    // Not set when the m= line is not `m=kind port proto formats`.
+    const kind: unknown = section.type;
+    if (kind !== 'audio' && kind !== 'video') {
       throw new OfferError(
-        `The offer has a ${section.kind} section; a ${role} has audio and video only`,
+        `The offer has a ${typeof kind === 'string' ? kind : 'malformed'} section; a ${role} has audio and video only`,
       );
     }
   }
-  const videos = sections.filter((section) => section.kind === 'video');
-  const audios = sections.filter((section) => section.kind === 'audio');
+  const videos = sections.filter((section) => section.type === 'video');
+  const audios = sections.filter((section) => section.type === 'audio');
   if (videos.length > 1 || audios.length > 1) {
     throw new OfferError(
       'The offer has more than one audio or video section; send one of each at most',
     );
   }
   if (sections.length === 0) throw new OfferError('The offer has no audio or video section');
-  const iceUfrag = lines
-    .find((line) => line.startsWith('a=ice-ufrag:'))
-    ?.slice(12)
-    .trim();
-  return { session, sections, iceUfrag };
+  return { description, sections, iceUfrag: iceUfragOf(description) };
 }
 
-function direction(section: Section): string {
-  const line = section.lines.find((candidate) =>
-    /^a=(sendrecv|sendonly|recvonly|inactive)$/.test(candidate),
-  );
-  return line?.slice(2) ?? 'sendrecv';
+/** The first ICE username fragment, of the session or else of a section. */
+function iceUfragOf(description: SessionDescription): string | undefined {
+  const iceUfrag =
+    description.iceUfrag ??
+    description.media.find((section) => section.iceUfrag !== undefined)?.iceUfrag;
+  // sdp-transform reads a value of digits as a number.
+  return iceUfrag === undefined ? undefined : String(iceUfrag);
 }
+
+const direction = (section: MediaDescription): string => section.direction ?? 'sendrecv';
 
 export function readWhipOffer(text: string): WhipOffer {
-  const { session, sections, iceUfrag } = parseOffer(text, 'WHIP publisher');
+  const { description, sections, iceUfrag } = parseOffer(text, 'WHIP publisher');
   let video: PublishedCodec | undefined;
   let audio: PublishedCodec | undefined;
   const kept = sections.map((section) => {
     if (direction(section) === 'recvonly' || direction(section) === 'inactive') {
       throw new OfferError(
-        `The offer's ${section.kind} section does not send (a WHIP offer sends)`,
+        `The offer's ${section.type} section does not send (a WHIP offer sends)`,
       );
     }
-    const codec = section.kind === 'video' ? chooseVideo(section) : chooseAudio(section);
-    if (section.kind === 'video') video = codec;
+    const codec = section.type === 'video' ? chooseVideo(section) : chooseAudio(section);
+    if (section.type === 'video') video = codec;
     else audio = codec;
     return trimmedTo(section, codec.payloadType);
   });
-  return { sdp: [...session, ...kept.flat()].join('\r\n') + '\r\n', video, audio, iceUfrag };
+  return { sdp: write({ ...description, media: kept }), video, audio, iceUfrag };
 }
 
 export interface WhepOffer {
@@ -129,35 +141,45 @@ export function readWhepOffer(
   text: string,
   sent: { video: PublishedCodec | undefined; audio: PublishedCodec | undefined },
 ): WhepOffer {
-  const { session, sections, iceUfrag } = parseOffer(text, 'WHEP player');
+  const { description, sections, iceUfrag } = parseOffer(text, 'WHEP player');
   const media = { audio: false, video: false };
   const kept = sections.map((section) => {
     if (direction(section) === 'sendonly' || direction(section) === 'inactive') {
       throw new OfferError(
-        `The offer's ${section.kind} section does not receive (a WHEP offer receives)`,
+        `The offer's ${section.type} section does not receive (a WHEP offer receives)`,
       );
     }
-    const codec = section.kind === 'video' ? sent.video : sent.audio;
-    if (!codec) return section.lines;
+    const codec = section.type === 'video' ? sent.video : sent.audio;
+    if (!codec) return section;
     const payloadType = matchingPayloadType(section, codec);
     if (payloadType === undefined) {
       throw new OfferError(
-        `No acceptable ${section.kind} codec in the offer: this aircraft sends ${describe(codec)}`,
+        `No acceptable ${section.type} codec in the offer: this aircraft sends ${describe(codec)}`,
       );
     }
-    media[section.kind === 'video' ? 'video' : 'audio'] = true;
+    media[section.type === 'video' ? 'video' : 'audio'] = true;
     return trimmedTo(section, payloadType, true);
   });
   if (!media.audio && !media.video) {
     throw new OfferError('The offer asks for nothing this aircraft sends');
   }
-  return { sdp: [...session, ...kept.flat()].join('\r\n') + '\r\n', media, iceUfrag };
+  return { sdp: write({ ...description, media: kept }), media, iceUfrag };
 }
+
+/** A format parameter (`a=fmtp`) as text; sdp-transform reads a value of digits as a number. */
+function parameter(parameters: string | undefined, name: string): string | undefined {
+  const value = parseParams(parameters ?? '')[name];
+  return value === undefined ? undefined : String(value);
+}
+
+const isPacketizationModeOne = (parameters: string | undefined) =>
+  parameter(parameters, 'packetization-mode') === '1';
 
 function describe(codec: PublishedCodec): string {
   if (codec.mimeType === 'video/H264') {
-    const profile = /profile-level-id=([0-9a-f]{6})/i.exec(codec.parameters ?? '')?.[1];
-    return `H.264 (packetization-mode=1${profile ? `, profile-level-id=${profile}` : ''})`;
+    const profile = parameter(codec.parameters, 'profile-level-id');
+    const shown = profile !== undefined && /^[0-9a-f]{6}$/i.test(profile);
+    return `H.264 (packetization-mode=1${shown ? `, profile-level-id=${profile}` : ''})`;
   }
   return codec.mimeType === 'video/VP8' ? 'VP8' : 'Opus';
 }
@@ -166,64 +188,64 @@ function describe(codec: PublishedCodec): string {
  * The player's payload type for what the publisher sends. H.264: packetization mode 1, the same
  * profile (the first byte of profile-level-id) when the player offers it, else any mode-1 H.264.
  */
-function matchingPayloadType(section: Section, codec: PublishedCodec): number | undefined {
-  const maps = rtpmaps(section);
+function matchingPayloadType(section: MediaDescription, codec: PublishedCodec): number | undefined {
   const offered = offeredPayloadTypes(section).filter((payloadType) => {
-    const map = maps.get(payloadType);
+    const map = rtpmap(section, payloadType);
     if (map === undefined) return false;
-    return `${section.kind}/${map.name}`.toLowerCase() === codec.mimeType.toLowerCase();
+    return `${section.type}/${map.name}`.toLowerCase() === codec.mimeType.toLowerCase();
   });
   if (codec.mimeType !== 'video/H264') return offered[0];
   const modeOne = offered.filter((payloadType) =>
-    /(^|;)\s*packetization-mode=1(;|$)/.test(fmtp(section, payloadType) ?? ''),
+    isPacketizationModeOne(fmtp(section, payloadType)),
   );
   const profileOf = (parameters: string | undefined) =>
-    /profile-level-id=([0-9a-f]{2})/i.exec(parameters ?? '')?.[1]?.toLowerCase();
+    parameter(parameters, 'profile-level-id')?.slice(0, 2).toLowerCase();
   const wanted = profileOf(codec.parameters);
   return (
     modeOne.find((payloadType) => profileOf(fmtp(section, payloadType)) === wanted) ?? modeOne[0]
   );
 }
 
-function rtpmaps(
-  section: Section,
-): Map<number, { name: string; clockRate: number; channels?: number }> {
-  const maps = new Map<number, { name: string; clockRate: number; channels?: number }>();
-  for (const line of section.lines) {
-    const match = /^a=rtpmap:(\d+) ([\w-]+)\/(\d+)(?:\/(\d+))?\s*$/.exec(line);
-    if (!match) continue;
-    maps.set(Number(match[1]), {
-      name: (match[2] ?? '').toUpperCase(),
-      clockRate: Number(match[3]),
-      ...(match[4] ? { channels: Number(match[4]) } : {}),
-    });
-  }
-  return maps;
+/** A payload type's `a=rtpmap`: codec name (upper case), clock rate and channels. */
+function rtpmap(
+  section: MediaDescription,
+  payloadType: number,
+): { name: string; clockRate: number | undefined; channels: number | undefined } | undefined {
+  const map = section.rtp.find((candidate) => candidate.payload === payloadType);
+  if (map === undefined) return undefined;
+  // sdp-transform reads a codec name of digits as a number, and keeps a rate that is not one.
+  const rate: unknown = map.rate;
+  const encoding: unknown = map.encoding;
+  return {
+    name: String(map.codec).toUpperCase(),
+    clockRate: typeof rate === 'number' ? rate : undefined,
+    channels: typeof encoding === 'number' ? encoding : undefined,
+  };
 }
 
-function fmtp(section: Section, payloadType: number): string | undefined {
-  const prefix = `a=fmtp:${payloadType} `;
-  return section.lines
-    .find((line) => line.startsWith(prefix))
-    ?.slice(prefix.length)
-    .trim();
+/** A payload type's format parameters, as offered. */
+function fmtp(section: MediaDescription, payloadType: number): string | undefined {
+  const line = section.fmtp.find((candidate) => candidate.payload === payloadType);
+  return line === undefined ? undefined : String(line.config).trim();
 }
 
 /** The payload types in the m-line's order (the publisher's preference). */
-function offeredPayloadTypes(section: Section): number[] {
-  const fields = (section.lines[0] ?? '').split(' ').slice(3);
-  return fields.map(Number).filter((value) => Number.isInteger(value) && value >= 0 && value < 128);
+function offeredPayloadTypes(section: MediaDescription): number[] {
+  return String(section.payloads ?? '')
+    .split(' ')
+    .filter((field) => field !== '')
+    .map(Number)
+    .filter((value) => Number.isInteger(value) && value >= 0 && value < 128);
 }
 
-function chooseVideo(section: Section): PublishedCodec {
-  const maps = rtpmaps(section);
+function chooseVideo(section: MediaDescription): PublishedCodec {
   for (const payloadType of offeredPayloadTypes(section)) {
-    const map = maps.get(payloadType);
+    const map = rtpmap(section, payloadType);
     if (map?.clockRate !== 90_000) continue;
     const parameters = fmtp(section, payloadType);
     if (map.name === 'VP8')
       return { mimeType: 'video/VP8', payloadType, clockRate: 90_000, parameters };
-    if (map.name === 'H264' && /(^|;)\s*packetization-mode=1(;|$)/.test(parameters ?? '')) {
+    if (map.name === 'H264' && isPacketizationModeOne(parameters)) {
       return { mimeType: 'video/H264', payloadType, clockRate: 90_000, parameters };
     }
   }
@@ -232,10 +254,9 @@ function chooseVideo(section: Section): PublishedCodec {
   );
 }
 
-function chooseAudio(section: Section): PublishedCodec {
-  const maps = rtpmaps(section);
+function chooseAudio(section: MediaDescription): PublishedCodec {
   for (const payloadType of offeredPayloadTypes(section)) {
-    const map = maps.get(payloadType);
+    const map = rtpmap(section, payloadType);
     if (map?.name === 'OPUS' && map.clockRate === 48_000) {
       return {
         mimeType: 'audio/opus',
@@ -249,30 +270,56 @@ function chooseAudio(section: Section): PublishedCodec {
   throw new OfferError('No acceptable audio codec in the offer: send Opus');
 }
 
+/** An RTX format for `payloadType`: `apt=` it, and no other parameter. */
+function isRetransmissionOf(section: MediaDescription, other: number, payloadType: number) {
+  const parameters = parseParams(fmtp(section, other) ?? '');
+  return Object.keys(parameters).length === 1 && String(parameters.apt) === String(payloadType);
+}
+
 /**
  * The section with only `payloadType` left (and, for a player, its RTX), its kept feedback, and a
  * port for bundle-only.
  */
-function trimmedTo(section: Section, payloadType: number, keepRtx = false): string[] {
-  const [mLine = '', ...rest] = section.lines;
-  const [kind, port, proto] = mLine.split(' ');
-  const bundleOnly = rest.includes('a=bundle-only');
-  const realPort = port === '0' && bundleOnly ? '9' : port;
+function trimmedTo(
+  section: MediaDescription,
+  payloadType: number,
+  keepRtx = false,
+): MediaDescription {
   const rtx = keepRtx
-    ? offeredPayloadTypes(section).filter(
-        (other) => fmtp(section, other)?.replace(/\s/g, '') === `apt=${payloadType}`,
+    ? offeredPayloadTypes(section).filter((other) =>
+        isRetransmissionOf(section, other, payloadType),
       )
     : [];
-  const kept = new Set([payloadType, ...rtx].map(String));
-  const perCodec = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*) /;
-  const lines = rest.filter((line) => {
-    if (line === 'a=bundle-only') return false;
-    const match = perCodec.exec(line);
-    if (!match) return true;
-    if (!kept.has(match[2] ?? '')) return false;
-    return match[1] !== 'rtcp-fb' || KEPT_FEEDBACK.test(line);
-  });
-  return [`${kind} ${realPort} ${proto} ${[...kept].join(' ')}`, ...lines];
+  const kept = new Set([payloadType, ...rtx]);
+  // trr-int is feedback the stage does not give either.
+  const { bundleOnly, rtcpFbTrrInt: _trrInt, ...rest } = section;
+  return {
+    ...rest,
+    port: section.port === 0 && bundleOnly !== undefined ? 9 : section.port,
+    payloads: [...kept].join(' '),
+    rtp: section.rtp.filter((map) => kept.has(map.payload)),
+    fmtp: section.fmtp.filter((line) => kept.has(line.payload)),
+    rtcpFb: section.rtcpFb?.filter(
+      (feedback) =>
+        kept.has(Number(feedback.payload)) &&
+        KEPT_FEEDBACK.has([feedback.type, feedback.subtype].filter(Boolean).join(' ')),
+    ),
+  };
+}
+
+/**
+ * `text` with each line (its line ending kept) replaced by what `edit` returns for it (without
+ * its ending), or left out where `edit` returns undefined: the rest as werift wrote it.
+ */
+function editLines(text: string, edit: (line: string) => string | undefined): string {
+  return text
+    .split(/(?<=\n)/)
+    .map((line) => {
+      const ending = line.endsWith('\r\n') ? '\r\n' : line.endsWith('\n') ? '\n' : '';
+      const edited = edit(line.slice(0, line.length - ending.length));
+      return edited === undefined ? '' : edited + ending;
+    })
+    .join('');
 }
 
 /**
@@ -280,10 +327,16 @@ function trimmedTo(section: Section, payloadType: number, keepRtx = false): stri
  * copies the offer's format parameters into its answer.
  */
 export function withoutParameterSets(answer: string): string {
-  return answer
-    .replace(/^(a=fmtp:\d+ .*?)sprop-parameter-sets=[^;\r\n]*;?/gm, '$1')
-    .replace(/;(\r?)$/gm, '$1')
-    .replace(/^a=fmtp:\d+ ?\r?\n/gm, '');
+  return editLines(answer, (line) => {
+    const space = line.indexOf(' ');
+    if (!line.startsWith('a=fmtp:') || space === -1) return line;
+    const parameters = Object.entries(parseParams(line.slice(space + 1)));
+    const kept = parameters.filter(([name]) => name !== 'sprop-parameter-sets');
+    if (kept.length === parameters.length) return line;
+    if (kept.length === 0) return undefined;
+    const text = kept.map(([name, value]) => (value === undefined ? name : `${name}=${value}`));
+    return `${line.slice(0, space)} ${text.join(';')}`;
+  });
 }
 
 /**
@@ -294,20 +347,13 @@ export function withoutParameterSets(answer: string): string {
  * of an idle camera's CPU (docs/benchmarks.md, issue 18). The stage's RTCP is taken without them.
  */
 export function withoutReceiveOnlyStreams(answer: string): string {
-  const lines = answer.split(/(?<=\n)/);
-  const sections: string[][] = [[]];
-  for (const line of lines) {
-    if (line.startsWith('m=')) sections.push([]);
-    sections.at(-1)?.push(line);
-  }
-  return sections
-    .map((section, index) =>
-      index > 0 && section.some((line) => /^a=recvonly\r?\n?$/.test(line))
-        ? section.filter((line) => !/^a=(ssrc|ssrc-group|msid):/.test(line))
-        : section,
-    )
-    .flat()
-    .join('');
+  const receiveOnly = parse(answer).media.map((section) => section.direction === 'recvonly');
+  let section = -1;
+  return editLines(answer, (line) => {
+    if (line.startsWith('m=')) section += 1;
+    const stream = ['a=ssrc:', 'a=ssrc-group:', 'a=msid:'].some((start) => line.startsWith(start));
+    return stream && receiveOnly[section] === true ? undefined : line;
+  });
 }
 
 /**
@@ -315,13 +361,6 @@ export function withoutReceiveOnlyStreams(answer: string): string {
  * 8840), if it names one; throws OfferError when the body is not such a fragment.
  */
 export function readSdpFragment(text: string): { iceUfrag: string | undefined } {
-  const lines = text.split(/\r?\n/).filter((line) => line !== '');
-  if (lines.some((line) => line.length > MAX_LINE_LENGTH || !/^[a-z]=/.test(line))) {
-    throw new OfferError('The body is not an SDP fragment (lines of "x=value")');
-  }
-  const iceUfrag = lines
-    .find((line) => line.startsWith('a=ice-ufrag:'))
-    ?.slice(12)
-    .trim();
-  return { iceUfrag };
+  checkSdpLines(text, 'The body is not an SDP fragment (lines of "x=value")');
+  return { iceUfrag: iceUfragOf(parse(text)) };
 }

@@ -14,6 +14,7 @@ import { testParticipantToken } from '../../testing/participant-tokens';
 import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
 import type { RunningStage } from '../start';
+import { createStageLogger } from '../../stage-log';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -137,7 +138,10 @@ beforeAll(async () => {
   running = await startTestStage({
     secret,
     syntheticCameras: [],
-    log: (message) => stageLog.push(message),
+    log: createStageLogger({
+      format: 'pretty',
+      destination: { write: (line) => stageLog.push(line) },
+    }),
   });
 });
 

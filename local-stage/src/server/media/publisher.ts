@@ -43,6 +43,7 @@ import {
   type PublishedCodec,
   type WhipOffer,
 } from '../http/offer-sdp';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 /** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
 export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
@@ -83,7 +84,7 @@ export interface PublisherOptions {
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
   onKeyFrameRequested?: () => void;
   onStateChange: (publisher: Publisher) => void;
-  log?: (message: string) => void;
+  log?: StageLogger;
   /** Ended when not connected within this long (CONNECT_TIMEOUT_MS; tests shorten it). */
   connectTimeoutMs?: number;
   /** The addresses and ports the stage announces (peer-network.ts). */
@@ -122,7 +123,7 @@ export class Publisher implements SdpSession {
   private readonly listeners = new Set<FeedListener>();
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
-  private readonly log: (message: string) => void;
+  private readonly log: StageLogger;
   private readonly network: PeerNetworkPlan;
   private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
@@ -152,7 +153,7 @@ export class Publisher implements SdpSession {
     });
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
@@ -160,7 +161,7 @@ export class Publisher implements SdpSession {
       failed: (state) => this.close(`connection-${state}`),
       lost: () => this.close('connection-lost'),
       disconnected: () =>
-        this.log(
+        this.log.warn(
           `publisher ${this.id} (${this.stageId}) disconnected; waiting ${DISCONNECTED_GRACE_MS} ms`,
         ),
     });
@@ -235,7 +236,7 @@ export class Publisher implements SdpSession {
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
-      this.log(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);
+      this.log.warn(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);
       throw new NoFreePortError();
     }
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);

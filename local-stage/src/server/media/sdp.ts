@@ -1,4 +1,5 @@
-/** The edits the stage makes to werift's session descriptions. */
+/** The edits the stage makes to werift's session descriptions, with sdp-transform. */
+import { parse, write } from 'sdp-transform';
 
 /**
  * `a=ice-lite` at the session level, where RFC 8839 puts it and the only place libwebrtc reads it:
@@ -6,8 +7,12 @@
  * nominated too, so neither side ever nominates a pair.
  */
 export function withSessionIceLite(sdp: string): string {
-  if (!/^a=ice-lite\r?$/m.test(sdp)) return sdp;
-  return sdp.replace(/^a=ice-lite\r?\n/gm, '').replace(/^(t=.*\r?\n)/m, '$1a=ice-lite\r\n');
+  const description = parse(sdp);
+  // Typed as session-level only: werift's are in the sections.
+  const inSections = description.media.filter((section) => Object.hasOwn(section, 'icelite'));
+  if (inSections.length === 0) return sdp;
+  for (const section of inSections) Reflect.deleteProperty(section, 'icelite');
+  return write({ ...description, icelite: 'ice-lite' });
 }
 
 /**
@@ -17,5 +22,9 @@ export function withSessionIceLite(sdp: string): string {
  * round, werift's ClientHello went out before the viewer could take it: one retransmission more.
  */
 export function asDtlsServer(offer: string): string {
-  return offer.replace(/^a=setup:actpass(?=\r?$)/gm, 'a=setup:passive');
+  const description = parse(offer);
+  const actpass = [description, ...description.media].filter((part) => part.setup === 'actpass');
+  if (actpass.length === 0) return offer;
+  for (const part of actpass) part.setup = 'passive';
+  return write(description);
 }

@@ -42,6 +42,7 @@ import {
 } from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
 import type { IceCandidateMessage, StageMessage } from '../../signalling';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 const DISCONNECTED_GRACE_MS = 5_000;
@@ -77,7 +78,7 @@ export interface SubscriptionOptions {
   /** Its connection came up, the first time. */
   onConnected?: (subscription: Subscription) => void;
   /** Logs what the stage operator should know (a stuck handshake). */
-  log?: (message: string) => void;
+  log?: StageLogger;
   /** The addresses and ports the stage announces (peer-network.ts). */
   network: PeerNetworkPlan;
 }
@@ -110,7 +111,7 @@ export class Subscription implements FeedListener {
   private answerTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
-  private readonly log: (message: string) => void;
+  private readonly log: StageLogger;
   private readonly network: PeerNetworkPlan;
   /** When the subscription was asked for, and when its connection came up (performance.now). */
   readonly requestedAt = performance.now();
@@ -125,7 +126,7 @@ export class Subscription implements FeedListener {
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.network = options.network;
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
@@ -224,7 +225,7 @@ export class Subscription implements FeedListener {
     await this.peer.setLocalDescription(offer);
     if (this.closed) return false;
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
-      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.log.warn(`subscription ${this.id}: ${NO_FREE_PORT}`);
       this.close('no-udp-port', false);
       return false;
     }
@@ -260,7 +261,7 @@ export class Subscription implements FeedListener {
     await this.peer.setLocalDescription(await this.peer.createAnswer());
     if (this.closed) return undefined;
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
-      this.log(`subscription ${this.id}: ${NO_FREE_PORT}`);
+      this.log.warn(`subscription ${this.id}: ${NO_FREE_PORT}`);
       this.close('no-udp-port', false);
       throw new NoFreePortError();
     }
@@ -382,7 +383,7 @@ export class Subscription implements FeedListener {
   /** The viewer reached the stage but the DTLS handshake never ended: start again. */
   private onHandshakeTimeout(): void {
     if (this.closed || this.connected) return;
-    this.log(
+    this.log.warn(
       `subscription ${this.id}: no DTLS after ${DTLS_HANDSHAKE_TIMEOUT_MS} ms with ICE up; ending it`,
     );
     this.close('dtls-timeout', true);

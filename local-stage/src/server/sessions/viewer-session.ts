@@ -20,6 +20,7 @@ import type { Publisher } from '../media/publisher';
 import { parseClientMessage } from './signalling-schema';
 import { Subscription } from '../media/subscription';
 import type { PeerNetworkPlan } from '../media/peer-network';
+import type { StageLogger } from '../../stage-log';
 
 const JOIN_TIMEOUT_MS = 10_000;
 const MAX_SUBSCRIPTIONS = 4;
@@ -43,7 +44,7 @@ export interface ViewerSessionHost {
   subscriptionOpened(subscription: Subscription): void;
   subscriptionClosed(subscription: Subscription): void;
   sessionClosed(session: ViewerSession): void;
-  log(message: string, detail?: unknown): void;
+  log: StageLogger;
   /** The addresses and ports its peer connections announce (peer-network.ts). */
   readonly peerNetwork: PeerNetworkPlan;
 }
@@ -73,7 +74,7 @@ export class ViewerSession {
       this.queued += 1;
       this.queue = this.queue
         .then(() => this.handle(message))
-        .catch((error: unknown) => this.stage.log('session error', error))
+        .catch((error: unknown) => this.stage.log.warn({ err: error }, 'session error'))
         .finally(() => {
           this.queued -= 1;
         });
@@ -214,7 +215,7 @@ export class ViewerSession {
       media,
       publisherId,
       send: (message) => this.send(message),
-      log: (message) => this.stage.log(message),
+      log: this.stage.log,
       network: this.stage.peerNetwork,
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);

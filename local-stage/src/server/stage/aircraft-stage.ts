@@ -7,6 +7,7 @@
 import type { CameraLinkMessage } from '../../camera-link';
 import type { ParticipantDescription } from '../../signalling';
 import type { Publisher } from '../media/publisher';
+import type { StageLogger } from '../../stage-log';
 
 /** What viewers see now, as which participant. */
 export interface ShownPublisher {
@@ -28,7 +29,7 @@ export interface AircraftStageDeps {
     leaving: ShownPublisher | undefined,
     joined: () => ParticipantDescription | undefined,
   ): void;
-  log(message: string): void;
+  log: StageLogger;
 }
 
 export class AircraftStage {
@@ -98,14 +99,14 @@ export class AircraftStage {
       }
       if (publisher.kind === 'encoder') this.encoder = publisher;
       else this.cameraValue = publisher;
-      this.deps.log(`publisher ${publisher.id} (${publisher.kind}) on air on ${this.stageId}`);
+      this.deps.log.info(`publisher ${publisher.id} (${publisher.kind}) on air on ${this.stageId}`);
     }
     if (publisher.state === 'closed') {
       this.publishers.delete(publisher.id);
       if (this.encoder === publisher) this.encoder = undefined;
       if (this.cameraValue === publisher) this.cameraValue = undefined;
       if (publisher.connectedAt !== undefined) {
-        this.deps.log(
+        this.deps.log.info(
           `publisher ${publisher.id} (${publisher.kind}) left ${this.stageId}: ${publisher.endReason}`,
         );
       }

@@ -39,6 +39,7 @@ import { CameraLinkHost } from './camera-link-host';
 import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
+import { silentLogger, type StageLogger } from '../../stage-log';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -52,7 +53,7 @@ export interface LocalStageOptions {
    * until it comes: the stage process does. Otherwise the table starts empty (tests without an API).
    */
   awaitTokenGenerations?: boolean;
-  log?: (message: string, detail?: unknown) => void;
+  log?: StageLogger;
   /** What every peer connection announces (peer-network.ts: resolved before the stage starts). */
   network: PeerNetwork;
 }
@@ -104,13 +105,13 @@ export class LocalStage {
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
   private closing = false;
-  readonly log: (message: string, detail?: unknown) => void;
+  readonly log: StageLogger;
   /** What its peer connections announce, and on which ports. */
   readonly network: PeerNetwork;
 
   constructor(options: LocalStageOptions) {
     this.options = options;
-    this.log = options.log ?? (() => undefined);
+    this.log = options.log ?? silentLogger();
     this.network = options.network;
     this.admission = new AdmissionControl(options.limits);
     this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
@@ -135,7 +136,7 @@ export class LocalStage {
         new AircraftStage(stageId, {
           sendToCameras: (message) => this.cameraLink.send(message),
           shownChanged: (leaving, joined) => this.shownChanged(stageId, leaving, joined),
-          log: (message) => this.log(message),
+          log: this.log,
         }),
       );
     }
@@ -262,7 +263,7 @@ export class LocalStage {
         if (publisher.kind === 'camera') this.cameraLink.send({ type: 'key-frame', stageId });
       },
       onStateChange: (changed) => entry.publisherChanged(changed),
-      log: (message) => this.log(message),
+      log: this.log,
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       network: this.network,
     });
@@ -273,10 +274,10 @@ export class LocalStage {
     } catch (error) {
       publisher.close('answer-failed');
       if (error instanceof NoFreePortError) throw new EndpointError(503, STAGE_FULL);
-      this.log(`WHIP offer for ${stageId} could not be answered`, error);
+      this.log.warn({ err: error }, `WHIP offer for ${stageId} could not be answered`);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }
-    this.log(
+    this.log.info(
       `publisher ${publisher.id} (${kind}, ${publisher.video?.mimeType ?? 'no video'}) connecting to ${stageId}`,
     );
     return { publisher, answer };
@@ -315,7 +316,7 @@ export class LocalStage {
       network: this.network,
       // Not connected by then: the player never reached the stage, and its seat is free again.
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
-      log: (message) => this.log(message),
+      log: this.log,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
@@ -332,7 +333,7 @@ export class LocalStage {
     } catch (error) {
       subscription.close('answer-failed', false);
       if (error instanceof NoFreePortError) throw new EndpointError(503, STAGE_FULL);
-      this.log(`WHEP offer for ${stageId} could not be answered`, error);
+      this.log.warn({ err: error }, `WHEP offer for ${stageId} could not be answered`);
       throw new EndpointError(400, 'The offer could not be negotiated');
     }
     if (answer === undefined) {
