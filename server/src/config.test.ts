@@ -223,13 +223,21 @@ describe('configuration', () => {
     ).toBe('postgres');
   });
 
-  it("sizes the stage's signalling door for one person watching unless told otherwise", () => {
+  it("sizes the stage's signalling door for an office behind one address unless told otherwise", () => {
     expect(parseConfig({}, root).stageProxy).toEqual({
-      socketsPerAddress: 16,
+      socketsPerAddress: 160,
       socketsTotal: 200,
       joinSeconds: 5,
       pingSeconds: 10,
     });
+    // Unset, the per-address cap follows a lower total instead of stopping the start.
+    expect(parseConfig({ STAGE_SOCKETS_TOTAL: '100' }, root).stageProxy).toMatchObject({
+      socketsPerAddress: 100,
+      socketsTotal: 100,
+    });
+    expect(problemsOf({ STAGE_SOCKETS_PER_ADDRESS: '0' })).toEqual([
+      'STAGE_SOCKETS_PER_ADDRESS: must be at least 1',
+    ]);
     expect(
       parseConfig({ STAGE_SOCKETS_PER_ADDRESS: '200', STAGE_JOIN_SECONDS: '10' }, root).stageProxy,
     ).toMatchObject({ socketsPerAddress: 200, joinSeconds: 10 });
@@ -251,8 +259,9 @@ describe('configuration', () => {
     ]);
   });
 
-  it('lets 10 sign-in attempts through per name at one address and 100 per name before delays up to 60 s, unless told otherwise', () => {
+  it('lets 120 sign-in attempts a minute through per address, 10 per name at one address and 100 per name before delays up to 60 s, unless told otherwise', () => {
     expect(parseConfig({}, root).loginLimits).toEqual({
+      attemptsPerAddressPerMinute: 120,
       attemptsPerNameIp: 10,
       attemptsPerName: 100,
       maxDelaySeconds: 60,
@@ -260,16 +269,27 @@ describe('configuration', () => {
     expect(
       parseConfig(
         {
+          LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: '600',
           LOGIN_ATTEMPTS_PER_NAME_IP: '5',
           LOGIN_ATTEMPTS_PER_NAME: '500',
           LOGIN_MAX_DELAY_SECONDS: '300',
         },
         root,
       ).loginLimits,
-    ).toEqual({ attemptsPerNameIp: 5, attemptsPerName: 500, maxDelaySeconds: 300 });
+    ).toEqual({
+      attemptsPerAddressPerMinute: 600,
+      attemptsPerNameIp: 5,
+      attemptsPerName: 500,
+      maxDelaySeconds: 300,
+    });
     expect(
-      problemsOf({ LOGIN_ATTEMPTS_PER_NAME_IP: '0', LOGIN_MAX_DELAY_SECONDS: '3600' }),
+      problemsOf({
+        LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: '0',
+        LOGIN_ATTEMPTS_PER_NAME_IP: '0',
+        LOGIN_MAX_DELAY_SECONDS: '3600',
+      }),
     ).toEqual([
+      'LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: must be at least 1',
       'LOGIN_ATTEMPTS_PER_NAME_IP: must be at least 1',
       'LOGIN_MAX_DELAY_SECONDS: must be at most 600',
     ]);
@@ -282,6 +302,19 @@ describe('configuration', () => {
     );
     expect(problemsOf({ WHIP_RATE_LIMIT_PER_MINUTE: '0' })).toEqual([
       'WHIP_RATE_LIMIT_PER_MINUTE: must be at least 1',
+    ]);
+  });
+
+  it('limits WHEP offers per address to 300 a minute and trickle PATCHes to 1500 unless told otherwise', () => {
+    expect(parseConfig({}, root)).toMatchObject({
+      whepRateLimitPerMinute: 300,
+      trickleRateLimitPerMinute: 1_500,
+    });
+    expect(
+      parseConfig({ WHEP_RATE_LIMIT_PER_MINUTE: '60', TRICKLE_RATE_LIMIT_PER_MINUTE: '300' }, root),
+    ).toMatchObject({ whepRateLimitPerMinute: 60, trickleRateLimitPerMinute: 300 });
+    expect(problemsOf({ WHEP_RATE_LIMIT_PER_MINUTE: '0' })).toEqual([
+      'WHEP_RATE_LIMIT_PER_MINUTE: must be at least 1',
     ]);
   });
 

@@ -30,18 +30,28 @@ const emptyToUndefined = (value: unknown) =>
 
 const optionalText = z.preprocess(emptyToUndefined, z.string().trim().optional());
 
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `must be a whole number between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
 function integer(defaultValue: number, min: number, max: number) {
-  return z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, `must be a whole number between ${min} and ${max}`)
-      .transform(Number)
-      .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-      .default(defaultValue),
-  );
+  return z.preprocess(emptyToUndefined, wholeNumber(min, max).default(defaultValue));
 }
+
+function optionalInteger(min: number, max: number) {
+  return z.preprocess(emptyToUndefined, wholeNumber(min, max).optional());
+}
+
+/**
+ * Signalling sockets one address holds by default: an office of 50 viewers behind one NAT
+ * address, each watching the three streams, with room for sockets still closing while their
+ * players reconnect (decision 0065).
+ */
+export const SOCKETS_PER_ADDRESS = 160;
 
 const urlText = (what: string) =>
   z.preprocess(
@@ -210,7 +220,8 @@ const variables = {
   ),
   LOCAL_STAGE_SDK_FILE: optionalText,
   STAGE_TOKEN_SECRET: secret,
-  STAGE_SOCKETS_PER_ADDRESS: integer(16, 1, 100_000),
+  // Unset: SOCKETS_PER_ADDRESS, or STAGE_SOCKETS_TOTAL where that is lower.
+  STAGE_SOCKETS_PER_ADDRESS: optionalInteger(1, 100_000),
   // The stage itself takes at most 256 sockets: the edge's seats must all reach it.
   STAGE_SOCKETS_TOTAL: integer(200, 1, 256),
   STAGE_JOIN_SECONDS: integer(5, 1, 60),
@@ -232,14 +243,15 @@ const variables = {
     emptyToUndefined,
     z.enum(['memory', 'postgres'], { error: 'must be "memory" or "postgres"' }).default('memory'),
   ),
+  LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: integer(120, 1, 1_000_000),
   LOGIN_ATTEMPTS_PER_NAME_IP: integer(10, 1, 1_000),
   LOGIN_ATTEMPTS_PER_NAME: integer(100, 1, 1_000_000),
   // At most 10 minutes: shorter than the 15-minute window whose count the delays follow.
   LOGIN_MAX_DELAY_SECONDS: integer(60, 1, 600),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
-  WHEP_RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000),
-  TRICKLE_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
+  WHEP_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
+  TRICKLE_RATE_LIMIT_PER_MINUTE: integer(1_500, 1, 1_000_000),
   TURN_SECRET: turnVariables.TURN_SECRET,
   TURN_CREDENTIAL_MINUTES: turnVariables.TURN_CREDENTIAL_MINUTES,
   TRUST_PROXY: trustProxy,
@@ -285,6 +297,7 @@ function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
   if (
     parsed('STAGE_SOCKETS_PER_ADDRESS') &&
     parsed('STAGE_SOCKETS_TOTAL') &&
+    env.STAGE_SOCKETS_PER_ADDRESS !== undefined &&
     env.STAGE_SOCKETS_PER_ADDRESS > env.STAGE_SOCKETS_TOTAL
   ) {
     problem(
@@ -351,7 +364,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** Where login rate-limit windows live: this process, or PostgreSQL shared by every instance. */
   rateLimitStore: 'memory' | 'postgres';
-  /** Sign-in attempts before delays, per name at one address and per name (decision 0059). */
+  /**
+   * Sign-in attempts a minute per address, and before delays per name at one address and per
+   * name (decisions 0059, 0065).
+   */
   loginLimits: LoginLimitSettings;
   /** Participant tokens one user may get a minute (`POST /api/token`). */
   tokenRateLimitPerMinute: number;
@@ -401,7 +417,8 @@ function configSchema(repoRoot: string) {
         tokenSecret: env.STAGE_TOKEN_SECRET,
       },
       stageProxy: {
-        socketsPerAddress: env.STAGE_SOCKETS_PER_ADDRESS,
+        socketsPerAddress:
+          env.STAGE_SOCKETS_PER_ADDRESS ?? Math.min(SOCKETS_PER_ADDRESS, env.STAGE_SOCKETS_TOTAL),
         socketsTotal: env.STAGE_SOCKETS_TOTAL,
         joinSeconds: env.STAGE_JOIN_SECONDS,
         pingSeconds: env.STAGE_PING_SECONDS,
@@ -418,6 +435,7 @@ function configSchema(repoRoot: string) {
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       rateLimitStore: env.RATE_LIMIT_STORE,
       loginLimits: {
+        attemptsPerAddressPerMinute: env.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
         attemptsPerNameIp: env.LOGIN_ATTEMPTS_PER_NAME_IP,
         attemptsPerName: env.LOGIN_ATTEMPTS_PER_NAME,
         maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,

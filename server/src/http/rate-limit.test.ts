@@ -59,6 +59,7 @@ describe('progressive delays', () => {
 
   it("login: one address cannot reach the name's ceiling within a window", () => {
     const limits = loginRateLimits({
+      attemptsPerAddressPerMinute: 120,
       attemptsPerNameIp: 10,
       attemptsPerName: 100,
       maxDelaySeconds: 60,

@@ -126,8 +126,13 @@ const secondsUntil = (time: number, now: number) => Math.max(1, Math.ceil((time 
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
-/** How many sign-in attempts pass before any delay (`LOGIN_ATTEMPTS_*`), and the longest delay. */
+/**
+ * The sign-in limits (`LOGIN_ATTEMPTS_*`): attempts an address makes a minute, attempts that pass
+ * before any delay, and the longest delay.
+ */
 export interface LoginLimitSettings {
+  /** Every attempt from one address, whatever the names: a fixed window of a minute. */
+  attemptsPerAddressPerMinute: number;
   attemptsPerNameIp: number;
   attemptsPerName: number;
   maxDelaySeconds: number;
@@ -136,7 +141,8 @@ export interface LoginLimitSettings {
 const LOGIN_WINDOW_MS = 15 * 60_000;
 
 /**
- * Login attempts (decision 0059): a fixed 30 a minute per address, whatever the names; per name
+ * Login attempts (decisions 0059, 0065): a fixed window a minute per address, whatever the names,
+ * wide enough for an office signing in behind one NAT address; per name
  * at one address, a few free attempts and then delays doubling from 1 s; per name from every
  * address, a ceiling one address cannot reach, with the same doubling past it. A guesser at one
  * address slows down there and never reaches the owner elsewhere; guessers at many addresses
@@ -145,7 +151,11 @@ const LOGIN_WINDOW_MS = 15 * 60_000;
 export function loginRateLimits(settings: LoginLimitSettings) {
   const delaysMs = doublingDelays(1_000, settings.maxDelaySeconds * 1_000);
   return {
-    perAddress: { name: 'login-address', max: 30, windowMs: 60_000 },
+    perAddress: {
+      name: 'login-address',
+      max: settings.attemptsPerAddressPerMinute,
+      windowMs: 60_000,
+    },
     perNameAndAddress: {
       name: 'login-name-address',
       free: settings.attemptsPerNameIp,
@@ -192,7 +202,10 @@ export function trickleRateLimit(perMinute: number): RateLimitRule {
   return { name: 'trickle-address', max: perMinute, windowMs: 60_000 };
 }
 
-/** WHEP offers (players' POSTs under /stage/whep/) per address, as for WHIP. */
+/**
+ * WHEP offers (players' POSTs under /stage/whep/) per address, as for WHIP; sized for a room of
+ * players behind one NAT address, each opening every stream and reconnecting (decision 0065).
+ */
 export function whepRateLimit(perMinute: number): RateLimitRule {
   return { name: 'whep-address', max: perMinute, windowMs: 60_000 };
 }

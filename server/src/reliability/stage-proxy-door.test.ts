@@ -170,19 +170,22 @@ describe('the /stage/ door: seats', () => {
     await waitUntil(() => stillOpen() === 199, 'one tokenless socket to give its seat up');
   });
 
-  it('caps the sockets one address holds; X-Forwarded-For does not change the address unless TRUST_PROXY says so', async () => {
-    const base = await api({
-      stageProxy: { ...testConfig().stageProxy, socketsPerAddress: 4 },
-    });
-    for (let index = 0; index < 4; index += 1) {
-      await open(`${base}/stage/events`, {
-        headers: { 'x-forwarded-for': `198.51.100.${index + 1}` },
-      });
-    }
-    const fifth = await connect(`${base}/stage/events`, {
+  it('caps the sockets one address holds at the default 160, an office watching every stream; X-Forwarded-For does not change the address unless TRUST_PROXY says so', async () => {
+    const perAddress = testConfig().stageProxy.socketsPerAddress;
+    expect(perAddress).toBe(160);
+    const base = await api({ stageProxy: { ...testConfig().stageProxy, joinSeconds: 60 } });
+    const office = await Promise.all(
+      Array.from({ length: perAddress }, (_, index) =>
+        connect(`${base}/stage/events`, {
+          headers: { 'x-forwarded-for': `198.51.100.${(index % 250) + 1}` },
+        }),
+      ),
+    );
+    expect(office.filter((client) => 'socket' in client)).toHaveLength(perAddress);
+    const next = await connect(`${base}/stage/events`, {
       headers: { 'x-forwarded-for': '198.51.100.99' },
     });
-    expect(fifth).toEqual({ refused: 429 });
+    expect(next).toEqual({ refused: 429 });
   });
 
   it('closes a socket that has not joined within STAGE_JOIN_SECONDS', async () => {
@@ -200,9 +203,7 @@ describe('the /stage/ door: seats', () => {
   });
 
   it('refuses a ninth stage session for one account with a join error, and still admits another account', async () => {
-    const base = await api({
-      stageProxy: { ...testConfig().stageProxy, socketsPerAddress: 32 },
-    });
+    const base = await api();
     for (let index = 0; index < 8; index += 1) {
       const client = await open(`${base}/stage/events`);
       expect(await join(client, await participantToken('greedy'))).toMatchObject({

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, inject, onTestFinished } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppConfig, type AppDeps } from '../app';
+import { parseConfig } from '../config';
 import { createAccounts } from '../accounts/accounts';
 import { migrate } from '../db/migrations';
 import { openPgliteClient } from '../db/pglite-client';
@@ -74,6 +75,9 @@ export function fakeLocalSdk(): string {
   return file;
 }
 
+/** The limits an empty environment gives: tests of the defaults test the real ones. */
+const defaults = parseConfig({}, repoRoot);
+
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     repoRoot,
@@ -90,17 +94,17 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
       sdkFile: fakeLocalSdk(),
       tokenSecret: undefined,
     },
-    stageProxy: { socketsPerAddress: 16, socketsTotal: 200, joinSeconds: 5, pingSeconds: 10 },
+    stageProxy: defaults.stageProxy,
     webDistDir: fakeWebDist(),
     corsOrigins: [],
     trustProxy: false,
     publicUrl: undefined,
-    loginLimits: { attemptsPerNameIp: 10, attemptsPerName: 100, maxDelaySeconds: 60 },
-    tokenRateLimitPerMinute: 30,
-    whipRateLimitPerMinute: 30,
-    whepRateLimitPerMinute: 60,
-    trickleRateLimitPerMinute: 300,
-    requestTimeoutMs: 10_000,
+    loginLimits: defaults.loginLimits,
+    tokenRateLimitPerMinute: defaults.tokenRateLimitPerMinute,
+    whipRateLimitPerMinute: defaults.whipRateLimitPerMinute,
+    whepRateLimitPerMinute: defaults.whepRateLimitPerMinute,
+    trickleRateLimitPerMinute: defaults.trickleRateLimitPerMinute,
+    requestTimeoutMs: defaults.requestTimeoutMs,
     ...overrides,
   };
 }
