@@ -96,7 +96,7 @@ describe('a room of viewers behind one address, default limits', () => {
         headers: { 'x-forwarded-for': OFFICE },
         payload: { username, password },
       });
-    // Everyone signs in at once, a third of them after mistyping their password first.
+    // The room signs in together, a third of them after mistyping their password first.
     const mistyped = await Promise.all(
       names.filter((_, index) => index % 3 === 0).map((name) => signIn(name, 'typo')),
     );
