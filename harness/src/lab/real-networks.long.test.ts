@@ -372,4 +372,37 @@ describe.skipIf(!LONG || !support.ok)('Tailcam through real networks (issue 26 Â
       await stopProduct(product);
     }, 30_000);
   });
+
+  describe('with the stage behind 1:1 NAT, knowing only its private address', () => {
+    it('lets a viewer behind NAT watch when the stage announces its public address', async () => {
+      const started = await startProduct('vm', 'lab-vm-announced', {
+        STAGE_ANNOUNCED_ADDRESSES: lab.addresses.vmPublic,
+        STAGE_ANNOUNCE_INTERFACES: '0',
+      });
+      const watched = await watchFrom('viewer', started.publicUrl, started.loginToken);
+      expect((await selectedCandidate(watched.page))?.candidateType).not.toBe('relay');
+      record(
+        `app, viewer behind NAT, stage behind 1:1 NAT announcing ${lab.addresses.vmPublic}: ` +
+          `first frame ${watched.firstFrameMs} ms; ${await linkFigure('viewer', 'vm')}`,
+      );
+      await stopProduct(started.product);
+    }, 150_000);
+
+    it.skip("shows the error overlay within 15 s, not an endless 'Connecting to stream...', when it does not", async () => {
+      const started = await startProduct('vm', 'lab-vm-unannounced');
+      const page = await (await browserIn('viewer')).newPage();
+      await signIn(page, started.loginToken);
+      const openedAt = performance.now();
+      await page.goto(`${started.publicUrl}/player/N743AS`);
+      await expect
+        .poll(() => page.getByText('Stream Unavailable').count(), { timeout: 15_000 })
+        .toBe(1);
+      const shownMs = Math.round(performance.now() - openedAt);
+      const overlay = await page.getByRole('alert').allInnerTexts();
+      record(
+        `app, stage behind 1:1 NAT without its public address: error overlay after ${shownMs} ms: ${overlay.join(' | ')}`,
+      );
+      await stopProduct(started.product);
+    }, 150_000);
+  });
 });
