@@ -41,25 +41,10 @@ import {
   type PeerNetworkPlan,
 } from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
-import { STAGE_ERROR_CODES, type IceCandidateMessage, type StageMessage } from '../../signalling';
+import type { IceCandidateMessage, StageMessage } from '../../signalling';
 import { silentLogger, type StageLogger } from '../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
-/**
- * A socket viewer's connection not up this long after its answer never reached the stage (its
- * checks never met the addresses announced: a stage behind 1:1 NAT announcing its private
- * address, a viewer without UDP and no TURN). The viewer is told, so its player shows an error
- * rather than connecting forever; the log names the settings. ICE and DTLS take well under a
- * second here, a few seconds on a lossy link.
- */
-export const MEDIA_CONNECT_TIMEOUT_MS = 10_000;
-/** What the viewer's player shows (docs/product.md#player-states), after `[SUBSCRIBE_ERROR] `. */
-export const MEDIA_UNREACHABLE_MESSAGE =
-  'The live video could not reach this browser: the network between you and the stage let none of it through (a firewall, or a stage address that cannot be reached from here)';
-const MEDIA_UNREACHABLE_LOG =
-  "did not connect within 10 s of the viewer's answer, so no media path exists between them: " +
-  'a stage behind 1:1 NAT (a cloud VM) must announce its public address (STAGE_ANNOUNCED_ADDRESSES), ' +
-  'and viewers whose UDP is blocked need TURN (TURN_URLS, TURN_SECRET)';
 const DISCONNECTED_GRACE_MS = 5_000;
 /**
  * ICE up and DTLS still not done after this long: the handshake is stuck, and ending the
@@ -124,8 +109,6 @@ export class Subscription implements FeedListener {
   private held: RtpPacket[] | undefined;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
-  /** The viewer's subscribe request this subscription answers (socket viewers). */
-  private requestId: string | undefined;
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: StageLogger;
@@ -237,7 +220,6 @@ export class Subscription implements FeedListener {
 
   /** Sends the offer and starts listening to the publisher. False if it has gone. */
   async start(requestId: string): Promise<boolean> {
-    this.requestId = requestId;
     const offer = await this.peer.createOffer();
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(offer);
@@ -299,23 +281,7 @@ export class Subscription implements FeedListener {
   async answer(sdp: string): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.answerTimer);
-    this.answerTimer = setTimeout(() => this.mediaUnreachable(), MEDIA_CONNECT_TIMEOUT_MS);
     await this.peer.setRemoteDescription({ type: 'answer', sdp });
-  }
-
-  /** Answered, and no connection since: tells the viewer why and ends the subscription. */
-  private mediaUnreachable(): void {
-    if (this.closed || this.connected) return;
-    this.log.warn(`subscription ${this.id} ${MEDIA_UNREACHABLE_LOG}`);
-    this.send({
-      type: 'error',
-      code: STAGE_ERROR_CODES.TIMEOUT,
-      category: 'SUBSCRIBE_ERROR',
-      message: MEDIA_UNREACHABLE_MESSAGE,
-      fatal: false,
-      requestId: this.requestId,
-    });
-    this.close('connect-timeout', false);
   }
 
   /**
