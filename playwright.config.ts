@@ -8,6 +8,7 @@ const OWN_INSTANCE_SPECS = [
   '**/loss.spec.ts',
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
+  '**/lab-*.spec.ts',
 ];
 
 /**

@@ -208,16 +208,8 @@ describe.skipIf(!LONG || !support.ok)('the network lab, long cases', () => {
         product.addViewer(viewer);
         await product.start();
         const loginToken = await product.loginToken(viewer);
-        browser = await chromium.launch({
-          executablePath: lab.chromiumExecutable('viewer', chromiumExecutable()),
-          // Plain http on a non-loopback address is no secure context; issue 26 §4 makes the app
-          // work there. Until then the lab proves the path, not that.
-          args: [
-            ...CHROMIUM_ARGS,
-            `--unsafely-treat-insecure-origin-as-secure=${started.publicUrl}`,
-          ],
-        });
-        const page = await browser.newPage();
+        // Plain http on a lab address, no secure context: the app works there (issue 26 §4).
+        const page = await (await viewerBrowser()).newPage();
         await signIn(page, loginToken);
         const openedAt = performance.now();
         await page.goto(`${started.publicUrl}/player/N743AS`);

@@ -39,6 +39,9 @@ describe.skipIf(!support.ok)('the network lab', () => {
     const vmAddresses = await lab.exec('vm', 'ip', ['-4', '-o', 'addr', 'show']);
     expect(vmAddresses.stdout).toContain(lab.addresses.vmPrivate);
     expect(vmAddresses.stdout).not.toContain(lab.addresses.vmPublic);
+    // Hairpin: the VM reaches its own public address, seen as it.
+    expect(await lab.seenAs('vm', 'vm')).toBe(lab.addresses.vmPublic);
+    expect((await lab.udpBurst('vm', 'vm', 20)).received).toBe(20);
   });
 
   it('reaches the stage over IPv6 on the public segment', async () => {

@@ -163,12 +163,20 @@ export class NetworkLab {
     this.setSysctl('inet', 'net/ipv6/conf/all/forwarding', 1);
     this.restore('nat', 'iptables-restore', '*nat\n-A POSTROUTING -o wan -j MASQUERADE\nCOMMIT\n');
     const { vmPublic, vmPrivate } = LAB_ADDRESSES;
+    // The VM reaches its own public address too (hairpin NAT, as cloud providers' 1:1 NAT does):
+    // a stage that announces only its public address is reached by the cameras beside it.
     this.restore(
       'cloud',
       'iptables-restore',
       `*nat\n-A PREROUTING -i wan -d ${vmPublic} -j DNAT --to-destination ${vmPrivate}\n` +
-        `-A POSTROUTING -o wan -s ${vmPrivate} -j SNAT --to-source ${vmPublic}\nCOMMIT\n`,
+        `-A PREROUTING -i vm -d ${vmPublic} -j DNAT --to-destination ${vmPrivate}\n` +
+        `-A POSTROUTING -o wan -s ${vmPrivate} -j SNAT --to-source ${vmPublic}\n` +
+        `-A POSTROUTING -o vm -s ${vmPrivate} -d ${vmPrivate} -j SNAT --to-source ${vmPublic}\n` +
+        'COMMIT\n',
     );
+    // A hairpinned packet leaves by the interface it came in on: no ICMP redirect for it.
+    this.setSysctl('cloud', 'net/ipv4/conf/all/send_redirects', 0);
+    this.setSysctl('cloud', 'net/ipv4/conf/vm/send_redirects', 0);
     this.waitForCarrier();
   }
 
