@@ -6,7 +6,9 @@
  * in the publisher's order, that every viewer's browser decodes and the stage can find key
  * frames in: H.264 with packetization-mode 1, or VP8. Audio: Opus. The stage forwards the chosen
  * codecs untouched, so a viewer's offer announces exactly what the publisher sends
- * (`PublishedCodec`).
+ * (`PublishedCodec`). A publisher's video may be simulcast (`a=simulcast` and its `a=rid` lines,
+ * RFC 8853 and 8851): werift is given its RTP stream ids and receives a track per encoding
+ * (docs/decisions/0067-simulcast-in.md); RTX is never offered to werift (it has none with simulcast).
  *
  * werift answers every offered codec whose MIME type it knows, with feedback it does not give,
  * so the offer it sees is trimmed to the chosen codec, with NACK, PLI and FIR feedback only; and a
@@ -48,11 +50,20 @@ export interface WhipOffer {
   sdp: string;
   video: PublishedCodec | undefined;
   audio: PublishedCodec | undefined;
+  /**
+   * The RTP stream ids (RFC 8851) of a simulcast video (`a=simulcast` with its `a=rid` lines,
+   * RFC 8853), in the offer's order; empty for one encoding.
+   */
+  rids: string[];
   /** The offer's ICE username fragment: a PATCH with another one asks for an ICE restart. */
   iceUfrag: string | undefined;
 }
 
 const MAX_LINE_LENGTH = 4096;
+/** Simulcast encodings a publisher may send (Chromium and IVS send three). */
+export const MAX_SIMULCAST_LAYERS = 4;
+/** An RTP stream id: RFC 8851's characters, short enough for a log line. */
+const RID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 /** The feedback the stage gives (`a=rtcp-fb` type and subtype). */
 const KEPT_FEEDBACK = new Set(['nack', 'nack pli', 'ccm fir']);
 
@@ -110,6 +121,7 @@ export function readWhipOffer(text: string): WhipOffer {
   const { description, sections, iceUfrag } = parseOffer(text, 'WHIP publisher');
   let video: PublishedCodec | undefined;
   let audio: PublishedCodec | undefined;
+  let rids: string[] = [];
   const kept = sections.map((section) => {
     if (direction(section) === 'recvonly' || direction(section) === 'inactive') {
       throw new OfferError(
@@ -117,11 +129,71 @@ export function readWhipOffer(text: string): WhipOffer {
       );
     }
     const codec = section.type === 'video' ? chooseVideo(section) : chooseAudio(section);
-    if (section.type === 'video') video = codec;
-    else audio = codec;
-    return trimmedTo(section, codec.payloadType);
+    if (section.type === 'video') {
+      video = codec;
+      rids = simulcastRids(section);
+    } else audio = codec;
+    return withSimulcast(trimmedTo(section, codec.payloadType), section.type === 'video' ? rids : []);
   });
-  return { sdp: write({ ...description, media: kept }), video, audio, iceUfrag };
+  return { sdp: write({ ...description, media: kept }), video, audio, rids, iceUfrag };
+}
+
+/**
+ * The RTP stream ids a section sends as simulcast: the streams of its `a=simulcast` send list
+ * (the first of each stream's alternatives; a paused one, `~`, too: it may start later), each
+ * with its `a=rid:ID send` line. `a=rid` lines without `a=simulcast` only restrict one encoding
+ * (RFC 8851), so there are none then.
+ */
+function simulcastRids(section: MediaDescription): string[] {
+  const simulcast = section.simulcast;
+  if (!simulcast) return [];
+  const list = [
+    simulcast.dir1 === 'send' ? simulcast.list1 : undefined,
+    simulcast.dir2 === 'send' ? simulcast.list2 : undefined,
+  ].find((candidate) => candidate !== undefined);
+  if (list === undefined) return [];
+  const rids = String(list)
+    .split(';')
+    .map((stream) => (stream.split(',')[0] ?? '').replace(/^~/, ''));
+  const sent = new Set(
+    (section.rids ?? [])
+      .filter((rid) => rid.direction === 'send')
+      .map((rid) => String(rid.id)),
+  );
+  for (const rid of rids) {
+    if (!RID_PATTERN.test(rid)) {
+      throw new OfferError(
+        `The offer's a=simulcast has a malformed RTP stream id; use letters, digits, - and _`,
+      );
+    }
+    if (!sent.has(rid)) {
+      throw new OfferError(`The offer's a=simulcast names rid ${rid} with no "a=rid:${rid} send"`);
+    }
+  }
+  if (new Set(rids).size !== rids.length) {
+    throw new OfferError("The offer's a=simulcast names an RTP stream id twice");
+  }
+  if (rids.length > MAX_SIMULCAST_LAYERS) {
+    throw new OfferError(
+      `The offer's video has ${rids.length} simulcast encodings; send ${MAX_SIMULCAST_LAYERS} at most`,
+    );
+  }
+  return rids;
+}
+
+/**
+ * The section with exactly `rids` as its simulcast (an `a=rid:ID send` line each, with no
+ * restrictions: the codec is already the one chosen; werift reads only the id and direction),
+ * or with no rid and no simulcast line when `rids` is empty.
+ */
+function withSimulcast(section: MediaDescription, rids: string[]): MediaDescription {
+  const { rids: _rids, simulcast: _simulcast, simulcast_03: _draft, ...rest } = section;
+  if (rids.length === 0) return rest;
+  return {
+    ...rest,
+    rids: rids.map((id) => ({ id, direction: 'send' })),
+    simulcast: { dir1: 'send', list1: rids.join(';') },
+  };
 }
 
 export interface WhepOffer {
