@@ -6,6 +6,18 @@
  */
 import { z } from 'zod';
 
+const layerStatsSchema = z.object({
+  rid: z.string().nullable(),
+  ssrc: z.number().nullable(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  bitrate: z.number(),
+  frameRate: z.number(),
+  /** Key frames opened in it. */
+  keyFrames: z.number(),
+});
+export type LayerStats = z.infer<typeof layerStatsSchema>;
+
 const perStage = z.object({
   /** Whom the viewers see: a real encoder or the synthetic camera (null: nobody publishes). */
   publisher: z
@@ -20,6 +32,12 @@ const perStage = z.object({
       /** Of the key frame requests that led to them, the viewers' own PLIs and FIRs. */
       viewerKeyFrameRequests: z.number(),
       viewers: z.number(),
+      /**
+       * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
+       * (`rid` null). Size from its key frames where the codec carries it (VP8), else null;
+       * bitrate (bits a second of payload) and frame rate over the last 2 s.
+       */
+      layers: z.array(layerStatsSchema),
     })
     .nullable(),
   camera: z.object({

@@ -21,7 +21,7 @@ function refusal(sdp: string): unknown {
   return undefined;
 }
 
-describe("reading a simulcast WHIP offer", () => {
+describe('reading a simulcast WHIP offer', () => {
   it("takes Chromium's three encodings, in its order, with VP8 and no RTX", () => {
     const offer = readWhipOffer(chromiumSimulcastOffer);
     expect(offer.rids).toEqual(['q', 'h', 'f']);

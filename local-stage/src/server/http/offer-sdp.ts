@@ -133,7 +133,10 @@ export function readWhipOffer(text: string): WhipOffer {
       video = codec;
       rids = simulcastRids(section);
     } else audio = codec;
-    return withSimulcast(trimmedTo(section, codec.payloadType), section.type === 'video' ? rids : []);
+    return withSimulcast(
+      trimmedTo(section, codec.payloadType),
+      section.type === 'video' ? rids : [],
+    );
   });
   return { sdp: write({ ...description, media: kept }), video, audio, rids, iceUfrag };
 }
@@ -156,9 +159,7 @@ function simulcastRids(section: MediaDescription): string[] {
     .split(';')
     .map((stream) => (stream.split(',')[0] ?? '').replace(/^~/, ''));
   const sent = new Set(
-    (section.rids ?? [])
-      .filter((rid) => rid.direction === 'send')
-      .map((rid) => String(rid.id)),
+    (section.rids ?? []).filter((rid) => rid.direction === 'send').map((rid) => String(rid.id)),
   );
   for (const rid of rids) {
     if (!RID_PATTERN.test(rid)) {

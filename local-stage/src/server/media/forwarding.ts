@@ -14,8 +14,9 @@
  * through a string and a BigInt, the header extensions mapped, merged and sorted, its own cache,
  * and bandwidth bookkeeping nobody reads (issue 18's profile, docs/benchmarks.md). The header is
  * rewritten as werift would here: the viewer's SSRC and payload type, sequence numbers and
- * timestamps unchanged (werift's offsets stay 0: nothing here replaces a sender's track), and the
- * one extension a viewer's offer negotiates, the MID.
+ * timestamps as they come (werift's offsets stay 0: nothing here replaces a sender's track; a
+ * simulcast layer switch has already made them continuous, layers.ts), and the one extension a
+ * viewer's offer negotiates, the MID.
  */
 import {
   RTP_EXTENSION_URI,
@@ -72,7 +73,7 @@ export class TrackForwarder {
   };
   private readonly sender: RTCRtpSender;
   private readonly transceiver: RTCRtpTransceiver;
-  private readonly clock: CaptureClock | undefined;
+  private readonly clock: Pick<CaptureClock, 'rtpTimestampAt'> | undefined;
   private readonly cache: (RtpPacket | undefined)[];
   private octets = 0;
   /**
@@ -91,8 +92,11 @@ export class TrackForwarder {
   constructor(options: {
     sender: RTCRtpSender;
     transceiver: RTCRtpTransceiver;
-    /** The publisher's capture clock for this track (undefined: no SRs are sent). */
-    clock: CaptureClock | undefined;
+    /**
+     * The publisher's capture clock for this track, as the viewer's timestamps run (undefined: no
+     * SRs are sent).
+     */
+    clock: Pick<CaptureClock, 'rtpTimestampAt'> | undefined;
     cachePackets: number;
   }) {
     this.sender = options.sender;
@@ -238,7 +242,7 @@ export class TrackForwarder {
       reports: this.roundTripBlock(nowMs),
       senderInfo: new RtcpSenderInfo({
         ntpTimestamp: ntpFromEpochMs(nowMs),
-        // Timestamps are forwarded unchanged: the viewer's clock is the publisher's.
+        // The clock runs as the forwarded timestamps do (a layer switch moves both alike).
         rtpTimestamp: publisherTimestamp % TWO_TO_32,
         packetCount: this.counts.packets % TWO_TO_32,
         octetCount: this.octets % TWO_TO_32,

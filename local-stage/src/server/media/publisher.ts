@@ -11,6 +11,9 @@
  * Viewers' PLIs and FIRs and new viewers ask for a key frame (`requestKeyFrame`): one PLI to the
  * publisher serves every viewer that asks while it is pending (key-frame-requests.ts). The
  * publisher's sender reports give each track's capture clock, which the viewers' SRs carry.
+ *
+ * Its video is one layer, or one per simulcast encoding (`layers`, layers.ts): each with its own
+ * SSRC, key frame requests and capture clock (docs/decisions/0067-simulcast-in.md).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,6 +21,7 @@ import {
   RTCRtpCodecParameters,
   RtcpSrPacket,
   useSdesMid,
+  type MediaStreamTrack,
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
@@ -26,7 +30,6 @@ import { CaptureClock } from './capture-clock';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
-import { H264KeyFrames } from './h264';
 import { ConnectionWatch } from './connection-watch';
 import {
   NO_FREE_PORT,
@@ -35,8 +38,9 @@ import {
   type PeerNetworkPlan,
 } from './peer-network';
 import { KeyFrameRequests } from './key-frame-requests';
+import { VideoLayer, VideoLayers } from './layers';
 import { withSessionIceLite } from './sdp';
-import { isVp8KeyFrameStart } from './vp8';
+import { nackPerSsrc, simulcastHeaderExtensions } from './simulcast-receive';
 import {
   withoutParameterSets,
   withoutReceiveOnlyStreams,
@@ -65,8 +69,11 @@ export type PublisherSessionState = 'connecting' | 'connected' | 'closed';
 
 export interface FeedListener {
   readonly media: { audio: boolean; video: boolean };
-  /** A video packet; `keyFrameStart` when it opens a key frame. The packet is the listener's. */
-  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean): void;
+  /**
+   * A video packet of `layer`; `keyFrameStart` when it opens a key frame of that layer. The packet
+   * is the listener's.
+   */
+  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void;
   onAudioPacket(packet: RtpPacket): void;
 }
 
@@ -111,11 +118,10 @@ export class Publisher implements SdpSession {
   keyFramesSeen = 0;
   /** Key frame requests that were a viewer's PLI or FIR (not a join's). */
   viewerKeyFrameRequests = 0;
-  /** Each track's capture clock, from the publisher's sender reports. */
-  readonly videoClock: CaptureClock | undefined;
+  /** The audio's capture clock, from the publisher's sender reports (each video layer has its own). */
   readonly audioClock: CaptureClock | undefined;
-  /** Key frame requests to the publisher, coalesced and rate-limited. */
-  readonly keyFrames: KeyFrameRequests;
+  /** Its video's layers: one per simulcast encoding, else one; none without video. */
+  readonly layers: VideoLayers;
   private stateValue: PublisherSessionState = 'connecting';
   private readonly peer: RTCPeerConnection;
   private readonly offer: WhipOffer;
@@ -125,9 +131,8 @@ export class Publisher implements SdpSession {
   private readonly onKeyFrameRequested: () => void;
   private readonly log: StageLogger;
   private readonly network: PeerNetworkPlan;
-  private videoSsrc: number | undefined;
   private audioSsrc: number | undefined;
-  private readonly h264KeyFrames = new H264KeyFrames();
+  private videoReceiving = false;
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
 
@@ -144,13 +149,21 @@ export class Publisher implements SdpSession {
     this.token = new HeldToken(options.token);
     this.video = options.offer.video;
     this.audio = options.offer.audio;
-    this.videoClock = this.video && new CaptureClock(this.video.clockRate);
     this.audioClock = this.audio && new CaptureClock(this.audio.clockRate);
-    this.keyFrames = new KeyFrameRequests({
-      sendRequest: () => this.sendPli(),
-      pendingMs: KEY_FRAME_PENDING_MS,
-      minIntervalMs: KEY_FRAME_MIN_INTERVAL_MS,
-    });
+    const video = this.video;
+    const rids = options.offer.rids.length > 0 ? options.offer.rids : [null];
+    this.layers = new VideoLayers(
+      video
+        ? rids.map(
+            (rid) =>
+              new VideoLayer({
+                rid,
+                mimeType: video.mimeType,
+                keyFrames: (layer) => this.keyFrameRequests(layer),
+              }),
+          )
+        : [],
+    );
     this.onStateChange = options.onStateChange;
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? silentLogger();
@@ -170,14 +183,17 @@ export class Publisher implements SdpSession {
         video: this.video ? [receiveCodec(this.video)] : [],
         audio: this.audio ? [receiveCodec(this.audio)] : [],
       },
-      headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
+      headerExtensions: {
+        video: [useSdesMid(), ...simulcastHeaderExtensions(options.offer.rids)],
+        audio: [useSdesMid()],
+      },
       iceServers: [],
       iceLite: true,
       ...options.network.config,
       bundlePolicy: 'max-bundle',
     });
     this.peer.onTrack.subscribe((track) => {
-      if (track.kind === 'video') track.onReceiveRtp.subscribe((packet) => this.onVideo(packet));
+      if (track.kind === 'video') this.receiveVideo(track);
       else if (track.kind === 'audio')
         track.onReceiveRtp.subscribe((packet) => this.onAudio(packet));
     });
@@ -256,19 +272,57 @@ export class Publisher implements SdpSession {
   }
 
   /**
-   * A viewer wants a key frame (`byViewer`: its own PLI or FIR; else a join's): one is asked for,
-   * unless one asked for is on its way.
+   * A viewer wants a key frame (`byViewer`: its own PLI or FIR; else a join's) of `layer` (the one
+   * it gets; by default the highest arriving, or every layer before any arrives): one is asked
+   * for, unless one asked for is on its way.
    */
-  requestKeyFrame(byViewer = false): void {
+  requestKeyFrame(byViewer = false, layer = this.layers.best): void {
     if (byViewer) this.viewerKeyFrameRequests += 1;
-    if (this.stateValue !== 'closed') this.keyFrames.request();
+    if (this.stateValue === 'closed') return;
+    if (layer) layer.keyFrames.request();
+    else for (const each of this.layers.all) each.keyFrames.request();
   }
 
-  private sendPli(): boolean {
-    const receiver = this.peer
-      .getTransceivers()
-      .find((transceiver) => transceiver.kind === 'video')?.receiver;
-    const ssrc = this.videoSsrc;
+  /** PLIs sent to the publisher, all layers together. */
+  get plisSent(): number {
+    return this.layers.all.reduce((sum, layer) => sum + layer.keyFrames.sent, 0);
+  }
+
+  /** Key frame requests to one layer of the publisher, coalesced and rate-limited. */
+  private keyFrameRequests(layer: VideoLayer): KeyFrameRequests {
+    return new KeyFrameRequests({
+      sendRequest: () => this.sendPli(layer),
+      pendingMs: KEY_FRAME_PENDING_MS,
+      minIntervalMs: KEY_FRAME_MIN_INTERVAL_MS,
+    });
+  }
+
+  private get videoReceiver() {
+    return this.peer.getTransceivers().find((transceiver) => transceiver.kind === 'video')
+      ?.receiver;
+  }
+
+  /** The video's packets, each to its layer: werift has a track per simulcast encoding. */
+  private receiveVideo(track: MediaStreamTrack): void {
+    if (this.videoReceiving) return;
+    this.videoReceiving = true;
+    const single = this.layers.byRid(null);
+    if (single) {
+      track.onReceiveRtp.subscribe((packet) => this.onVideo(packet, single));
+      return;
+    }
+    const receiver = this.videoReceiver;
+    if (!receiver) return;
+    nackPerSsrc(receiver);
+    for (const encoding of receiver.tracks) {
+      const layer = this.layers.byRid(encoding.rid ?? null);
+      if (layer) encoding.onReceiveRtp.subscribe((packet) => this.onVideo(packet, layer));
+    }
+  }
+
+  private sendPli(layer: VideoLayer): boolean {
+    const receiver = this.videoReceiver;
+    const ssrc = layer.ssrc;
     // Before the publisher's first packet there is nothing to refresh: its first frame is a key frame.
     if (!receiver || ssrc === undefined) return false;
     void receiver
@@ -285,7 +339,7 @@ export class Publisher implements SdpSession {
     this.endReason = reason;
     clearTimeout(this.connectTimer);
     this.connection.stop();
-    this.keyFrames.close();
+    for (const layer of this.layers.all) layer.keyFrames.close();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
     this.onStateChange(this);
@@ -303,21 +357,16 @@ export class Publisher implements SdpSession {
     this.onStateChange(this);
   }
 
-  private onVideo(packet: RtpPacket): void {
+  private onVideo(packet: RtpPacket, layer: VideoLayer): void {
     if (packet.payload.length === 0) return; // padding
     this.videoPackets += 1;
-    const keyFrameStart =
-      this.video?.mimeType === 'video/H264'
-        ? this.h264KeyFrames.opens(packet.payload, packet.header.timestamp)
-        : isVp8KeyFrameStart(packet.payload);
-    this.videoSsrc = packet.header.ssrc;
-    if (keyFrameStart) {
-      this.keyFramesSeen += 1;
-      this.keyFrames.keyFrameArrived();
-    }
+    const now = performance.now();
+    const keyFrameStart = layer.receive(packet, now);
+    this.layers.update(now);
+    if (keyFrameStart) this.keyFramesSeen += 1;
     stripExtensions(packet);
     for (const listener of this.listeners) {
-      if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);
+      if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart, layer);
     }
   }
 
@@ -334,11 +383,8 @@ export class Publisher implements SdpSession {
   private onRtcp(packet: RtcpPacket): void {
     if (!(packet instanceof RtcpSrPacket)) return;
     const clock =
-      packet.ssrc === this.videoSsrc
-        ? this.videoClock
-        : packet.ssrc === this.audioSsrc
-          ? this.audioClock
-          : undefined;
+      this.layers.bySsrc(packet.ssrc)?.clock ??
+      (packet.ssrc === this.audioSsrc ? this.audioClock : undefined);
     clock?.onSenderReport(packet.senderInfo);
   }
 }

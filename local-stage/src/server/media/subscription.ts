@@ -11,6 +11,10 @@
  * viewer's PLIs and FIRs ask the publisher too (coalesced there); its NACKs are answered from a
  * per-track packet cache, and its sender reports carry the publisher's capture clock
  * (forwarding.ts).
+ *
+ * A simulcast publisher's video comes in layers: the viewer gets one at a time, the highest
+ * arriving, moved at key frames with its numbering continuous (a LayerSwitch, layers.ts), and its
+ * PLIs go to that layer.
  * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
  * all end with the one peer connection it owns.
  */
@@ -33,6 +37,7 @@ import {
   withOutgoingLoss,
   type ForwardingCounts,
 } from './forwarding';
+import { LayerSwitch, type VideoLayer } from './layers';
 import type { FeedListener, Publisher } from './publisher';
 import {
   NO_FREE_PORT,
@@ -97,6 +102,8 @@ export class Subscription implements FeedListener {
   private readonly audioSender: RTCRtpSender | undefined;
   private readonly videoForwarder: TrackForwarder | undefined;
   private readonly audioForwarder: TrackForwarder | undefined;
+  /** The layer of the publisher's video the viewer gets. */
+  private readonly layerSwitch: LayerSwitch;
   private lossPercentValue = 0;
   /** Takes the loss fault off the transports again, while it is on. */
   private lossOff: (() => void)[] | undefined;
@@ -128,6 +135,10 @@ export class Subscription implements FeedListener {
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? silentLogger();
     this.network = options.network;
+    this.layerSwitch = new LayerSwitch({
+      target: () => this.publisher.layers.best,
+      askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
+    });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.connectionUp(),
@@ -148,13 +159,11 @@ export class Subscription implements FeedListener {
       this.videoForwarder = new TrackForwarder({
         sender: transceiver.sender,
         transceiver,
-        clock: this.publisher.videoClock,
+        clock: this.layerSwitch,
         cachePackets: VIDEO_CACHE_PACKETS,
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() =>
-        this.publisher.requestKeyFrame(true),
-      );
+      this.videoSender.onPictureLossIndication.subscribe(() => this.requestKeyFrame(true));
     }
     if (this.media.audio) {
       const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
@@ -237,7 +246,7 @@ export class Subscription implements FeedListener {
     this.publisher.add(this);
     // The key frame is asked for now, not once connected: it is encoded and paced out while the
     // viewer answers and connects, and held until then.
-    if (this.media.video) this.publisher.requestKeyFrame();
+    if (this.media.video) this.requestKeyFrame();
     this.send({
       type: 'offer',
       requestId,
@@ -270,7 +279,7 @@ export class Subscription implements FeedListener {
       return undefined;
     }
     this.publisher.add(this);
-    if (this.media.video) this.publisher.requestKeyFrame();
+    if (this.media.video) this.requestKeyFrame();
     // Not connected by then: the viewer never reached the stage (nothing half-open is kept).
     this.answerTimer = setTimeout(() => {
       if (!this.connected) this.close('connect-timeout', false);
@@ -295,8 +304,9 @@ export class Subscription implements FeedListener {
     await this.peer.addIceCandidate(candidate).catch(() => undefined);
   }
 
-  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean): void {
+  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void {
     if (!this.videoSender) return;
+    if (!this.layerSwitch.accept(packet, layer, keyFrameStart, performance.now())) return;
     if (this.videoOpen) {
       this.forward(packet);
       return;
@@ -337,8 +347,18 @@ export class Subscription implements FeedListener {
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
-      this.publisher.requestKeyFrame(true);
+      this.requestKeyFrame(true);
     }
+  }
+
+  /** A key frame of the layer the viewer gets (or is moving to), from the publisher. */
+  private requestKeyFrame(byViewer = false): void {
+    this.publisher.requestKeyFrame(byViewer, this.layerSwitch.wanted);
+  }
+
+  /** The layer the viewer gets now, and how often it moved. */
+  get videoLayer(): { current: VideoLayer | undefined; switches: number } {
+    return { current: this.layerSwitch.current, switches: this.layerSwitch.switches };
   }
 
   /**
@@ -391,7 +411,7 @@ export class Subscription implements FeedListener {
 
   /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
   private askForKeyFrame(retries: number): void {
-    this.publisher.requestKeyFrame();
+    this.requestKeyFrame();
     this.keyFrameTimer = setTimeout(
       () => {
         if (!this.closed && !this.videoOpen) this.askForKeyFrame(Math.max(0, retries - 1));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isVp8KeyFrameStart } from './vp8';
+import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
 
 describe('isVp8KeyFrameStart', () => {
   // Descriptor: X=1, S=1, PID=0; extension: I=1 with a 15-bit picture id; then the frame header.
@@ -25,5 +25,31 @@ describe('isVp8KeyFrameStart', () => {
   it('is false for truncated payloads', () => {
     expect(isVp8KeyFrameStart(new Uint8Array([]))).toBe(false);
     expect(isVp8KeyFrameStart(new Uint8Array([0x90, 0x80, 0x81]))).toBe(false);
+  });
+});
+
+describe('vp8KeyFrameSize', () => {
+  it("reads a key frame's width and height after its start code", () => {
+    // Descriptor with a 15-bit picture id; frame tag (key frame), start code, 640 and 360.
+    const keyFrame = new Uint8Array([
+      0x90, 0x80, 0x81, 0x23, 0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01,
+    ]);
+    expect(vp8KeyFrameSize(keyFrame)).toEqual({ width: 640, height: 360 });
+  });
+
+  it('is undefined for inter frames, continuations and truncated key frames', () => {
+    expect(
+      vp8KeyFrameSize(
+        new Uint8Array([0x10, 0x11, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01]),
+      ),
+    ).toBeUndefined();
+    expect(
+      vp8KeyFrameSize(
+        new Uint8Array([0x00, 0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01]),
+      ),
+    ).toBeUndefined();
+    expect(
+      vp8KeyFrameSize(new Uint8Array([0x10, 0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80])),
+    ).toBeUndefined();
   });
 });

@@ -4,25 +4,50 @@
  * key frame. A viewer's forwarding starts at such a packet, never in the middle of a frame.
  */
 export function isVp8KeyFrameStart(payload: Uint8Array): boolean {
+  const offset = frameHeaderOffset(payload);
+  if (offset === undefined) return false;
+  const header = payload[offset];
+  return header !== undefined && (header & 0x01) === 0;
+}
+
+/**
+ * The picture size a key frame's first packet carries (RFC 6386 9.1: after the 3-byte frame tag,
+ * the start code 9d 01 2a, then 14-bit width and height, little-endian); undefined for any other
+ * packet.
+ */
+export function vp8KeyFrameSize(
+  payload: Uint8Array,
+): { width: number; height: number } | undefined {
+  const offset = frameHeaderOffset(payload);
+  if (offset === undefined || ((payload[offset] ?? 1) & 0x01) !== 0) return undefined;
+  const at = (index: number) => payload[offset + index] ?? -1;
+  if (at(3) !== 0x9d || at(4) !== 0x01 || at(5) !== 0x2a || at(9) === -1) return undefined;
+  return {
+    width: (at(6) | (at(7) << 8)) & 0x3fff,
+    height: (at(8) | (at(9) << 8)) & 0x3fff,
+  };
+}
+
+/** Where the VP8 frame header starts, in a packet that opens partition 0; else undefined. */
+function frameHeaderOffset(payload: Uint8Array): number | undefined {
   const first = payload[0];
-  if (first === undefined) return false;
+  if (first === undefined) return undefined;
   const extended = (first & 0x80) !== 0;
   const startOfPartition = (first & 0x10) !== 0;
   const partitionIndex = first & 0x07;
-  if (!startOfPartition || partitionIndex !== 0) return false;
+  if (!startOfPartition || partitionIndex !== 0) return undefined;
   let offset = 1;
   if (extended) {
     const flags = payload[offset];
-    if (flags === undefined) return false;
+    if (flags === undefined) return undefined;
     offset += 1;
     if (flags & 0x80) {
       const pictureId = payload[offset];
-      if (pictureId === undefined) return false;
+      if (pictureId === undefined) return undefined;
       offset += pictureId & 0x80 ? 2 : 1; // M bit: a 15-bit picture id
     }
     if (flags & 0x40) offset += 1; // TL0PICIDX
     if (flags & 0x30) offset += 1; // TID / KEYIDX
   }
-  const header = payload[offset];
-  return header !== undefined && (header & 0x01) === 0;
+  return offset;
 }

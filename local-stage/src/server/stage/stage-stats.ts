@@ -1,5 +1,7 @@
 /** What `GET /_stats` answers (control.ts): counts per stage and of the whole process. */
-import type { StageStats } from '../http/control';
+import type { LayerStats, StageStats } from '../http/control';
+import { isHigher } from '../media/layers';
+import type { Publisher } from '../media/publisher';
 import type { Subscription } from '../media/subscription';
 import type { ViewerSession } from '../sessions/viewer-session';
 import type { AircraftStage } from './aircraft-stage';
@@ -41,9 +43,10 @@ export function stageStats(input: {
             video: shown.publisher.video?.mimeType ?? null,
             videoPackets: shown.publisher.videoPackets,
             keyFrames: shown.publisher.keyFramesSeen,
-            plisSent: shown.publisher.keyFrames.sent,
+            plisSent: shown.publisher.plisSent,
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
+            layers: layerStats(shown.publisher),
           }
         : null,
       camera: {
@@ -82,4 +85,12 @@ export function stageStats(input: {
       uptimeMs: Math.round(process.uptime() * 1000),
     },
   };
+}
+
+/** A publisher's layers, highest first (by size where known, else by bitrate). */
+function layerStats(publisher: Publisher): LayerStats[] {
+  const now = performance.now();
+  return [...publisher.layers.all]
+    .sort((a, b) => (isHigher(a, b, now) ? -1 : isHigher(b, a, now) ? 1 : 0))
+    .map((layer) => ({ ...layer.figures(now), keyFrames: layer.keyFramesSeen }));
 }
