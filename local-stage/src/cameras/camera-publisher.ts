@@ -5,6 +5,9 @@
  * process is allowed to publish; the picture is drawn and encoded only while the stage reports
  * viewers of it (`setDemand`), the sound only while someone listens.
  *
+ * With `camera.simulcast` its video is three encodings of the one picture (simulcast.ts), each a
+ * layer at the stage, which gives every viewer the one it takes.
+ *
  * A failed POST or a peer that fails is retried with backoff. On `requestKeyFrame` (a PLI is on
  * its way over RTCP) the camera's latest frame is handed to the encoder at once, so the key frame
  * leaves within an encode time rather than at the camera's next tick.
@@ -13,6 +16,7 @@ import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
 import { withVideoBitrate } from './sdp';
+import { layersBitrate, simulcastCamera, type CameraLayer } from './simulcast';
 import { publishOverWhip, WhipRequestError, type WhipSession } from './whip-client';
 import {
   RTCPeerConnection,
@@ -63,7 +67,8 @@ export interface CameraPublisherOptions {
   stageId: string;
   /** The aircraft's place in the stream list (its cabin's pitch). */
   streamIndex: number;
-  camera: { width: number; height: number; fps: number; idleMs: number };
+  /** `simulcast`: three encodings (simulcast.ts) rather than one. */
+  camera: { width: number; height: number; fps: number; idleMs: number; simulcast?: boolean };
   /** The stage's WHIP endpoint for this aircraft. */
   whipUrl: URL;
   /** A fresh PUBLISH token for this aircraft. */
@@ -79,6 +84,8 @@ export class CameraPublisher {
   private readonly source: NodeVideoSource = new RTCVideoSource();
   private readonly videoTrack: NodeMediaStreamTrack = this.source.createTrack();
   private readonly log: StageLogger;
+  /** Its simulcast encodings; none when it sends one. */
+  private readonly layers: CameraLayer[];
   private stateValue: CameraPublishState = 'waiting';
   private peer: NodePeerConnection | undefined;
   private session: WhipSession | undefined;
@@ -95,10 +102,13 @@ export class CameraPublisher {
     this.options = options;
     this.stageId = options.stageId;
     this.log = options.log ?? silentLogger();
+    const simulcast = options.camera.simulcast ? simulcastCamera(options.camera) : undefined;
+    this.layers = simulcast?.layers ?? [];
     this.camera = new Camera({
       streamId: options.stageId,
       streamIndex: options.streamIndex,
       ...options.camera,
+      ...simulcast?.capture,
     });
     this.audio = new CabinAudio(options.streamIndex);
     // Fonts and code paths warmed now, so the first viewer's first frame does not pay for them.
@@ -193,8 +203,13 @@ export class CameraPublisher {
     this.stateValue = 'connecting';
     const peer = new RTCPeerConnection({ iceServers: [] });
     this.peer = peer;
-    peer.addTransceiver(this.videoTrack, { direction: 'sendonly' });
+    const layers = this.layers;
+    peer.addTransceiver(this.videoTrack, {
+      direction: 'sendonly',
+      ...(layers.length > 0 ? { sendEncodings: layers } : {}),
+    });
     peer.addTransceiver(this.audio.track, { direction: 'sendonly' });
+    const bitrate = layers.length > 0 ? layersBitrate(layers) : FEED_VIDEO_KBPS;
     peer.onconnectionstatechange = () => {
       if (attempt === this.attempt) this.onPeerState(peer.connectionState);
     };
@@ -203,7 +218,7 @@ export class CameraPublisher {
         endpoint: this.options.whipUrl,
         token: await this.options.issueToken(),
         peer,
-        editAnswer: (sdp) => withVideoBitrate(sdp, FEED_VIDEO_KBPS),
+        editAnswer: (sdp) => withVideoBitrate(sdp, bitrate),
       });
       if (attempt !== this.attempt) {
         await session.end();

@@ -21,7 +21,8 @@ export interface CameraPublishersOptions {
   secret: Uint8Array;
   /** The aircraft to publish a synthetic camera for. */
   stageIds: readonly string[];
-  camera: { width: number; height: number; fps: number; idleMs: number };
+  /** `simulcast`: three encodings of each camera (simulcast.ts) rather than one. */
+  camera: { width: number; height: number; fps: number; idleMs: number; simulcast?: boolean };
   log?: StageLogger;
 }
 

@@ -47,7 +47,16 @@ export interface NodePeerConnection {
   ontrack: ((event: NodeTrackEvent) => void) | null;
   addTransceiver(
     trackOrKind: NodeMediaStreamTrack | 'audio' | 'video',
-    init?: { direction?: 'sendonly' | 'recvonly' | 'sendrecv' | 'inactive' },
+    init?: {
+      direction?: 'sendonly' | 'recvonly' | 'sendrecv' | 'inactive';
+      /** Simulcast: one encoding per RTP stream id (libwebrtc offers a=simulcast and a=rid). */
+      sendEncodings?: {
+        rid: string;
+        scaleResolutionDownBy?: number;
+        maxBitrate?: number;
+        maxFramerate?: number;
+      }[];
+    },
   ): NodeRtpTransceiver;
   createOffer(): Promise<SessionDescription>;
   createAnswer(): Promise<SessionDescription>;

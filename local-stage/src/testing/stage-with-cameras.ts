@@ -13,7 +13,7 @@ export interface StageWithCameras extends RunningStage {
 
 export async function startStageWithCameras(
   options: Omit<Parameters<typeof startLocalStage>[0], 'host' | 'port'> & {
-    camera?: { width: number; height: number; fps: number; idleMs: number };
+    camera?: { width: number; height: number; fps: number; idleMs: number; simulcast?: boolean };
   },
 ): Promise<StageWithCameras> {
   const syntheticCameras = options.syntheticCameras ?? STREAM_IDS;
