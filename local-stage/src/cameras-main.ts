@@ -47,9 +47,9 @@ async function main(config: CameraProcessConfig, log: StageLogger): Promise<void
     camera: config.camera,
     log,
   });
-  const { width, height, fps } = config.camera;
+  const { width, height, fps, simulcast } = config.camera;
   log.info(
-    `publishing ${config.stageIds.join(', ')} (${width}x${height}@${fps}) to ${config.stageUrl}/stage/whip/`,
+    `publishing ${config.stageIds.join(', ')} (${width}x${height}@${fps}${simulcast ? ', simulcast' : ''}) to ${config.stageUrl}/stage/whip/`,
   );
 
   exitOnShutdown({ close: () => running.close(), log });

@@ -18,7 +18,7 @@ describe('camera process configuration', () => {
       dataDir: '/repo/data',
       tokenSecret: undefined,
       stageIds: ['N743AS', 'N953AS', 'N954AS'],
-      camera: { width: 640, height: 360, fps: 30, idleMs: 5000 },
+      camera: { width: 640, height: 360, fps: 30, idleMs: 5000, simulcast: true },
       logFormat: undefined,
     });
   });
@@ -35,6 +35,7 @@ describe('camera process configuration', () => {
         STAGE_CAMERA_HEIGHT: '720',
         STAGE_CAMERA_FPS: '15',
         STAGE_CAMERA_IDLE_MS: '0',
+        STAGE_CAMERA_SIMULCAST: '0',
         LOG_FORMAT: 'pretty',
       },
       '/repo',
@@ -44,7 +45,7 @@ describe('camera process configuration', () => {
       dataDir: '/repo/var/tailcam',
       tokenSecret: 's'.repeat(32),
       stageIds: ['N954AS', 'N743AS'],
-      camera: { width: 1280, height: 720, fps: 15, idleMs: 0 },
+      camera: { width: 1280, height: 720, fps: 15, idleMs: 0, simulcast: false },
       logFormat: 'pretty',
     });
     expect(loadCameraProcessConfig({ STAGE_HOST: '::1' }, '/repo').stageUrl).toBe(

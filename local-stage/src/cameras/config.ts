@@ -32,6 +32,10 @@ const envSchema = z.object({
   STAGE_CAMERA_HEIGHT: integer('STAGE_CAMERA_HEIGHT', 360, 90, MAX_HEIGHT),
   STAGE_CAMERA_FPS: integer('STAGE_CAMERA_FPS', 30, 1, 30),
   STAGE_CAMERA_IDLE_MS: integer('STAGE_CAMERA_IDLE_MS', 5000, 0, 600_000),
+  STAGE_CAMERA_SIMULCAST: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .optional()
+    .transform((value) => value !== '0' && value !== 'false'),
   LOG_LEVEL: logLevelVariable,
   LOG_FORMAT: logFormatVariable,
 });
@@ -44,7 +48,8 @@ export interface CameraProcessConfig {
   tokenSecret: string | undefined;
   /** The aircraft to publish a synthetic camera for (none: the process has nothing to do). */
   stageIds: readonly string[];
-  camera: { width: number; height: number; fps: number; idleMs: number };
+  /** `simulcast`: three encodings of each camera (simulcast.ts); on unless set to 0 or false. */
+  camera: { width: number; height: number; fps: number; idleMs: number; simulcast: boolean };
   /** The least level a record is written at; unset: `info` (as the stage's). */
   logLevel: LogLevelName | undefined;
   /** Unset: readable lines on a terminal, JSON lines otherwise (as the stage's). */
@@ -75,6 +80,7 @@ export function loadCameraProcessConfig(env: NodeJS.ProcessEnv, root: string): C
       height: value.STAGE_CAMERA_HEIGHT,
       fps: value.STAGE_CAMERA_FPS,
       idleMs: value.STAGE_CAMERA_IDLE_MS,
+      simulcast: value.STAGE_CAMERA_SIMULCAST,
     },
     logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
