@@ -5,10 +5,14 @@
  */
 import type { Page } from '@playwright/test';
 import type { WhepPlayerPage } from './page/whep-player-page';
-import type { PublisherState, WhipPublisherPage } from './page/whip-publisher-page';
+import type {
+  PublisherState,
+  SimulcastOptions,
+  WhipPublisherPage,
+} from './page/whip-publisher-page';
 import { servePage, type ServedPage } from './page-scripts';
 
-export type { PublisherState, WhepPlayerPage, WhipPublisherPage };
+export type { PublisherState, SimulcastOptions, WhepPlayerPage, WhipPublisherPage };
 
 /** Serves the WHIP publisher page on 127.0.0.1:`port` (0: any free port). */
 export function servePublisherPage(port = 0): Promise<ServedPage> {

@@ -3,7 +3,11 @@
  * origin than the app's (third-party-pages.ts): Eyevinn's WHIP client from npm publishes the
  * browser's camera (Chromium's fake one, `launchChromium({ fakeMedia: true })`). The page only picks the video codec, as a publishing page may, by
  * setting the codec preferences of the client's own peer connection before it makes its offer;
- * the WHIP requests are all the client's.
+ * the WHIP requests are all the client's. With `simulcast` the page also sends its video as
+ * several encodings (`sendEncodings`, as a publishing page does with `addTransceiver`), and gives
+ * the encoder a start bitrate in the answer, as the camera process does: the stage sends no
+ * congestion feedback yet, and libwebrtc's estimate would hold the top layers off for a long
+ * while (issue 27 §1).
  */
 import { WHIPClient } from '@eyevinn/whip-web-client';
 
@@ -14,8 +18,21 @@ export interface PublisherState {
   offeredVideo: string | undefined;
 }
 
+/** A simulcast publisher: its encodings, the camera size asked for, the encoder's start. */
+export interface SimulcastOptions {
+  encodings: RTCRtpEncodingParameters[];
+  width: number;
+  height: number;
+  startKbps: number;
+}
+
 export interface WhipPublisherPage {
-  start(options: { endpoint: string; token: string; videoCodec: string }): Promise<void>;
+  start(options: {
+    endpoint: string;
+    token: string;
+    videoCodec: string;
+    simulcast?: SimulcastOptions;
+  }): Promise<void>;
   state(): PublisherState;
   stop(): Promise<void>;
 }
@@ -34,8 +51,10 @@ function preferring(
   mimeType: string,
   configuration: RTCConfiguration,
   onOffer: (videoCodec: string | undefined) => void,
+  simulcast: SimulcastOptions | undefined,
 ): RTCPeerConnection {
   const connection = new RTCPeerConnection(configuration);
+  if (simulcast) sendingSimulcast(connection, simulcast);
   const createOffer = connection.createOffer.bind(connection);
   const preferringOffer = async (options?: RTCOfferOptions) => {
     const codecs = RTCRtpSender.getCapabilities('video')?.codecs ?? [];
@@ -57,14 +76,51 @@ function preferring(
   return connection;
 }
 
+/** `connection` sends its video track as `simulcast.encodings`, starting at `startKbps`. */
+function sendingSimulcast(connection: RTCPeerConnection, simulcast: SimulcastOptions): void {
+  const addTrack = connection.addTrack.bind(connection);
+  const simulcastTrack = (track: MediaStreamTrack, ...streams: MediaStream[]) =>
+    track.kind === 'video'
+      ? connection.addTransceiver(track, {
+          direction: 'sendonly',
+          streams,
+          sendEncodings: simulcast.encodings,
+        }).sender
+      : addTrack(track, ...streams);
+  Object.defineProperty(connection, 'addTrack', { value: simulcastTrack });
+  const setRemoteDescription = connection.setRemoteDescription.bind(connection);
+  const withStart = (description: RTCSessionDescriptionInit) =>
+    setRemoteDescription({
+      type: description.type,
+      sdp: withStartBitrate(description.sdp ?? '', simulcast.startKbps),
+    });
+  Object.defineProperty(connection, 'setRemoteDescription', { value: withStart });
+}
+
+/** The answer with `x-google-start-bitrate` on its video codec (libwebrtc reads it there). */
+function withStartBitrate(sdp: string, kbps: number): string {
+  const video = sdp.indexOf('m=video');
+  if (video === -1) return sdp;
+  const payloadType = /^m=video \S+ \S+ (\d+)/m.exec(sdp.slice(video))?.[1];
+  if (payloadType === undefined) return sdp;
+  const start = `x-google-start-bitrate=${kbps}`;
+  const fmtp = new RegExp(`^a=fmtp:${payloadType} .*$`, 'm');
+  if (fmtp.test(sdp)) return sdp.replace(fmtp, (line) => `${line};${start}`);
+  return sdp.replace(
+    new RegExp(`^a=rtpmap:${payloadType} .*$`, 'm'),
+    (line) => `${line}\r\na=fmtp:${payloadType} ${start}`,
+  );
+}
+
 function publisherPage(): WhipPublisherPage {
   let client: WHIPClient | undefined;
   let peer: RTCPeerConnection | undefined;
   let resource: string | undefined;
   let offeredVideo: string | undefined;
   return {
-    async start({ endpoint, token, videoCodec }) {
-      const stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: true });
+    async start({ endpoint, token, videoCodec, simulcast }) {
+      const video = simulcast ? { width: simulcast.width, height: simulcast.height } : true;
+      const stream = await navigator.mediaDevices.getUserMedia({ video, audio: true });
       const preview = document.querySelector('video');
       if (preview) preview.srcObject = stream;
       client = new WHIPClient({
@@ -73,7 +129,12 @@ function publisherPage(): WhipPublisherPage {
         // machine host candidates are all it takes.
         opts: { iceServers: [], authkey: token, debug: true },
         peerConnectionFactory: (configuration) => {
-          peer = preferring(videoCodec, configuration, (codec) => (offeredVideo = codec));
+          peer = preferring(
+            videoCodec,
+            configuration,
+            (codec) => (offeredVideo = codec),
+            simulcast,
+          );
           return peer;
         },
       });

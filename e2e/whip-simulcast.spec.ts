@@ -1,0 +1,95 @@
+/**
+ * Simulcast in, end to end: Chromium publishes its fake camera to N954AS over WHIP as three
+ * encodings (`sendEncodings` q, h and f, each half the size of the next, on Amazon IVS's
+ * bitrates and frame rates), through a third-party WHIP client on a page of another origin; the
+ * stage lists the three layers with their rates in `/_stats`, and a viewer signed in to the app
+ * plays the highest of them, then the synthetic camera again when the publisher stops.
+ */
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import { whipPublisher, type SimulcastOptions } from '@tailcam/harness/third-party-pages';
+import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
+import { localStage, readFrameStamp } from './support/local-stage';
+import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
+
+const STREAM = 'N954AS';
+
+/**
+ * 960x720: 4:3 as the fake camera's own picture, and large enough for libwebrtc to send three
+ * layers (it sends two below 960x540). Start at the three layers' sum.
+ */
+const SIMULCAST: SimulcastOptions = {
+  width: 960,
+  height: 720,
+  startKbps: 2_600,
+  encodings: [
+    { rid: 'q', scaleResolutionDownBy: 4, maxBitrate: 200_000, maxFramerate: 15 },
+    { rid: 'h', scaleResolutionDownBy: 2, maxBitrate: 700_000, maxFramerate: 20 },
+    { rid: 'f', maxBitrate: 1_700_000, maxFramerate: 30 },
+  ],
+};
+
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
+
+let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
+
+test.beforeAll(async () => {
+  publisherPage = await servePublisherPage();
+});
+
+test.afterAll(async () => {
+  await publisherPage.close();
+});
+
+test(`a browser publishing three simulcast encodings over WHIP goes on air on ${STREAM}: /_stats lists the three layers with their rates and the viewer plays the highest`, async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  const { whipUrl, token } = publishToken(STREAM);
+  const publisher = await context.newPage();
+  await publisher.goto(publisherPage.url);
+  const client = whipPublisher(publisher);
+  await client.start({ endpoint: whipUrl, token, videoCodec: 'video/VP8', simulcast: SIMULCAST });
+  await expect
+    .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
+    .toBe('connected');
+
+  // Three layers arriving, each measured: sizes (VP8 says them), bitrates, frame rates.
+  await expect
+    .poll(
+      async () => {
+        const shown = (await localStage.stats()).stages[STREAM]?.publisher;
+        if (shown?.kind !== 'encoder') return [];
+        return shown.layers
+          .filter((layer) => layer.bitrate > 0 && layer.frameRate > 0)
+          .map((layer) => `${layer.rid} ${layer.width}x${layer.height}`);
+      },
+      { timeout: 30_000, message: 'three layers arriving at the stage' },
+    )
+    .toEqual(['f 960x720', 'h 480x360', 'q 240x180']);
+  const layers = (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
+  console.log(`Chromium's simulcast at the stage: ${JSON.stringify(layers)}`);
+  // Loose bounds on a loaded 2-core machine: each layer never above what it was asked for.
+  const [f, h, q] = layers;
+  expect(f?.frameRate).toBeLessThanOrEqual(33);
+  expect(h?.frameRate).toBeLessThanOrEqual(23);
+  expect(q?.frameRate).toBeLessThanOrEqual(17);
+  expect(q?.bitrate).toBeLessThan(h?.bitrate ?? 0);
+
+  // The viewer in the app: the publisher's picture, at the highest layer's size.
+  await signInByApi(page);
+  await page.goto(`/player/${STREAM}`);
+  await expectVideoPlaying(page);
+  await expect
+    .poll(async () => picture(playerVideo(page)), { timeout: 20_000 })
+    .toMatchObject({ width: 960, height: 720 });
+  expect(isFakeCamera(await picture(playerVideo(page)))).toBe(true);
+
+  await client.stop();
+  await publisher.close();
+  // The synthetic camera again, in the same player.
+  await expect
+    .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
+    .toBe(STREAM);
+  await expectVideoPlaying(page);
+});
