@@ -67,14 +67,20 @@ test(`a browser publishing three simulcast encodings over WHIP goes on air on ${
       { timeout: 30_000, message: 'three layers arriving at the stage' },
     )
     .toEqual(['f 960x720', 'h 480x360', 'q 240x180']);
-  const layers = (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
-  console.log(`Chromium's simulcast at the stage: ${JSON.stringify(layers)}`);
-  // Loose bounds on a loaded 2-core machine: each layer never above what it was asked for.
-  const [f, h, q] = layers;
+  // Rates past their start (a 2 s window): loose floors that tell flowing from stuck on a loaded
+  // 2-core machine, and never above what each layer was asked for.
+  const rates = async () => (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
+  await expect
+    .poll(
+      async () => (await rates()).map((layer) => layer.frameRate >= 5 && layer.bitrate >= 20_000),
+      { timeout: 20_000, message: 'each layer at 5 fps and 20 kbit/s at least' },
+    )
+    .toEqual([true, true, true]);
+  const [f, h, q] = await rates();
+  console.log(`Chromium's simulcast at the stage: ${JSON.stringify([f, h, q])}`);
   expect(f?.frameRate).toBeLessThanOrEqual(33);
   expect(h?.frameRate).toBeLessThanOrEqual(23);
   expect(q?.frameRate).toBeLessThanOrEqual(17);
-  expect(q?.bitrate).toBeLessThan(h?.bitrate ?? 0);
 
   // The viewer in the app: the publisher's picture, at the highest layer's size.
   await signInByApi(page);
