@@ -1,7 +1,7 @@
 /**
- * Simulcast in, end to end: Chromium publishes its fake camera to N954AS over WHIP as three
- * encodings (`sendEncodings` q, h and f, each half the size of the next, on Amazon IVS's
- * bitrates and frame rates), through a third-party WHIP client on a page of another origin; the
+ * Simulcast in, end to end: Chromium publishes its fake camera to N954AS over WHIP (VP8, then
+ * H.264) as three encodings (`sendEncodings` q, h and f, each half the size of the next, on Amazon
+ * IVS's bitrates and frame rates), through a third-party WHIP client on a page of another origin; the
  * stage lists the three layers with their rates in `/_stats`, and a viewer signed in to the app
  * plays the highest of them, then the synthetic camera again when the publisher stops.
  */
@@ -40,62 +40,69 @@ test.afterAll(async () => {
   await publisherPage.close();
 });
 
-test(`a browser publishing three simulcast encodings over WHIP goes on air on ${STREAM}: /_stats lists the three layers with their rates and the viewer plays the highest`, async ({
-  page,
-  context,
-}) => {
-  test.setTimeout(120_000);
-  const { whipUrl, token } = publishToken(STREAM);
-  const publisher = await context.newPage();
-  await publisher.goto(publisherPage.url);
-  const client = whipPublisher(publisher);
-  await client.start({ endpoint: whipUrl, token, videoCodec: 'video/VP8', simulcast: SIMULCAST });
-  await expect
-    .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
-    .toBe('connected');
+for (const codec of ['VP8', 'H264'] as const) {
+  test(`a browser publishing three ${codec} simulcast encodings over WHIP goes on air on ${STREAM}: /_stats lists the three layers with their rates and the viewer plays the highest`, async ({
+    page,
+    context,
+  }) => {
+    test.setTimeout(120_000);
+    const { whipUrl, token } = publishToken(STREAM);
+    const publisher = await context.newPage();
+    await publisher.goto(publisherPage.url);
+    const client = whipPublisher(publisher);
+    await client.start({
+      endpoint: whipUrl,
+      token,
+      videoCodec: `video/${codec}`,
+      simulcast: SIMULCAST,
+    });
+    await expect
+      .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
+      .toBe('connected');
 
-  // Three layers arriving, each measured: sizes (VP8 says them), bitrates, frame rates.
-  await expect
-    .poll(
-      async () => {
-        const shown = (await localStage.stats()).stages[STREAM]?.publisher;
-        if (shown?.kind !== 'encoder') return [];
-        return shown.layers
-          .filter((layer) => layer.bitrate > 0 && layer.frameRate > 0)
-          .map((layer) => `${layer.rid} ${layer.width}x${layer.height}`);
-      },
-      { timeout: 30_000, message: 'three layers arriving at the stage' },
-    )
-    .toEqual(['f 960x720', 'h 480x360', 'q 240x180']);
-  // Rates past their start (a 2 s window): loose floors that tell flowing from stuck on a loaded
-  // 2-core machine, and never above what each layer was asked for.
-  const rates = async () => (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
-  await expect
-    .poll(
-      async () => (await rates()).map((layer) => layer.frameRate >= 5 && layer.bitrate >= 20_000),
-      { timeout: 20_000, message: 'each layer at 5 fps and 20 kbit/s at least' },
-    )
-    .toEqual([true, true, true]);
-  const [f, h, q] = await rates();
-  console.log(`Chromium's simulcast at the stage: ${JSON.stringify([f, h, q])}`);
-  expect(f?.frameRate).toBeLessThanOrEqual(33);
-  expect(h?.frameRate).toBeLessThanOrEqual(23);
-  expect(q?.frameRate).toBeLessThanOrEqual(17);
+    // Three layers arriving, each measured: sizes (VP8 says them), bitrates, frame rates.
+    await expect
+      .poll(
+        async () => {
+          const shown = (await localStage.stats()).stages[STREAM]?.publisher;
+          if (shown?.kind !== 'encoder') return [];
+          return shown.layers
+            .filter((layer) => layer.bitrate > 0 && layer.frameRate > 0)
+            .map((layer) => `${layer.rid} ${layer.width}x${layer.height}`);
+        },
+        { timeout: 30_000, message: 'three layers arriving at the stage' },
+      )
+      .toEqual(['f 960x720', 'h 480x360', 'q 240x180']);
+    // Rates past their start (a 2 s window): loose floors that tell flowing from stuck on a loaded
+    // 2-core machine, and never above what each layer was asked for.
+    const rates = async () => (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
+    await expect
+      .poll(
+        async () => (await rates()).map((layer) => layer.frameRate >= 5 && layer.bitrate >= 20_000),
+        { timeout: 20_000, message: 'each layer at 5 fps and 20 kbit/s at least' },
+      )
+      .toEqual([true, true, true]);
+    const [f, h, q] = await rates();
+    console.log(`Chromium's simulcast at the stage: ${JSON.stringify([f, h, q])}`);
+    expect(f?.frameRate).toBeLessThanOrEqual(33);
+    expect(h?.frameRate).toBeLessThanOrEqual(23);
+    expect(q?.frameRate).toBeLessThanOrEqual(17);
 
-  // The viewer in the app: the publisher's picture, at the highest layer's size.
-  await signInByApi(page);
-  await page.goto(`/player/${STREAM}`);
-  await expectVideoPlaying(page);
-  await expect
-    .poll(async () => picture(playerVideo(page)), { timeout: 20_000 })
-    .toMatchObject({ width: 960, height: 720 });
-  expect(isFakeCamera(await picture(playerVideo(page)))).toBe(true);
+    // The viewer in the app: the publisher's picture, at the highest layer's size.
+    await signInByApi(page);
+    await page.goto(`/player/${STREAM}`);
+    await expectVideoPlaying(page);
+    await expect
+      .poll(async () => picture(playerVideo(page)), { timeout: 20_000 })
+      .toMatchObject({ width: 960, height: 720 });
+    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(true);
 
-  await client.stop();
-  await publisher.close();
-  // The synthetic camera again, in the same player.
-  await expect
-    .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
-    .toBe(STREAM);
-  await expectVideoPlaying(page);
-});
+    await client.stop();
+    await publisher.close();
+    // The synthetic camera again, in the same player.
+    await expect
+      .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
+      .toBe(STREAM);
+    await expectVideoPlaying(page);
+  });
+}

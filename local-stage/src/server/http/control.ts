@@ -34,7 +34,7 @@ const perStage = z.object({
       viewers: z.number(),
       /**
        * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
-       * (`rid` null). Size from its key frames where the codec carries it (VP8), else null;
+       * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;
        * bitrate (bits a second of payload) and frame rate over the last 2 s.
        */
       layers: z.array(layerStatsSchema),

@@ -1,7 +1,7 @@
 /**
  * A publisher's video as layers: one per simulcast encoding (RTP stream id), or the one encoding
  * of a publisher without simulcast (`rid` null). Each layer knows its SSRC, its picture size (from
- * its key frames, where the codec says it), its bitrate and frame rate, its capture clock and its
+ * its key frames: VP8's frame header, H.264's SPS), its bitrate and frame rate, its capture clock and its
  * own key frame requests: a PLI goes to the SSRC of the layer a viewer gets.
  *
  * Which layer a viewer gets is a `LayerSwitch` per viewer, given a choice (today every viewer's
@@ -12,6 +12,7 @@
 import type { RtpPacket } from 'werift';
 import { CaptureClock } from './capture-clock';
 import { H264KeyFrames } from './h264';
+import { h264PacketSize } from './h264-sps';
 import type { KeyFrameRequests } from './key-frame-requests';
 import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
 
@@ -29,7 +30,7 @@ export interface LayerFigures {
   /** Its RTP stream id; null for a publisher without simulcast. */
   rid: string | null;
   ssrc: number | null;
-  /** From its latest key frame, where the codec carries it (VP8); else null. */
+  /** From its latest key frame (VP8's frame header, H.264's SPS); null before one. */
   width: number | null;
   height: number | null;
   /** Bits a second of RTP payload, over the last 2 s. */
@@ -118,7 +119,8 @@ export class VideoLayer {
     if (keyFrameStart) {
       this.keyFramesSeen += 1;
       this.keyFrames.keyFrameArrived();
-      const size = this.mimeType === 'video/VP8' ? vp8KeyFrameSize(payload) : undefined;
+      const size =
+        this.mimeType === 'video/VP8' ? vp8KeyFrameSize(payload) : h264PacketSize(payload);
       if (size) {
         this.width = size.width;
         this.height = size.height;
