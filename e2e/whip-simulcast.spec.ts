@@ -1,9 +1,9 @@
 /**
  * Simulcast in, end to end: Chromium publishes its fake camera to N954AS over WHIP (VP8, then
- * H.264) as three encodings (`sendEncodings` q, h and f, each half the size of the next, on Amazon
- * IVS's bitrates and frame rates), through a third-party WHIP client on a page of another origin; the
- * stage lists the three layers with their rates in `/_stats`, and a viewer signed in to the app
- * plays the highest of them, then the synthetic camera again when the publisher stops.
+ * H.264) as three encodings (`sendEncodings` q, h and f, each half the size of the next, on
+ * Amazon IVS's bitrates and frame rates), through a third-party WHIP client on a page of another
+ * origin; the stage lists the three layers with their rates in `/_stats`, and a viewer signed in
+ * to the app plays the highest of them, then the synthetic camera again when the publisher stops.
  */
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { whipPublisher, type SimulcastOptions } from '@tailcam/harness/third-party-pages';
