@@ -99,6 +99,21 @@ describe('a publisher of one encoding', () => {
     }
     expect(forwarded).toBe(70_000);
   });
+  it('forwards a restarted encoder (new SSRC, lower numbers) as it did before layers', () => {
+    const single = layer(null);
+    const layers = new VideoLayers([single]);
+    const viewer = new LayerSwitch({ target: () => layers.best, askKeyFrame: () => undefined });
+    const forwarded: number[] = [];
+    for (const rtp of [
+      packet(1111, 5_000, 0, true),
+      packet(1111, 5_001, 3_000),
+      packet(2222, 10, 0),
+    ]) {
+      if (viewer.accept(rtp, single, single.receive(rtp, 0), 0))
+        forwarded.push(rtp.header.sequenceNumber);
+    }
+    expect(forwarded).toEqual([5_000, 5_001, 10]);
+  });
 });
 
 describe('a simulcast publisher', () => {

@@ -283,13 +283,14 @@ export class LayerSwitch {
     const viewerNow = this.rtpTimestampAt(epochMs);
     this.pending = undefined;
     this.current = layer;
-    this.firstSequence = packet.header.sequenceNumber;
     if (previous === undefined || last === undefined) {
-      // The first layer: its own numbers (nothing forwarded yet to continue).
+      // The first layer: its own numbers, all of them (nothing forwarded yet to continue).
+      this.firstSequence = undefined;
       this.sequenceOffset = 0;
       this.timestampOffset = 0;
       return;
     }
+    this.firstSequence = packet.header.sequenceNumber;
     this.switches += 1;
     const { sequenceNumber, timestamp } = packet.header;
     this.sequenceOffset = (last.sequence + 1 - sequenceNumber) & 0xffff;
