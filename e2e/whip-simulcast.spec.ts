@@ -3,7 +3,8 @@
  * H.264) as three encodings (`sendEncodings` q, h and f, each half the size of the next, on
  * Amazon IVS's bitrates and frame rates), through a third-party WHIP client on a page of another
  * origin; the stage lists the three layers with their rates in `/_stats`, and a viewer signed in
- * to the app plays the highest of them, then the synthetic camera again when the publisher stops.
+ * to the app plays the highest of them, the next one down while the highest is paused, and the
+ * synthetic camera again when the publisher stops.
  */
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { whipPublisher, type SimulcastOptions } from '@tailcam/harness/third-party-pages';
@@ -41,7 +42,7 @@ test.afterAll(async () => {
 });
 
 for (const codec of ['VP8', 'H264'] as const) {
-  test(`a browser publishing three ${codec} simulcast encodings over WHIP goes on air on ${STREAM}: /_stats lists the three layers with their rates and the viewer plays the highest`, async ({
+  test(`a browser publishing three ${codec} simulcast encodings over WHIP goes on air on ${STREAM}: /_stats lists the three layers with their rates, the viewer plays the highest and falls back while it is paused`, async ({
     page,
     context,
   }) => {
@@ -60,7 +61,7 @@ for (const codec of ['VP8', 'H264'] as const) {
       .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
       .toBe('connected');
 
-    // Three layers arriving, each measured: sizes (VP8 says them), bitrates, frame rates.
+    // Three layers arriving, each measured: sizes (from their key frames), bitrates, frame rates.
     await expect
       .poll(
         async () => {
@@ -96,6 +97,16 @@ for (const codec of ['VP8', 'H264'] as const) {
       .poll(async () => picture(playerVideo(page)), { timeout: 20_000 })
       .toMatchObject({ width: 960, height: 720 });
     expect(isFakeCamera(await picture(playerVideo(page)))).toBe(true);
+
+    // The highest stops (as an encoder short of bandwidth pauses it): the viewer falls back to the
+    // next one down, at its key frame, and goes back up when it comes again, playing throughout.
+    const width = async () => (await picture(playerVideo(page)))?.width;
+    await client.setEncodingActive('f', false);
+    await expect.poll(width, { timeout: 15_000, message: 'the viewer on h' }).toBe(480);
+    await expectVideoPlaying(page);
+    await client.setEncodingActive('f', true);
+    await expect.poll(width, { timeout: 15_000, message: 'the viewer on f again' }).toBe(960);
+    await expectVideoPlaying(page);
 
     await client.stop();
     await publisher.close();

@@ -28,6 +28,7 @@ export function servePlayerPage(port = 0): Promise<ServedPage> {
 export interface WhipPublisher {
   start(options: Parameters<WhipPublisherPage['start']>[0]): Promise<void>;
   state(): Promise<PublisherState>;
+  setEncodingActive(rid: string, active: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +36,11 @@ export function whipPublisher(page: Page): WhipPublisher {
   return {
     start: (options) => page.evaluate((given) => window.whipPublisher.start(given), options),
     state: () => page.evaluate(() => window.whipPublisher.state()),
+    setEncodingActive: (rid, active) =>
+      page.evaluate((given) => window.whipPublisher.setEncodingActive(given.rid, given.active), {
+        rid,
+        active,
+      }),
     stop: () => page.evaluate(() => window.whipPublisher.stop()),
   };
 }

@@ -34,6 +34,8 @@ export interface WhipPublisherPage {
     simulcast?: SimulcastOptions;
   }): Promise<void>;
   state(): PublisherState;
+  /** Pauses or resumes one simulcast encoding (`active`), as an encoder short of bandwidth does. */
+  setEncodingActive(rid: string, active: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -142,6 +144,15 @@ function publisherPage(): WhipPublisherPage {
       resource = await client.getResourceUrl();
     },
     state: () => ({ connectionState: peer?.connectionState ?? 'none', resource, offeredVideo }),
+    async setEncodingActive(rid, active) {
+      const sender = peer?.getSenders().find((candidate) => candidate.track?.kind === 'video');
+      if (!sender) throw new Error('no video is being sent');
+      const parameters = sender.getParameters();
+      const encoding = parameters.encodings.find((candidate) => candidate.rid === rid);
+      if (!encoding) throw new Error(`no encoding ${rid}`);
+      encoding.active = active;
+      await sender.setParameters(parameters);
+    },
     async stop() {
       await client?.destroy();
     },

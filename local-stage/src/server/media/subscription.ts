@@ -356,11 +356,6 @@ export class Subscription implements FeedListener {
     this.publisher.requestKeyFrame(byViewer, this.layerSwitch.wanted);
   }
 
-  /** The layer the viewer gets now, and how often it moved. */
-  get videoLayer(): { current: VideoLayer | undefined; switches: number } {
-    return { current: this.layerSwitch.current, switches: this.layerSwitch.switches };
-  }
-
   /**
    * Ends the subscription and releases the peer connection. `notify` tells the viewer (when the
    * stage ends it; not when the viewer asked or its socket is gone).
