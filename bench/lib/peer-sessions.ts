@@ -165,13 +165,16 @@ export class PeerPageServer {
   readonly url = `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`;
   private server: Server | undefined;
 
-  async start(apiUrl: string, janusJsPath: string): Promise<void> {
+  /** Serves the peer page, our SDK and, for the Janus comparison, janus.js. */
+  async start(apiUrl: string, janusJsPath?: string): Promise<void> {
     const response = await fetch(`${apiUrl}/sdk/stage.js`);
     if (!response.ok) throw new Error(`${apiUrl}/sdk/stage.js: ${response.status}`);
     const files: Record<string, { type: string; body: string }> = {
       '/': { type: 'text/html', body: PEER_PAGE_HTML },
       '/sdk/stage.js': { type: 'text/javascript', body: await response.text() },
-      '/janus.js': { type: 'text/javascript', body: readFileSync(janusJsPath, 'utf8') },
+      ...(janusJsPath
+        ? { '/janus.js': { type: 'text/javascript', body: readFileSync(janusJsPath, 'utf8') } }
+        : {}),
     };
     const server = createServer((request, reply) => {
       const file = files[new URL(request.url ?? '/', this.url).pathname];
