@@ -153,9 +153,7 @@ export class Subscription implements FeedListener {
         cachePackets: VIDEO_CACHE_PACKETS,
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() =>
-        this.publisher.requestKeyFrame(true),
-      );
+      this.videoSender.onPictureLossIndication.subscribe(() => this.viewerAsksForKeyFrame());
     }
     if (this.media.audio) {
       const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
@@ -338,8 +336,16 @@ export class Subscription implements FeedListener {
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
-      this.publisher.requestKeyFrame(true);
+      this.viewerAsksForKeyFrame();
     }
+  }
+
+  /**
+   * The viewer's own PLI or FIR: held to the viewers' one key frame a second once it has a
+   * picture; before its first key frame it asks as its join does, at once.
+   */
+  private viewerAsksForKeyFrame(): void {
+    this.publisher.requestKeyFrame(this.videoOpen);
   }
 
   /**
