@@ -157,7 +157,7 @@ describe("viewers' own key frame requests", () => {
     expect(plis()).toBe(2);
   });
 
-  it('answers a deferred request with a PLI a second after the last key frame', () => {
+  it('answers a deferred request with a PLI a second after the last PLI', () => {
     const { requests, plis } = counted();
     requests.request();
     vi.advanceTimersByTime(30);
@@ -165,7 +165,7 @@ describe("viewers' own key frame requests", () => {
     vi.advanceTimersByTime(100);
     requests.requestByViewer();
     expect(plis()).toBe(1);
-    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 100 - 1);
+    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 130 - 1);
     expect(plis()).toBe(1);
     vi.advanceTimersByTime(1);
     expect(plis()).toBe(2);
@@ -174,16 +174,14 @@ describe("viewers' own key frame requests", () => {
   it('asks at once for a join during a flood, held only to the interval between two PLIs', () => {
     const { requests, plis } = counted();
     const publisher = answering(requests, plis);
-    for (let elapsed = 0; elapsed < 3_000; elapsed += 20) {
+    // PLIs at 0, 1,000 and 2,000 ms; at 2,500 the viewers' next is held until 3,000.
+    for (let elapsed = 0; elapsed < 2_500; elapsed += 20) {
       requests.requestByViewer();
       vi.advanceTimersByTime(20);
     }
-    // The last PLI went out at most a second ago; its key frame has come.
-    const before = plis();
-    const lastKeyFrame = publisher.keyFrames.at(-1) ?? 0;
-    vi.advanceTimersByTime(Math.max(0, lastKeyFrame + MIN_INTERVAL_MS - Date.now()));
-    requests.request();
-    expect(plis()).toBe(before + 1);
+    expect(plis()).toBe(3);
+    requests.request(); // a join, 500 ms after the last PLI: at once
+    expect(plis()).toBe(4);
     publisher.stop();
   });
 
@@ -192,7 +190,7 @@ describe("viewers' own key frame requests", () => {
     requests.requestByViewer();
     vi.advanceTimersByTime(30);
     requests.keyFrameArrived();
-    requests.requestByViewer(); // deferred to 1 s after the key frame
+    requests.requestByViewer(); // deferred to 1 s after the PLI
     vi.advanceTimersByTime(20);
     requests.request(); // a join: after the 200 ms floor, not the viewers' second
     vi.advanceTimersByTime(MIN_INTERVAL_MS - 50 - 1);
@@ -203,18 +201,18 @@ describe("viewers' own key frame requests", () => {
 
   it("resets the viewers' clock with a join's PLI: its key frame answers them too", () => {
     const { requests, plis } = counted();
-    requests.requestByViewer();
+    requests.requestByViewer(); // t = 0: a PLI
     vi.advanceTimersByTime(30);
     requests.keyFrameArrived();
-    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 200);
-    requests.requestByViewer(); // deferred to 1 s after the key frame: 200 ms from now
+    vi.advanceTimersByTime(770);
+    requests.requestByViewer(); // t = 800: deferred to a second after the PLI, 200 ms from now
     requests.request(); // a join, at once (past the floor): the viewers' request rides on it
     expect(plis()).toBe(2);
     vi.advanceTimersByTime(30);
     requests.keyFrameArrived();
     vi.advanceTimersByTime(500);
-    requests.requestByViewer(); // within a second of the join's key frame: deferred
-    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 500 - 1);
+    requests.requestByViewer(); // t = 1,330: within a second of the join's PLI, deferred
+    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 530 - 1);
     expect(plis()).toBe(2);
     vi.advanceTimersByTime(1);
     expect(plis()).toBe(3);
@@ -231,6 +229,21 @@ describe("viewers' own key frame requests", () => {
     requests.keyFrameArrived(); // the encoder's own key frame (a periodic one, say)
     vi.advanceTimersByTime(VIEWER_INTERVAL_MS * 3);
     expect(plis()).toBe(1);
+  });
+
+  it("counts the viewers' second from a key frame that came unasked", () => {
+    const { requests, plis } = counted();
+    requests.request();
+    vi.advanceTimersByTime(30);
+    requests.keyFrameArrived();
+    vi.advanceTimersByTime(2_000);
+    requests.keyFrameArrived(); // unasked, at t = 2,030
+    vi.advanceTimersByTime(300);
+    requests.requestByViewer();
+    vi.advanceTimersByTime(VIEWER_INTERVAL_MS - 300 - 1);
+    expect(plis()).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(plis()).toBe(2);
   });
 
   it('asks again a second after a PLI whose key frame never came', () => {

@@ -7,9 +7,9 @@
  *   switch). Sent at once, unless the last PLI is younger than `minIntervalMs` (libwebrtc ignores
  *   a PLI sooner than 300 ms after the last); then it waits for that.
  * - `requestByViewer()`: a viewer's own PLI or FIR. Sent at most once per `viewerIntervalMs`
- *   after the last PLI or key frame, whichever came later (Janus's one a second): a crowd of
- *   viewers asking again and again (a receiver whose decoder gets nothing asks twice a second)
- *   costs the encoder one key frame a second, not three.
+ *   after the last PLI, or after the last key frame when that came unasked (Janus's one a
+ *   second): a crowd of viewers asking again and again (a receiver whose decoder gets nothing
+ *   asks twice a second) costs the encoder one key frame a second, not three.
  * A request that must wait is deferred, not dropped (its viewer still needs a picture), and any
  * key frame that arrives meanwhile, asked for or not, answers it.
  */
@@ -21,7 +21,7 @@ export interface KeyFrameRequestOptions {
   pendingMs: number;
   /** The least time between two PLIs. */
   minIntervalMs: number;
-  /** Viewers' own requests: at most one PLI this often, counted from the last PLI or key frame. */
+  /** Viewers' own requests: one PLI at most this often (from the last PLI or unasked key frame). */
   viewerIntervalMs: number;
   now?: () => number;
 }
@@ -32,7 +32,8 @@ export class KeyFrameRequests {
   private readonly options: KeyFrameRequestOptions;
   private readonly now: () => number;
   private lastSentAt: number | undefined;
-  private lastKeyFrameAt: number | undefined;
+  /** When the last key frame that came unasked (no PLI pending) arrived. */
+  private lastUnaskedKeyFrameAt: number | undefined;
   private awaitingKeyFrame = false;
   private deferred: { timer: NodeJS.Timeout; at: number } | undefined;
 
@@ -48,14 +49,14 @@ export class KeyFrameRequests {
 
   /** A viewer's own PLI or FIR: at most one key frame a `viewerIntervalMs` for all of them. */
   requestByViewer(): void {
-    const last = Math.max(this.lastSentAt ?? -Infinity, this.lastKeyFrameAt ?? -Infinity);
+    const last = Math.max(this.lastSentAt ?? -Infinity, this.lastUnaskedKeyFrameAt ?? -Infinity);
     this.ask(last === -Infinity ? 0 : last + this.options.viewerIntervalMs);
   }
 
   /** A key frame came from the publisher: it answers every request made until now. */
   keyFrameArrived(): void {
+    if (!this.awaitingKeyFrame) this.lastUnaskedKeyFrameAt = this.now();
     this.awaitingKeyFrame = false;
-    this.lastKeyFrameAt = this.now();
     this.cancelDeferred();
   }
 
