@@ -8,7 +8,8 @@
  *
  * Video starts at a key frame: the subscription asks the publisher for one when its offer goes out,
  * holds it until the connection is up, then forwards from it; it asks again until one comes. The
- * viewer's PLIs and FIRs ask the publisher too (coalesced there); its NACKs are answered from a
+ * viewer's PLIs and FIRs ask the publisher too (coalesced there, one a second for all viewers);
+ * its NACKs are answered from a
  * per-track packet cache, and its sender reports carry the publisher's capture clock
  * (forwarding.ts).
  * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
@@ -177,9 +178,7 @@ export class Subscription implements FeedListener {
         cachePackets: VIDEO_CACHE_PACKETS,
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() =>
-        this.publisher.requestKeyFrame(true),
-      );
+      this.videoSender.onPictureLossIndication.subscribe(() => this.viewerAsksForKeyFrame());
     }
     if (this.media.audio) {
       const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
@@ -379,8 +378,16 @@ export class Subscription implements FeedListener {
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
-      this.publisher.requestKeyFrame(true);
+      this.viewerAsksForKeyFrame();
     }
+  }
+
+  /**
+   * The viewer's own PLI or FIR: held to the viewers' one key frame a second once it has a
+   * picture; before its first key frame it asks as its join does, at once.
+   */
+  private viewerAsksForKeyFrame(): void {
+    this.publisher.requestKeyFrame(this.videoOpen);
   }
 
   /**
@@ -431,7 +438,10 @@ export class Subscription implements FeedListener {
     this.close('dtls-timeout', true);
   }
 
-  /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
+  /**
+   * Asks until a key frame opens the video: quickly at first, then every 2 s for good. A viewer
+   * with no picture yet, so a join's request (at once), not a viewer's (one a second).
+   */
   private askForKeyFrame(retries: number): void {
     this.publisher.requestKeyFrame();
     this.keyFrameTimer = setTimeout(
