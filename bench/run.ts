@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3] [--hold=15] [--peer-viewers=100]]`:
+ * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]`
+ * (the last two: the receive-only viewers' levels of the janus and keyframes parts):
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -24,6 +25,7 @@ import { runG2g } from './parts/g2g';
 import { runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
+import { runKeyFrames } from './parts/keyframes';
 import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
 import { runReconnect } from './parts/reconnect';
@@ -41,6 +43,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   idle: runIdle,
   player: runPlayer,
   janus: runJanus,
+  keyframes: runKeyFrames,
 };
 /** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
 const ON_REQUEST = new Set(['janus']);
@@ -166,10 +169,11 @@ const product = new Product({
   port: apiPort,
   stagePort: Number(process.env.BENCH_STAGE_PORT ?? 29091),
   logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
-  // The Janus comparison's viewers: up to 100 sessions of the bench's one account, on a page of
-  // the bench's own origin (bench/lib/peer-sessions.ts); the stage's limit (64) raised to match.
+  // The receive-only viewers (the Janus comparison, key frames): up to 100 sessions of the bench's
+  // one account, on a page of the bench's own origin (bench/lib/peer-sessions.ts); the stage's
+  // limit (64) raised to match.
   env:
-    options.peer === 'janus'
+    options.peer === 'janus' || only.includes('keyframes')
       ? {
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',

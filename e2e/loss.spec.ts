@@ -25,6 +25,9 @@ const inboundVideo = inboundVideoRtp.extend({
   framesDecoded: z.number(),
   freezeCount: z.number().default(0),
   totalFreezesDuration: z.number().default(0),
+  pliCount: z.number().default(0),
+  firCount: z.number().default(0),
+  keyFramesDecoded: z.number().default(0),
 });
 type InboundVideo = z.infer<typeof inboundVideo>;
 
@@ -199,6 +202,10 @@ test.describe('the forwarding path in Chromium', () => {
         after.retransmittedPacketsReceived - before.retransmittedPacketsReceived,
       packetsLost: after.packetsLost - before.packetsLost,
       framesDecoded: after.framesDecoded - before.framesDecoded,
+      // A key frame lost beyond NACK's reach: the player asks (PLI), and the stage passes viewers'
+      // requests on at most once a second, so a freeze it ends lasts at most about a second more.
+      keyFrameRequests: after.pliCount + after.firCount - before.pliCount - before.firCount,
+      keyFramesDecoded: after.keyFramesDecoded - before.keyFramesDecoded,
       stage: forwarding,
     };
     test.info().annotations.push({ type: 'under loss', description: JSON.stringify(seen) });

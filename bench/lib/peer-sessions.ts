@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /**
  * What a bench page needs to open a viewing session on either server, as source text for an
@@ -164,19 +166,51 @@ const PEER_PAGE_HTML = `<!doctype html>
 export class PeerPageServer {
   readonly url = `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`;
   private server: Server | undefined;
+  /** The signalling sockets passed through: the server's own close does not end them. */
+  private readonly passedThrough = new Set<Duplex>();
 
-  async start(apiUrl: string, janusJsPath: string): Promise<void> {
+  /** Serves the peer page, our SDK and, for the Janus comparison, janus.js. */
+  async start(apiUrl: string, janusJsPath?: string): Promise<void> {
     const response = await fetch(`${apiUrl}/sdk/stage.js`);
     if (!response.ok) throw new Error(`${apiUrl}/sdk/stage.js: ${response.status}`);
     const files: Record<string, { type: string; body: string }> = {
       '/': { type: 'text/html', body: PEER_PAGE_HTML },
       '/sdk/stage.js': { type: 'text/javascript', body: await response.text() },
-      '/janus.js': { type: 'text/javascript', body: readFileSync(janusJsPath, 'utf8') },
+      ...(janusJsPath
+        ? { '/janus.js': { type: 'text/javascript', body: readFileSync(janusJsPath, 'utf8') } }
+        : {}),
     };
     const server = createServer((request, reply) => {
       const file = files[new URL(request.url ?? '/', this.url).pathname];
       reply.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
       reply.end(file?.body ?? 'not found');
+    });
+    // The participant token's events_url is a path (/stage/events) the SDK resolves on the page's
+    // origin, as in the app: the signalling socket is passed through to the API, byte for byte
+    // (the API's edge admits this origin: CORS_ORIGINS, bench/run.ts).
+    const api = new URL(apiUrl);
+    server.on('upgrade', (request, socket, head) => {
+      socket.on('error', () => socket.destroy());
+      if (new URL(request.url ?? '/', this.url).pathname !== '/stage/events') {
+        socket.destroy();
+        return;
+      }
+      this.passedThrough.add(socket);
+      const upstream = connect(Number(api.port), api.hostname, () => {
+        const headers: string[] = [];
+        for (let index = 0; index < request.rawHeaders.length; index += 2) {
+          headers.push(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}`);
+        }
+        upstream.write(`GET ${request.url} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`);
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('close', () => {
+        upstream.destroy();
+        this.passedThrough.delete(socket);
+      });
     });
     this.server = server;
     await new Promise<void>((listening, failed) => {
@@ -190,6 +224,7 @@ export class PeerPageServer {
     this.server = undefined;
     if (!server) return;
     server.closeAllConnections();
+    for (const socket of this.passedThrough) socket.destroy();
     await new Promise((closed) => server.close(closed));
   }
 }

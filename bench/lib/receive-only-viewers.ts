@@ -9,12 +9,12 @@
  * viewer that counts ~30 a second is being forwarded the full frame rate.
  *
  * Unlike a watching viewer, such a receiver asks for key frames again and again while nothing
- * decodes: about 2 PLIs a second each (48 a second from 25 of them, the stage's stats), whatever
- * the offer's `rtcp-fb` lines say (without `nack pli` and `ccm fir` in the offer it asks as
- * often). Each server answers them as it answers any viewer's: ours passes one PLI per
- * 330 ms on to the camera (about 3 key frames a second reach every viewer, and 32–33 frames: the
- * camera sends its latest frame again as the key frame), Janus one a second (1 key frame a
- * second, 30 frames). `receiverCounts` counts both.
+ * decodes: about 2 PLIs a second each while 3 key frames a second came, about 4 with 1 a second
+ * (94 a second from 25 of them, the stage's stats), whatever the offer's `rtcp-fb` lines say
+ * (without `nack pli` and `ccm fir` in the offer it asks as often). Each server answers them as it answers any viewer's:
+ * one PLI a second on to the publisher (ours since issue 27 §3; before, one per 330 ms: about 3
+ * key frames a second reached every viewer), so 1 key frame a second reaches every viewer.
+ * `receiverCounts` counts frames and key frames.
  */
 import type { Page } from '@playwright/test';
 import type { PeerPageApi } from './peer-sessions';

@@ -49,7 +49,7 @@ const SETTLE_MS = 3_000;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** Waits (bounded) for the 1-minute load average to fall below the cores; says when it did not. */
-async function waitForQuiet(what: string): Promise<void> {
+export async function waitForQuiet(what: string): Promise<void> {
   const deadline = Date.now() + LOAD_WAIT_MS;
   while ((loadavg()[0] ?? 0) >= cpus().length && Date.now() < deadline) await sleep(2_000);
   if ((loadavg()[0] ?? 0) >= cpus().length) {
@@ -65,7 +65,7 @@ interface Session {
   g2g: number[];
 }
 
-interface Level {
+export interface Level {
   viewers: number;
   /** Key frames a second each viewer got, median (the publisher's key frames, PLIs included). */
   medianKeyFps: number;
@@ -94,12 +94,15 @@ const percent = (cores: number, digits = 1) => `${round(cores * 100, digits)} %`
 const spread = (values: number[], digits = 0) =>
   `${round(quantile(values, 0.25), digits)}–${round(quantile(values, 0.75), digits)}`;
 
-class Comparison {
-  readonly janus = new JanusServer();
+/** Our stage and, when given, Janus: peer pages for either, timed sessions, viewer ramps. */
+export class Comparison {
   readonly pages = new PeerPageServer();
   private readonly chromiumMajor: number;
 
-  constructor(private readonly bench: BenchContext) {
+  constructor(
+    private readonly bench: BenchContext,
+    private readonly janus?: JanusServer,
+  ) {
     this.chromiumMajor = Number(/^(\d+)/.exec(bench.browser.version())?.[1] ?? 0);
   }
 
@@ -131,20 +134,25 @@ class Comparison {
           stream: STREAM_ID,
           loginToken: this.bench.loginToken,
         }
-      : { kind, server: this.janus.wsUrl, stream: MOUNTPOINT_ID };
+      : { kind, server: this.started(this.janus).wsUrl, stream: MOUNTPOINT_ID };
   }
 
   serverPid(kind: ServerKind): number {
-    const pid = kind === 'ours' ? this.bench.product.stagePid() : this.janus.pid;
+    const pid = kind === 'ours' ? this.bench.product.stagePid() : this.started(this.janus).pid;
     if (pid === undefined) throw new Error(`no ${kind} server process`);
     return pid;
   }
 
   /** Ours: the camera process that publishes to the stage; Janus: the feed and GStreamer. */
   companionPids(kind: ServerKind): number[] {
-    if (kind === 'janus') return this.janus.feedPids();
+    if (kind === 'janus') return this.started(this.janus).feedPids();
     const pid = this.bench.product.camerasPid();
     return pid === undefined ? [] : [pid];
+  }
+
+  private started(janus: JanusServer | undefined): JanusServer {
+    if (!janus) throw new Error('this comparison runs without Janus');
+    return janus;
   }
 
   /** One timed session in a fresh page: session → first frame, then 2 s of glass to glass. */
@@ -294,6 +302,48 @@ class Comparison {
   }
 }
 
+/** The ramp's levels: 1, 25, 50 and 100 viewers, up to `max`. */
+export const viewerLevels = (max: number): number[] =>
+  [1, 25, 50, 100].filter((level) => level <= max);
+
+/**
+ * Key frames a second each viewer got (median of the viewers, median of the passes) at each level,
+ * and for ours the PLIs the stage sent the camera against its viewers' own PLIs and FIRs: the
+ * receive-only viewers ask about twice a second each (issue 27 §3). Janus's beside ours when it ran.
+ */
+export function keyFrameRow(ramps: Partial<Record<ServerKind, Level[][]>>): BenchRow {
+  const at = (kind: ServerKind, pick: (level: Level) => number | undefined) =>
+    [...new Set((ramps[kind] ?? []).flat().map((level) => level.viewers))]
+      .sort((a, b) => a - b)
+      .map((viewers) => {
+        const values = (ramps[kind] ?? [])
+          .flat()
+          .filter((level) => level.viewers === viewers)
+          .map(pick)
+          .filter((value): value is number => value !== undefined);
+        return { viewers, value: values.length > 0 ? median(values) : Number.NaN };
+      });
+  const cells = (figures: { viewers: number; value: number }[]) =>
+    figures.map((figure) => `${figure.viewers}: ${round(figure.value, 1)}`).join(', ');
+  const ours = at('ours', (level) => level.medianKeyFps);
+  const crowded = ours.filter((figure) => figure.viewers >= 25);
+  const janus = ramps.janus
+    ? `; Janus, key frames a viewer: ${cells(at('janus', (level) => level.medianKeyFps))}`
+    : '';
+  return {
+    part: ramps.janus ? 'janus' : 'keyframes',
+    what: `key frames a second a receive-only viewer, ours, by viewers (${(ramps.ours ?? []).length} pass(es))`,
+    target: '≤ 1.2 from 25 viewers (Janus 1)',
+    median: cells(ours),
+    p95: `PLIs to the camera/s ${cells(at('ours', (level) => level.plisPerSecond))}`,
+    pass: crowded.length > 0 && crowded.every((figure) => figure.value <= 1.2),
+    note:
+      `viewers' own PLIs and FIRs/s ${cells(at('ours', (level) => level.viewerRequestsPerSecond))}; ` +
+      `frames a second a viewer (median) ${cells(at('ours', (level) => level.medianFps))}` +
+      janus,
+  };
+}
+
 /** Least-squares slope of cores against viewers. */
 function slope(levels: Level[]): number {
   const n = levels.length;
@@ -320,10 +370,11 @@ function describeSteps(sessions: Session[]): string {
 }
 
 export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
-  const comparison = new Comparison(bench);
+  const janus = new JanusServer();
+  const comparison = new Comparison(bench, janus);
   const rows: BenchRow[] = [];
   const { joins: rounds, peerPasses: passes, peerHoldMs: holdMs } = bench.options;
-  await comparison.janus.start();
+  await janus.start();
   try {
     await comparison.pages.start(bench.product.baseUrl, JANUS_JS);
     await waitForQuiet('idle');
@@ -363,7 +414,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
     // CPU per viewer: passes alternate which server goes first. A failure keeps the rows above.
     try {
       const ramps: Record<ServerKind, Level[][]> = { ours: [], janus: [] };
-      const levels = [1, 25, 50, 100].filter((level) => level <= bench.options.peerMaxViewers);
+      const levels = viewerLevels(bench.options.peerMaxViewers);
       for (let pass = 0; pass < passes; pass += 1) {
         const order: ServerKind[] = pass % 2 === 0 ? ['janus', 'ours'] : ['ours', 'janus'];
         for (const kind of order) {
@@ -374,7 +425,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
         }
       }
 
-      rows.push(...cpuRows(ramps));
+      rows.push(...cpuRows(ramps), keyFrameRow(ramps));
     } catch (error) {
       rows.push({
         part: 'janus',
@@ -401,7 +452,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
     return rows;
   } finally {
     await comparison.pages.stop();
-    await comparison.janus.dispose();
+    await janus.dispose();
   }
 }
 

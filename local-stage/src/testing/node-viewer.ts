@@ -22,6 +22,9 @@ export interface ReceivedFrame {
   receivedAtMs: number;
 }
 
+/** An ICE candidate line's address and port (the port replaced by the discard port, 9). */
+const CANDIDATE_PORT = /^(a=candidate:\S+ \d+ udp \d+ \S+) \d+ /gim;
+
 export class NodeViewer {
   readonly messages: StageMessage[] = [];
   readonly frames: ReceivedFrame[] = [];
@@ -39,6 +42,12 @@ export class NodeViewer {
     private readonly eventsUrl: string,
     /** Edits the answer the stage is sent (tests of a broken peer). */
     private readonly editAnswer: (sdp: string) => string = (sdp) => sdp,
+    /**
+     * 'unreachable': none of its packets reach the stage, as behind a firewall that drops UDP or
+     * towards an address announced wrongly: the offer's candidates are taken to a closed port, and
+     * its own candidates are not sent.
+     */
+    private readonly network: 'reachable' | 'unreachable' = 'reachable',
   ) {}
 
   /** Opens the socket and sends `join`; resolves with the stage's first answer. */
@@ -150,12 +159,14 @@ export class NodeViewer {
       const peer = new RTCPeerConnection({ iceServers: [] });
       this.peer = peer;
       peer.onconnectionstatechange = () => this.notify();
-      peer.onicecandidate = ({ candidate }) =>
+      peer.onicecandidate = ({ candidate }) => {
+        if (this.network === 'unreachable') return;
         this.send({
           type: 'candidate',
           subscriptionId: message.subscriptionId,
           candidate: iceCandidateMessage(candidate),
         });
+      };
       peer.ontrack = ({ track }) => {
         this.trackKinds.push(track.kind);
         this.notify();
@@ -173,12 +184,21 @@ export class NodeViewer {
           this.notify();
         };
       };
-      await peer.setRemoteDescription({ type: 'offer', sdp: message.sdp });
+      const offer =
+        this.network === 'unreachable' ? message.sdp.replace(CANDIDATE_PORT, '$1 9 ') : message.sdp;
+      await peer.setRemoteDescription({ type: 'offer', sdp: offer });
       const answer = await peer.createAnswer();
       await peer.setLocalDescription(answer);
-      const sdp = this.editAnswer(peer.localDescription?.sdp ?? answer.sdp);
+      const answered = peer.localDescription?.sdp ?? answer.sdp;
+      const sdp = this.editAnswer(
+        this.network === 'unreachable' ? answered.replace(/^a=candidate:.*\r?\n/gm, '') : answered,
+      );
       this.send({ type: 'answer', subscriptionId: message.subscriptionId, sdp });
-    } else if (message.type === 'candidate' && message.subscriptionId === this.subscriptionId) {
+    } else if (
+      message.type === 'candidate' &&
+      message.subscriptionId === this.subscriptionId &&
+      this.network === 'reachable'
+    ) {
       if (message.candidate)
         await this.peer?.addIceCandidate(message.candidate).catch(() => undefined);
     }

@@ -45,6 +45,7 @@ function layer(rid: string | null, asked: string[] = []): VideoLayer {
         },
         pendingMs: 250,
         minIntervalMs: 0,
+        viewerIntervalMs: 1_000,
       }),
   });
 }

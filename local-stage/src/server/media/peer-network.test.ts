@@ -12,6 +12,7 @@ import { NodeViewer } from '../../testing/node-viewer';
 import { rawRequest } from '../../testing/raw-request';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 import { resolvePeerNetwork } from './peer-network';
+import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_UNREACHABLE_MESSAGE } from './subscription';
 
 const secret = new TextEncoder().encode('a-peer-network-test-secret-of-enough-length');
 const whipOffer = (() => {
@@ -154,6 +155,40 @@ describe('the addresses and ports the stage announces', () => {
       port: announced[0]!.port,
     });
   });
+
+  it('tells a socket viewer none of whose checks reach the stage, 10 s after its answer, with a SUBSCRIBE_ERROR the player shows; a viewer whose checks arrive is left to connect', async () => {
+    const stage = await stageAnnouncing(['127.0.0.2'], false, { min: 47600, max: 47699 });
+    const eventsUrl = `${stage.url.replace('http', 'ws')}/stage/events`;
+    // Its checks go to a port where nothing listens and the stage learns none of its candidates:
+    // as a viewer that cannot reach the address announced (a private one behind 1:1 NAT, UDP blocked).
+    const unreachable = new NodeViewer(eventsUrl, undefined, 'unreachable');
+    // Its checks reach the stage, but a wrong ICE password in its answer keeps the connection from
+    // coming up: as a slow viewer on a busy machine, it must not be told its network is at fault.
+    const slow = new NodeViewer(eventsUrl, (sdp) =>
+      sdp.replace(/^a=ice-pwd:.*$/m, `a=ice-pwd:${'x'.repeat(24)}`),
+    );
+    viewers.push(unreachable, slow);
+    for (const viewer of [unreachable, slow]) {
+      expect(await viewer.join(await token(stage))).toMatchObject({ type: 'joined' });
+    }
+    const answeredAt = Date.now();
+    await Promise.all([unreachable.subscribe(), slow.subscribe()]);
+    const error = await unreachable.waitForMessage((message) => message.type === 'error', 15_000);
+    expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(MEDIA_CONNECT_TIMEOUT_MS - 1_000);
+    expect(error).toMatchObject({
+      type: 'error',
+      category: 'SUBSCRIBE_ERROR',
+      message: MEDIA_UNREACHABLE_MESSAGE,
+      fatal: false,
+      requestId: expect.any(String),
+    });
+    expect(unreachable.messages.some((message) => message.type === 'subscriptionEnded')).toBe(
+      false,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(slow.peerState).not.toBe('connected');
+    expect(slow.messages.filter((message) => message.type === 'error')).toEqual([]);
+  }, 25_000);
 
   it('a WHEP offer that finds every port of the range taken is answered 503, stage at capacity', async () => {
     // Three ports: the camera's WHIP session takes one, two players the others.

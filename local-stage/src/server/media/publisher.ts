@@ -63,6 +63,12 @@ const KEY_FRAME_PENDING_MS = 250;
  * margin covers the PLIs' own jitter on the way.
  */
 export const KEY_FRAME_MIN_INTERVAL_MS = 330;
+/**
+ * Viewers' own PLIs and FIRs ask the publisher for at most one key frame this often, counted from
+ * the last PLI or key frame (Janus's one a second): a crowd of viewers asking again and again
+ * costs every viewer bandwidth and picture quality (issue 27 §3). A join is not held to it.
+ */
+export const VIEWER_KEY_FRAME_INTERVAL_MS = 1_000;
 
 export type PublisherKind = 'camera' | 'encoder';
 export type PublisherSessionState = 'connecting' | 'connected' | 'closed';
@@ -272,15 +278,18 @@ export class Publisher implements SdpSession {
   }
 
   /**
-   * A viewer wants a key frame (`byViewer`: its own PLI or FIR; else a join's) of `layer` (the one
-   * it gets; by default the highest arriving, or every layer before any arrives): one is asked
-   * for, unless one asked for is on its way.
+   * A viewer wants a key frame of `layer` (the one it gets; by default the highest arriving, or
+   * every layer before any arrives): one is asked for, unless one asked for is on its way.
+   * `byViewer`: its own PLI or FIR, at most one a VIEWER_KEY_FRAME_INTERVAL_MS; else a viewer that
+   * has had no key frame yet (a join, a layer switch), at once.
    */
   requestKeyFrame(byViewer = false, layer = this.layers.best): void {
     if (byViewer) this.viewerKeyFrameRequests += 1;
     if (this.stateValue === 'closed') return;
-    if (layer) layer.keyFrames.request();
-    else for (const each of this.layers.all) each.keyFrames.request();
+    const ask = (requests: KeyFrameRequests) =>
+      byViewer ? requests.requestByViewer() : requests.request();
+    if (layer) ask(layer.keyFrames);
+    else for (const each of this.layers.all) ask(each.keyFrames);
   }
 
   /** PLIs sent to the publisher, all layers together. */
@@ -294,6 +303,7 @@ export class Publisher implements SdpSession {
       sendRequest: () => this.sendPli(layer),
       pendingMs: KEY_FRAME_PENDING_MS,
       minIntervalMs: KEY_FRAME_MIN_INTERVAL_MS,
+      viewerIntervalMs: VIEWER_KEY_FRAME_INTERVAL_MS,
     });
   }
 

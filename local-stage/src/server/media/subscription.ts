@@ -8,7 +8,8 @@
  *
  * Video starts at a key frame: the subscription asks the publisher for one when its offer goes out,
  * holds it until the connection is up, then forwards from it; it asks again until one comes. The
- * viewer's PLIs and FIRs ask the publisher too (coalesced there); its NACKs are answered from a
+ * viewer's PLIs and FIRs ask the publisher too (coalesced there, one a second for all viewers);
+ * its NACKs are answered from a
  * per-track packet cache, and its sender reports carry the publisher's capture clock
  * (forwarding.ts).
  *
@@ -46,10 +47,26 @@ import {
   type PeerNetworkPlan,
 } from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
-import type { IceCandidateMessage, StageMessage } from '../../signalling';
+import { STAGE_ERROR_CODES, type IceCandidateMessage, type StageMessage } from '../../signalling';
 import { silentLogger, type StageLogger } from '../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
+/**
+ * A socket viewer from which no ICE check has come this long after its answer cannot reach the
+ * stage at all: its checks go to addresses it cannot reach (a stage behind 1:1 NAT announcing its
+ * private address) or are dropped (UDP blocked and no TURN). The viewer is told, so its player
+ * shows an error rather than a black video without end; the log names the settings. A viewer whose
+ * checks arrive is never ended by this, however slowly its connection comes up on a busy machine:
+ * its first check comes within a second of its answer even at load 10.
+ */
+export const MEDIA_CONNECT_TIMEOUT_MS = 10_000;
+/** What the viewer's player shows (docs/product.md#player-states), after `[SUBSCRIBE_ERROR] `. */
+export const MEDIA_UNREACHABLE_MESSAGE =
+  'The live video could not reach this browser: the network between you and the stage let none of it through (a firewall, or a stage address that cannot be reached from here)';
+const MEDIA_UNREACHABLE_LOG =
+  "had no ICE check from its viewer within 10 s of the viewer's answer, so no media path exists between them: " +
+  'a stage behind 1:1 NAT (a cloud VM) must announce its public address (STAGE_ANNOUNCED_ADDRESSES), ' +
+  'and viewers whose UDP is blocked need TURN (TURN_URLS, TURN_SECRET)';
 const DISCONNECTED_GRACE_MS = 5_000;
 /**
  * ICE up and DTLS still not done after this long: the handshake is stuck, and ending the
@@ -111,11 +128,15 @@ export class Subscription implements FeedListener {
   droppedPackets = 0;
   private closed = false;
   private connected = false;
+  /** An ICE check of the viewer's has reached the stage: a media path exists, if slow. */
+  private checkedByViewer = false;
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
+  /** The viewer's subscribe request this subscription answers (socket viewers). */
+  private requestId: string | undefined;
   private readonly connection: ConnectionWatch;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private readonly log: StageLogger;
@@ -149,6 +170,11 @@ export class Subscription implements FeedListener {
       ...viewerPeerConfig(options.publisher),
       ...options.network.config,
       iceLite: options.answerer ?? false,
+      // Called for each of the viewer's valid binding requests; true lets werift answer it.
+      iceFilterStunResponse: () => {
+        this.checkedByViewer = true;
+        return true;
+      },
     });
     if (this.media.video) {
       const transceiver = this.peer.addTransceiver('video', { direction: 'sendonly' });
@@ -163,7 +189,7 @@ export class Subscription implements FeedListener {
         cachePackets: VIDEO_CACHE_PACKETS,
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
-      this.videoSender.onPictureLossIndication.subscribe(() => this.requestKeyFrame(true));
+      this.videoSender.onPictureLossIndication.subscribe(() => this.viewerAsksForKeyFrame());
     }
     if (this.media.audio) {
       const transceiver = this.peer.addTransceiver('audio', { direction: 'sendonly' });
@@ -229,6 +255,7 @@ export class Subscription implements FeedListener {
 
   /** Sends the offer and starts listening to the publisher. False if it has gone. */
   async start(requestId: string): Promise<boolean> {
+    this.requestId = requestId;
     const offer = await this.peer.createOffer();
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(offer);
@@ -290,7 +317,23 @@ export class Subscription implements FeedListener {
   async answer(sdp: string): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.answerTimer);
+    this.answerTimer = setTimeout(() => this.mediaUnreachable(), MEDIA_CONNECT_TIMEOUT_MS);
     await this.peer.setRemoteDescription({ type: 'answer', sdp });
+  }
+
+  /** Answered, and not one check from the viewer since: tells it why and ends the subscription. */
+  private mediaUnreachable(): void {
+    if (this.closed || this.connected || this.checkedByViewer) return;
+    this.log.warn(`subscription ${this.id} ${MEDIA_UNREACHABLE_LOG}`);
+    this.send({
+      type: 'error',
+      code: STAGE_ERROR_CODES.TIMEOUT,
+      category: 'SUBSCRIBE_ERROR',
+      message: MEDIA_UNREACHABLE_MESSAGE,
+      fatal: false,
+      requestId: this.requestId,
+    });
+    this.close('connect-timeout', false);
   }
 
   /**
@@ -347,13 +390,21 @@ export class Subscription implements FeedListener {
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
-      this.requestKeyFrame(true);
+      this.viewerAsksForKeyFrame();
     }
   }
 
   /** A key frame of the layer the viewer gets (or is moving to), from the publisher. */
   private requestKeyFrame(byViewer = false): void {
     this.publisher.requestKeyFrame(byViewer, this.layerSwitch.wanted);
+  }
+
+  /**
+   * The viewer's own PLI or FIR: held to the viewers' one key frame a second once it has a
+   * picture; before its first key frame it asks as its join does, at once.
+   */
+  private viewerAsksForKeyFrame(): void {
+    this.requestKeyFrame(this.videoOpen);
   }
 
   /**
@@ -404,7 +455,10 @@ export class Subscription implements FeedListener {
     this.close('dtls-timeout', true);
   }
 
-  /** Asks until a key frame opens the video: quickly at first, then every 2 s for good. */
+  /**
+   * Asks until a key frame opens the video: quickly at first, then every 2 s for good. A viewer
+   * with no picture yet, so a join's request (at once), not a viewer's (one a second).
+   */
   private askForKeyFrame(retries: number): void {
     this.requestKeyFrame();
     this.keyFrameTimer = setTimeout(

@@ -3,7 +3,8 @@ import { figureRows } from '../lib/format-figures';
 import type { PlaybackFigures } from '../lib/playback-stats';
 
 /**
- * 'Live stats' over the top left of the video (docs/product.md#live-stats). Not a live region:
+ * 'Live stats' over the top left of the video, and below it on a screen narrower than 640 px, where
+ * it would hide most of the picture (docs/product.md#live-stats). Not a live region:
  * figures that change every second would drown a screen reader; they are read on demand.
  */
 export function LiveStatsPanel({ figures }: { figures: PlaybackFigures | undefined }) {
@@ -11,7 +12,7 @@ export function LiveStatsPanel({ figures }: { figures: PlaybackFigures | undefin
   return (
     <section
       aria-labelledby="live-stats-title"
-      className="pointer-events-none absolute top-12 left-2 max-w-[calc(100%-1rem)] rounded-lg bg-slate-950/80 px-3 py-2 font-mono text-[11px] leading-snug text-slate-200 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:top-3 sm:left-3 sm:text-xs"
+      className="pointer-events-none mt-3 rounded-lg bg-slate-950/80 px-3 py-2 font-mono text-[11px] leading-snug text-slate-200 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:absolute sm:top-3 sm:left-3 sm:mt-0 sm:max-w-[calc(100%-1.5rem)] sm:text-xs [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:left-3 [:fullscreen>&]:mt-0"
     >
       <h2 id="live-stats-title" className="mb-1 font-sans text-xs font-semibold text-sky-300">
         {uiText.stats.title}

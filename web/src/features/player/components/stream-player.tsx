@@ -73,14 +73,19 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
     (key) => !helpOpen || key === '?',
   );
 
+  // The box is what goes fullscreen: the video and, below it on a phone, the live stats (over it
+  // in fullscreen, where the picture fills the screen).
   return (
-    <div
-      ref={boxRef}
-      // Overlays and the stats need more room than a 16:9 box has on a phone; video alone does not.
-      data-overlay={!connected || state.waitingForVideo || statsOpen || undefined}
-      className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800"
-    >
-      <LiveVideo streamId={streamId} live={live} controls />
+    <div ref={boxRef} className="relative w-full [&:fullscreen]:bg-black">
+      <div
+        // Overlays need more room than a 16:9 box has on a phone; video alone does not. From
+        // 640 px the stats lie over the video and need it too; below, they go under the video.
+        data-overlay={!connected || state.waitingForVideo || undefined}
+        data-stats={statsOpen || undefined}
+        className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800 sm:data-stats:min-h-72 [:fullscreen>&]:h-full [:fullscreen>&]:max-h-none [:fullscreen>&]:rounded-none"
+      >
+        <LiveVideo streamId={streamId} live={live} controls />
+      </div>
       {showStats && (
         <ErrorBoundary fallback={null}>
           <Suspense fallback={null}>
