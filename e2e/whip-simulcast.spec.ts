@@ -101,11 +101,17 @@ for (const codec of ['VP8', 'H264'] as const) {
     // The highest stops (as an encoder short of bandwidth pauses it): the viewer falls back to the
     // next one down, at its key frame, and goes back up when it comes again, playing throughout.
     const width = async () => (await picture(playerVideo(page)))?.width;
+    const paused = Date.now();
     await client.setEncodingActive('f', false);
     await expect.poll(width, { timeout: 15_000, message: 'the viewer on h' }).toBe(480);
+    const down = Date.now() - paused;
     await expectVideoPlaying(page);
+    const resumed = Date.now();
     await client.setEncodingActive('f', true);
     await expect.poll(width, { timeout: 15_000, message: 'the viewer on f again' }).toBe(960);
+    console.log(
+      `${codec}: on h ${down} ms after f paused, on f ${Date.now() - resumed} ms after f resumed`,
+    );
     await expectVideoPlaying(page);
 
     await client.stop();
