@@ -18,11 +18,13 @@ import {
   RTCRtpCodecParameters,
   RtcpSrPacket,
   useSdesMid,
+  useTransportWideCC,
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
 import { DEFAULT_LIMITS, type Seat } from '../sessions/admission';
 import { CaptureClock } from './capture-clock';
+import { CongestionFeedback } from './congestion-feedback';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
@@ -79,6 +81,8 @@ export interface PublisherOptions {
   /** The Bearer token of the POST: the session's PATCH and DELETE must carry the same. */
   token: string;
   offer: WhipOffer;
+  /** The offer as the publisher wrote it: the congestion feedback it takes (werift's is trimmed). */
+  offeredSdp?: string;
   /** Its seat at the stage's admission (admission.ts): its connecting slot, its PATCH count. */
   seat: Seat;
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
@@ -89,6 +93,8 @@ export interface PublisherOptions {
   connectTimeoutMs?: number;
   /** The addresses and ports the stage announces (peer-network.ts). */
   network: PeerNetworkPlan;
+  /** The aircraft's cap in bit/s (`STAGE_PUBLISH_MAX_KBPS`), sent as REMB; none if undefined. */
+  maxBitrate?: number;
 }
 
 export class Publisher implements SdpSession {
@@ -130,6 +136,8 @@ export class Publisher implements SdpSession {
   private readonly h264KeyFrames = new H264KeyFrames();
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
+  /** Transport-wide CC feedback and REMB to the publisher (congestion-feedback.ts). */
+  readonly congestion: CongestionFeedback;
 
   private readonly connectTimeoutMs: number;
 
@@ -155,6 +163,10 @@ export class Publisher implements SdpSession {
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? silentLogger();
     this.network = options.network;
+    this.congestion = new CongestionFeedback({
+      offerSdp: options.offeredSdp ?? options.offer.sdp,
+      maxBitrate: options.maxBitrate,
+    });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.onConnected(),
@@ -170,7 +182,10 @@ export class Publisher implements SdpSession {
         video: this.video ? [receiveCodec(this.video)] : [],
         audio: this.audio ? [receiveCodec(this.audio)] : [],
       },
-      headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
+      headerExtensions: {
+        video: [useSdesMid(), useTransportWideCC()],
+        audio: [useSdesMid(), useTransportWideCC()],
+      },
       iceServers: [],
       iceLite: true,
       ...options.network.config,
@@ -232,6 +247,7 @@ export class Publisher implements SdpSession {
       transport.iceTransport.connection.stunServer = undefined;
       keepEarlyDtls(transport);
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
+      this.congestion.attach(transport);
     }
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
@@ -240,8 +256,10 @@ export class Publisher implements SdpSession {
       throw new NoFreePortError();
     }
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
-    return withoutReceiveOnlyStreams(
-      withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),
+    return this.congestion.answer(
+      withoutReceiveOnlyStreams(
+        withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),
+      ),
     );
   }
 
@@ -286,6 +304,7 @@ export class Publisher implements SdpSession {
     clearTimeout(this.connectTimer);
     this.connection.stop();
     this.keyFrames.close();
+    this.congestion.stop();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
     this.onStateChange(this);
@@ -343,7 +362,11 @@ export class Publisher implements SdpSession {
   }
 }
 
-/** The codec werift receives: the one chosen from the offer, with the feedback the stage gives. */
+/**
+ * The codec werift receives: the one chosen from the offer, with the feedback werift gives. No
+ * `transport-cc` or `goog-remb`: the stage's own congestion-feedback.ts adds them to the answer
+ * and sends them (werift's transport-wide CC would start with `transport-cc` here).
+ */
 function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
   const video = codec.mimeType !== 'audio/opus';
   return new RTCRtpCodecParameters({
