@@ -296,8 +296,8 @@ export class TransportCcRecorder {
           arrivals = [];
           received = 0;
         }
+        // A message's first delta is from its reference time: always a small one.
         if (received === 0) reference = Math.floor(ticks / TICKS_PER_REFERENCE);
-        if (received === 0) previous = reference * TICKS_PER_REFERENCE;
         received += 1;
         previous = ticks;
       }
