@@ -9,7 +9,7 @@
  * `transport-cc`, and the stage's receive codecs have none; the answer gets the line here instead.
  */
 import { parse, write, type MediaDescription } from 'sdp-transform';
-import { RtcpRrPacket, type RTCDtlsTransport, type RtpPacket } from 'werift';
+import { RtcpRrPacket, type RtcpPacket, type RtpPacket } from 'werift';
 import { encodeRemb, ReceiveRateEstimate } from './remb';
 import { TRANSPORT_CC_URI, TransportCcRecorder } from './transport-cc';
 
@@ -19,6 +19,15 @@ export const TRANSPORT_CC_INTERVAL_MS = 50;
 export const REMB_INTERVAL_MS = 1_000;
 
 type FeedbackType = 'transport-cc' | 'goog-remb';
+
+/** What the feedback needs of werift's DTLS transport (`RTCDtlsTransport`). */
+export interface FeedbackTransport {
+  readonly state: string;
+  readonly onRtp: {
+    subscribe(listener: (packet: RtpPacket) => void): { unSubscribe: () => void };
+  };
+  sendRtcp(packets: RtcpPacket[]): Promise<unknown>;
+}
 
 export interface CongestionFeedbackOptions {
   /** The publisher's offer: what feedback it takes. */
@@ -55,7 +64,7 @@ export class CongestionFeedback {
   private readonly estimate = new ReceiveRateEstimate();
   private readonly ssrcs = new Set<number>();
   private extensionIds = new Set<number>();
-  private transport: RTCDtlsTransport | undefined;
+  private transport: FeedbackTransport | undefined;
   private timers: NodeJS.Timeout[] = [];
   private lastRembAt: number | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -110,7 +119,7 @@ export class CongestionFeedback {
   }
 
   /** Listens to the publisher's packets on `transport` and sends the feedback there. */
-  attach(transport: RTCDtlsTransport): void {
+  attach(transport: FeedbackTransport): void {
     if (this.transport || (!this.transportCc && !this.sendsRemb)) return;
     this.transport = transport;
     this.unsubscribe = transport.onRtp.subscribe((packet) => this.onPacket(packet)).unSubscribe;
