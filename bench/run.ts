@@ -26,6 +26,7 @@ import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
 import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
+import { runPublish } from './parts/publish';
 import { runReconnect } from './parts/reconnect';
 import { runToken } from './parts/token';
 
@@ -40,6 +41,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   cycles: runCycles,
   idle: runIdle,
   player: runPlayer,
+  publish: runPublish,
   janus: runJanus,
 };
 /** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
