@@ -8,13 +8,14 @@
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
   describeSample,
+  serveCanvasPublisherPage,
   startCanvasPublisher,
   stopCanvasPublisher,
   watchCanvasPublisher,
 } from '@tailcam/harness/canvas-publisher';
 import { expect, test } from './support/fixtures';
 import { localStage } from './support/local-stage';
-import { publishToken, servePublisherPage } from './support/whip-publisher';
+import { publishToken, WHIP_PUBLISHER_PORT } from './support/whip-publisher';
 
 const STREAM = 'N953AS';
 const ESTIMATE_KBPS = 1500;
@@ -26,7 +27,7 @@ test(`a Chromium WHIP publisher of noisy 720p on loopback is let past ${ESTIMATE
   page,
 }) => {
   test.setTimeout(90_000);
-  const publisherPage = await servePublisherPage();
+  const publisherPage = await serveCanvasPublisherPage(WHIP_PUBLISHER_PORT);
   try {
     await page.goto(publisherPage.url);
     await startCanvasPublisher(page, publishToken(STREAM));

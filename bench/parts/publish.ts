@@ -7,9 +7,9 @@
  * held it (`qualityLimitationReason`: on two cores the encoder may be the limit, not the link).
  */
 import { median } from '@tailcam/harness/stats';
-import { servePublisherPage } from '@tailcam/harness/third-party-pages';
 import {
   describeSample,
+  serveCanvasPublisherPage,
   startCanvasPublisher,
   stopCanvasPublisher,
   watchCanvasPublisher,
@@ -49,7 +49,7 @@ function ramp(samples: CanvasPublisherSample[]): Ramp {
 }
 
 async function publishOnce(bench: BenchContext, withoutFeedback: boolean): Promise<Ramp> {
-  const served = await servePublisherPage();
+  const served = await serveCanvasPublisherPage();
   const context = await bench.browser.newContext();
   const page = await context.newPage();
   try {

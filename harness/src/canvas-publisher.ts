@@ -1,12 +1,16 @@
 /**
- * A Chromium WHIP publisher of a noisy canvas (issue 27): 1280x720 at 30 frames a second, each
- * frame a fresh crop of pre-drawn noise, so the encoder always has more to send than the link
- * allows and its send rate shows what the stage's congestion feedback lets it reach. The page
- * publishes with plain RTCPeerConnection and fetch (RFC 9725's POST), as any browser client does.
- * The e2e spec holds it to a loose bound, the bench prints its figures (docs/benchmarks.md).
+ * A Chromium WHIP publisher of a noisy canvas (issue 27): 1280x720 at 30 frames a second on a
+ * page of its own origin (page/canvas-publisher-page.ts), so the encoder always has more to send
+ * than the link allows and its send rate shows what the stage's congestion feedback lets it
+ * reach. The e2e spec holds it to a loose bound, the bench prints its figures (docs/benchmarks.md).
  */
 import type { Page } from '@playwright/test';
 import { z } from 'zod';
+import type { CanvasPublisherPage } from './page/canvas-publisher-page';
+import { servePage, type ServedPage } from './page-scripts';
+
+// The page's type, and with it `window.canvasPublisher` for the calls below.
+export type { CanvasPublisherPage };
 
 export interface CanvasPublisherOptions {
   whipUrl: string;
@@ -37,6 +41,7 @@ export interface CanvasPublisherSample {
 
 const readingSchema = z.object({
   at: z.number(),
+  connectedAt: z.number(),
   estimate: z.number().optional(),
   target: z.number().optional(),
   bytesSent: z.number(),
@@ -45,122 +50,28 @@ const readingSchema = z.object({
   framesPerSecond: z.number().optional(),
 });
 
-/** Starts publishing from `page` (any page of an http origin); resolves once connected. */
+/** Serves the canvas publisher's page on 127.0.0.1:`port` (0: any free port). */
+export function serveCanvasPublisherPage(port = 0): Promise<ServedPage> {
+  return servePage('harness/src/page/canvas-publisher-page.ts', 'Canvas publisher', port);
+}
+
+/** Starts publishing from `page` (showing serveCanvasPublisherPage's URL); once connected. */
 export async function startCanvasPublisher(
   page: Page,
   options: CanvasPublisherOptions,
 ): Promise<void> {
-  await page.evaluate(
-    async ({ whipUrl, token, width, height, withoutFeedback }) => {
-      const canvas = document.createElement('canvas');
-      canvas.width = width;
-      canvas.height = height;
-      document.body.append(canvas);
-      const context = canvas.getContext('2d');
-      if (!context) throw new Error('no 2d context');
-      // Noise twice the frame's size, drawn once; each frame shows another crop of it.
-      const noise = document.createElement('canvas');
-      noise.width = width * 2;
-      noise.height = height * 2;
-      const noiseContext = noise.getContext('2d');
-      if (!noiseContext) throw new Error('no 2d context');
-      const image = noiseContext.createImageData(noise.width, noise.height);
-      const bytes = new Uint32Array(image.data.buffer);
-      for (let index = 0; index < bytes.length; index += 1) {
-        bytes[index] = (Math.random() * 0xffffffff) | 0xff000000;
-      }
-      noiseContext.putImageData(image, 0, 0);
-      const draw = () => {
-        const x = Math.floor(Math.random() * width);
-        const y = Math.floor(Math.random() * height);
-        context.drawImage(noise, x, y, width, height, 0, 0, width, height);
-      };
-      draw();
-      setInterval(draw, 1000 / 30);
-      const stream = canvas.captureStream(30);
-      const peer = new RTCPeerConnection();
-      const [track] = stream.getVideoTracks();
-      if (!track) throw new Error('no canvas track');
-      peer.addTransceiver(track, { direction: 'sendonly' });
-      await peer.setLocalDescription(await peer.createOffer());
-      await new Promise<void>((resolve) => {
-        if (peer.iceGatheringState === 'complete') return resolve();
-        const timer = setTimeout(resolve, 1000);
-        peer.addEventListener('icegatheringstatechange', () => {
-          if (peer.iceGatheringState !== 'complete') return;
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      const offer = (peer.localDescription?.sdp ?? '')
-        .split('\r\n')
-        .filter(
-          (line) =>
-            !withoutFeedback ||
-            !/^a=(rtcp-fb:\S+ (transport-cc|goog-remb)|extmap:\S+ \S*(transport-wide-cc|abs-send-time))/.test(
-              line,
-            ),
-        )
-        .join('\r\n');
-      const response = await fetch(whipUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/sdp', authorization: `Bearer ${token}` },
-        body: offer,
-      });
-      if (!response.ok) throw new Error(`WHIP POST answered ${response.status}`);
-      const resource = new URL(response.headers.get('location') ?? '', whipUrl).href;
-      await peer.setRemoteDescription({ type: 'answer', sdp: await response.text() });
-      await new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (peer.connectionState === 'connected') resolve();
-          if (peer.connectionState === 'failed') reject(new Error('the publisher failed'));
-        };
-        peer.addEventListener('connectionstatechange', check);
-        check();
-      });
-      const reading = async () => {
-        const report = await peer.getStats();
-        let estimate: number | undefined;
-        let outbound: Record<string, unknown> | undefined;
-        report.forEach((entry: Record<string, unknown>) => {
-          if (entry.type === 'candidate-pair' && typeof entry.availableOutgoingBitrate === 'number')
-            estimate = entry.availableOutgoingBitrate;
-          if (entry.type === 'outbound-rtp' && entry.kind === 'video') outbound = entry;
-        });
-        return {
-          at: performance.now(),
-          estimate,
-          target: outbound?.targetBitrate,
-          bytesSent: outbound?.bytesSent ?? 0,
-          reason: outbound?.qualityLimitationReason,
-          frameWidth: outbound?.frameWidth,
-          framesPerSecond: outbound?.framesPerSecond,
-        };
-      };
-      const stop = async () => {
-        peer.close();
-        await fetch(resource, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
-      };
-      Object.assign(window, {
-        tailcamCanvasPublisher: { reading, stop, connectedAt: performance.now() },
-      });
-    },
-    { width: 1280, height: 720, withoutFeedback: false, ...options },
-  );
+  const given = { width: 1280, height: 720, withoutFeedback: false, ...options };
+  await page.evaluate((start) => window.canvasPublisher.start(start), given);
 }
 
 /** Stops publishing and ends the WHIP session (DELETE). */
 export async function stopCanvasPublisher(page: Page): Promise<void> {
-  await page.evaluate(() =>
-    (
-      window as unknown as { tailcamCanvasPublisher?: { stop(): Promise<void> } }
-    ).tailcamCanvasPublisher?.stop(),
-  );
+  await page.evaluate(() => window.canvasPublisher.stop());
 }
 
 /**
  * Reads the publisher every `intervalMs` until `until` says stop (it sees every sample), or
- * `maxMs` has passed; returns the samples.
+ * `maxMs` after its connection; returns the samples.
  */
 export async function watchCanvasPublisher(
   page: Page,
@@ -171,31 +82,15 @@ export async function watchCanvasPublisher(
   },
 ): Promise<CanvasPublisherSample[]> {
   const read = async () =>
-    readingSchema.parse(
-      await page.evaluate(() => {
-        const publisher = (window as unknown as { tailcamCanvasPublisher?: { reading(): unknown } })
-          .tailcamCanvasPublisher;
-        if (!publisher) throw new Error('no canvas publisher on the page');
-        return publisher.reading();
-      }),
-    );
-  const connectedAt = z
-    .number()
-    .parse(
-      await page.evaluate(
-        () =>
-          (window as unknown as { tailcamCanvasPublisher?: { connectedAt: number } })
-            .tailcamCanvasPublisher?.connectedAt,
-      ),
-    );
+    readingSchema.parse(await page.evaluate(() => window.canvasPublisher.reading()));
   const samples: CanvasPublisherSample[] = [];
   let last = await read();
   const kbps = (bps: number | undefined) => (bps === undefined ? undefined : bps / 1000);
-  while (last.at - connectedAt < options.maxMs) {
+  while (last.at - last.connectedAt < options.maxMs) {
     await page.waitForTimeout(options.intervalMs ?? 500);
     const now = await read();
     const sample: CanvasPublisherSample = {
-      seconds: (now.at - connectedAt) / 1000,
+      seconds: (now.at - now.connectedAt) / 1000,
       estimateKbps: kbps(now.estimate),
       targetKbps: kbps(now.target),
       sentKbps: ((now.bytesSent - last.bytesSent) * 8) / Math.max(now.at - last.at, 1),
