@@ -45,6 +45,7 @@ const readingSchema = z.object({
   estimate: z.number().optional(),
   target: z.number().optional(),
   bytesSent: z.number(),
+  framesSent: z.number(),
   reason: z.string().optional(),
   frameWidth: z.number().optional(),
   framesPerSecond: z.number().optional(),
@@ -53,6 +54,12 @@ const readingSchema = z.object({
 /** Serves the canvas publisher's page on 127.0.0.1:`port` (0: any free port). */
 export function serveCanvasPublisherPage(port = 0): Promise<ServedPage> {
   return servePage('harness/src/page/canvas-publisher-page.ts', 'Canvas publisher', port);
+}
+
+/** Video frames the publisher has sent so far. */
+export async function framesSentBy(page: Page): Promise<number> {
+  return readingSchema.parse(await page.evaluate(() => window.canvasPublisher.reading()))
+    .framesSent;
 }
 
 /** Starts publishing from `page` (showing serveCanvasPublisherPage's URL); once connected. */

@@ -20,6 +20,7 @@ export interface CanvasPublisherReading {
   estimate: number | undefined;
   target: number | undefined;
   bytesSent: number;
+  framesSent: number;
   reason: string | undefined;
   frameWidth: number | undefined;
   framesPerSecond: number | undefined;
@@ -148,6 +149,7 @@ window.canvasPublisher = {
       estimate,
       target: numberOr(outbound?.targetBitrate),
       bytesSent: numberOr(outbound?.bytesSent) ?? 0,
+      framesSent: numberOr(outbound?.framesSent) ?? 0,
       reason: typeof reason === 'string' ? reason : undefined,
       frameWidth: numberOr(outbound?.frameWidth),
       framesPerSecond: numberOr(outbound?.framesPerSecond),

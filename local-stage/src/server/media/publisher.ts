@@ -323,7 +323,10 @@ export class Publisher implements SdpSession {
   }
 
   private onVideo(packet: RtpPacket): void {
-    if (packet.payload.length === 0) return; // padding
+    if (packet.payload.length === 0) {
+      this.onVideoPadding(packet);
+      return;
+    }
     this.videoPackets += 1;
     const keyFrameStart =
       this.video?.mimeType === 'video/H264'
@@ -337,6 +340,20 @@ export class Publisher implements SdpSession {
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart);
+    }
+  }
+
+  /**
+   * Padding on the video's SSRC: libwebrtc's bandwidth probes, sent once the stage gives it
+   * transport-wide feedback (congestion-feedback.ts). It goes on as an empty packet (its padding
+   * left out), so that a viewer sees no gap in the sequence numbers to NACK or count as lost.
+   */
+  private onVideoPadding(packet: RtpPacket): void {
+    packet.header.padding = false;
+    packet.header.paddingSize = 0;
+    stripExtensions(packet);
+    for (const listener of this.listeners) {
+      if (listener.media.video) listener.onVideoPacket(packet.clone(), false);
     }
   }
 
