@@ -35,6 +35,8 @@ export interface CanvasPublisherSample {
   /** Video sent since the last reading, kbit/s. */
   sentKbps: number;
   qualityLimitationReason: string | undefined;
+  /** Round trip to the stage from its receiver reports, ms. */
+  roundTripMs: number | undefined;
   frameWidth: number | undefined;
   framesPerSecond: number | undefined;
 }
@@ -46,6 +48,7 @@ const readingSchema = z.object({
   target: z.number().optional(),
   bytesSent: z.number(),
   framesSent: z.number(),
+  roundTripTime: z.number().optional(),
   reason: z.string().optional(),
   frameWidth: z.number().optional(),
   framesPerSecond: z.number().optional(),
@@ -102,6 +105,7 @@ export async function watchCanvasPublisher(
       targetKbps: kbps(now.target),
       sentKbps: ((now.bytesSent - last.bytesSent) * 8) / Math.max(now.at - last.at, 1),
       qualityLimitationReason: now.reason,
+      roundTripMs: now.roundTripTime === undefined ? undefined : now.roundTripTime * 1000,
       frameWidth: now.frameWidth,
       framesPerSecond: now.framesPerSecond,
     };
@@ -119,6 +123,6 @@ export function describeSample(sample: CanvasPublisherSample): string {
     `t=${sample.seconds.toFixed(1)} s: estimate ${value(sample.estimateKbps)} kbit/s, ` +
     `encoder target ${value(sample.targetKbps)} kbit/s, sent ${value(sample.sentKbps)} kbit/s, ` +
     `${sample.frameWidth ?? '?'} px wide at ${sample.framesPerSecond ?? '?'} fps, ` +
-    `limited by ${sample.qualityLimitationReason ?? '?'}`
+    `limited by ${sample.qualityLimitationReason ?? '?'}, RTT ${value(sample.roundTripMs)} ms`
   );
 }

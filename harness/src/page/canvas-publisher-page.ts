@@ -21,6 +21,8 @@ export interface CanvasPublisherReading {
   target: number | undefined;
   bytesSent: number;
   framesSent: number;
+  /** Round trip from the stage's receiver reports, s: grows as a queue on the path fills. */
+  roundTripTime: number | undefined;
   reason: string | undefined;
   frameWidth: number | undefined;
   framesPerSecond: number | undefined;
@@ -137,7 +139,10 @@ window.canvasPublisher = {
     const report = await peer.getStats();
     let estimate: number | undefined;
     let outbound: Record<string, unknown> | undefined;
+    let roundTripTime: number | undefined;
     report.forEach((entry: Record<string, unknown>) => {
+      if (entry.type === 'remote-inbound-rtp' && entry.kind === 'video')
+        roundTripTime = numberOr(entry.roundTripTime);
       const available = numberOr(entry.availableOutgoingBitrate);
       if (entry.type === 'candidate-pair' && available !== undefined) estimate = available;
       if (entry.type === 'outbound-rtp' && entry.kind === 'video') outbound = entry;
@@ -150,6 +155,7 @@ window.canvasPublisher = {
       target: numberOr(outbound?.targetBitrate),
       bytesSent: numberOr(outbound?.bytesSent) ?? 0,
       framesSent: numberOr(outbound?.framesSent) ?? 0,
+      roundTripTime,
       reason: typeof reason === 'string' ? reason : undefined,
       frameWidth: numberOr(outbound?.frameWidth),
       framesPerSecond: numberOr(outbound?.framesPerSecond),
