@@ -22,6 +22,8 @@ export interface CanvasPublisherOptions {
    * the publisher as the stage left it before issue 27, for the figures before and after.
    */
   withoutFeedback?: boolean;
+  /** Grain under a moving bar, 720p held, instead of full-range noise (page/canvas-publisher-page.ts). */
+  grain?: boolean;
 }
 
 /** One reading of the publisher's own stats. */
@@ -70,7 +72,7 @@ export async function startCanvasPublisher(
   page: Page,
   options: CanvasPublisherOptions,
 ): Promise<void> {
-  const given = { width: 1280, height: 720, withoutFeedback: false, ...options };
+  const given = { width: 1280, height: 720, withoutFeedback: false, grain: false, ...options };
   await page.evaluate((start) => window.canvasPublisher.start(start), given);
 }
 

@@ -11,6 +11,13 @@ export interface CanvasPublisherStart {
   height: number;
   /** Leaves the offer's transport-wide CC and REMB lines out (the stage before issue 27). */
   withoutFeedback: boolean;
+  /**
+   * Grain (noise of ±24 around grey) under a moving bar rather than full-range noise: a picture an
+   * encoder can send at any rate, more sharply the more it may send, at 720p held
+   * (`maintain-resolution`). Full-range noise makes libwebrtc's quality scaler shrink the picture
+   * to 320x180, whose rate it caps at 600 kbit/s, whatever the link.
+   */
+  grain: boolean;
 }
 
 /** One reading of the publisher's own stats (bit/s, bytes, ms). */
@@ -47,7 +54,7 @@ let peer: RTCPeerConnection | undefined;
 let resource: { url: string; token: string } | undefined;
 let connectedAt = 0;
 
-function noiseCanvas(width: number, height: number): HTMLCanvasElement {
+function noiseCanvas(width: number, height: number, grain: boolean): HTMLCanvasElement {
   const noise = document.createElement('canvas');
   noise.width = width;
   noise.height = height;
@@ -56,24 +63,32 @@ function noiseCanvas(width: number, height: number): HTMLCanvasElement {
   const image = context.createImageData(width, height);
   const pixels = new Uint32Array(image.data.buffer);
   for (let index = 0; index < pixels.length; index += 1) {
-    pixels[index] = (Math.random() * 0xffffffff) | 0xff000000;
+    const grey = 104 + Math.floor(Math.random() * 48);
+    pixels[index] = grain
+      ? 0xff000000 | (grey << 16) | (grey << 8) | grey
+      : (Math.random() * 0xffffffff) | 0xff000000;
   }
   context.putImageData(image, 0, 0);
   return noise;
 }
 
-function drawnTrack(width: number, height: number): MediaStreamTrack {
+function drawnTrack(width: number, height: number, grain: boolean): MediaStreamTrack {
   const canvas = document.createElement('canvas');
   canvas.width = width;
   canvas.height = height;
   document.body.append(canvas);
   const context = canvas.getContext('2d');
   if (!context) throw new Error('no 2d context');
-  const noise = noiseCanvas(width * 2, height * 2);
+  const noise = noiseCanvas(width * 2, height * 2, grain);
+  let frame = 0;
   const draw = () => {
     const x = Math.floor(Math.random() * width);
     const y = Math.floor(Math.random() * height);
     context.drawImage(noise, x, y, width, height, 0, 0, width, height);
+    if (!grain) return;
+    frame += 1;
+    context.fillStyle = '#f0f0f0';
+    context.fillRect((frame * 8) % width, 0, width / 16, height);
   };
   draw();
   setInterval(draw, 1000 / 30);
@@ -111,9 +126,17 @@ window.canvasPublisher = {
   async start(options) {
     const connection = new RTCPeerConnection();
     peer = connection;
-    connection.addTransceiver(drawnTrack(options.width, options.height), {
-      direction: 'sendonly',
-    });
+    const transceiver = connection.addTransceiver(
+      drawnTrack(options.width, options.height, options.grain),
+      { direction: 'sendonly' },
+    );
+    if (options.grain) {
+      const parameters = transceiver.sender.getParameters();
+      await transceiver.sender.setParameters({
+        ...parameters,
+        degradationPreference: 'maintain-resolution',
+      });
+    }
     await connection.setLocalDescription(await connection.createOffer());
     await gathered(connection);
     const offer = (connection.localDescription?.sdp ?? '')
