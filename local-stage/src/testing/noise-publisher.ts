@@ -1,8 +1,8 @@
 /**
  * A libwebrtc (`@roamhq/wrtc`) WHIP publisher of noise: VP8 of random frames, which an encoder
  * can never compress below what its congestion controller allows, so its send rate shows what
- * the stage's feedback lets it reach (issue 27). `withoutFeedback` offers neither transport-wide
- * CC nor REMB: the publisher of the stage before them.
+ * the stage's feedback lets it reach (issue 27). `feedback: 'none'` offers neither transport-wide
+ * CC nor REMB (the publisher of the stage before them), `'remb'` REMB alone.
  */
 import { randomFillSync } from 'node:crypto';
 import { z } from 'zod';
@@ -39,13 +39,14 @@ export interface NoisePublisher {
   close(): Promise<void>;
 }
 
-/** Removes what asks a receiver for congestion feedback from an offer. */
-export function withoutCongestionFeedback(sdp: string): string {
+/** Removes from an offer what asks a receiver for congestion feedback, all of it or all but REMB. */
+export function withLessFeedback(sdp: string, kept: 'none' | 'remb'): string {
+  const asked = kept === 'remb' ? 'transport-cc' : 'transport-cc|goog-remb';
   return sdp
     .split('\r\n')
     .filter(
       (line) =>
-        !/^a=rtcp-fb:\S+ (transport-cc|goog-remb)$/.test(line) &&
+        !new RegExp(`^a=rtcp-fb:\\S+ (${asked})$`).test(line) &&
         !/^a=extmap:\d+\S* \S*(transport-wide-cc|abs-send-time)/.test(line),
     )
     .join('\r\n');
@@ -57,7 +58,7 @@ export async function publishNoise(options: {
   width?: number;
   height?: number;
   fps?: number;
-  withoutFeedback?: boolean;
+  feedback?: 'all' | 'remb' | 'none';
 }): Promise<NoisePublisher> {
   const width = options.width ?? 640;
   const height = options.height ?? 360;
@@ -79,7 +80,10 @@ export async function publishNoise(options: {
       endpoint: options.endpoint,
       token: options.token,
       peer,
-      editOffer: options.withoutFeedback ? withoutCongestionFeedback : undefined,
+      editOffer: (sdp) =>
+        options.feedback === 'none' || options.feedback === 'remb'
+          ? withLessFeedback(sdp, options.feedback)
+          : sdp,
     });
   } catch (error) {
     clearInterval(timer);

@@ -31,7 +31,7 @@ afterEach(async () => {
 /** A stage with `publishMaxKbps`, a noise publisher on it; its highest estimate over WATCH_MS. */
 async function highestEstimate(
   label: string,
-  options: { withoutFeedback?: boolean; publishMaxKbps?: string } = {},
+  options: { feedback?: 'all' | 'remb' | 'none'; publishMaxKbps?: string } = {},
 ): Promise<{ highest: number; sentKbps: number }> {
   const caps = parsePublishMaxKbps(options.publishMaxKbps);
   if (typeof caps === 'string') throw new Error(caps);
@@ -47,7 +47,7 @@ async function highestEstimate(
   publisher = await publishNoise({
     endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
     token,
-    withoutFeedback: options.withoutFeedback,
+    feedback: options.feedback,
   });
   const started = performance.now();
   let highest = 0;
@@ -79,7 +79,7 @@ const kbps = (bps: number | undefined) => (bps === undefined ? '?' : (bps / 1000
 
 describe('congestion feedback to a libwebrtc WHIP publisher', { timeout: 60_000 }, () => {
   it("lets the publisher's estimate grow far past what it reaches without feedback", async () => {
-    const without = await highestEstimate('without feedback', { withoutFeedback: true });
+    const without = await highestEstimate('without feedback', { feedback: 'none' });
     await publisher?.close();
     publisher = undefined;
     await running?.close();
@@ -98,5 +98,14 @@ describe('congestion feedback to a libwebrtc WHIP publisher', { timeout: 60_000 
     expect(capped.highest).toBeGreaterThan(0);
     expect(capped.highest).toBeLessThanOrEqual(400_000 * 1.05);
     expect(capped.sentKbps).toBeLessThan(400 * 1.25);
+  });
+
+  it('holds a publisher that offers only REMB at or below its cap too', async () => {
+    const capped = await highestEstimate('REMB only, capped at 250 kbit/s', {
+      feedback: 'remb',
+      publishMaxKbps: '250',
+    });
+    expect(capped.highest).toBeGreaterThan(0);
+    expect(capped.highest).toBeLessThanOrEqual(250_000 * 1.05);
   });
 });

@@ -181,6 +181,19 @@ describe('the feedback sent', () => {
     feedback.stop();
   });
 
+  it('guesses nothing for a REMB-only publisher before a second has been measured', () => {
+    const feedback = new CongestionFeedback({ offerSdp: offer(['goog-remb'], []), now: () => now });
+    feedback.answer(weriftAnswer);
+    feedback.attach(transport);
+    arrive(1, 1, 1000);
+    vi.advanceTimersByTime(REMB_INTERVAL_MS - 1);
+    expect(sent).toEqual([]);
+    arrive(2, 2, 1999);
+    vi.advanceTimersByTime(1);
+    expect(sent.map((packet) => decodeRemb(packet).bitrate)).toHaveLength(1);
+    feedback.stop();
+  });
+
   it('sends a REMB-only publisher an estimate above what arrives, never above its cap', () => {
     const feedback = new CongestionFeedback({
       offerSdp: offer(['goog-remb'], []),

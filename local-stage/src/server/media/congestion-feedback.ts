@@ -161,12 +161,15 @@ export class CongestionFeedback {
     }
   }
 
+  /** The cap, and a REMB-only publisher's estimate once a first interval has been measured. */
   private sendRemb(): void {
     const at = this.now();
     const elapsed = at - (this.lastRembAt ?? at);
     this.lastRembAt = at;
-    const estimate = this.transportCc ? Infinity : this.estimate.update(elapsed || 1);
-    const bitrate = Math.min(estimate, this.maxBitrate ?? Infinity);
+    let bitrate = this.maxBitrate ?? Infinity;
+    if (!this.transportCc && elapsed > 0) {
+      bitrate = Math.min(bitrate, this.estimate.update(elapsed));
+    }
     if (this.ssrcs.size === 0 || !Number.isFinite(bitrate)) return;
     if (this.send(encodeRemb(this.senderSsrc, bitrate, [...this.ssrcs].slice(0, 8)))) {
       this.counts.rembMessages += 1;

@@ -60,8 +60,7 @@ export function decodeRemb(packet: Uint8Array): DecodedRemb {
   return { senderSsrc: data.readUInt32BE(4), bitrate, ssrcs };
 }
 
-/** Where a REMB-only publisher's estimate starts, and the least it ever says. */
-export const REMB_START_BPS = 300_000;
+/** The least a REMB-only publisher's estimate ever says. */
 export const REMB_MIN_BPS = 100_000;
 /** Above what arrives, so that the publisher may keep growing (libwebrtc's loss-based +8 %/s). */
 const HEADROOM = 1.5;
@@ -72,14 +71,15 @@ const HIGH_LOSS = 0.1;
  * A receive-rate estimate for a publisher that takes REMB and not transport-wide CC: each second,
  * what arrived (bytes, and packets lost by the gaps in each stream's RTP sequence numbers). With
  * little loss it says half as much again as arrived, so the sender's own loss-based controller
- * stays free to grow; with heavy loss it says 85 % of what arrived. It is loss-based only: a
+ * stays free to grow; with heavy loss it says 85 % of what arrived. It says nothing before its
+ * first second has been measured, so a sender starting high is not pulled down by a guess. It is loss-based only: a
  * delay-based estimate would need abs-send-time, which the publishers that matter replaced with
  * transport-wide CC.
  */
 export class ReceiveRateEstimate {
   private bytes = 0;
   private readonly streams = new Map<number, { highest: number; expected: number; got: number }>();
-  private estimate = REMB_START_BPS;
+  private estimate: number | undefined;
 
   /** A packet of `size` bytes with RTP sequence number `sequenceNumber` on `ssrc` arrived. */
   record(ssrc: number, sequenceNumber: number, size: number): void {
@@ -111,7 +111,7 @@ export class ReceiveRateEstimate {
     this.bytes = 0;
     const loss = expected > 0 ? Math.max(0, 1 - got / expected) : 0;
     if (loss > HIGH_LOSS) this.estimate = arrived * 0.85;
-    else if (arrived > 0) this.estimate = Math.max(this.estimate * 0.95, arrived * HEADROOM);
+    else this.estimate = Math.max((this.estimate ?? 0) * 0.95, arrived * HEADROOM);
     this.estimate = Math.max(REMB_MIN_BPS, this.estimate);
     return this.estimate;
   }
