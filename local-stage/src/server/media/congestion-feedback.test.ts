@@ -1,12 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'sdp-transform';
-import { RtpHeader, RtpPacket, type RtcpPacket } from 'werift';
+import {
+  RTCPeerConnection,
+  RtpHeader,
+  RtpPacket,
+  useTransportWideCC,
+  type RtcpPacket,
+} from 'werift';
 import {
   CongestionFeedback,
   REMB_INTERVAL_MS,
   TRANSPORT_CC_INTERVAL_MS,
   type FeedbackTransport,
 } from './congestion-feedback';
+import { readWhipOffer } from '../http/offer-sdp';
+import { receiveCodec } from './publisher';
 import { decodeRemb } from './remb';
 import { NOT_RECEIVED, TRANSPORT_CC_URI, decodeTransportFeedback } from './transport-cc';
 
@@ -211,5 +219,51 @@ describe('the feedback sent', () => {
     expect(rembs.at(-1)).toBeGreaterThan(1_000_000);
     expect(Math.max(...rembs)).toBeLessThanOrEqual(2_000_000);
     feedback.stop();
+  });
+});
+
+describe("werift's own transport-wide CC", () => {
+  /** A publisher's offer as werift reads it: ICE, DTLS and an SSRC added to `offer`'s. */
+  const publisherOffer = offer(
+    ['transport-cc', 'goog-remb', 'nack', 'nack pli'],
+    [TRANSPORT_CC_URI],
+  )
+    .replace(
+      'c=IN IP4 0.0.0.0\r\n',
+      'c=IN IP4 0.0.0.0\r\na=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\n',
+    )
+    .replace(
+      'a=sendonly\r\n',
+      `a=sendonly\r\na=rtcp-mux\r\na=setup:actpass\r\na=fingerprint:sha-256 ${Array(32).fill('AB').join(':')}\r\na=ssrc:1234 cname:publisher\r\n`,
+    );
+
+  /** werift's receiver after taking `sdp` with the stage's receive codec and extensions. */
+  async function weriftReceiver(sdp: string) {
+    const peer = new RTCPeerConnection({
+      codecs: {
+        video: [receiveCodec({ mimeType: 'video/VP8', payloadType: 96, clockRate: 90_000 })],
+        audio: [],
+      },
+      headerExtensions: { video: [useTransportWideCC()], audio: [] },
+    });
+    await peer.setRemoteDescription({ type: 'offer', sdp });
+    const receiver = peer.getTransceivers()[0]?.receiver;
+    const answer = (await peer.createAnswer()).sdp;
+    await peer.close();
+    return { receiver, answer };
+  }
+
+  it('stays off for the offer werift is given, which the stage trims to NACK, PLI and FIR', async () => {
+    const { receiver, answer } = await weriftReceiver(readWhipOffer(publisherOffer).sdp);
+    // werift starts its generator when the negotiated codec (the offer's) has transport-cc.
+    expect(receiver?.twccEnabled).toBeUndefined();
+    expect(receiver?.receiverTWCC).toBeUndefined();
+    expect(answer).toContain(TRANSPORT_CC_URI);
+    expect(answer).not.toContain('transport-cc');
+  });
+
+  it('would start on the offer as the publisher wrote it (why the trim matters)', async () => {
+    const { receiver } = await weriftReceiver(publisherOffer);
+    expect(receiver?.twccEnabled).toBeDefined();
   });
 });

@@ -5,8 +5,10 @@
  * aircraft's cap (`STAGE_PUBLISH_MAX_KBPS`) for any. Without it libwebrtc's GCC only creeps up
  * on receiver reports (about 8 % a second) and holds its encoder low.
  *
- * werift's own transport-wide CC stays off: it starts only for a codec whose `rtcpFeedback` has
- * `transport-cc`, and the stage's receive codecs have none; the answer gets the line here instead.
+ * werift's own transport-wide CC stays off: it starts when the negotiated codec, which werift takes
+ * from the offer with its feedback lines, has `transport-cc`, and the offer werift is given keeps
+ * NACK, PLI and FIR only (offer-sdp.ts; congestion-feedback.test.ts holds it). The answer gets the
+ * line here instead, from the offer as the publisher wrote it.
  */
 import { parse, write, type MediaDescription } from 'sdp-transform';
 import { RtcpRrPacket, type RtcpPacket, type RtpPacket } from 'werift';

@@ -379,12 +379,8 @@ export class Publisher implements SdpSession {
   }
 }
 
-/**
- * The codec werift receives: the one chosen from the offer, with the feedback werift gives. No
- * `transport-cc` or `goog-remb`: the stage's own congestion-feedback.ts adds them to the answer
- * and sends them (werift's transport-wide CC would start with `transport-cc` here).
- */
-function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
+/** The codec werift receives: the one chosen from the offer, with the feedback the stage gives. */
+export function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
   const video = codec.mimeType !== 'audio/opus';
   return new RTCRtpCodecParameters({
     mimeType: codec.mimeType,
