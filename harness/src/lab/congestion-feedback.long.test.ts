@@ -36,7 +36,9 @@ const UPLINK_KBIT = 1000;
 /** Watched this long after the viewer's first frame; freezes count after the first 10 s. */
 const WATCH_MS = 30_000;
 const SETTLE_MS = 10_000;
-if (LONG && !support.ok) {
+if (!LONG) {
+  console.log('[lab] the congestion-feedback case is skipped: set TAILCAM_LONG_TESTS=1 to run it.');
+} else if (!support.ok) {
   console.warn(labSkippedBanner('the publisher behind a 1 Mbit/s uplink', support.reason));
 }
 
