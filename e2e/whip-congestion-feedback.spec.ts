@@ -1,9 +1,12 @@
 /**
- * Congestion feedback to a browser publisher (issue 27): Chromium publishes a noisy 1280x720
+ * Congestion feedback to a browser publisher (issue 27): Chromium publishes a grainy 1280x720
  * canvas over WHIP on loopback, and the stage's transport-wide CC feedback lets its congestion
  * controller find the link: its estimate passes 1.5 Mbit/s and its encoder's target follows past
- * 1.2 Mbit/s. Without the feedback both stayed near 0.6 Mbit/s. The bounds are loose (this runs
- * on two loaded cores beside the rest of the suite); the bench's `publish` part prints the figures.
+ * 1.2 Mbit/s. Without the feedback both stayed near 0.6 Mbit/s. The encoder holds 720p
+ * (`maintain-resolution`): left to itself, Chromium may start at 320x180 from its 300 kbit/s
+ * start rate and send no more than that size allows until it scales up, which would be the
+ * encoder's figure, not the feedback's. The bounds are loose (two loaded cores, beside the rest of
+ * the suite); the bench's `publish` part prints the figures, Chromium's default among them.
  */
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
@@ -30,15 +33,15 @@ test(`a Chromium WHIP publisher of noisy 720p on loopback is let past ${ESTIMATE
   const publisherPage = await serveCanvasPublisherPage(WHIP_PUBLISHER_PORT);
   try {
     await page.goto(publisherPage.url);
-    await startCanvasPublisher(page, publishToken(STREAM));
+    await startCanvasPublisher(page, {
+      ...publishToken(STREAM),
+      grain: true,
+      holdResolution: true,
+    });
     await expect
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
       .toBe('encoder');
-    const samples = await watchCanvasPublisher(page, {
-      maxMs: 20_000,
-      until: (sample) =>
-        (sample.estimateKbps ?? 0) >= ESTIMATE_KBPS && (sample.targetKbps ?? 0) > TARGET_KBPS,
-    });
+    const samples = await watchCanvasPublisher(page, { maxMs: 20_000 });
     for (const sample of samples) console.log(describeSample(sample));
     const reached = (kbps: (typeof samples)[number]['estimateKbps'][]) =>
       Math.max(0, ...kbps.map((value) => value ?? 0));

@@ -22,8 +22,10 @@ export interface CanvasPublisherOptions {
    * the publisher as the stage left it before issue 27, for the figures before and after.
    */
   withoutFeedback?: boolean;
-  /** Grain under a moving bar, 720p held, instead of full-range noise (page/canvas-publisher-page.ts). */
+  /** Grain under a moving bar instead of full-range noise (page/canvas-publisher-page.ts). */
   grain?: boolean;
+  /** `maintain-resolution`: the encoder keeps 720p and lowers its frame rate instead. */
+  holdResolution?: boolean;
 }
 
 /** One reading of the publisher's own stats. */
@@ -72,7 +74,14 @@ export async function startCanvasPublisher(
   page: Page,
   options: CanvasPublisherOptions,
 ): Promise<void> {
-  const given = { width: 1280, height: 720, withoutFeedback: false, grain: false, ...options };
+  const given = {
+    width: 1280,
+    height: 720,
+    withoutFeedback: false,
+    grain: false,
+    holdResolution: false,
+    ...options,
+  };
   await page.evaluate((start) => window.canvasPublisher.start(start), given);
 }
 

@@ -112,6 +112,7 @@ describe.skipIf(!LONG || !support.ok)('a publisher behind a 1 Mbit/s uplink (iss
       ...product.publishToken(STREAM),
       withoutFeedback,
       grain: true,
+      holdResolution: true,
     });
     await expect
       .poll(async () => (await product.stage.stats()).stages[STREAM]?.publisher?.kind, {

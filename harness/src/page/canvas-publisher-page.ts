@@ -13,11 +13,13 @@ export interface CanvasPublisherStart {
   withoutFeedback: boolean;
   /**
    * Grain (noise of ±24 around grey) under a moving bar rather than full-range noise: a picture an
-   * encoder can send at any rate, more sharply the more it may send, at 720p held
-   * (`maintain-resolution`). Full-range noise makes libwebrtc's quality scaler shrink the picture
-   * to 320x180, whose rate it caps at 600 kbit/s, whatever the link.
+   * encoder can send at any rate, more sharply the more it may send. Full-range noise keeps the
+   * quantizer at its ceiling, so libwebrtc's quality scaler shrinks the picture (to 320x180, whose
+   * rate it caps at 600 kbit/s, whatever the link).
    */
   grain: boolean;
+  /** The sender's `degradationPreference` set to `maintain-resolution`: 720p whatever the rate. */
+  holdResolution: boolean;
 }
 
 /** One reading of the publisher's own stats (bit/s, bytes, ms). */
@@ -130,7 +132,7 @@ window.canvasPublisher = {
       drawnTrack(options.width, options.height, options.grain),
       { direction: 'sendonly' },
     );
-    if (options.grain) {
+    if (options.holdResolution) {
       const parameters = transceiver.sender.getParameters();
       await transceiver.sender.setParameters({
         ...parameters,
