@@ -41,7 +41,11 @@ test(`a Chromium WHIP publisher of noisy 720p on loopback is let past ${ESTIMATE
     await expect
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
       .toBe('encoder');
-    const samples = await watchCanvasPublisher(page, { maxMs: 20_000 });
+    const samples = await watchCanvasPublisher(page, {
+      maxMs: 20_000,
+      until: (sample) =>
+        (sample.estimateKbps ?? 0) >= ESTIMATE_KBPS && (sample.targetKbps ?? 0) > TARGET_KBPS,
+    });
     for (const sample of samples) console.log(describeSample(sample));
     const reached = (kbps: (typeof samples)[number]['estimateKbps'][]) =>
       Math.max(0, ...kbps.map((value) => value ?? 0));
