@@ -26,7 +26,7 @@ const TARGET_KBPS = 1200;
 
 test.use({ launchOptions: chromiumLaunchOptions() });
 
-test(`a Chromium WHIP publisher of noisy 720p on loopback is let past ${ESTIMATE_KBPS} kbit/s, its encoder past ${TARGET_KBPS}`, async ({
+test(`a Chromium WHIP publisher of a grainy 720p canvas on loopback is let past ${ESTIMATE_KBPS} kbit/s, its encoder past ${TARGET_KBPS}`, async ({
   page,
 }) => {
   test.setTimeout(90_000);
