@@ -28,6 +28,7 @@ import { runJoin } from './parts/join';
 import { runKeyFrames } from './parts/keyframes';
 import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
+import { runPublish } from './parts/publish';
 import { runReconnect } from './parts/reconnect';
 import { runToken } from './parts/token';
 
@@ -42,6 +43,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   cycles: runCycles,
   idle: runIdle,
   player: runPlayer,
+  publish: runPublish,
   janus: runJanus,
   keyframes: runKeyFrames,
 };

@@ -64,6 +64,7 @@ async function main(config: StageConfig, log: StageLogger): Promise<void> {
     requestTimeoutMs: config.requestTimeoutMs,
     network,
     turn: config.turn,
+    publishMaxKbps: config.publishMaxKbps,
     // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
     awaitTokenGenerations: true,
     log,

@@ -40,6 +40,8 @@ export interface PublishOverWhipOptions {
   peer: NodePeerConnection;
   /** Edits the answer before it is applied (bitrate hints). */
   editAnswer?: (sdp: string) => string;
+  /** Edits the offer before it is POSTed (tests: a publisher that offers less). */
+  editOffer?: (sdp: string) => string;
 }
 
 /** Offers `peer`'s media at `endpoint`; resolves once the answer is applied. */
@@ -55,7 +57,7 @@ export async function publishOverWhip(options: PublishOverWhipOptions): Promise<
     response = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/sdp', authorization: `Bearer ${token}` },
-      body: offer,
+      body: options.editOffer ? options.editOffer(offer) : offer,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (error) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig, resolveStageNetwork } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session, no publisher cap', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
@@ -20,6 +20,7 @@ describe('stage configuration', () => {
       requestTimeoutMs: 10_000,
       network: { announced: [], announceInterfaces: true, udpPorts: undefined },
       turn: undefined,
+      publishMaxKbps: { everyAircraft: undefined, byAircraft: {} },
     });
   });
 
@@ -105,6 +106,19 @@ describe('stage configuration', () => {
     expect(loadStageConfig({ LOG_LEVEL: '' }, '/repo').logLevel).toBeUndefined();
     expect(() => loadStageConfig({ LOG_LEVEL: 'loud' }, '/repo')).toThrow(
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    );
+  });
+
+  it('caps publishers as STAGE_PUBLISH_MAX_KBPS says, and refuses a value it cannot read', () => {
+    expect(
+      loadStageConfig({ STAGE_PUBLISH_MAX_KBPS: 'N743AS=1500,N953AS=800' }, '/repo').publishMaxKbps,
+    ).toEqual({ everyAircraft: undefined, byAircraft: { N743AS: 1500, N953AS: 800 } });
+    expect(loadStageConfig({ STAGE_PUBLISH_MAX_KBPS: '1500' }, '/repo').publishMaxKbps).toEqual({
+      everyAircraft: 1500,
+      byAircraft: {},
+    });
+    expect(() => loadStageConfig({ STAGE_PUBLISH_MAX_KBPS: 'N1=900' }, '/repo')).toThrow(
+      'STAGE_PUBLISH_MAX_KBPS must be kbit/s (50–100000) for every aircraft, or tail=kbit/s pairs such as N743AS=1500,N953AS=800 (unknown aircraft N1',
     );
   });
 

@@ -27,6 +27,7 @@ import {
 } from '@tailcam/protocol/stage-network';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { DEFAULT_LIMITS, type AdmissionLimits } from './sessions/admission';
+import { parsePublishMaxKbps, type PublishMaxKbps } from './media/publish-max-bitrate';
 import {
   PeerNetworkError,
   peerConnectionLimit,
@@ -49,6 +50,15 @@ const envSchema = z
     STAGE_TOKEN_SECRET: tokenSecretVariable,
     STAGE_FAULTS: flag,
     STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
+    STAGE_PUBLISH_MAX_KBPS: z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        const caps = parsePublishMaxKbps(value);
+        if (typeof caps !== 'string') return caps;
+        context.addIssue({ code: 'custom', message: caps });
+        return z.NEVER;
+      }),
     STAGE_SESSIONS_PER_USER: integer(
       'STAGE_SESSIONS_PER_USER',
       DEFAULT_LIMITS.sessionsPerUser,
@@ -123,6 +133,8 @@ export interface StageConfig {
   network: StageNetworkSettings;
   /** TURN for WHIP/WHEP clients' `Link` headers; unset without TURN_URLS. */
   turn: TurnSettings | undefined;
+  /** Each aircraft's publisher cap, sent as REMB; empty: none. */
+  publishMaxKbps: PublishMaxKbps;
 }
 
 /**
@@ -153,6 +165,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     logFormat: value.LOG_FORMAT,
     network,
     turn: turnSettings(value),
+    publishMaxKbps: value.STAGE_PUBLISH_MAX_KBPS,
   };
 }
 

@@ -8,6 +8,7 @@ import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { turnIceServers, type TurnSettings } from '@tailcam/protocol/turn';
 import { createStageServer } from './http/http-server';
 import { interfacesPeerNetwork, type PeerNetwork } from './media/peer-network';
+import type { PublishMaxKbps } from './media/publish-max-bitrate';
 import { LocalStage, type LocalStageOptions } from './stage/local-stage';
 
 export interface RunningStage {
@@ -38,6 +39,8 @@ export async function startLocalStage(options: {
    * server, like every peer, must reach at its own addresses.
    */
   turn?: TurnSettings;
+  /** Each aircraft's publisher cap, sent as REMB (`STAGE_PUBLISH_MAX_KBPS`); none by default. */
+  publishMaxKbps?: PublishMaxKbps;
 }): Promise<RunningStage> {
   const network = options.network ?? (await interfacesPeerNetwork());
   await network.open();
@@ -49,6 +52,7 @@ export async function startLocalStage(options: {
     limits: options.limits,
     awaitTokenGenerations: options.awaitTokenGenerations,
     log: options.log,
+    publishMaxKbps: options.publishMaxKbps,
   });
   const server = createStageServer({
     stage,

@@ -22,11 +22,13 @@ import {
   RtcpSrPacket,
   useSdesMid,
   type MediaStreamTrack,
+  useTransportWideCC,
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
 import { DEFAULT_LIMITS, type Seat } from '../sessions/admission';
 import { CaptureClock } from './capture-clock';
+import { CongestionFeedback } from './congestion-feedback';
 import { keepEarlyDtls } from './early-dtls';
 import { HeldToken } from '../sessions/join-token';
 import type { SdpSession } from '../http/sdp-endpoint';
@@ -92,6 +94,8 @@ export interface PublisherOptions {
   /** The Bearer token of the POST: the session's PATCH and DELETE must carry the same. */
   token: string;
   offer: WhipOffer;
+  /** The offer as the publisher wrote it: the congestion feedback it takes (werift's is trimmed). */
+  offeredSdp?: string;
   /** Its seat at the stage's admission (admission.ts): its connecting slot, its PATCH count. */
   seat: Seat;
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
@@ -102,6 +106,8 @@ export interface PublisherOptions {
   connectTimeoutMs?: number;
   /** The addresses and ports the stage announces (peer-network.ts). */
   network: PeerNetworkPlan;
+  /** The aircraft's cap in bit/s (`STAGE_PUBLISH_MAX_KBPS`), sent as REMB; none if undefined. */
+  maxBitrate?: number;
 }
 
 export class Publisher implements SdpSession {
@@ -141,6 +147,8 @@ export class Publisher implements SdpSession {
   private videoReceiving = false;
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
+  /** Transport-wide CC feedback and REMB to the publisher (congestion-feedback.ts). */
+  readonly congestion: CongestionFeedback;
 
   private readonly connectTimeoutMs: number;
 
@@ -174,6 +182,10 @@ export class Publisher implements SdpSession {
     this.onKeyFrameRequested = options.onKeyFrameRequested ?? (() => undefined);
     this.log = options.log ?? silentLogger();
     this.network = options.network;
+    this.congestion = new CongestionFeedback({
+      offerSdp: options.offeredSdp ?? options.offer.sdp,
+      maxBitrate: options.maxBitrate,
+    });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
       connected: () => this.onConnected(),
@@ -190,8 +202,12 @@ export class Publisher implements SdpSession {
         audio: this.audio ? [receiveCodec(this.audio)] : [],
       },
       headerExtensions: {
-        video: [useSdesMid(), ...simulcastHeaderExtensions(options.offer.rids)],
-        audio: [useSdesMid()],
+        video: [
+          useSdesMid(),
+          ...simulcastHeaderExtensions(options.offer.rids),
+          useTransportWideCC(),
+        ],
+        audio: [useSdesMid(), useTransportWideCC()],
       },
       iceServers: [],
       iceLite: true,
@@ -254,6 +270,7 @@ export class Publisher implements SdpSession {
       transport.iceTransport.connection.stunServer = undefined;
       keepEarlyDtls(transport);
       transport.onRtcp.subscribe((packet) => this.onRtcp(packet));
+      this.congestion.attach(transport);
     }
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
@@ -262,8 +279,10 @@ export class Publisher implements SdpSession {
       throw new NoFreePortError();
     }
     this.connectTimer = setTimeout(() => this.close('connect-timeout'), this.connectTimeoutMs);
-    return withoutReceiveOnlyStreams(
-      withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),
+    return this.congestion.answer(
+      withoutReceiveOnlyStreams(
+        withoutParameterSets(withSessionIceLite(this.peer.localDescription?.sdp ?? '')),
+      ),
     );
   }
 
@@ -350,6 +369,7 @@ export class Publisher implements SdpSession {
     clearTimeout(this.connectTimer);
     this.connection.stop();
     for (const layer of this.layers.all) layer.keyFrames.close();
+    this.congestion.stop();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
     this.onStateChange(this);
@@ -368,7 +388,10 @@ export class Publisher implements SdpSession {
   }
 
   private onVideo(packet: RtpPacket, layer: VideoLayer): void {
-    if (packet.payload.length === 0) return; // padding
+    if (packet.payload.length === 0) {
+      this.onVideoPadding(packet, layer);
+      return;
+    }
     this.videoPackets += 1;
     const now = performance.now();
     const keyFrameStart = layer.receive(packet, now);
@@ -377,6 +400,20 @@ export class Publisher implements SdpSession {
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart, layer);
+    }
+  }
+
+  /**
+   * Padding on the video's SSRC: libwebrtc's bandwidth probes, sent once the stage gives it
+   * transport-wide feedback (congestion-feedback.ts). It goes on as an empty packet (its padding
+   * left out), so that a viewer sees no gap in the sequence numbers to NACK or count as lost.
+   */
+  private onVideoPadding(packet: RtpPacket, layer: VideoLayer): void {
+    packet.header.padding = false;
+    packet.header.paddingSize = 0;
+    stripExtensions(packet);
+    for (const listener of this.listeners) {
+      if (listener.media.video) listener.onVideoPacket(packet.clone(), false, layer);
     }
   }
 
@@ -400,7 +437,7 @@ export class Publisher implements SdpSession {
 }
 
 /** The codec werift receives: the one chosen from the offer, with the feedback the stage gives. */
-function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
+export function receiveCodec(codec: PublishedCodec): RTCRtpCodecParameters {
   const video = codec.mimeType !== 'audio/opus';
   return new RTCRtpCodecParameters({
     mimeType: codec.mimeType,

@@ -40,6 +40,7 @@ import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
 import { silentLogger, type StageLogger } from '../../stage-log';
+import { publishMaxBitrate, type PublishMaxKbps } from '../media/publish-max-bitrate';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];
@@ -56,6 +57,8 @@ export interface LocalStageOptions {
   log?: StageLogger;
   /** What every peer connection announces (peer-network.ts: resolved before the stage starts). */
   network: PeerNetwork;
+  /** Each aircraft's publisher cap, sent as REMB (publish-max-bitrate.ts); none if unset. */
+  publishMaxKbps?: PublishMaxKbps;
 }
 
 export class LocalStage {
@@ -258,6 +261,7 @@ export class LocalStage {
       tokenId: claims.jti,
       token,
       offer,
+      offeredSdp: offerSdp,
       seat,
       onKeyFrameRequested: () => {
         if (publisher.kind === 'camera') this.cameraLink.send({ type: 'key-frame', stageId });
@@ -266,6 +270,7 @@ export class LocalStage {
       log: this.log,
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       network: this.network,
+      maxBitrate: publishMaxBitrate(this.options.publishMaxKbps, stageId),
     });
     entry.publishers.set(publisher.id, publisher);
     let answer: string;

@@ -1,0 +1,190 @@
+// Issue 27 §1 in the network lab, behind TAILCAM_LONG_TESTS=1: a Chromium WHIP publisher of a
+// grainy 720p canvas (720p held, so it always wants more than the link) behind a 1 Mbit/s uplink,
+// its viewer in the app on the stage's host. With the
+// stage's congestion feedback the publisher fits the link: its viewer gets at least 90 % of the
+// frames it sends and is never frozen over a second after the first 10 s. The same publisher
+// offering no feedback is measured beside it and printed, not held to anything (docs/benchmarks.md,
+// "Congestion feedback (issue 27)").
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  describeSample,
+  framesSentBy,
+  startCanvasPublisher,
+  stopCanvasPublisher,
+  watchCanvasPublisher,
+} from '../canvas-publisher';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
+import { bundleForPage } from '../page-scripts';
+import { playback } from '../player';
+import type { Product } from '../product';
+import { signIn } from '../sign-in';
+import { labProduct } from './lab-product';
+import { labSkippedBanner, labSupport } from './lab-support';
+import type { LabNamespace } from './lab-topology';
+import { NetworkLab } from './network-lab';
+
+const LONG = process.env.TAILCAM_LONG_TESTS === '1';
+const support = labSupport();
+const VIEWER = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
+const PAGES_ORIGIN = 'http://pages.tailcam.test';
+const STREAM = 'N954AS';
+const UPLINK_KBIT = 1000;
+/** Watched this long after the viewer's first frame; freezes count after the first 10 s. */
+const WATCH_MS = 30_000;
+const SETTLE_MS = 10_000;
+if (!LONG) {
+  console.log('[lab] the congestion-feedback case is skipped: set TAILCAM_LONG_TESTS=1 to run it.');
+} else if (!support.ok) {
+  console.warn(labSkippedBanner('the publisher behind a 1 Mbit/s uplink', support.reason));
+}
+
+interface Delivery {
+  framesSent: number;
+  framesShown: number;
+  longestFreezeMs: number;
+}
+
+describe.skipIf(!LONG || !support.ok)('a publisher behind a 1 Mbit/s uplink (issue 27)', () => {
+  let lab: NetworkLab;
+  let product: Product;
+  let publicUrl: string;
+  let loginToken: string;
+  const browsers: Browser[] = [];
+  const figures: string[] = [];
+
+  beforeAll(async () => {
+    lab = NetworkLab.create();
+    const started = await labProduct(lab, 'stage', {
+      name: 'lab-congestion',
+      port: 8080,
+      stagePort: 8091,
+      logFile: join(tmpdir(), `tailcam-lab-congestion-${process.pid}.log`),
+    });
+    product = started.product;
+    publicUrl = started.publicUrl;
+    product.addViewer(VIEWER);
+    await product.start();
+    loginToken = await product.loginToken(VIEWER);
+  }, 150_000);
+  afterEach(async () => {
+    await Promise.all(browsers.splice(0).map((browser) => browser.close()));
+    await lab.setConditions('publisher', {});
+  });
+  afterAll(async () => {
+    await product?.dispose();
+    await lab?.dispose();
+    console.log(`[lab] congestion feedback, figures:\n${figures.join('\n')}`);
+  });
+
+  async function browserIn(role: LabNamespace, extraArgs: string[] = []): Promise<Browser> {
+    const browser = await chromium.launch({
+      executablePath: lab.chromiumExecutable(role, chromiumExecutable()),
+      args: [...CHROMIUM_ARGS, ...extraArgs],
+      timeout: 30_000,
+    });
+    browsers.push(browser);
+    return browser;
+  }
+
+  /** The canvas publisher's page, on an origin of its own, in `role`'s namespace. */
+  async function publisherPage(role: LabNamespace): Promise<Page> {
+    const page = await (await browserIn(role)).newPage();
+    const script = await bundleForPage('harness/src/page/canvas-publisher-page.ts');
+    await page.route(`${PAGES_ORIGIN}/**`, (route) =>
+      route.fulfill({
+        contentType: 'text/html; charset=utf-8',
+        body: `<!doctype html><meta charset="utf-8"><title>Canvas publisher</title><script>${script}</script>`,
+      }),
+    );
+    await page.goto(`${PAGES_ORIGIN}/`);
+    return page;
+  }
+
+  /** Publishes from behind the slow uplink and watches from the stage's host. */
+  async function deliver(withoutFeedback: boolean): Promise<Delivery> {
+    const label = withoutFeedback ? 'without feedback' : 'with feedback';
+    const publisher = await publisherPage('publisher');
+    await startCanvasPublisher(publisher, {
+      ...product.publishToken(STREAM),
+      withoutFeedback,
+      grain: true,
+      holdResolution: true,
+    });
+    await expect
+      .poll(async () => (await product.stage.stats()).stages[STREAM]?.publisher?.kind, {
+        timeout: 20_000,
+      })
+      .toBe('encoder');
+    const viewer = await (await browserIn('stage')).newPage();
+    await signIn(viewer, loginToken);
+    await viewer.goto(`${publicUrl}/player/${STREAM}`);
+    await expect
+      .poll(() => playback(viewer).then(({ frames }) => frames), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    const sentAtStart = await framesSentBy(publisher);
+    const shownAtStart = (await playback(viewer)).frames;
+    const startedAt = performance.now();
+    let lastFrames = shownAtStart;
+    let lastNewFrameAt = startedAt;
+    let longestFreezeMs = 0;
+    const watching = watchCanvasPublisher(publisher, {
+      maxMs: WATCH_MS + 10_000,
+      intervalMs: 2000,
+    });
+    while (performance.now() - startedAt < WATCH_MS) {
+      await viewer.waitForTimeout(100);
+      const { frames } = await playback(viewer);
+      const now = performance.now();
+      if (frames > lastFrames) {
+        if (lastNewFrameAt - startedAt >= SETTLE_MS) {
+          longestFreezeMs = Math.max(longestFreezeMs, now - lastNewFrameAt);
+        }
+        lastFrames = frames;
+        lastNewFrameAt = now;
+      }
+    }
+    if (lastNewFrameAt - startedAt >= SETTLE_MS) {
+      longestFreezeMs = Math.max(longestFreezeMs, performance.now() - lastNewFrameAt);
+    }
+    const delivery = {
+      framesSent: (await framesSentBy(publisher)) - sentAtStart,
+      framesShown: lastFrames - shownAtStart,
+      longestFreezeMs: Math.round(longestFreezeMs),
+    };
+    const samples = await watching;
+    await stopCanvasPublisher(publisher);
+    for (const sample of samples) console.log(`[lab] ${label}: ${describeSample(sample)}`);
+    const measured = await lab.measure('publisher', 'stage', { figures: ['rtt'], pings: 5 });
+    figures.push(
+      `publisher behind ${UPLINK_KBIT} kbit/s, ${label}: viewer shown ${delivery.framesShown} of ` +
+        `${delivery.framesSent} frames sent (${Math.round((100 * delivery.framesShown) / Math.max(delivery.framesSent, 1))} %), ` +
+        `longest freeze after ${SETTLE_MS / 1000} s ${delivery.longestFreezeMs} ms; ` +
+        `${lab.describe('publisher', measured).replace(/^\[lab\] /, '')}; load average ${loadavg()
+          .map((load) => load.toFixed(2))
+          .join(' ')}`,
+    );
+    console.log(`[lab] ${figures.at(-1)}`);
+    await expect
+      .poll(async () => (await product.stage.stats()).stages[STREAM]?.publisher?.kind, {
+        timeout: 20_000,
+      })
+      .toBe('camera');
+    return delivery;
+  }
+
+  it(`lets the viewer of a publisher behind ${UPLINK_KBIT} kbit/s see ≥ 90 % of its frames, never frozen over 1 s after 10 s`, async () => {
+    await lab.setConditions('publisher', { rateKbit: UPLINK_KBIT });
+    const withFeedback = await deliver(false);
+    await deliver(true).catch((error: unknown) => {
+      // The figure before issue 27 is printed, not held: without feedback anything may happen.
+      console.log(`[lab] without feedback: ${String(error)}`);
+    });
+    expect(withFeedback.framesSent).toBeGreaterThan(100);
+    expect(withFeedback.framesShown / withFeedback.framesSent).toBeGreaterThanOrEqual(0.9);
+    expect(withFeedback.longestFreezeMs).toBeLessThanOrEqual(1000);
+  }, 240_000);
+});
