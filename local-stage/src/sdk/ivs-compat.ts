@@ -135,7 +135,7 @@ export function realTypedLayerUse(
   stage.on(
     realEvents.STAGE_STREAM_LAYER_SELECTED,
     (
-      _info: Real.StageParticipantInfo,
+      _info: { id: string },
       _stream: { getLayers(): Real.StageStreamLayer[] },
       layer: Real.StageStreamLayer | undefined,
       reason: `${Real.StageStreamLayerSelectedReason}`,

@@ -30,7 +30,7 @@ const secret = new TextEncoder().encode('an-sdk-layers-test-secret-long-enough!!
 const STAGE = 'N953AS';
 let running: StageWithCameras;
 const stages: Stage[] = [];
-const sinks: RTCVideoSink[] = [];
+const sinks: InstanceType<typeof RTCVideoSink>[] = [];
 
 beforeAll(async () => {
   running = await startStageWithCameras({

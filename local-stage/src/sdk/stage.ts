@@ -46,12 +46,22 @@ export interface StageStrategy {
   subscribeConfiguration?(
     participant: StageParticipantInfo,
   ): { simulcast?: { initialLayerPreference?: `${InitialLayerPreference}` } } | undefined;
-  /** A layer of `stream.getLayers()` or its label; undefined or null: the stage chooses. */
+  /**
+   * A layer of `stream.getLayers()` or its label; undefined or null: the stage chooses. Its
+   * parameters are typed `never` so that a strategy typed with the real SDK fits: its stream class
+   * has private members, which no other class can match.
+   */
   preferredLayerForStream?(
-    participant: StageParticipantInfo,
-    stream: RemoteStageStream,
+    participant: never,
+    stream: never,
   ): StageStreamLayer | string | undefined | null;
 }
+
+/** How the local Stage calls `preferredLayerForStream` (see StageStrategy). */
+type PreferredLayerForStream = (
+  participant: StageParticipantInfo,
+  stream: RemoteStageStream,
+) => StageStreamLayer | string | undefined | null;
 
 /** Local-only options (the IVS `StageConfiguration` has no equivalent; all optional). */
 export interface LocalStageConfiguration {
@@ -74,8 +84,10 @@ export class Stage extends TypedEmitter<StageEventMap> {
     emit: (event, ...args) => this.emit(event, ...args),
     wantedMedia: (participant) => this.wantedMedia(participant),
     preferredLayer: (participant, stream) => {
+      const strategy = this.strategy;
+      const ask = strategy.preferredLayerForStream as PreferredLayerForStream | undefined;
       const layer = this.askStrategy('preferredLayerForStream', () =>
-        this.strategy.preferredLayerForStream?.(participant, stream),
+        ask?.call(strategy, participant, stream),
       );
       return typeof layer === 'string' ? layer : (layer?.label ?? null);
     },
