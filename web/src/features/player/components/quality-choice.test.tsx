@@ -102,6 +102,18 @@ describe('the quality choice', () => {
     expect(screen.getByText('Quality: Auto')).toBeInTheDocument();
   });
 
+  it('keeps the choice across a reconnect: the new stage is asked for the same layer', async () => {
+    const { user } = await playingLayered();
+    const choice = await screen.findByRole('combobox', { name: uiText.layers.label });
+    Object.assign(sdk.lastStage, { refreshStrategy: vi.fn() });
+    await user.selectOptions(choice, '180p');
+    const first = sdk.lastStage;
+    act(() => first.dropConnection());
+    await waitFor(() => expect(sdk.stages.length).toBeGreaterThan(1));
+    expect(sdk.lastStage).not.toBe(first);
+    expect(preferred()).toBe('h');
+  });
+
   it('is not shown for a video of one layer', async () => {
     await playingLayered([LAYERS[0]!]);
     await screen.findByRole('button', { name: uiText.player.statsButton });

@@ -22,7 +22,8 @@ export function QualityChoice({
   const showing = layers.adapting && layers.selected ? layers.selected : undefined;
   const autoText = showing ? fillText(text.autoShowing, { layer: layerName(showing) }) : text.auto;
   // A preferred layer that has stopped arriving is still the viewer's choice: keep it listed.
-  const listed = layers.layers.some((layer) => layer.label === layers.preferred);
+  const { preferred } = layers;
+  const listed = layers.layers.some((layer) => layer.label === preferred?.label);
   return (
     <>
       <label htmlFor={id} className="sr-only">
@@ -30,7 +31,7 @@ export function QualityChoice({
       </label>
       <select
         id={id}
-        value={layers.preferred ?? AUTO}
+        value={preferred?.label ?? AUTO}
         title={text.label}
         onChange={(event) => {
           const label = event.target.value === AUTO ? null : event.target.value;
@@ -46,9 +47,7 @@ export function QualityChoice({
             {layerName(layer)}
           </option>
         ))}
-        {layers.preferred !== null && !listed && (
-          <option value={layers.preferred}>{layers.preferred}</option>
-        )}
+        {preferred && !listed && <option value={preferred.label}>{layerName(preferred)}</option>}
       </select>
     </>
   );

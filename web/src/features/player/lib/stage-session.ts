@@ -87,8 +87,8 @@ export class StageSession {
   private disposed = false;
   /** The shown video's layers (a snapshot, replaced on change). */
   private layers: VideoLayers = NO_LAYERS;
-  /** The layer asked for (a label); null: the stage chooses. Kept across rejoins. */
-  private preferredLayer: string | null = null;
+  /** The layer asked for; null: the stage chooses. Kept across rejoins. */
+  private preferredLayer: LayerOption | null = null;
 
   constructor(private readonly options: StageSessionOptions) {
     this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
@@ -145,9 +145,11 @@ export class StageSession {
    * strategy answers the SDK with it from now on, at once and after a rejoin.
    */
   preferLayer(label: string | null): void {
-    if (this.disposed || label === this.preferredLayer) return;
-    this.preferredLayer = label;
-    this.setLayers({ ...this.layers, preferred: label });
+    if (this.disposed || label === (this.preferredLayer?.label ?? null)) return;
+    const layer = this.layers.layers.find((each) => each.label === label);
+    if (label !== null && !layer) return;
+    this.preferredLayer = layer ?? null;
+    this.setLayers({ ...this.layers, preferred: this.preferredLayer });
     this.joined?.stage.refreshStrategy();
   }
 
@@ -190,7 +192,7 @@ export class StageSession {
     try {
       stage = new sdk.Stage(
         participantToken,
-        createViewerStrategy(sdk, () => this.preferredLayer),
+        createViewerStrategy(sdk, () => this.preferredLayer?.label ?? null),
       );
     } catch (error) {
       this.attemptFailed(errorMessage(error));
@@ -308,6 +310,7 @@ export class StageSession {
     if (this.shownVideo) {
       this.shownVideo = undefined;
       this.view?.onVideoRemoved?.();
+      this.setLayers({ ...NO_LAYERS, preferred: this.preferredLayer });
     }
     joined.removeListeners();
     try {

@@ -18,8 +18,8 @@ export interface VideoLayers {
   selected: LayerOption | undefined;
   /** True while the stage chooses (Auto); false once the viewer chose a layer. */
   adapting: boolean;
-  /** The label asked for; null: Auto. */
-  preferred: string | null;
+  /** The layer asked for (as it was when asked: it may have stopped arriving); null: Auto. */
+  preferred: LayerOption | null;
 }
 
 export const NO_LAYERS: VideoLayers = {
