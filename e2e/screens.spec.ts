@@ -49,6 +49,8 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
     await signInByApi(page);
     await page.goto('/player/N743AS');
     await expectVideoPlaying(page);
+    // The camera sends three layers: the 'Quality' select is part of the player's controls.
+    await expect(page.getByRole('combobox', { name: 'Quality' })).toBeVisible();
     await atEveryWidth(page, 'player');
 
     await page.keyboard.press('i');
@@ -57,6 +59,9 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
       .locator('dt', { hasText: /^Glass to glass/ })
       .locator('xpath=following-sibling::dd[1]');
     await expect(latency).toHaveText(/ ms$/);
+    await expect(page.getByRole('region', { name: 'Live stats' })).toContainText(
+      '640 × 360 (f), auto',
+    );
     await expect(page.getByRole('img', { name: /^Connection quality: / })).toBeVisible();
     // On a phone the stats go below the picture, which stays whole; from 640 px they lie over it.
     const stats = page.getByRole('region', { name: 'Live stats' });

@@ -61,6 +61,22 @@ test.describe('Watch all', () => {
     await expect(page.getByRole('img', { name: /^Connection quality: / })).toHaveCount(3);
   });
 
+  test('each tile asks for the layer that fits it: 320x180 in a tile under 640 px wide', async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/watch-all');
+    const pictureWidth = (video: Locator) =>
+      video.evaluate((element: HTMLVideoElement) => element.videoWidth);
+    for (const streamId of STREAM_IDS) {
+      const video = tileVideo(page, streamId);
+      const box = await video.boundingBox();
+      expect(box?.width, `${streamId}'s tile at 1280 px`).toBeLessThan(640);
+      expect(box?.width).toBeGreaterThanOrEqual(320);
+      await expect.poll(() => pictureWidth(video), { timeout: 20_000 }).toBe(320);
+    }
+  });
+
   test('a tile opens its player; a player in another tab joins beside the multi-view', async ({
     page,
     context,

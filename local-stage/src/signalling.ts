@@ -44,6 +44,25 @@ export function iceCandidateMessage(
     : null;
 }
 
+/**
+ * One simulcast layer of a publisher's video, as a subscribed viewer is told of it. `rid` is the
+ * publisher's RTP stream id (IVS's `StageStreamLayer.label`); sizes are null before its first key
+ * frame; `bitrate` (bits a second) and `frameRate` are measured over the last 2 s.
+ */
+export interface LayerDescription {
+  rid: string;
+  width: number | null;
+  height: number | null;
+  bitrate: number;
+  frameRate: number;
+}
+
+/** Why a viewer gets the layer it gets (IVS's StageStreamLayerSelectedReason values). */
+export type LayerSelectedReason = 'selected' | 'unavailable';
+
+/** Which layer a new subscription starts on (IVS's InitialLayerPreference values). */
+export type InitialLayerName = 'lowest_quality' | 'highest_quality';
+
 /** Error categories and codes mirror the IVS SDK's StageErrorCategory / StageErrorCode. */
 export type StageErrorCategoryName = 'JOIN_ERROR' | 'PUBLISH_ERROR' | 'SUBSCRIBE_ERROR';
 
@@ -85,7 +104,11 @@ export type ClientMessage =
       requestId: string;
       participantId: string;
       media: { audio: boolean; video: boolean };
+      /** The layer the video starts on (default: the highest arriving). */
+      initialLayer?: InitialLayerName;
     }
+  /** The layer the viewer prefers for a subscription's video; null: the stage chooses. */
+  | { type: 'preferLayer'; subscriptionId: string; rid: string | null }
   | { type: 'answer'; subscriptionId: string; sdp: string }
   | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
   | { type: 'unsubscribe'; subscriptionId: string }
@@ -110,6 +133,22 @@ export type StageMessage =
     }
   | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
   | { type: 'subscriptionEnded'; subscriptionId: string; reason: string }
+  /**
+   * A simulcast publisher's layers arriving now, highest first, for a subscription to it (sent
+   * when the set or a size changes; a publisher of one encoding has none to tell).
+   */
+  | { type: 'layers'; subscriptionId: string; layers: LayerDescription[] }
+  /**
+   * The layer the stage now sends a subscription (null: none arriving). `adapting`: chosen by the
+   * stage (no preference); `reason` is `unavailable` when the preferred layer is not arriving.
+   */
+  | {
+      type: 'layerSelected';
+      subscriptionId: string;
+      rid: string | null;
+      adapting: boolean;
+      reason: LayerSelectedReason;
+    }
   | {
       type: 'error';
       code: number;

@@ -100,3 +100,25 @@ export const StageParticipantPublishState = {
 } as const;
 export type StageParticipantPublishState =
   (typeof StageParticipantPublishState)[keyof typeof StageParticipantPublishState];
+
+export const RemoteStageStreamEvents = {
+  LAYERS_CHANGED: 'LAYERS_CHANGED',
+  LAYER_SELECTED: 'LAYER_SELECTED',
+  ADAPTION_CHANGED: 'ADAPTION_CHANGED',
+} as const;
+export type RemoteStageStreamEvents =
+  (typeof RemoteStageStreamEvents)[keyof typeof RemoteStageStreamEvents];
+
+export const StageStreamLayerSelectedReason = {
+  UNAVAILABLE: 'unavailable',
+  SELECTED: 'selected',
+} as const;
+export type StageStreamLayerSelectedReason =
+  (typeof StageStreamLayerSelectedReason)[keyof typeof StageStreamLayerSelectedReason];
+
+export const InitialLayerPreference = {
+  LOWEST_QUALITY: 'lowest_quality',
+  HIGHEST_QUALITY: 'highest_quality',
+} as const;
+export type InitialLayerPreference =
+  (typeof InitialLayerPreference)[keyof typeof InitialLayerPreference];

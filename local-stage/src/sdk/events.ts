@@ -4,9 +4,14 @@ import type {
   StageEvents,
   StageLeftReason,
   StageParticipantSubscribeState,
+  StageStreamLayerSelectedReason,
 } from './enums';
 import type { StageError } from './errors';
-import type { RemoteStageStream, StageParticipantInfo as Info } from './participant';
+import type {
+  RemoteStageStream,
+  StageParticipantInfo as Info,
+  StageStreamLayer,
+} from './participant';
 
 export type StageEventMap = {
   [StageEvents.STAGE_CONNECTION_STATE_CHANGED]: (state: StageConnectionState) => void;
@@ -29,9 +34,22 @@ export type StageEventMap = {
   [StageEvents.STAGE_PARTICIPANT_PUBLISH_STATE_CHANGED]: (...args: unknown[]) => void;
   [StageEvents.STAGE_STREAM_MUTE_CHANGED]: (...args: unknown[]) => void;
   [StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED]: (...args: unknown[]) => void;
-  [StageEvents.STAGE_STREAM_LAYERS_CHANGED]: (...args: unknown[]) => void;
-  [StageEvents.STAGE_STREAM_LAYER_SELECTED]: (...args: unknown[]) => void;
-  [StageEvents.STAGE_STREAM_ADAPTION_CHANGED]: (...args: unknown[]) => void;
+  [StageEvents.STAGE_STREAM_LAYERS_CHANGED]: (
+    participant: Info,
+    stream: RemoteStageStream,
+    layers: StageStreamLayer[],
+  ) => void;
+  [StageEvents.STAGE_STREAM_LAYER_SELECTED]: (
+    participant: Info,
+    stream: RemoteStageStream,
+    layer: StageStreamLayer | undefined,
+    reason: StageStreamLayerSelectedReason,
+  ) => void;
+  [StageEvents.STAGE_STREAM_ADAPTION_CHANGED]: (
+    participant: Info,
+    stream: RemoteStageStream,
+    adaption: boolean,
+  ) => void;
   [StageEvents.STAGE_SUBSCRIBER_COUNT_CHANGED]: (...args: unknown[]) => void;
   [StageEvents.STAGE_PARTICIPANT_METADATA_CHANGED]: (...args: unknown[]) => void;
   [StageEvents.STAGE_PARTICIPANT_SUBTITLE_CUE_RECEIVED]: (...args: unknown[]) => void;

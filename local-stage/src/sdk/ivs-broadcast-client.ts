@@ -4,6 +4,8 @@
  * API when STAGE_PROVIDER=local). Built as an IIFE by ../../build.mjs.
  */
 import {
+  InitialLayerPreference,
+  RemoteStageStreamEvents,
   StageConnectionState,
   StageErrorCategory,
   StageErrorCode,
@@ -11,6 +13,7 @@ import {
   StageLeftReason,
   StageParticipantPublishState,
   StageParticipantSubscribeState,
+  StageStreamLayerSelectedReason,
   StageSubscribeStreamType,
   StreamType,
   SubscribeType,
@@ -22,7 +25,7 @@ export { Stage } from './stage';
 export type { StageStrategy } from './stage';
 export { StageError } from './errors';
 export { RemoteStageStream } from './participant';
-export type { StageParticipantInfo } from './participant';
+export type { StageParticipantInfo, StageStreamLayer } from './participant';
 
 export const IVSBroadcastClient = Object.freeze({
   __version: '1.41.0-tailcam-local',
@@ -39,6 +42,9 @@ export const IVSBroadcastClient = Object.freeze({
   StageParticipantSubscribeState,
   StageParticipantPublishState,
   RemoteStageStream,
+  RemoteStageStreamEvents,
+  StageStreamLayerSelectedReason,
+  InitialLayerPreference,
 });
 
 Object.defineProperty(globalThis, 'IVSBroadcastClient', {

@@ -36,6 +36,9 @@ describe('local SDK against the Amazon IVS Web Broadcast SDK 1.41', () => {
     'StageErrorCode',
     'StageParticipantSubscribeState',
     'StageParticipantPublishState',
+    'RemoteStageStreamEvents',
+    'StageStreamLayerSelectedReason',
+    'InitialLayerPreference',
   ] as const;
 
   it.each(exported)('has the same %s members and values as the declarations', (name) => {

@@ -36,6 +36,18 @@ export type EnumChecks = [
       Rendered<Api['StageParticipantPublishState']>
     >
   >,
+  Check<
+    Equal<Rendered<typeof Real.RemoteStageStreamEvents>, Rendered<Api['RemoteStageStreamEvents']>>
+  >,
+  Check<
+    Equal<
+      Rendered<typeof Real.StageStreamLayerSelectedReason>,
+      Rendered<Api['StageStreamLayerSelectedReason']>
+    >
+  >,
+  Check<
+    Equal<Rendered<typeof Real.InitialLayerPreference>, Rendered<Api['InitialLayerPreference']>>
+  >,
 ];
 
 // Every name the local SDK exports is one the real SDK exports too.
@@ -67,7 +79,17 @@ export function realTypedUse(stage: Local.Stage, realEvents: typeof Real.StageEv
 
 // What the local SDK hands out fits the real SDK's shapes (members the app may read).
 type StreamMembers =
-  'id' | 'mediaStreamTrack' | 'isMuted' | 'requestRTCStats' | 'getStats' | 'requestQualityStats';
+  | 'id'
+  | 'mediaStreamTrack'
+  | 'isMuted'
+  | 'isAdapting'
+  | 'requestRTCStats'
+  | 'getStats'
+  | 'requestQualityStats'
+  | 'getLayers'
+  | 'getSelectedLayer'
+  | 'getLowestQualityLayer'
+  | 'getHighestQualityLayer';
 export type StreamShapeCheck = Check<
   Local.RemoteStageStream extends Pick<Real.RemoteStageStream, StreamMembers> ? true : false
 >;
@@ -92,3 +114,42 @@ type QualityEntry = NonNullable<
 export type QualityStatsCheck = Check<
   QualityEntry extends Real.RemoteVideoStats & Real.RemoteAudioStats ? true : false
 >;
+
+// Simulcast layers: the layer object is the real StageStreamLayer, field for field.
+export type LayerShapeCheck = Check<Equal<Local.StageStreamLayer, Real.StageStreamLayer>>;
+
+// A strategy written against the real SDK's layer API is accepted whole by the local Stage, and
+// the local stream's layer events carry what the real ones do.
+declare const realLayerStrategy: Required<
+  Pick<Real.StageStrategy, 'preferredLayerForStream' | 'subscribeConfiguration'>
+> &
+  Real.StageStrategy;
+export const layerStrategyFromRealTypes = (): Local.Stage =>
+  new LocalStage(token, realLayerStrategy);
+export function realTypedLayerUse(
+  stage: Local.Stage,
+  stream: Local.RemoteStageStream,
+  realEvents: typeof Real.StageEvents,
+  realStreamEvents: typeof Real.RemoteStageStreamEvents,
+): void {
+  stage.on(
+    realEvents.STAGE_STREAM_LAYER_SELECTED,
+    (
+      _info: { id: string },
+      _stream: { getLayers(): Real.StageStreamLayer[] },
+      layer: Real.StageStreamLayer | undefined,
+      reason: `${Real.StageStreamLayerSelectedReason}`,
+    ) => void [layer, reason],
+  );
+  stage.on(
+    realEvents.STAGE_STREAM_LAYERS_CHANGED,
+    (_info: unknown, _stream: unknown, layers: Real.StageStreamLayer[]) => void layers,
+  );
+  stream.on(realStreamEvents.LAYERS_CHANGED, (layers: Real.StageStreamLayer[]) => void layers);
+  stream.on(
+    realStreamEvents.LAYER_SELECTED,
+    (layer: Real.StageStreamLayer | undefined, reason: `${Real.StageStreamLayerSelectedReason}`) =>
+      void [layer, reason],
+  );
+  stream.on(realStreamEvents.ADAPTION_CHANGED, (adapting: boolean) => void adapting);
+}

@@ -1,6 +1,7 @@
 /** Parses the stage's messages in the browser (hand-written guards keep the bundle small). */
 import type {
   IceCandidateMessage,
+  LayerDescription,
   MediaKind,
   ParticipantDescription,
   StageErrorCategoryName,
@@ -41,6 +42,21 @@ function candidate(value: unknown): IceCandidateMessage | null | undefined {
     candidate: value.candidate,
     sdpMid: isString(value.sdpMid) ? value.sdpMid : null,
     sdpMLineIndex: typeof value.sdpMLineIndex === 'number' ? value.sdpMLineIndex : null,
+  };
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const size = (value: unknown): number | null => (isCount(value) ? value : null);
+
+function layer(value: unknown): LayerDescription | null {
+  if (!isRecord(value) || !isString(value.rid)) return null;
+  return {
+    rid: value.rid,
+    width: size(value.width),
+    height: size(value.height),
+    bitrate: isCount(value.bitrate) ? value.bitrate : 0,
+    frameRate: isCount(value.frameRate) ? value.frameRate : 0,
   };
 }
 
@@ -112,6 +128,24 @@ export function parseStageMessage(text: string): StageMessage | null {
             type: 'subscriptionEnded',
             subscriptionId: value.subscriptionId,
             reason: isString(value.reason) ? value.reason : 'unknown',
+          }
+        : null;
+    case 'layers':
+      return isString(value.subscriptionId) && Array.isArray(value.layers)
+        ? {
+            type: 'layers',
+            subscriptionId: value.subscriptionId,
+            layers: value.layers.map(layer).filter((each) => each !== null),
+          }
+        : null;
+    case 'layerSelected':
+      return isString(value.subscriptionId) && (isString(value.rid) || value.rid === null)
+        ? {
+            type: 'layerSelected',
+            subscriptionId: value.subscriptionId,
+            rid: value.rid,
+            adapting: value.adapting !== false,
+            reason: value.reason === 'unavailable' ? 'unavailable' : 'selected',
           }
         : null;
     case 'error': {

@@ -1,5 +1,7 @@
 /** Participant info and remote streams, shaped like the IVS SDK's. */
-import { StreamType } from './enums';
+import type { LayerDescription } from '../signalling';
+import { TypedEmitter } from './emitter';
+import { RemoteStageStreamEvents, StageStreamLayerSelectedReason, StreamType } from './enums';
 import { qualityStats, type PacketCount, type RemoteStats } from './quality-stats';
 
 export type StageParticipantCapability = 'publish' | 'subscribe';
@@ -16,13 +18,44 @@ export interface StageParticipantInfo {
   isPublishing: boolean;
 }
 
-/** A stream received from a remote participant (IVS's RemoteStageStream, the parts we have). */
-export class RemoteStageStream {
+/** One simulcast layer of a remote video (IVS's StageStreamLayer: `label` is the layer's rid). */
+export interface StageStreamLayer {
+  label: string;
+  bitrateBps: number;
+  width: number;
+  height: number;
+  framesPerSecond: number;
+  selected: boolean;
+}
+
+export type RemoteStageStreamEventMap = {
+  [RemoteStageStreamEvents.LAYERS_CHANGED]: (layers: StageStreamLayer[]) => void;
+  [RemoteStageStreamEvents.LAYER_SELECTED]: (
+    layer: StageStreamLayer | undefined,
+    reason: StageStreamLayerSelectedReason,
+  ) => void;
+  [RemoteStageStreamEvents.ADAPTION_CHANGED]: (adaption: boolean) => void;
+};
+
+/** Higher quality first: by size, then bitrate, then frame rate (IVS's order). */
+const byQuality = (a: StageStreamLayer, b: StageStreamLayer) =>
+  b.width * b.height - a.width * a.height ||
+  b.bitrateBps - a.bitrateBps ||
+  b.framesPerSecond - a.framesPerSecond;
+
+/**
+ * A stream received from a remote participant (IVS's RemoteStageStream, the parts we have). A
+ * video from a simulcast publisher has layers, as the stage tells them; one from a publisher of
+ * one encoding has none.
+ */
+export class RemoteStageStream extends TypedEmitter<RemoteStageStreamEventMap> {
   readonly streamType: StreamType;
   readonly mediaStreamTrack: MediaStreamTrack;
   readonly participantInfo: StageParticipantInfo;
   isMuted = false;
-  readonly isAdapting = false;
+  private adapting = true;
+  private layers: StageStreamLayer[] = [];
+  private selectedLabel: string | null = null;
   private readonly peer: RTCPeerConnection;
   /** The packet counts of the last quality reading: networkQuality is the loss since then. */
   private lastCount: PacketCount | undefined;
@@ -32,6 +65,7 @@ export class RemoteStageStream {
     participantInfo: StageParticipantInfo,
     peer: RTCPeerConnection,
   ) {
+    super();
     this.mediaStreamTrack = track;
     this.streamType = track.kind === 'audio' ? StreamType.AUDIO : StreamType.VIDEO;
     this.participantInfo = participantInfo;
@@ -62,16 +96,48 @@ export class RemoteStageStream {
 
   setMuted = (_muted: boolean): void => undefined;
 
-  // The local stage sends one layer: no simulcast layers to list or select.
-  getLayers = (): never[] => [];
-  getSelectedLayer = (): undefined => undefined;
-  getLowestQualityLayer = (): undefined => undefined;
-  getHighestQualityLayer = (): undefined => undefined;
-
-  on(_event: string, _callback: (...args: unknown[]) => void): void {}
-  off(_event: string, _callback: (...args: unknown[]) => void): void {}
-  hasListenersFor(_event: string): boolean {
-    return false;
+  /** True while the stage chooses the layer; false once the app has chosen one. */
+  get isAdapting(): boolean {
+    return this.adapting;
   }
-  cleanup(): void {}
+
+  /** The layers arriving now, highest quality first (copies: the app may keep them). */
+  getLayers = (): StageStreamLayer[] => this.layers.map((layer) => ({ ...layer }));
+  getSelectedLayer = (): StageStreamLayer | undefined => {
+    const selected = this.layers.find((layer) => layer.selected);
+    return selected && { ...selected };
+  };
+  getLowestQualityLayer = (): StageStreamLayer | undefined => this.getLayers().at(-1);
+  getHighestQualityLayer = (): StageStreamLayer | undefined => this.getLayers()[0];
+
+  /** Cleans up the stream so that it emits no more events (as IVS's does). */
+  cleanup(): void {
+    this.removeAllListeners();
+  }
+
+  /** The stage's `layers` message (the SDK's own use). */
+  layersArrived(layers: LayerDescription[]): void {
+    this.layers = layers
+      .map((layer) => ({
+        label: layer.rid,
+        bitrateBps: layer.bitrate,
+        width: layer.width ?? 0,
+        height: layer.height ?? 0,
+        framesPerSecond: layer.frameRate,
+        selected: layer.rid === this.selectedLabel,
+      }))
+      .sort(byQuality);
+    this.emit(RemoteStageStreamEvents.LAYERS_CHANGED, this.getLayers());
+  }
+
+  /** The stage's `layerSelected` message (the SDK's own use). */
+  layerSelected(label: string | null, adapting: boolean, reason: StageStreamLayerSelectedReason) {
+    this.selectedLabel = label;
+    for (const layer of this.layers) layer.selected = layer.label === label;
+    if (adapting !== this.adapting) {
+      this.adapting = adapting;
+      this.emit(RemoteStageStreamEvents.ADAPTION_CHANGED, adapting);
+    }
+    this.emit(RemoteStageStreamEvents.LAYER_SELECTED, this.getSelectedLayer(), reason);
+  }
 }

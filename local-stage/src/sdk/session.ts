@@ -4,18 +4,27 @@
  * SubscriptionPeer per subscription the strategy asks for. What an ending means for the app
  * (connection state, `stageLeft`) is the Stage's: the session reports it through its host.
  */
-import type { ParticipantDescription, StageLeftReasonName, StageMessage } from '../signalling';
+import type {
+  InitialLayerName,
+  LayerDescription,
+  ParticipantDescription,
+  StageLeftReasonName,
+  StageMessage,
+} from '../signalling';
 import {
+  RemoteStageStreamEvents,
   StageConnectionState,
   StageErrorCategory,
   StageErrorCode,
   StageEvents,
   StageLeftReason,
   StageParticipantSubscribeState,
+  StageStreamLayerSelectedReason,
+  StreamType,
 } from './enums';
 import { ivsError, stageRaisedError } from './errors';
 import type { EmitStageEvent } from './events';
-import type { StageParticipantInfo } from './participant';
+import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import type { SignalSocket } from './signal-socket';
 import { SubscriptionPeer } from './subscription-peer';
 
@@ -34,12 +43,21 @@ interface Subscription {
   requestId: string;
   id: string | undefined;
   peer: SubscriptionPeer | undefined;
+  /** What the stage told of the video's layers before its stream was there. */
+  layers?: LayerDescription[];
+  selected?: Extract<StageMessage, { type: 'layerSelected' }>;
+  /** The layer preference last sent to the stage (null: the stage chooses). */
+  preferredRid: string | null;
 }
 
 export interface SessionOwner {
   emit: EmitStageEvent;
   /** What the strategy asks of a participant; undefined leaves its subscription as it is. */
   wantedMedia(participant: RemoteParticipant): WantedMedia | undefined;
+  /** The layer the strategy prefers for a video stream (a label); null: the stage chooses. */
+  preferredLayer(participant: StageParticipantInfo, stream: RemoteStageStream): string | null;
+  /** The layer the strategy asks a new subscription's video to start on, if it says. */
+  initialLayer(participant: StageParticipantInfo): InitialLayerName | undefined;
   /** The session ended by itself: the state it leaves the Stage in, and `stageLeft`'s reason. */
   ended(session: Session, state: StageConnectionState, reason?: StageLeftReason): void;
 }
@@ -93,7 +111,10 @@ export class Session {
   /** Asks the strategy again about every participant. */
   refresh(): void {
     if (this.closed) return;
-    for (const participant of this.participants.values()) this.applyStrategy(participant);
+    for (const participant of this.participants.values()) {
+      this.applyStrategy(participant);
+      this.applyLayerPreference(participant);
+    }
   }
 
   /** Leaves on purpose: tells the stage, then ends as IVS's leave does. */
@@ -147,6 +168,9 @@ export class Session {
         // The stage cut the media of a live subscription: for the app, the connection is lost.
         if (this.subscription(message.subscriptionId)) this.lost();
         return;
+      case 'layers':
+      case 'layerSelected':
+        return this.layerNews(message);
       case 'error':
         return this.stageError(message);
       case 'left':
@@ -201,9 +225,16 @@ export class Session {
     if (participant.subscription) return;
     this.requests += 1;
     const requestId = `subscribe-${this.requests}`;
-    participant.subscription = { requestId, id: undefined, peer: undefined };
+    participant.subscription = { requestId, id: undefined, peer: undefined, preferredRid: null };
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
-    this.socket.send({ type: 'subscribe', requestId, participantId: participant.info.id, media });
+    const initialLayer = this.host.initialLayer(participant.info);
+    this.socket.send({
+      type: 'subscribe',
+      requestId,
+      participantId: participant.info.id,
+      media,
+      ...(initialLayer ? { initialLayer } : {}),
+    });
   }
 
   private async answer(offer: Extract<StageMessage, { type: 'offer' }>): Promise<void> {
@@ -222,8 +253,7 @@ export class Session {
       {
         candidate: (candidate) =>
           this.socket.send({ type: 'candidate', subscriptionId, candidate }),
-        tracks: (streams) =>
-          this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, participant.info, streams),
+        tracks: (streams) => this.streamsAdded(participant, subscription, streams),
         connected: () => this.subscribeState(participant, SUBSCRIBED),
         lost: () => this.lost(),
       },
@@ -242,6 +272,77 @@ export class Session {
         ivsError(StageErrorCode.FAILED, StageErrorCategory.SUBSCRIBE_ERROR, String(error)),
       );
     }
+  }
+
+  /**
+   * New streams: their layer events told as the Stage's too (as IVS does), the app told of them,
+   * then what the stage said of the layers before they came, and the strategy's preference.
+   */
+  private streamsAdded(
+    participant: RemoteParticipant,
+    subscription: Subscription,
+    streams: RemoteStageStream[],
+  ): void {
+    const info = participant.info;
+    for (const stream of streams) {
+      stream.on(RemoteStageStreamEvents.LAYERS_CHANGED, (layers) => {
+        this.host.emit(StageEvents.STAGE_STREAM_LAYERS_CHANGED, info, stream, layers);
+        this.applyLayerPreference(participant);
+      });
+      stream.on(RemoteStageStreamEvents.LAYER_SELECTED, (layer, reason) =>
+        this.host.emit(StageEvents.STAGE_STREAM_LAYER_SELECTED, info, stream, layer, reason),
+      );
+      stream.on(RemoteStageStreamEvents.ADAPTION_CHANGED, (adapting) =>
+        this.host.emit(StageEvents.STAGE_STREAM_ADAPTION_CHANGED, info, stream, adapting),
+      );
+    }
+    this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, info, streams);
+    if (subscription.layers || subscription.selected) {
+      const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
+      if (subscription.layers) video?.layersArrived(subscription.layers);
+      if (subscription.selected) this.select(video, subscription.selected);
+    }
+    this.applyLayerPreference(participant);
+  }
+
+  /** The stage's news of a subscription's video layers, given to its stream. */
+  private layerNews(message: Extract<StageMessage, { type: 'layers' | 'layerSelected' }>): void {
+    const subscription = this.subscription(message.subscriptionId);
+    if (!subscription) return;
+    const video = subscription.peer?.streams.find((each) => each.streamType === StreamType.VIDEO);
+    if (message.type === 'layers') {
+      subscription.layers = message.layers;
+      video?.layersArrived(message.layers);
+    } else {
+      subscription.selected = message;
+      this.select(video, message);
+    }
+  }
+
+  private select(
+    video: RemoteStageStream | undefined,
+    message: Extract<StageMessage, { type: 'layerSelected' }>,
+  ): void {
+    const reason =
+      message.reason === 'unavailable'
+        ? StageStreamLayerSelectedReason.UNAVAILABLE
+        : StageStreamLayerSelectedReason.SELECTED;
+    video?.layerSelected(message.rid, message.adapting, reason);
+  }
+
+  /**
+   * Tells the stage the layer the strategy prefers for the participant's video, when that
+   * changes. A label the stream does not list (yet) waits for the next LAYERS_CHANGED.
+   */
+  private applyLayerPreference(participant: RemoteParticipant): void {
+    const subscription = participant.subscription;
+    const video = subscription?.peer?.streams.find((each) => each.streamType === StreamType.VIDEO);
+    if (!subscription?.id || !video || this.closed) return;
+    const rid = this.host.preferredLayer(participant.info, video);
+    if (rid === subscription.preferredRid) return;
+    if (rid !== null && !video.getLayers().some((layer) => layer.label === rid)) return;
+    subscription.preferredRid = rid;
+    this.socket.send({ type: 'preferLayer', subscriptionId: subscription.id, rid });
   }
 
   private subscription(subscriptionId: string): Subscription | undefined {

@@ -17,6 +17,7 @@
  */
 import { TypedEmitter } from './emitter';
 import {
+  type InitialLayerPreference,
   StageConnectionState,
   StageErrorCategory,
   StageErrorCode,
@@ -28,7 +29,7 @@ import {
 import { ivsError, StageError } from './errors';
 import type { StageEventMap } from './events';
 import { joinOnce, joinWithRetries, type JoinedMessage } from './join-loop';
-import type { StageParticipantInfo } from './participant';
+import type { RemoteStageStream, StageParticipantInfo, StageStreamLayer } from './participant';
 import { Session, type RemoteParticipant, type SessionOwner, type WantedMedia } from './session';
 import type { SignalSocket } from './signal-socket';
 import { parseStageToken, type StageTokenClaims } from './token';
@@ -41,10 +42,26 @@ export interface StageStrategy {
   shouldSubscribeToParticipant(
     participant: StageParticipantInfo,
   ): SubscribeType | StageSubscribeStreamType[];
-  subscribeConfiguration?(participant: StageParticipantInfo): unknown;
-  // Not used by the local stage (one layer); typed loosely so any real strategy fits.
-  preferredLayerForStream?: (...args: never[]) => unknown;
+  /** Of IVS's SubscribeConfiguration, the local stage reads `simulcast.initialLayerPreference`. */
+  subscribeConfiguration?(
+    participant: StageParticipantInfo,
+  ): { simulcast?: { initialLayerPreference?: `${InitialLayerPreference}` } } | undefined;
+  /**
+   * A layer of `stream.getLayers()` or its label; undefined or null: the stage chooses. Its
+   * parameters are typed `never` so that a strategy typed with the real SDK fits: its stream class
+   * has private members, which no other class can match.
+   */
+  preferredLayerForStream?(
+    participant: never,
+    stream: never,
+  ): StageStreamLayer | string | undefined | null;
 }
+
+/** How the local Stage calls `preferredLayerForStream` (see StageStrategy). */
+type PreferredLayerForStream = (
+  participant: StageParticipantInfo,
+  stream: RemoteStageStream,
+) => StageStreamLayer | string | undefined | null;
 
 /** Local-only options (the IVS `StageConfiguration` has no equivalent; all optional). */
 export interface LocalStageConfiguration {
@@ -66,6 +83,18 @@ export class Stage extends TypedEmitter<StageEventMap> {
   private readonly host: SessionOwner = {
     emit: (event, ...args) => this.emit(event, ...args),
     wantedMedia: (participant) => this.wantedMedia(participant),
+    preferredLayer: (participant, stream) => {
+      const strategy = this.strategy;
+      const ask = strategy.preferredLayerForStream as PreferredLayerForStream | undefined;
+      const layer = this.askStrategy('preferredLayerForStream', () =>
+        ask?.call(strategy, participant, stream),
+      );
+      return typeof layer === 'string' ? layer : (layer?.label ?? null);
+    },
+    initialLayer: (participant) =>
+      this.askStrategy('subscribeConfiguration', () =>
+        this.strategy.subscribeConfiguration?.(participant),
+      )?.simulcast?.initialLayerPreference,
     ended: (session, state, reason) => {
       if (this.session !== session) return;
       this.session = undefined;
@@ -191,6 +220,16 @@ export class Stage extends TypedEmitter<StageEventMap> {
       audio: kinds.has(StageSubscribeStreamType.AUDIO) && published.includes('audio'),
       video: kinds.has(StageSubscribeStreamType.VIDEO) && published.includes('video'),
     };
+  }
+
+  /** A strategy method's answer; one that throws counts as no answer (as IVS treats it). */
+  private askStrategy<T>(name: string, ask: () => T): T | undefined {
+    try {
+      return ask();
+    } catch (error) {
+      console.error(`[IVSBroadcastClient] ${name} threw`, error);
+      return undefined;
+    }
   }
 
   private setState(state: StageConnectionState): void {

@@ -103,6 +103,17 @@ export const uiText = {
     millisecondsValue: '{value} ms',
     percentValue: '{value} %',
     noValue: '–',
+    layer: 'Layer',
+    layerValue: '{width} × {height} ({label}), {mode}',
+    layerAuto: 'auto',
+    layerChosen: 'chosen',
+  },
+  layers: {
+    label: 'Quality',
+    auto: 'Auto',
+    autoShowing: 'Auto ({layer})',
+    layer: '{height}p',
+    announced: 'Quality: {choice}',
   },
   quality: {
     label: 'Connection quality: {quality}',

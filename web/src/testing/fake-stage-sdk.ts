@@ -16,6 +16,8 @@ export const StageEvents = {
   STAGE_PARTICIPANT_STREAMS_REMOVED: 'stageParticipantStreamsRemoved',
   ERROR: 'error',
   STAGE_LEFT: 'stageLeft',
+  STAGE_STREAM_LAYERS_CHANGED: 'stageStreamLayersChanged',
+  STAGE_STREAM_LAYER_SELECTED: 'stageStreamLayerSelected',
 } as const;
 
 export const StageConnectionState = {

@@ -38,7 +38,8 @@ import {
   withOutgoingLoss,
   type ForwardingCounts,
 } from './forwarding';
-import { LayerSwitch, type VideoLayer } from './layers';
+import { LayerReports } from './layer-reports';
+import { isHigher, LayerSwitch, type VideoLayer } from './layers';
 import type { FeedListener, Publisher } from './publisher';
 import {
   NO_FREE_PORT,
@@ -47,7 +48,12 @@ import {
   type PeerNetworkPlan,
 } from './peer-network';
 import { asDtlsServer, withSessionIceLite } from './sdp';
-import { STAGE_ERROR_CODES, type IceCandidateMessage, type StageMessage } from '../../signalling';
+import {
+  STAGE_ERROR_CODES,
+  type IceCandidateMessage,
+  type InitialLayerName,
+  type StageMessage,
+} from '../../signalling';
 import { silentLogger, type StageLogger } from '../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
@@ -103,6 +109,8 @@ export interface SubscriptionOptions {
   log?: StageLogger;
   /** The addresses and ports the stage announces (peer-network.ts). */
   network: PeerNetworkPlan;
+  /** The layer a simulcast publisher's video starts on (default: the highest arriving). */
+  initialLayer?: InitialLayerName;
 }
 
 export class Subscription implements FeedListener {
@@ -121,6 +129,10 @@ export class Subscription implements FeedListener {
   private readonly audioForwarder: TrackForwarder | undefined;
   /** The layer of the publisher's video the viewer gets. */
   private readonly layerSwitch: LayerSwitch;
+  /** The layer the viewer prefers (a rid); null: the stage chooses. */
+  private preferredRid: string | null = null;
+  private readonly startLowest: boolean;
+  private readonly layerReports: LayerReports;
   private lossPercentValue = 0;
   /** Takes the loss fault off the transports again, while it is on. */
   private lossOff: (() => void)[] | undefined;
@@ -156,8 +168,10 @@ export class Subscription implements FeedListener {
     this.connectTimeoutMs = options.connectTimeoutMs ?? ANSWER_TIMEOUT_MS;
     this.log = options.log ?? silentLogger();
     this.network = options.network;
+    this.startLowest = options.initialLayer === 'lowest_quality';
+    this.layerReports = new LayerReports(this.id, this.send);
     this.layerSwitch = new LayerSwitch({
-      target: () => this.publisher.layers.best,
+      target: () => this.preferredLayer() ?? this.publisher.layers.best,
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
     });
     this.connection = new ConnectionWatch({
@@ -347,9 +361,60 @@ export class Subscription implements FeedListener {
     await this.peer.addIceCandidate(candidate).catch(() => undefined);
   }
 
+  /**
+   * The viewer's preferred layer (a rid of the publisher's; null: the stage chooses), moved to at
+   * its next key frame. An error message when the publisher has no such layer (nothing changes).
+   */
+  preferLayer(rid: string | null): string | undefined {
+    const rids = this.publisher.layers.all.map((layer) => layer.rid);
+    if (rid !== null && !rids.includes(rid)) {
+      const known = rids.filter((each) => each !== null);
+      return `No layer '${rid}' in this video (${known.length > 0 ? `its layers: ${known.join(', ')}` : 'it has one encoding'})`;
+    }
+    this.preferredRid = rid;
+    this.layerReports.preferenceChanged();
+    return undefined;
+  }
+
+  /**
+   * The layer the viewer asked for, while it arrives (else the stage chooses: the viewer is told
+   * 'unavailable'); or, asked to start lowest, the lowest arriving until the video opens.
+   */
+  private preferredLayer(): VideoLayer | undefined {
+    const now = performance.now();
+    if (this.preferredRid !== null) {
+      const preferred = this.publisher.layers.byRid(this.preferredRid);
+      return preferred?.arriving(now) ? preferred : undefined;
+    }
+    if (!this.startLowest || this.videoOpen) return undefined;
+    let lowest: VideoLayer | undefined;
+    for (const layer of this.publisher.layers.all) {
+      if (layer.arriving(now) && (lowest === undefined || isHigher(lowest, layer, now))) {
+        lowest = layer;
+      }
+    }
+    return lowest;
+  }
+
   onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void {
     if (!this.videoSender) return;
-    if (!this.layerSwitch.accept(packet, layer, keyFrameStart, performance.now())) return;
+    const now = performance.now();
+    const accepted = this.layerSwitch.accept(packet, layer, keyFrameStart, now);
+    if (this.videoOpen) {
+      this.layerReports.check(
+        now,
+        this.publisher.layers,
+        this.layerSwitch.current,
+        this.preferredRid,
+      );
+    }
+    // Moving to another layer: asked again until its key frame comes (a PLI may be lost, and
+    // KeyFrameRequests sends one again only once the last is `pendingMs` old).
+    const wanted = this.layerSwitch.wanted;
+    if (wanted !== undefined && wanted !== this.layerSwitch.current && this.videoOpen) {
+      this.publisher.requestKeyFrame(false, wanted);
+    }
+    if (!accepted) return;
     if (this.videoOpen) {
       this.forward(packet);
       return;

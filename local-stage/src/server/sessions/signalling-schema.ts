@@ -15,6 +15,15 @@ const candidate = z
   })
   .nullable();
 
+/** An RTP stream id as offers carry them (RFC 8851: letters, digits, `-` and `_`). */
+const rid = z.string().regex(/^[A-Za-z0-9_-]{1,16}$/, 'a rid is 1 to 16 letters, digits, - or _');
+
+export const preferLayerSchema = z.object({
+  type: z.literal('preferLayer'),
+  subscriptionId: id,
+  rid: rid.nullable(),
+});
+
 export const clientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('join'), token: z.string().min(1).max(8192) }),
   z.object({
@@ -22,15 +31,20 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
     requestId: id,
     participantId: id,
     media: z.object({ audio: z.boolean(), video: z.boolean() }),
+    initialLayer: z.enum(['lowest_quality', 'highest_quality']).optional(),
   }),
+  preferLayerSchema,
   z.object({ type: z.literal('answer'), subscriptionId: id, sdp }),
   z.object({ type: z.literal('candidate'), subscriptionId: id, candidate }),
   z.object({ type: z.literal('unsubscribe'), subscriptionId: id }),
   z.object({ type: z.literal('leave') }),
 ]) satisfies z.ZodType<ClientMessage>;
 
-/** The message in `text`, or null when it is not valid JSON or not a known message. */
-export function parseClientMessage(text: string): ClientMessage | null {
+/**
+ * The message in `text`; null when it is not valid JSON or not a known message. A `preferLayer`
+ * that does not parse is refused on its own (`invalid`, saying why): the session goes on.
+ */
+export function parseClientMessage(text: string): ClientMessage | { invalid: string } | null {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -38,5 +52,11 @@ export function parseClientMessage(text: string): ClientMessage | null {
     return null;
   }
   const parsed = clientMessageSchema.safeParse(json);
-  return parsed.success ? parsed.data : null;
+  if (parsed.success) return parsed.data;
+  if (typeof json === 'object' && json !== null && 'type' in json && json.type === 'preferLayer') {
+    const issues = preferLayerSchema.safeParse(json).error?.issues ?? [];
+    const why = issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`);
+    return { invalid: `Invalid preferLayer (${why.join('; ')})` };
+  }
+  return null;
 }

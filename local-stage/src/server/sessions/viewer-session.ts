@@ -10,6 +10,7 @@ import {
   CLOSE_CODES,
   STAGE_ERROR_CODES,
   type ClientMessage,
+  type InitialLayerName,
   type ParticipantDescription,
   type StageErrorCategoryName,
   type StageLeftReasonName,
@@ -132,8 +133,12 @@ export class ViewerSession {
     this.send({ type: 'participantLeft', participantId: publisherId });
   }
 
-  private async handle(message: ClientMessage): Promise<void> {
+  private async handle(message: ClientMessage | { invalid: string }): Promise<void> {
     if (this.stateValue === 'closed') return;
+    if ('invalid' in message) {
+      if (this.stateValue !== 'joined') return this.protocolError();
+      return this.refusePreference(message.invalid);
+    }
     if (message.type === 'join') {
       if (this.stateValue !== 'awaiting-join') return this.protocolError();
       return this.join(message.token);
@@ -141,7 +146,19 @@ export class ViewerSession {
     if (this.stateValue !== 'joined') return this.protocolError();
     switch (message.type) {
       case 'subscribe':
-        return this.subscribe(message.requestId, message.participantId, message.media);
+        return this.subscribe(
+          message.requestId,
+          message.participantId,
+          message.media,
+          message.initialLayer,
+        );
+      case 'preferLayer': {
+        const subscription = this.subscriptions.get(message.subscriptionId);
+        if (!subscription) return this.refusePreference('No such subscription');
+        const refused = subscription.preferLayer(message.rid);
+        if (refused) this.refusePreference(refused);
+        return;
+      }
       case 'answer':
         await this.subscriptions.get(message.subscriptionId)?.answer(message.sdp);
         return;
@@ -182,6 +199,7 @@ export class ViewerSession {
     requestId: string,
     publisherId: string,
     asked: { audio: boolean; video: boolean },
+    initialLayer: InitialLayerName | undefined,
   ): Promise<void> {
     const publisher = this.stageId ? this.stage.publisherOf(this.stageId, publisherId) : undefined;
     const refuse = (code: number, message: string) =>
@@ -217,6 +235,7 @@ export class ViewerSession {
       send: (message) => this.send(message),
       log: this.stage.log,
       network: this.stage.peerNetwork,
+      ...(initialLayer ? { initialLayer } : {}),
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);
         this.stage.subscriptionClosed(closed);
@@ -240,6 +259,17 @@ export class ViewerSession {
       fatal: true,
     });
     this.closeSocket(CLOSE_CODES.joinRefused, 'join refused');
+  }
+
+  /** A layer preference the stage cannot follow: said so, and nothing else changes. */
+  private refusePreference(message: string): void {
+    this.send({
+      type: 'error',
+      code: STAGE_ERROR_CODES.FAILED,
+      category: 'SUBSCRIBE_ERROR',
+      message,
+      fatal: false,
+    });
   }
 
   private protocolError(): void {

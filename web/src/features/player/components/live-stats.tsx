@@ -1,14 +1,21 @@
 import { uiText } from '@/config/ui-text';
 import { figureRows } from '../lib/format-figures';
 import type { PlaybackFigures } from '../lib/playback-stats';
+import type { VideoLayers } from '../lib/video-layers';
 
 /**
  * 'Live stats' over the top left of the video, and below it on a screen narrower than 640 px, where
  * it would hide most of the picture (docs/product.md#live-stats). Not a live region:
  * figures that change every second would drown a screen reader; they are read on demand.
  */
-export function LiveStatsPanel({ figures }: { figures: PlaybackFigures | undefined }) {
-  const rows = figureRows(figures ?? { glassToGlassIsEstimate: false });
+export function LiveStatsPanel({
+  figures,
+  layers,
+}: {
+  figures: PlaybackFigures | undefined;
+  layers?: VideoLayers;
+}) {
+  const rows = figureRows(figures ?? { glassToGlassIsEstimate: false }, layers);
   return (
     <section
       aria-labelledby="live-stats-title"

@@ -13,6 +13,10 @@ import { LiveVideo } from './live-video';
 // (below): the first load carries only what the first picture needs (docs/benchmarks.md).
 const loadLiveStats = () => import('./live-stats');
 const loadKeyboardHelp = () => import('./keyboard-help-dialog');
+const loadQualityChoice = () => import('./quality-choice');
+const QualityChoice = lazy(() =>
+  loadQualityChoice().then((module) => ({ default: module.QualityChoice })),
+);
 const LiveStatsPanel = lazy(() =>
   loadLiveStats().then((module) => ({ default: module.LiveStatsPanel })),
 );
@@ -38,7 +42,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   const { announcement, announce } = useAnnouncer();
   const { shortcuts } = uiText;
   const live = useLiveVideo(streamId, { frameDetail: statsOpen });
-  const { state, videoRef, figures, quality } = live;
+  const { state, videoRef, figures, quality, layers, preferLayer } = live;
   const connected = state.status === 'connected';
   const playing = connected && !state.waitingForVideo;
   const showStats = playing && statsOpen;
@@ -89,7 +93,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
       {showStats && (
         <ErrorBoundary fallback={null}>
           <Suspense fallback={null}>
-            <LiveStatsPanel figures={figures} />
+            <LiveStatsPanel figures={figures} layers={layers} />
           </Suspense>
         </ErrorBoundary>
       )}
@@ -99,6 +103,19 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
         className="absolute top-2 right-2 z-10 flex items-center gap-1.5 sm:top-3 sm:right-3"
       >
         {quality && <ConnectionQualityBadge quality={quality} />}
+        {playing && layers.layers.length > 1 && (
+          <ErrorBoundary fallback={null}>
+            <Suspense fallback={null}>
+              <QualityChoice
+                layers={layers}
+                onChoose={(label, announcement) => {
+                  preferLayer(label);
+                  announce(announcement);
+                }}
+              />
+            </Suspense>
+          </ErrorBoundary>
+        )}
         {connected && (
           <button
             type="button"

@@ -1,5 +1,7 @@
+import { useRef } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
+import { useLayerForWidth } from '../hooks/use-layer-for-width';
 import { useLiveVideo } from '../hooks/use-live-video';
 import { ConnectionQualityBadge } from './connection-quality-badge';
 import { LiveVideo } from './live-video';
@@ -14,14 +16,16 @@ interface StreamTileProps {
  * of its own (token, join, reconnect, overlays, quality), muted and without controls. The whole
  * tile is the link to the aircraft's player (a stretched link); the overlays sit above it, so an
  * error's 'Retry Connection' is a button of its own, never inside the link. Mount with
- * `key={streamId}`.
+ * `key={streamId}`. Its video asks for the layer that fits the tile's width.
  */
 export function StreamTile({ streamId, href }: StreamTileProps) {
   const live = useLiveVideo(streamId, { frameDetail: false });
+  const pictureRef = useRef<HTMLDivElement>(null);
+  useLayerForWidth(pictureRef, live.layers, live.preferLayer);
 
   return (
     <div className="group relative overflow-hidden rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition focus-within:ring-2 focus-within:ring-sky-400 focus-within:ring-offset-2 focus-within:ring-offset-slate-950 hover:border-sky-500/60">
-      <div className="relative aspect-video min-h-44 bg-black">
+      <div ref={pictureRef} className="relative aspect-video min-h-44 bg-black">
         <LiveVideo streamId={streamId} live={live} controls={false} />
         {live.quality && (
           <div className="pointer-events-none absolute top-2 right-2 z-10">

@@ -4,6 +4,7 @@ import { initialPlayerState, type PlayerState } from '../lib/player-machine';
 import { createPlayerSession } from '../lib/player-session';
 import type { StageStream } from '../lib/stage-sdk';
 import type { StageSession } from '../lib/stage-session';
+import { NO_LAYERS, type VideoLayers } from '../lib/video-layers';
 import {
   useEarlyStageSessions,
   useParticipantTokenPrefetcher,
@@ -17,11 +18,16 @@ export interface StageSessionView {
   retry: () => void;
   /** Plays the video after the browser refused to autoplay it (a click is a user gesture). */
   resumePlayback: () => void;
+  /** The video's simulcast layers (docs/product.md#quality). */
+  layers: VideoLayers;
+  /** Asks for a layer by its label; null: Auto. */
+  preferLayer: (label: string | null) => void;
 }
 
 // Before the effect has made the session, the page shows the session's first state.
 const noSession = () => () => undefined;
 const loadingState = () => initialPlayerState;
+const noLayers = () => NO_LAYERS;
 
 /**
  * Joins the page to a stage session for `stageId`: one session per mount, left on unmount. Mount
@@ -44,6 +50,11 @@ export function useStageSession(
   const state = useSyncExternalStore(
     session?.subscribe ?? noSession,
     session?.getSnapshot ?? loadingState,
+  );
+
+  const layers = useSyncExternalStore(
+    session?.subscribe ?? noSession,
+    session?.getLayers ?? noLayers,
   );
 
   useEffect(() => {
@@ -77,6 +88,7 @@ export function useStageSession(
   }, [stageId, videoRef, prefetcher, earlySessions]);
 
   const retry = useCallback(() => session?.retry(), [session]);
+  const preferLayer = useCallback((label: string | null) => session?.preferLayer(label), [session]);
 
   const resumePlayback = useCallback(() => {
     const video = videoRef.current;
@@ -84,5 +96,5 @@ export function useStageSession(
     void playVideo(video).then((outcome) => setAutoplayBlocked(outcome === 'autoplay-blocked'));
   }, [videoRef]);
 
-  return { state, videoStream, autoplayBlocked, retry, resumePlayback };
+  return { state, videoStream, autoplayBlocked, retry, resumePlayback, layers, preferLayer };
 }

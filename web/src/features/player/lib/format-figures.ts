@@ -4,6 +4,7 @@
  */
 import { fillText, uiText } from '@/config/ui-text';
 import type { PlaybackFigures } from './playback-stats';
+import type { VideoLayers } from './video-layers';
 
 export interface FigureRow {
   label: string;
@@ -25,7 +26,20 @@ function whole(value: number | undefined): string {
   return value === undefined ? stats.noValue : fixed(value, 0);
 }
 
-export function figureRows(figures: PlaybackFigures): FigureRow[] {
+/** 'Layer': the simulcast layer received, and whether the stage chose it; none for one encoding. */
+function layerRows(layers: VideoLayers | undefined): FigureRow[] {
+  const selected = layers?.selected;
+  if (!layers || !selected) return [];
+  const value = fillText(stats.layerValue, {
+    width: String(selected.width),
+    height: String(selected.height),
+    label: selected.label,
+    mode: layers.adapting ? stats.layerAuto : stats.layerChosen,
+  });
+  return [{ label: stats.layer, value }];
+}
+
+export function figureRows(figures: PlaybackFigures, layers?: VideoLayers): FigureRow[] {
   const size =
     figures.width !== undefined && figures.height !== undefined
       ? fillText(stats.resolutionValue, {
@@ -39,6 +53,7 @@ export function figureRows(figures: PlaybackFigures): FigureRow[] {
       value: milliseconds(figures.glassToGlassMs),
     },
     { label: stats.resolution, value: size },
+    ...layerRows(layers),
     {
       label: stats.frameRate,
       value: fillText(stats.frameRateValue, {

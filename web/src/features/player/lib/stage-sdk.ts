@@ -22,6 +22,8 @@ export type StageStrategy = IvsSdk.StageStrategy;
 export type StageConnectionState = IvsSdk.StageConnectionState;
 export type StageError = IvsSdk.StageError;
 export type StageParticipantInfo = IvsSdk.StageParticipantInfo;
+export type RemoteStageStream = IvsSdk.RemoteStageStream;
+export type StageStreamLayer = IvsSdk.StageStreamLayer;
 
 declare global {
   interface Window {
@@ -35,12 +37,17 @@ export function getStageSdk(): StageSdk | undefined {
 
 /**
  * Publishes nothing and subscribes to the video of every participant, never audio
- * (docs/product.md#player-states).
+ * (docs/product.md#player-states); its video's layer is `preferredLayer()` (a label; null: the
+ * stage chooses, docs/product.md#quality).
  */
-export function createViewerStrategy(sdk: StageSdk): StageStrategy {
+export function createViewerStrategy(
+  sdk: StageSdk,
+  preferredLayer: () => string | null = () => null,
+): StageStrategy {
   return {
     stageStreamsToPublish: () => [],
     shouldPublishParticipant: () => false,
     shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
+    preferredLayerForStream: () => preferredLayer(),
   };
 }

@@ -27,13 +27,16 @@ import {
 } from './player-machine';
 import {
   createViewerStrategy,
+  type RemoteStageStream,
   type Stage,
   type StageConnectionState,
   type StageError,
   type StageParticipantInfo,
   type StageSdk,
   type StageStream,
+  type StageStreamLayer,
 } from './stage-sdk';
+import { NO_LAYERS, type LayerOption, type VideoLayers } from './video-layers';
 
 /** Where a session's video goes: the player's video element. */
 export interface VideoView {
@@ -82,6 +85,10 @@ export class StageSession {
   private view: VideoView | undefined;
   private started = false;
   private disposed = false;
+  /** The shown video's layers (a snapshot, replaced on change). */
+  private layers: VideoLayers = NO_LAYERS;
+  /** The layer asked for; null: the stage chooses. Kept across rejoins. */
+  private preferredLayer: LayerOption | null = null;
 
   constructor(private readonly options: StageSessionOptions) {
     this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
@@ -130,6 +137,22 @@ export class StageSession {
     this.subscribers.clear();
   }
 
+  /** The shown video's simulcast layers, for the quality choice and the stats. */
+  getLayers = (): VideoLayers => this.layers;
+
+  /**
+   * Asks for a layer of the video (a label of `getLayers()`), or the stage's choice (null). The
+   * strategy answers the SDK with it from now on, at once and after a rejoin.
+   */
+  preferLayer(label: string | null): void {
+    if (this.disposed || label === (this.preferredLayer?.label ?? null)) return;
+    const layer = this.layers.layers.find((each) => each.label === label);
+    if (label !== null && !layer) return;
+    this.preferredLayer = layer ?? null;
+    this.setLayers({ ...this.layers, preferred: this.preferredLayer });
+    this.joined?.stage.refreshStrategy();
+  }
+
   /** The video stream shown now, for its stats; undefined while there is none. */
   get videoStream(): StageStream | undefined {
     return this.shownVideo?.stream;
@@ -167,7 +190,10 @@ export class StageSession {
     this.leaveStage();
     let stage: Stage;
     try {
-      stage = new sdk.Stage(participantToken, createViewerStrategy(sdk));
+      stage = new sdk.Stage(
+        participantToken,
+        createViewerStrategy(sdk, () => this.preferredLayer?.label ?? null),
+      );
     } catch (error) {
       this.attemptFailed(errorMessage(error));
       return;
@@ -195,6 +221,7 @@ export class StageSession {
       const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
       if (!video) return;
       this.shownVideo = { participantId: participant.id, stream: video };
+      if ('getLayers' in video) this.readLayers(video as RemoteStageStream);
       clearTimeout(this.videoGraceTimer);
       this.view?.onVideoTrack(video.mediaStreamTrack, video);
       this.dispatch({ type: 'VIDEO_ADDED' });
@@ -216,13 +243,21 @@ export class StageSession {
       this.dispatch({ type: 'STAGE_ERROR', message });
     };
 
+    const onLayers = (_participant: StageParticipantInfo, stream: RemoteStageStream) => {
+      if (stream === this.shownVideo?.stream) this.readLayers(stream);
+    };
+
     stage.on(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
+    stage.on(StageEvents.STAGE_STREAM_LAYERS_CHANGED, onLayers);
+    stage.on(StageEvents.STAGE_STREAM_LAYER_SELECTED, onLayers);
     stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
     stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
     stage.on(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
     stage.on(StageEvents.ERROR, onError);
     return () => {
       stage.off(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
+      stage.off(StageEvents.STAGE_STREAM_LAYERS_CHANGED, onLayers);
+      stage.off(StageEvents.STAGE_STREAM_LAYER_SELECTED, onLayers);
       stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, onStreamsAdded);
       stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
       stage.off(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
@@ -230,8 +265,30 @@ export class StageSession {
     };
   }
 
+  /** The shown stream's layers as the SDK has them now. */
+  private readLayers(stream: RemoteStageStream): void {
+    const option = (layer: StageStreamLayer): LayerOption => ({
+      label: layer.label,
+      width: layer.width,
+      height: layer.height,
+    });
+    const selected = stream.getSelectedLayer();
+    this.setLayers({
+      layers: stream.getLayers().map(option),
+      selected: selected && option(selected),
+      adapting: stream.isAdapting,
+      preferred: this.preferredLayer,
+    });
+  }
+
+  private setLayers(layers: VideoLayers): void {
+    this.layers = layers;
+    if (!this.disposed) for (const subscriber of this.subscribers) subscriber();
+  }
+
   private videoGone(): void {
     this.shownVideo = undefined;
+    this.setLayers({ ...NO_LAYERS, preferred: this.preferredLayer });
     this.view?.onVideoRemoved?.();
     this.expectVideo();
   }
@@ -253,6 +310,7 @@ export class StageSession {
     if (this.shownVideo) {
       this.shownVideo = undefined;
       this.view?.onVideoRemoved?.();
+      this.setLayers({ ...NO_LAYERS, preferred: this.preferredLayer });
     }
     joined.removeListeners();
     try {

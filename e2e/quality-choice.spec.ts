@@ -1,0 +1,55 @@
+/**
+ * The player's quality choice (issue 28 §2, docs/product.md#quality), in Chromium against the
+ * real product: the synthetic camera sends three layers; choosing '90p' by keyboard brings the
+ * picture down to 160x90 (the video's own size, `videoWidth`), 'Auto' back to 640x360; each choice
+ * is announced, the stats say which layer comes, and axe-core stays clean.
+ */
+import type { Page } from '@playwright/test';
+import {
+  expect,
+  expectNoSeriousAxeFindings,
+  expectVideoPlaying,
+  signInByApi,
+  test,
+} from './support/fixtures';
+
+const pictureWidth = (page: Page) =>
+  page.locator('video').evaluate((video: HTMLVideoElement) => video.videoWidth);
+
+test.describe('the quality choice', () => {
+  test.beforeEach(async ({ page }) => {
+    await signInByApi(page);
+  });
+
+  test("switches the picture to 160x90 with '90p' and back to 640x360 with 'Auto', by keyboard", async ({
+    page,
+  }) => {
+    await page.goto('/player/N743AS');
+    await expectVideoPlaying(page);
+    const choice = page.getByRole('combobox', { name: 'Quality' });
+    await expect(choice).toBeVisible({ timeout: 10_000 });
+    await expect(choice.getByRole('option')).toHaveText(['Auto (360p)', '360p', '180p', '90p']);
+    await expect.poll(() => pictureWidth(page), { timeout: 10_000 }).toBe(640);
+    await expectNoSeriousAxeFindings(page, 'player with the quality choice');
+
+    // Tab to the select (from the video's controls on), then choose with the arrow keys.
+    await choice.focus();
+    await expect(choice).toBeFocused();
+    await page.keyboard.press('End');
+    await expect(choice).toHaveValue('q');
+    await expect(page.getByText('Quality: 90p')).toBeAttached();
+    await expect.poll(() => pictureWidth(page), { timeout: 10_000 }).toBe(160);
+
+    // (The shortcut keys are the select's own while it has focus.)
+    await page.getByRole('button', { name: 'Live stats' }).press('Enter');
+    const stats = page.getByRole('region', { name: 'Live stats' });
+    await expect(stats).toContainText('160 × 90 (q), chosen', { timeout: 10_000 });
+
+    await choice.focus();
+    await page.keyboard.press('Home');
+    await expect(choice).toHaveValue('auto');
+    await expect(page.getByText('Quality: Auto')).toBeAttached();
+    await expect.poll(() => pictureWidth(page), { timeout: 10_000 }).toBe(640);
+    await expect(stats).toContainText('640 × 360 (f), auto', { timeout: 10_000 });
+  });
+});
