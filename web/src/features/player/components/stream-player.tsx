@@ -77,8 +77,8 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
     (key) => !helpOpen || key === '?',
   );
 
-  // The box is what goes fullscreen: the video and, below it on a phone, the live stats (over it
-  // in fullscreen, where the picture fills the screen).
+  // The box is what goes fullscreen: the video and, below it on a phone, the controls and the live
+  // stats (over it in fullscreen, where the picture fills the screen).
   return (
     <div ref={boxRef} className="relative w-full [&:fullscreen]:bg-black">
       <div
@@ -90,17 +90,10 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
       >
         <LiveVideo streamId={streamId} live={live} controls />
       </div>
-      {showStats && (
-        <ErrorBoundary fallback={null}>
-          <Suspense fallback={null}>
-            <LiveStatsPanel figures={figures} layers={layers} />
-          </Suspense>
-        </ErrorBoundary>
-      )}
       <div
         role="group"
         aria-label={uiText.player.controls}
-        className="absolute top-2 right-2 z-10 flex items-center gap-1.5 sm:top-3 sm:right-3"
+        className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-10 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-10 [:fullscreen>&]:mt-0"
       >
         {quality && <ConnectionQualityBadge quality={quality} />}
         {playing && layers.layers.length > 1 && (
@@ -141,6 +134,13 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
           <span className="sr-only">{uiText.player.helpButton}</span>
         </button>
       </div>
+      {showStats && (
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <LiveStatsPanel figures={figures} layers={layers} />
+          </Suspense>
+        </ErrorBoundary>
+      )}
       {helpOpen && (
         <ErrorBoundary fallback={null}>
           <Suspense fallback={null}>
