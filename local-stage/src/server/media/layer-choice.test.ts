@@ -84,7 +84,7 @@ describe('choosing a viewer’s layer', () => {
     expect(chosen.at(-1)).toBe(q);
   });
 
-  it('moves up one layer once the estimate has had room for it for seconds, not at once', () => {
+  it('moves up once the estimate has had room for a higher layer for seconds, not at once', () => {
     const { layers, q, h, f, run, now } = publisher();
     const choice = new LayerChoice();
     choice.choose(layers, now(), {});
@@ -94,12 +94,12 @@ describe('choosing a viewer’s layer', () => {
     run(1_000, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
     run(200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
-    // Room for seconds: up one layer, then the next after seconds more.
+    // Room for seconds: up one layer; then room for the top: up to it after seconds more.
     expect(choice.probeTarget(layers, now(), { maxBitrate: 600_000 })).toBe(
       h.bitrate(now()) * 1.15,
     );
-    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
-    expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(h);
+    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 600_000 })).toBe(h);
     run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
     expect(choice.probeTarget(layers, now(), { maxBitrate: 5_000_000 })).toBeUndefined();
@@ -143,5 +143,17 @@ describe('a paused viewer', () => {
     expect(send(14, 9_000)).toBeUndefined();
     expect(send(15, 12_000, true)).toBe(13);
     expect(viewer.paused).toBe(false);
+  });
+});
+
+describe('a viewer whose link is restored', () => {
+  it('goes straight to the highest layer the estimate has room for', () => {
+    const { layers, q, f, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
+    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
   });
 });

@@ -218,7 +218,7 @@ export const DOWN_AFTER_MS = 500;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
 /** ...for this long. */
-export const UP_AFTER_MS = 3_000;
+export const UP_AFTER_MS = 2_000;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
@@ -263,8 +263,9 @@ const fits = (layer: VideoLayer, maxBitrate: number, now: number) =>
 
 /**
  * One viewer's layer choice with hysteresis: down (or paused, below the lowest) once the layer
- * has not fitted the estimate for `DOWN_AFTER_MS`; up one layer (or resumed) once the estimate
- * has exceeded the next layer's bitrate by `UP_MARGIN` for `UP_AFTER_MS`. A publisher of one
+ * has not fitted the estimate for `DOWN_AFTER_MS`; up (or resumed) once the estimate has exceeded
+ * the next layer's bitrate by `UP_MARGIN` for `UP_AFTER_MS`: to the highest layer it exceeds so
+ * (the estimate climbs slowly; a step at a time would wait twice). A publisher of one
  * encoding is never adapted (nothing to fall back to; its own congestion control serves it).
  */
 export class LayerChoice {
@@ -337,7 +338,7 @@ export class LayerChoice {
     this.roomSince ??= now;
     if (now - this.roomSince < UP_AFTER_MS) return current;
     this.roomSince = undefined;
-    return next;
+    return arriving.find((layer) => maxBitrate >= layer.bitrate(now) * UP_MARGIN) ?? next;
   }
 
   /** The layer above the chosen one (the lowest when paused), if one arrives. */

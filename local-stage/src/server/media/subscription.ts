@@ -175,6 +175,11 @@ export class Subscription implements FeedListener {
       paused: () => this.layerSwitch.paused,
       onPaused: (paused) => onVideoPaused?.(this, paused),
       videoSsrc: () => this.videoSender?.ssrc,
+      onLayer: (layer, estimate) =>
+        this.log.info(
+          { subscription: this.id, layer: layer?.rid ?? null, estimate: estimate ?? null },
+          layer ? 'viewer layer' : 'viewer video paused',
+        ),
     });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,

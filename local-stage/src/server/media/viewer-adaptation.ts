@@ -32,6 +32,8 @@ export class ViewerAdaptation {
   private readonly paused: () => boolean;
   private readonly onPaused: (paused: boolean) => void;
   private readonly videoSsrc: () => number | undefined;
+  private readonly onLayer: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
+  private lastLayer: VideoLayer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pausedValue = false;
 
@@ -46,6 +48,8 @@ export class ViewerAdaptation {
     onPaused: (paused: boolean) => void;
     /** The SSRC of the video sent to the viewer (a REMB about it is its estimate). */
     videoSsrc: () => number | undefined;
+    /** The layer forwarded changed (undefined: paused), with the estimate it was chosen by. */
+    onLayer?: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
   }) {
     this.layers = options.layers;
     this.current = options.current;
@@ -53,6 +57,7 @@ export class ViewerAdaptation {
     this.paused = options.paused;
     this.onPaused = options.onPaused;
     this.videoSsrc = options.videoSsrc;
+    this.onLayer = options.onLayer ?? (() => undefined);
   }
 
   /** The viewer's estimated bandwidth, bit/s; undefined before its first REMB or when stale. */
@@ -104,13 +109,18 @@ export class ViewerAdaptation {
       this.onPaused(paused);
     }
     const estimate = this.estimate(now);
+    const current = this.current();
+    if (current !== this.lastLayer) {
+      this.lastLayer = current;
+      this.onLayer(current, estimate);
+    }
     const layers = this.layers();
     const target = this.choice.probeTarget(layers, now, {
       maxBitrate: estimate,
       preferredRid: this.preferredRid,
     });
     if (estimate === undefined || target === undefined || estimate >= target) return;
-    const forwarded = paused ? 0 : (this.current()?.bitrate(now) ?? 0);
+    const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
     const room = Math.min(target, PROBE_SHARE * estimate) - forwarded;
     if (room <= 0) return;
     this.probeBytes += this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
