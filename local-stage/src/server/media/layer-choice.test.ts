@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyFrameRequests } from './key-frame-requests';
 import {
   DOWN_AFTER_MS,
+  FIRST_RETRY_MS,
   LayerChoice,
   LayerSwitch,
   UP_AFTER_MS,
@@ -100,7 +101,8 @@ describe('choosing a viewer’s layer', () => {
     );
     run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 600_000 })).toBe(h);
-    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
+    // The top layer, left for not fitting, waits its retry time first.
+    run(FIRST_RETRY_MS, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
     expect(choice.probeTarget(layers, now(), { maxBitrate: 5_000_000 })).toBeUndefined();
   });
@@ -153,7 +155,27 @@ describe('a viewer whose link is restored', () => {
     choice.choose(layers, now(), {});
     run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
+    run(FIRST_RETRY_MS, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
     run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
+  });
+
+  it('waits longer each time before trying again a layer its link was just short of', () => {
+    const { layers, q, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    const chosenAt = (maxBitrate: number, ms: number) => {
+      run(ms, (at) => choice.choose(layers, at, { maxBitrate }));
+      return choice.choose(layers, now(), { maxBitrate });
+    };
+    choice.choose(layers, now(), {});
+    expect(chosenAt(500_000, DOWN_AFTER_MS + 200)).toBe(h);
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
+    // The estimate recovers above the middle layer: up after the first retry time.
+    expect(chosenAt(500_000, FIRST_RETRY_MS - 1_000)).toBe(q);
+    expect(chosenAt(500_000, 1_000 + UP_AFTER_MS + 200)).toBe(h);
+    // It did not fit after all: down, and the next try waits twice as long.
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
+    expect(chosenAt(500_000, FIRST_RETRY_MS + 2_500)).toBe(q);
+    expect(chosenAt(500_000, FIRST_RETRY_MS)).toBe(h);
   });
 });

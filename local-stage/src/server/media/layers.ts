@@ -219,6 +219,14 @@ export const DOWN_AFTER_MS = 500;
 export const UP_MARGIN = 1.15;
 /** ...for this long. */
 export const UP_AFTER_MS = 2_000;
+/**
+ * A layer left because it did not fit is not chosen again for this long, doubled each time it is
+ * left within `RETRY_RESET_MS` of being chosen (up to `MAX_RETRY_MS`): a link just short of a
+ * layer would otherwise swing between it and the one below, a freeze at each try.
+ */
+export const FIRST_RETRY_MS = 8_000;
+const MAX_RETRY_MS = 64_000;
+const RETRY_RESET_MS = 30_000;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
@@ -275,6 +283,9 @@ export class LayerChoice {
   private roomSince: number | undefined;
   private decidedAt = -Infinity;
   private decidedRid: string | null | undefined;
+  private chosenAt = 0;
+  /** Layers left for not fitting: not chosen again until `until`. */
+  private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
 
   choose(
     layers: VideoLayers,
@@ -286,8 +297,10 @@ export class LayerChoice {
     }
     this.decidedAt = now;
     this.decidedRid = constraints.preferredRid;
-    this.chosen = this.decide(layers, now, constraints);
-    return this.chosen;
+    const chosen = this.decide(layers, now, constraints);
+    if (chosen !== this.chosen) this.chosenAt = now;
+    this.chosen = chosen;
+    return chosen;
   }
 
   /**
@@ -299,7 +312,7 @@ export class LayerChoice {
     if (constraints.maxBitrate === undefined || layers.all.length === 1) return undefined;
     if (preferredLayer(layers, now, constraints.preferredRid)) return undefined;
     const next = this.nextUp(arrivingLayers(layers, now));
-    if (next === undefined) return undefined;
+    if (next === undefined || this.waiting(next, now)) return undefined;
     const target = next.bitrate(now) * UP_MARGIN;
     return target > 0 ? target : undefined;
   }
@@ -326,19 +339,40 @@ export class LayerChoice {
       this.overSince ??= now;
       if (now - this.overSince < DOWN_AFTER_MS) return current;
       this.overSince = undefined;
+      this.left(current, now);
       const lower = arriving.slice(arriving.indexOf(current) + 1);
       return lower.find((layer) => fits(layer, maxBitrate, now)) ?? null;
     }
     this.overSince = undefined;
     const next = this.nextUp(arriving);
-    if (next === undefined || maxBitrate < next.bitrate(now) * UP_MARGIN) {
+    if (
+      next === undefined ||
+      this.waiting(next, now) ||
+      maxBitrate < next.bitrate(now) * UP_MARGIN
+    ) {
       this.roomSince = undefined;
       return current;
     }
     this.roomSince ??= now;
     if (now - this.roomSince < UP_AFTER_MS) return current;
     this.roomSince = undefined;
-    return arriving.find((layer) => maxBitrate >= layer.bitrate(now) * UP_MARGIN) ?? next;
+    return (
+      arriving.find(
+        (layer) => !this.waiting(layer, now) && maxBitrate >= layer.bitrate(now) * UP_MARGIN,
+      ) ?? next
+    );
+  }
+
+  /** `layer` was left for not fitting: it waits before it is tried again. */
+  private left(layer: VideoLayer, now: number): void {
+    const previous = this.retries.get(layer);
+    const soon = previous !== undefined && now - this.chosenAt < RETRY_RESET_MS;
+    const waitMs = soon ? Math.min(previous.waitMs * 2, MAX_RETRY_MS) : FIRST_RETRY_MS;
+    this.retries.set(layer, { until: now + waitMs, waitMs });
+  }
+
+  private waiting(layer: VideoLayer, now: number): boolean {
+    return (this.retries.get(layer)?.until ?? -Infinity) > now;
   }
 
   /** The layer above the chosen one (the lowest when paused), if one arrives. */
