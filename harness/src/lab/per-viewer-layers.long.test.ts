@@ -100,6 +100,8 @@ describe.skipIf(!LONG || !support.ok)(
         port: 8080,
         stagePort: 8091,
         logFile: join(tmpdir(), `tailcam-lab-layers-${process.pid}.log`),
+        // The stage logs each viewer's layer changes and the estimate they were made by.
+        env: { LOG_LEVEL: 'info' },
       });
       product = started.product;
       publicUrl = started.publicUrl;

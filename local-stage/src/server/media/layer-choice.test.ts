@@ -179,3 +179,46 @@ describe('a viewer whose link is restored', () => {
     expect(chosenAt(500_000, FIRST_RETRY_MS)).toBe(h);
   });
 });
+
+describe('a viewer moving down', () => {
+  it('is sent no more of the higher layer from its next frame until the lower key frame', () => {
+    const asked: string[] = [];
+    const q = layer('q');
+    const f = layer('f');
+    const layers = new VideoLayers([q, f]);
+    let target: VideoLayer = f;
+    const viewer = new LayerSwitch({
+      target: () => target,
+      askKeyFrame: (wanted) => asked.push(wanted.rid ?? ''),
+    });
+    const key = (width: number) =>
+      Buffer.from([0x10, 0, 0, 0, 0x9d, 0x01, 0x2a, width & 0xff, width >> 8, 90, 0]);
+    const inter = Buffer.from([0x10, 0x01, 0, 0]);
+    const send = (
+      from: VideoLayer,
+      ssrc: number,
+      sequenceNumber: number,
+      timestamp: number,
+      keyFrame = false,
+    ) => {
+      const rtp = new RtpPacket(
+        new RtpHeader({ ssrc, sequenceNumber, timestamp }),
+        keyFrame ? key(from === f ? 640 : 160) : inter,
+      );
+      const at = timestamp / 90;
+      const start = from.receive(rtp, at);
+      layers.update(at);
+      return viewer.accept(rtp, from, start, at) ? rtp.header.sequenceNumber : undefined;
+    };
+    send(q, 1, 100, 0, true);
+    expect(send(f, 3, 500, 0, true)).toBe(500);
+    expect(send(f, 3, 501, 3_000)).toBe(501);
+    target = q;
+    expect(send(f, 3, 502, 3_000)).toBe(502); // the frame begun is finished
+    expect(send(f, 3, 503, 6_000)).toBeUndefined();
+    expect(asked).toEqual(['q']);
+    expect(viewer.paused).toBe(false); // moving, not paused
+    expect(send(q, 1, 101, 9_000, true)).toBe(503);
+    expect(viewer.current).toBe(q);
+  });
+});

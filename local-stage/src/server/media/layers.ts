@@ -441,6 +441,16 @@ export class LayerSwitch {
       // The first layer's key frame is the join's to ask for (the subscription asks at once).
       if (this.last !== undefined) this.askKeyFrame(target);
     }
+    // Moving down: the layer above is no longer sent (from its next frame), so that what is queued
+    // toward a congested viewer drains and the lower layer's key frame gets through.
+    if (
+      layer === this.current &&
+      this.pending !== undefined &&
+      isHigher(layer, this.pending, now) &&
+      this.startsFrame(packet)
+    ) {
+      this.current = undefined;
+    }
     if (layer === this.pending && keyFrameStart) this.moveTo(layer, packet, now);
     if (layer !== this.current) return false;
     const header = packet.header;
