@@ -163,20 +163,33 @@ describe('a viewer whose link is restored', () => {
   it('waits longer each time before trying again a layer its link was just short of', () => {
     const { layers, q, h, run, now } = publisher();
     const choice = new LayerChoice();
-    const chosenAt = (maxBitrate: number, ms: number) => {
-      run(ms, (at) => choice.choose(layers, at, { maxBitrate }));
-      return choice.choose(layers, now(), { maxBitrate });
+    const chosenAt = (maxBitrate: number, ms: number, estimateFalling = true) => {
+      run(ms, (at) => choice.choose(layers, at, { maxBitrate, estimateFalling }));
+      return choice.choose(layers, now(), { maxBitrate, estimateFalling });
     };
     choice.choose(layers, now(), {});
     expect(chosenAt(500_000, DOWN_AFTER_MS + 200)).toBe(h);
     expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
     // The estimate recovers above the middle layer: up after the first retry time.
-    expect(chosenAt(500_000, FIRST_RETRY_MS - 1_000)).toBe(q);
-    expect(chosenAt(500_000, 1_000 + UP_AFTER_MS + 200)).toBe(h);
+    expect(chosenAt(500_000, FIRST_RETRY_MS - 1_000, false)).toBe(q);
+    expect(chosenAt(500_000, 1_000 + UP_AFTER_MS + 200, false)).toBe(h);
     // It did not fit after all: down, and the next try waits twice as long.
     expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
-    expect(chosenAt(500_000, FIRST_RETRY_MS + 2_500)).toBe(q);
-    expect(chosenAt(500_000, FIRST_RETRY_MS)).toBe(h);
+    expect(chosenAt(500_000, FIRST_RETRY_MS + 2_500, false)).toBe(q);
+    expect(chosenAt(500_000, FIRST_RETRY_MS, false)).toBe(h);
+  });
+
+  it('keeps the layer on a first estimate just under its bitrate, and leaves it once the estimate falls', () => {
+    const { layers, f, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    // libwebrtc's first estimate: what arrived, a little under the layer's bitrate, then climbing.
+    const steady = { maxBitrate: 0.85 * f.bitrate(now()), estimateFalling: false };
+    run(3_000, (at) => choice.choose(layers, at, steady));
+    expect(choice.choose(layers, now(), steady)).toBe(f);
+    const falling = { ...steady, estimateFalling: true };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, falling));
+    expect(choice.choose(layers, now(), falling)).toBe(h);
   });
 });
 

@@ -209,10 +209,18 @@ export interface LayerConstraints {
   maxBitrate?: number | undefined;
   /** The layer the viewer chose by hand (its RTP stream id); it wins while it is arriving. */
   preferredRid?: string | null | undefined;
+  /**
+   * Whether the estimate has been falling (the viewer's link is over-used). While it is not, a
+   * layer is left only when the estimate is under `STEADY_SHARE` of its bitrate: libwebrtc's first
+   * estimate is what arrived, just under the layer's bitrate, and climbs from there.
+   */
+  estimateFalling?: boolean | undefined;
 }
 
 /** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
 export const FIT_SHARE = 0.9;
+/** With an estimate that is not falling, a layer is left only below this share of its bitrate. */
+export const STEADY_SHARE = 0.75;
 /** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
 export const DOWN_AFTER_MS = 500;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
@@ -334,7 +342,12 @@ export class LayerChoice {
     const current = this.chosen === null ? null : arriving.find((layer) => layer === this.chosen);
     // A first choice, or the layer stopped arriving: the best that fits now, the lowest if none.
     if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
-    if (current !== null && !fits(current, maxBitrate, now)) {
+    const over =
+      current !== null &&
+      (constraints.estimateFalling === true
+        ? !fits(current, maxBitrate, now)
+        : maxBitrate < STEADY_SHARE * current.bitrate(now));
+    if (current !== null && over) {
       this.roomSince = undefined;
       this.overSince ??= now;
       if (now - this.overSince < DOWN_AFTER_MS) return current;

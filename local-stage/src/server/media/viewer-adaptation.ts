@@ -25,6 +25,8 @@ export class ViewerAdaptation {
   /** Bytes sent as probes. */
   probeBytes = 0;
   private estimateValue: { bitrate: number; at: number } | undefined;
+  /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
+  private falling = false;
   private readonly choice = new LayerChoice();
   private readonly layers: () => VideoLayers;
   private readonly current: () => VideoLayer | undefined;
@@ -77,6 +79,7 @@ export class ViewerAdaptation {
     return this.choice.choose(this.layers(), now, {
       maxBitrate: this.estimate(now),
       preferredRid: this.preferredRid,
+      estimateFalling: this.falling,
     });
   }
 
@@ -88,7 +91,10 @@ export class ViewerAdaptation {
     const ssrc = this.videoSsrc();
     if (ssrc === undefined || !feedback.ssrcFeedbacks.includes(ssrc)) return;
     const bitrate = Number(feedback.bitrate);
-    if (Number.isFinite(bitrate)) this.estimateValue = { bitrate, at: now };
+    if (!Number.isFinite(bitrate)) return;
+    const previous = this.estimateValue?.bitrate;
+    if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
+    this.estimateValue = { bitrate, at: now };
   }
 
   /** Starts probing (once the viewer's video flows). */
