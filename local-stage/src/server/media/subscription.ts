@@ -177,7 +177,13 @@ export class Subscription implements FeedListener {
       videoSsrc: () => this.videoSender?.ssrc,
       onLayer: (layer, estimate) =>
         this.log.info(
-          { subscription: this.id, layer: layer?.rid ?? null, estimate: estimate ?? null },
+          {
+            subscription: this.id,
+            layer: layer?.rid ?? null,
+            estimate: estimate ?? null,
+            retransmitted: this.videoForwarder?.counts.retransmitted,
+            probePackets: this.videoForwarder?.counts.probePackets,
+          },
           layer ? 'viewer layer' : 'viewer video paused',
         ),
     });
