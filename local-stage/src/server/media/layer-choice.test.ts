@@ -235,3 +235,24 @@ describe('a viewer moving down', () => {
     expect(viewer.current).toBe(q);
   });
 });
+
+describe('a layer the publisher pauses', () => {
+  it('is given back to the viewer as soon as it returns, without waiting for the estimate', () => {
+    const { layers, h, f, run, now } = publisher();
+    const choice = new LayerChoice();
+    const estimate = { maxBitrate: 800_000, estimateFalling: false };
+    choice.choose(layers, now(), {});
+    expect(choice.choose(layers, now(), estimate)).toBe(f);
+    // f stops for a second: the viewer falls back to h.
+    const stopped = now();
+    run(1_000, (at) => {
+      f.lastPacketAt = stopped;
+      layers.update(at);
+      choice.choose(layers, at, estimate);
+    });
+    expect(choice.choose(layers, now(), estimate)).toBe(h);
+    // It returns: back on it at once (the estimate, bounded by what h brings, is not asked).
+    run(200, (at) => choice.choose(layers, at, estimate));
+    expect(choice.choose(layers, now(), estimate)).toBe(f);
+  });
+});

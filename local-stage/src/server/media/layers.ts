@@ -292,6 +292,8 @@ export class LayerChoice {
   private decidedAt = -Infinity;
   private decidedRid: string | null | undefined;
   private chosenAt = 0;
+  /** The layer chosen before it stopped arriving: taken again as soon as it returns. */
+  private fellBackFrom: VideoLayer | undefined;
   /** Layers left for not fitting: not chosen again until `until`. */
   private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
 
@@ -339,7 +341,14 @@ export class LayerChoice {
     }
     const arriving = arrivingLayers(layers, now);
     if (arriving.length === 0) return this.chosen === null ? null : undefined;
+    // The publisher paused a layer (0067's fallback), not the viewer's link: back as it returns.
+    const returned = this.fellBackFrom;
+    if (returned !== undefined && arriving.includes(returned) && !this.waiting(returned, now)) {
+      this.fellBackFrom = undefined;
+      return returned;
+    }
     const current = this.chosen === null ? null : arriving.find((layer) => layer === this.chosen);
+    if (current === undefined && this.chosen) this.fellBackFrom ??= this.chosen;
     // A first choice, or the layer stopped arriving: the best that fits now, the lowest if none.
     if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
     const over =
@@ -352,6 +361,7 @@ export class LayerChoice {
       this.overSince ??= now;
       if (now - this.overSince < DOWN_AFTER_MS) return current;
       this.overSince = undefined;
+      this.fellBackFrom = undefined;
       this.left(current, now);
       const lower = arriving.slice(arriving.indexOf(current) + 1);
       return lower.find((layer) => fits(layer, maxBitrate, now)) ?? null;
