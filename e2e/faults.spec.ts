@@ -119,9 +119,8 @@ test.describe('faults during playback (embedded database)', () => {
     // The API goes (and with it, as scripts/start.mjs is built, the stage) ...
     await product.stop();
     await expect.poll(connectionLostShown, { timeout: 10_000 }).toBe(true);
-    // ... for longer than the player's reconnect schedule (about 15 s), so it gives up. Each
-    // attempt's token request waits for its own timeout while the dying API still holds its port,
-    // which on a loaded machine took the whole schedule past 40 s in one fresh-clone run.
+    // ... for longer than the player's reconnect schedule (about 15 s), so it gives up. One
+    // fresh-clone run on a loaded machine took past 40 s (its cause not found yet).
     const overlay = page.getByRole('alert').filter({ hasText: 'Stream Unavailable' });
     await expect(overlay).toBeVisible({ timeout: 75_000 });
 
