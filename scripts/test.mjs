@@ -1,7 +1,8 @@
-// The whole test command (`npm test`): type-check, lint, every workspace's tests (with a
-// throwaway PostgreSQL server when one can be had), then the end-to-end suite in Chromium against
-// the production build. A step that fails fails the run; a step that cannot run says so loudly.
-import { spawnSync } from 'node:child_process';
+// The whole test command (`npm test`): type-check and lint side by side, every workspace's tests
+// (the local stage's beside the others, which get a throwaway PostgreSQL server when one can be
+// had), then the end-to-end suite in Chromium against the production build. A step that fails fails the run; a step that cannot run says so loudly.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -34,9 +35,69 @@ function run(title, command, args, { allowStatus = [] } = {}) {
   return status;
 }
 
+/**
+ * Runs independent commands side by side (one lane per core), each output line prefixed with its
+ * lane's name; the step fails if any lane fails, after all have ended. Each lane's own time is
+ * printed with the step's.
+ */
+async function runLanes(title, lanes) {
+  console.log(`\n[tailcam test] ${title} (${lanes.map(({ name }) => name).join(' | ')})`);
+  const stepStartedAt = performance.now();
+  const ends = await Promise.all(
+    lanes.map(
+      ({ name, command, args }) =>
+        new Promise((resolve) => {
+          const laneStartedAt = performance.now();
+          const child = spawn(command, args, {
+            cwd: root,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: process.env,
+          });
+          const prefixLines = (stream, out) => {
+            let partial = '';
+            stream.on('data', (chunk) => {
+              const lines = (partial + chunk.toString()).split('\n');
+              partial = lines.pop() ?? '';
+              for (const line of lines) out.write(`[${name}] ${line}\n`);
+            });
+            stream.on('end', () => partial && out.write(`[${name}] ${partial}\n`));
+          };
+          prefixLines(child.stdout, process.stdout);
+          prefixLines(child.stderr, process.stderr);
+          child.on('error', (error) => console.error(`[${name}] cannot run: ${error.message}`));
+          child.on('close', (code, signal) => {
+            const seconds = (performance.now() - laneStartedAt) / 1000;
+            const status = code ?? (signal ? 1 : 0);
+            console.log(
+              `[tailcam test] ${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`,
+            );
+            resolve({ name, status, seconds });
+          });
+        }),
+    ),
+  );
+  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
+  for (const { name, seconds } of ends) durations.push({ title: `  ${name}`, seconds });
+  const failed = ends.filter(({ status }) => status !== 0);
+  if (failed.length > 0) {
+    printDurations();
+    console.error(
+      `\n[tailcam test] FAILED: ${title}: ${failed.map(({ name }) => name).join(', ')}`,
+    );
+    process.exit(failed[0].status);
+  }
+}
+
+/** Every workspace but the local stage's, whose WebRTC tests get a lane (a core) of their own. */
+const otherWorkspaces = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url)),
+).workspaces.filter((workspace) => workspace !== 'local-stage');
+
 run('Debian packages the tests use', process.execPath, ['scripts/ensure-os-packages.mjs']);
-run('type-check', 'npm', ['run', 'typecheck']);
-run('lint and format', 'npm', ['run', 'lint']);
+await runLanes('type-check, lint and format', [
+  { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
+  { name: 'lint', command: 'npm', args: ['run', 'lint'] },
+]);
 // Before the unit tests: the local stage's tests use the real WHIP encoder too.
 if (
   run(
@@ -48,11 +109,22 @@ if (
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
-run('unit and integration tests', process.execPath, [
-  'scripts/with-postgres.mjs',
-  'npm',
-  'run',
-  'test:unit',
+// The local stage's tests run one file at a time, as do the server's on two cores (vitest's
+// default): side by side they take the longer one's time, not the sum.
+await runLanes('unit and integration tests', [
+  { name: 'local-stage', command: 'npm', args: ['run', 'test', '-w', 'local-stage'] },
+  {
+    name: otherWorkspaces.join(', '),
+    command: process.execPath,
+    args: [
+      'scripts/with-postgres.mjs',
+      'npm',
+      'run',
+      'test',
+      '--if-present',
+      ...otherWorkspaces.flatMap((workspace) => ['-w', workspace]),
+    ],
+  },
 ]);
 run('production build', 'npm', ['run', 'build']);
 if (
