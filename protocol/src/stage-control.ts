@@ -3,7 +3,9 @@
  * parse: the table of the accounts' token generations (decision 0058), and ending a user's
  * sessions (decision 0053).
  *
- *   GET  /_control/token-generations               → {loaded, users}
+ *   GET  /_control/token-generations[?wait=S]      → {loaded, users}; with `wait` (1–60), a
+ *                                                  stage that has the table holds the answer up
+ *                                                  to S seconds (the API's long poll)
  *   PUT  /_control/token-generations {generations} the whole table, every account → {loaded, users}
  *   POST /_control/token-generations {userId, tokenGeneration}   a new account → {loaded, users}
  *   POST /_control/end-user-sessions {userId, tokenGeneration}   an account's sign-in was ended:
@@ -14,6 +16,9 @@ import { z } from 'zod';
 
 export const TOKEN_GENERATIONS_PATH = '/_control/token-generations';
 export const END_USER_SESSIONS_PATH = '/_control/end-user-sessions';
+
+/** The longest a `GET ?wait=S` is held, in seconds. */
+export const MAX_TOKEN_GENERATIONS_WAIT_SECONDS = 60;
 
 /** The whole table's body may be this large (about 100,000 accounts). */
 export const MAX_TOKEN_GENERATIONS_BYTES = 8 * 1024 * 1024;

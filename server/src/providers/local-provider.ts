@@ -10,14 +10,21 @@ import { turnIceServers, type TurnSettings } from '@tailcam/protocol/turn';
 import type { UserTokenGeneration } from '../db/user-store';
 import { StageProviderError, type StageProvider } from './stage-provider';
 
-const CONTROL_TIMEOUT_MS = 5_000;
+export const CONTROL_TIMEOUT_MS = 5_000;
 
 /** A call to the stage's loopback-only control surface: its parsed answer, or it throws. */
 export async function callStageControl(
   stageUrl: string,
-  request: { method: 'GET' | 'PUT' | 'POST'; path: string; body?: unknown; signal?: AbortSignal },
+  request: {
+    method: 'GET' | 'PUT' | 'POST';
+    path: string;
+    body?: unknown;
+    signal?: AbortSignal;
+    /** How long the stage may take to answer: longer for a held answer (a long poll). */
+    timeoutMs?: number;
+  },
 ): Promise<unknown> {
-  const timeout = AbortSignal.timeout(CONTROL_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(request.timeoutMs ?? CONTROL_TIMEOUT_MS);
   const response = await fetch(`${stageUrl}${request.path}`, {
     method: request.method,
     headers: request.body === undefined ? {} : { 'content-type': 'application/json' },

@@ -89,6 +89,33 @@ describe('TokenGenerationSync', () => {
     await expect.poll(() => stage.puts()).toHaveLength(3);
   });
 
+  it('asks a stage that holds its answer (the long poll) once per hold, and lets go of the hold for a change to send', async () => {
+    const state = { loaded: false };
+    const stage = await startStandInStage((request, res) => {
+      if (request.method === 'PUT') state.loaded = true;
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ loaded: state.loaded, users: 1 }));
+      };
+      const wait = /[?&]wait=(\d+)/.exec(request.url)?.[1];
+      if (request.method === 'GET' && state.loaded && wait) setTimeout(answer, Number(wait) * 1000);
+      else answer();
+    });
+    const { sync: running } = sync({ stageUrl: stage.url, pollMs: 50, holdSeconds: 30 });
+    const puts = () => stage.received.filter((request) => request.method === 'PUT').length;
+    await expect.poll(puts).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Held: one question in a second, where a 50 ms poll would have asked ~20.
+    const gets = stage.received.filter((request) => request.method === 'GET');
+    expect(gets.length).toBeLessThanOrEqual(3);
+    expect(gets.at(-1)?.url).toBe('/_control/token-generations?wait=30');
+
+    const asked = performance.now();
+    running.resendSoon();
+    await expect.poll(puts).toBe(2);
+    expect(performance.now() - asked).toBeLessThan(5_000);
+  });
+
   it('waits quietly for a stage that is not up yet, and says once that a table could not be sent', async () => {
     const down = sync({ stageUrl: 'http://127.0.0.1:1' });
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,16 +1,23 @@
 /**
  * Keeps the local stage's table of the accounts' token generations (decision 0058). Each API
- * instance asks the stage every POLL_MS whether it has a table (a cheap loopback GET), and sends
- * the whole table, read from the store, when it has none (the stage started or restarted), when a
- * change could not be sent, and every RESEND_MS whatever happened. Each change itself is sent
+ * instance asks the stage whether it has a table, a loopback long poll: a stage that has one
+ * holds the answer up to HOLD_SECONDS (a restarted one answers at once, and a stage that goes
+ * cuts the poll), so an idle API and stage wake about once a minute, not twice a second. It
+ * sends the whole table, read from the store, when the stage has none (the stage started or
+ * restarted), when a change could not be sent, and every RESEND_MS whatever happened. Each change itself is sent
  * as it is made (local-provider.ts). The stage merges every table and change by the larger
  * generation, so any number of instances, in any order, leave it the same.
  */
 import { TOKEN_GENERATIONS_PATH, tokenGenerationsAnswer } from '@tailcam/protocol/stage-control';
-import { callStageControl } from './local-provider';
+import { callStageControl, CONTROL_TIMEOUT_MS } from './local-provider';
 
-/** How often the stage is asked whether it has a table: a restarted stage waits at most this. */
+/**
+ * The least time between two questions: a stage that does not answer (down, or starting) is
+ * asked again this often, so a restarted stage waits at most this for its table.
+ */
 export const POLL_MS = 500;
+/** How long a stage that has the table may hold its answer (the long poll). */
+export const HOLD_SECONDS = 50;
 /** The whole table is sent at least this often: a change whose call failed is healed by then. */
 export const RESEND_MS = 60_000;
 
@@ -24,6 +31,7 @@ export interface TokenGenerationSyncOptions {
     warn(details: object, message: string): void;
   };
   pollMs?: number;
+  holdSeconds?: number;
   resendMs?: number;
   now?: () => number;
 }
@@ -38,6 +46,8 @@ export class TokenGenerationSync {
   private resendNow = false;
   /** Whether the last attempt failed (a failure is logged once, until one succeeds). */
   private failing = false;
+  /** Lets go of the question the stage holds now, if any. */
+  private holding: AbortController | undefined;
 
   constructor(options: TokenGenerationSyncOptions) {
     this.options = options;
@@ -48,9 +58,10 @@ export class TokenGenerationSync {
     this.schedule(0);
   }
 
-  /** A change could not be sent: the whole table goes at the next poll. */
+  /** A change could not be sent: the whole table goes now (a held question is let go). */
   resendSoon(): void {
     this.resendNow = true;
+    this.holding?.abort();
   }
 
   async close(): Promise<void> {
@@ -62,9 +73,13 @@ export class TokenGenerationSync {
   private schedule(delayMs: number): void {
     if (this.stopping.signal.aborted) return;
     this.timer = setTimeout(() => {
+      const startedAt = performance.now();
       this.running = this.poll().finally(() => {
         this.running = undefined;
-        this.schedule(this.options.pollMs ?? POLL_MS);
+        // A held answer is followed by the next question at once; a quick one (no table, a
+        // change to send, a stage down) after POLL_MS from the last.
+        const pollMs = this.options.pollMs ?? POLL_MS;
+        this.schedule(this.resendNow ? 0 : Math.max(0, pollMs - (performance.now() - startedAt)));
       });
     }, delayMs);
     this.timer.unref();
@@ -78,9 +93,28 @@ export class TokenGenerationSync {
     let stageAnswered = false;
     let requested = false;
     try {
-      const state = tokenGenerationsAnswer.parse(
-        await callStageControl(stageUrl, { method: 'GET', path: TOKEN_GENERATIONS_PATH, signal }),
-      );
+      const holdSeconds = this.options.holdSeconds ?? HOLD_SECONDS;
+      // Nothing to wait for when the table is due anyway.
+      const hold =
+        this.resendNow || this.sentAt === undefined ? '' : `?wait=${String(holdSeconds)}`;
+      const holding = new AbortController();
+      this.holding = holding;
+      let asked: unknown;
+      try {
+        asked = await callStageControl(stageUrl, {
+          method: 'GET',
+          path: `${TOKEN_GENERATIONS_PATH}${hold}`,
+          signal: AbortSignal.any([signal, holding.signal]),
+          timeoutMs: holdSeconds * 1000 + CONTROL_TIMEOUT_MS,
+        });
+      } catch (error) {
+        // Let go for a change to send: the next round, at once, sends the table.
+        if (holding.signal.aborted && !signal.aborted) return;
+        throw error;
+      } finally {
+        this.holding = undefined;
+      }
+      const state = tokenGenerationsAnswer.parse(asked);
       stageAnswered = true;
       const due =
         !state.loaded ||

@@ -15,7 +15,8 @@
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
  *   GET|PUT|POST /_control/token-generations   the accounts' token generations (decision 0058):
  *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
- *                        a new account; each answers {loaded, users}
+ *                        a new account; each answers {loaded, users}. GET ?wait=S (1-60): the
+ *                        API's long poll, held up to S s while the stage has the table
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -30,6 +31,7 @@ import {
   END_USER_SESSIONS_PATH,
   endUserSessionsBody,
   MAX_TOKEN_GENERATIONS_BYTES,
+  MAX_TOKEN_GENERATIONS_WAIT_SECONDS,
   TOKEN_GENERATIONS_PATH,
   tokenGenerationBody,
   tokenGenerationsBody,
@@ -42,6 +44,8 @@ import { handleSdpEndpoint, sdpEndpointOf, type IceServersFor } from './sdp-endp
 
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_SOCKETS = 256;
+/** Long polls held at once (one per API instance); more are answered at once. */
+const MAX_HELD_ANSWERS = 16;
 
 export interface StageServerOptions {
   stage: LocalStage;
@@ -61,10 +65,12 @@ export function createStageServer(options: StageServerOptions): Server {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 128 * 1024 });
   sockets.on('connection', (socket) => stage.accept(socket));
 
+  /** The long polls this server holds now. */
+  const held = { answers: 0 };
   const server = createServer(
     requestTimeoutOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     (request, response) => {
-      handleRequest(request, response, options).catch((error: unknown) => {
+      handleRequest(request, response, options, held).catch((error: unknown) => {
         stage.log.error({ err: error }, 'request failed');
         if (!response.headersSent) sendJson(response, 500, { error: 'Internal error' });
         else response.destroy();
@@ -140,6 +146,7 @@ async function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,
   options: StageServerOptions,
+  held: { answers: number },
 ): Promise<void> {
   const { stage } = options;
   const path = pathOf(request);
@@ -191,7 +198,21 @@ async function handleRequest(
         });
       }
       generations.record(parsed.data.userId, parsed.data.tokenGeneration);
-    } else if (method !== 'GET') {
+    } else if (method === 'GET') {
+      const waitMs = heldAnswerMs(request.url);
+      if (waitMs === undefined) {
+        return sendJson(response, 400, {
+          error: `wait must be whole seconds, 1 to ${MAX_TOKEN_GENERATIONS_WAIT_SECONDS}`,
+        });
+      }
+      // The API's long poll: a stage that has the table has nothing new to say until the wait
+      // is up (a restarted stage answers at once), so an idle API and stage wake once a minute.
+      if (waitMs > 0 && generations.loaded && held.answers < MAX_HELD_ANSWERS) {
+        held.answers += 1;
+        await holdAnswer(response, waitMs).finally(() => (held.answers -= 1));
+        if (response.destroyed) return;
+      }
+    } else {
       return sendJson(response, 405, { error: 'Use GET, PUT or POST' });
     }
     return sendJson(response, 200, { loaded: generations.loaded, users: generations.users });
@@ -295,6 +316,25 @@ async function faultRoutes(
  * ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`), letting a request that the API
  * proxies because it starts with /stage/ reach the loopback-only routes; such paths are refused.
  */
+/** `?wait=S` in milliseconds: 0 when absent, undefined when not whole seconds 1-60. */
+function heldAnswerMs(url: string | undefined): number | undefined {
+  const wait = new URLSearchParams((url ?? '').split('?')[1] ?? '').get('wait');
+  if (wait === null) return 0;
+  const seconds = /^\d{1,2}$/.test(wait) ? Number(wait) : 0;
+  return seconds >= 1 && seconds <= MAX_TOKEN_GENERATIONS_WAIT_SECONDS ? seconds * 1000 : undefined;
+}
+
+/** Waits `ms`, or until the client goes (the stage's close cuts every connection). */
+function holdAnswer(response: ServerResponse, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    response.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 function pathOf(request: IncomingMessage): string {
   const path = (request.url ?? '/').split('?')[0] ?? '/';
   if (!path.startsWith('/') || /\.\.|%2e|%2f|%5c|\\|\/\//i.test(path)) return '/invalid-path';

@@ -158,6 +158,30 @@ describe("the stage's table of token generations", () => {
     expect((await offer(stage, 'whip', encoder)).status).toBe(400);
   });
 
+  it("holds the API's long poll while it has the table, answers at once without one, and refuses a bad wait", async () => {
+    const stage = await stageAwaitingTable();
+    const timed = async (path: string) => {
+      const started = performance.now();
+      const answer = await control(stage, 'GET', path);
+      return { status: answer.status, ms: performance.now() - started, text: answer.text };
+    };
+    // No table yet: the API must send it now, so the question is answered at once.
+    const quick = await timed('/_control/token-generations?wait=2');
+    expect(quick.status).toBe(200);
+    expect(quick.ms).toBeLessThan(1_500);
+
+    await control(stage, 'PUT', '/_control/token-generations', { generations: { alice: 0 } });
+    const held = await timed('/_control/token-generations?wait=2');
+    expect(JSON.parse(held.text)).toEqual({ loaded: true, users: 1 });
+    expect(held.ms).toBeGreaterThanOrEqual(1_900);
+
+    for (const wait of ['0', '61', '1.5', 'soon', '']) {
+      const answer = await timed(`/_control/token-generations?wait=${wait}`);
+      expect(answer.status, wait).toBe(400);
+      expect(JSON.parse(answer.text)).toEqual({ error: 'wait must be whole seconds, 1 to 60' });
+    }
+  });
+
   it('refuses a bad table, another method, and any path under /stage/', async () => {
     const stage = await stageAwaitingTable();
     for (const body of [
