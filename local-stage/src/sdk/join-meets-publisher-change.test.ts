@@ -9,11 +9,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
+import { publishNoise } from '../testing/noise-publisher';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
-import { decodeTimeStripFromI420 } from '../time-strip';
+import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import { StageEvents, StageParticipantSubscribeState, SubscribeType } from './enums';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import { Stage } from './stage';
@@ -87,25 +88,59 @@ function replacePublisher(): void {
 
 /** Resolves with the capture time of the first frame of `stream` that names the aircraft. */
 function liveFrame(stream: RemoteStageStream, timeoutMs: number): Promise<number> {
+  return frameOf(stream, timeoutMs, (strip) => strip?.streamIndex === 2);
+}
+
+/** Resolves with the first frame of `stream` that `wanted` takes (its capture time, or 0). */
+function frameOf(
+  stream: RemoteStageStream,
+  timeoutMs: number,
+  wanted: (strip: TimeStripPayload | undefined) => boolean,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     // The SDK is typed for the browser; in this test its tracks are wrtc's.
     const sink = new RTCVideoSink(stream.mediaStreamTrack as unknown as NodeMediaStreamTrack);
     const timer = setTimeout(() => {
       sink.stop();
-      reject(new Error('no frame naming the aircraft'));
+      reject(new Error('no frame of the kind awaited'));
     }, timeoutMs);
     sink.onframe = ({ frame }) => {
       const strip = decodeTimeStripFromI420(frame);
-      if (strip?.streamIndex !== 2) return;
+      if (!wanted(strip)) return;
       clearTimeout(timer);
       sink.stop();
-      resolve(strip.captureTimeMs);
+      resolve(strip?.captureTimeMs ?? 0);
     };
   });
 }
 
-/** Joins with the change made at `step`; the participant whose picture the viewer ends up with. */
-async function joinMeetingChange(step: Step): Promise<{ participantId: string; ageMs: number }> {
+/** A WHIP encoder on air on the aircraft (viewers see it rather than the camera); its end. */
+async function encoderOnAir(): Promise<() => void> {
+  const encoder = await publishNoise({
+    endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
+    token: await testParticipantToken({
+      secret,
+      stageUrl: running.url,
+      stageId: STAGE,
+      userId: `encoder-${STAGE}`,
+      capabilities: { publish: true, subscribe: false },
+    }),
+    width: 160,
+    height: 90,
+    fps: 15,
+  });
+  await waitUntil(() => shownParticipant()?.includes('encoder') === true, 'the encoder on air');
+  return () => void encoder.close();
+}
+
+/**
+ * Joins with the change made at `step` (by default the publisher replaced); the participant whose
+ * picture the viewer ends up with, and how old that picture is.
+ */
+async function joinMeetingChange(
+  step: Step,
+  change: () => void = replacePublisher,
+): Promise<{ participantId: string; ageMs: number }> {
   viewers += 1;
   const token = await testParticipantToken({
     secret,
@@ -130,17 +165,18 @@ async function joinMeetingChange(step: Step): Promise<{ participantId: string; a
     stage.on(StageEvents.STAGE_PARTICIPANT_SUBSCRIBE_STATE_CHANGED, (participant, state) => {
       // The first subscription only: the new participant's is the one that must play.
       if (state === StageParticipantSubscribeState.SUBSCRIBED && participant.id === before) {
-        replacePublisher();
+        change();
       }
     });
   } else if (step !== 'first frame') {
-    changeAt = { step, change: replacePublisher };
+    changeAt = { step, change };
   }
   await stage.join();
   if (step === 'first frame') {
     await waitUntil(() => videos.length > 0, 'the first video stream', 10_000);
-    await liveFrame(videos[0]!.stream, 10_000);
-    replacePublisher();
+    // The first picture, the camera's or the encoder's (which draws no time strip).
+    await frameOf(videos[0]!.stream, 10_000, () => true);
+    change();
   }
   // The viewer ends up watching the participant that replaced the one it joined to.
   await waitUntil(
@@ -153,14 +189,21 @@ async function joinMeetingChange(step: Step): Promise<{ participantId: string; a
   return { participantId: participant.id, ageMs: Date.now() - capturedAt };
 }
 
+const STEPS: Step[] = ['joined', 'offer', 'answer', 'subscribed', 'first frame'];
+
 describe('a join that meets a publisher change', { timeout: 60_000 }, () => {
-  it.each<Step>(['joined', 'offer', 'answer', 'subscribed', 'first frame'])(
-    'plays the new publisher when the change comes at the %s',
-    async (step) => {
-      const { participantId, ageMs } = await joinMeetingChange(step);
-      expect(participantId).toBe(shownParticipant());
-      // A picture of now, not one held from before the change.
-      expect(ageMs).toBeLessThan(3_000);
-    },
-  );
+  it.each(STEPS)('plays the new publisher when the change comes at the %s', async (step) => {
+    const { participantId, ageMs } = await joinMeetingChange(step);
+    expect(participantId).toBe(shownParticipant());
+    // A picture of now, not one held from before the change.
+    expect(ageMs).toBeLessThan(3_000);
+  });
+
+  it.each(STEPS)('plays the camera again when the encoder leaves at the %s', async (step) => {
+    const leave = await encoderOnAir();
+    const { participantId, ageMs } = await joinMeetingChange(step, leave);
+    expect(participantId).toBe(shownParticipant());
+    expect(participantId).toContain('camera');
+    expect(ageMs).toBeLessThan(3_000);
+  });
 });
