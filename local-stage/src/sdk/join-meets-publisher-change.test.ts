@@ -95,7 +95,7 @@ function liveFrame(stream: RemoteStageStream, timeoutMs: number): Promise<number
 function frameOf(
   stream: RemoteStageStream,
   timeoutMs: number,
-  wanted: (strip: TimeStripPayload | undefined) => boolean,
+  wanted: (strip: TimeStripPayload | null) => boolean,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     // The SDK is typed for the browser; in this test its tracks are wrtc's.
