@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { PasswordVerifier } from '../auth/passwords';
 import { build, testConfig } from '../test/helpers';
 
+type App = Awaited<ReturnType<typeof build>>['app'];
+
 const PASSWORD = 'correct horse battery staple';
 /** argon2 is not what is under test: the burst is about counting, so checks are instant. */
 const fastPasswords: PasswordVerifier = {
@@ -16,6 +18,10 @@ const fastPasswords: PasswordVerifier = {
 const BURST = 200;
 /** The default per-address window: an office behind one NAT address signs in within it. */
 const PER_ADDRESS = testConfig().loginLimits.attemptsPerAddressPerMinute;
+
+/** One sign-in attempt, from `remoteAddress`. */
+const login = (app: App, remoteAddress: string, username: string, password: string) =>
+  app.inject({ method: 'POST', url: '/api/login', remoteAddress, payload: { username, password } });
 
 const waitMessage = (seconds: number) =>
   `Too many sign-in attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
@@ -27,12 +33,7 @@ describe('the login rate limit under a burst', () => {
     await addUser('bob', PASSWORD);
     const guesses = await Promise.all(
       Array.from({ length: BURST }, (_, index) =>
-        app.inject({
-          method: 'POST',
-          url: '/api/login',
-          remoteAddress: '203.0.113.7',
-          payload: { username: index % 2 === 0 ? 'alice' : 'ALICE', password: `guess ${index}` },
-        }),
+        login(app, '203.0.113.7', index % 2 === 0 ? 'alice' : 'ALICE', `guess ${index}`),
       ),
     );
     const byStatus = new Map<number, number>();
@@ -48,27 +49,12 @@ describe('the login rate limit under a burst', () => {
       expect(response.json()).toEqual({ error: waitMessage(retryAfter) });
     }
     // Even the right password waits at the guessing address...
-    const right = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '203.0.113.7',
-      payload: { username: 'alice', password: PASSWORD },
-    });
+    const right = await login(app, '203.0.113.7', 'alice', PASSWORD);
     expect(right.statusCode).toBe(429);
     // ...but alice from her own address gets in, and so does bob from another.
-    const alice = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '198.51.100.1',
-      payload: { username: 'alice', password: PASSWORD },
-    });
+    const alice = await login(app, '198.51.100.1', 'alice', PASSWORD);
     expect(alice.statusCode).toBe(200);
-    const other = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '198.51.100.2',
-      payload: { username: 'bob', password: PASSWORD },
-    });
+    const other = await login(app, '198.51.100.2', 'bob', PASSWORD);
     expect(other.statusCode).toBe(200);
   });
 
@@ -78,32 +64,17 @@ describe('the login rate limit under a burst', () => {
     expect(PER_ADDRESS).toBe(120);
     const guesses = await Promise.all(
       Array.from({ length: BURST }, (_, index) =>
-        app.inject({
-          method: 'POST',
-          url: '/api/login',
-          remoteAddress: '203.0.113.9',
-          payload: { username: `user${index}`, password: 'guess' },
-        }),
+        login(app, '203.0.113.9', `user${index}`, 'guess'),
       ),
     );
     const statuses = guesses.map((response) => response.statusCode);
     expect(statuses.filter((status) => status === 401)).toHaveLength(PER_ADDRESS);
     expect(statuses.filter((status) => status === 429)).toHaveLength(BURST - PER_ADDRESS);
     // The attacking address is refused even for a real account...
-    const fromAttacker = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '203.0.113.9',
-      payload: { username: 'alice', password: PASSWORD },
-    });
+    const fromAttacker = await login(app, '203.0.113.9', 'alice', PASSWORD);
     expect(fromAttacker.statusCode).toBe(429);
     // ...and alice from her own address gets in: her username's window holds one attempt, now two.
-    const alice = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '192.0.2.10',
-      payload: { username: 'alice', password: PASSWORD },
-    });
+    const alice = await login(app, '192.0.2.10', 'alice', PASSWORD);
     expect(alice.statusCode).toBe(200);
   });
 
@@ -114,12 +85,7 @@ describe('the login rate limit under a burst', () => {
     await addUser('bob', PASSWORD);
     const guesses = await Promise.all(
       Array.from({ length: BURST }, (_, index) =>
-        app.inject({
-          method: 'POST',
-          url: '/api/login',
-          remoteAddress: `10.0.${Math.floor(index / 250)}.${index % 250}`,
-          payload: { username: 'alice', password: `guess ${index}` },
-        }),
+        login(app, `10.0.${Math.floor(index / 250)}.${index % 250}`, 'alice', `guess ${index}`),
       ),
     );
     expect(guesses.filter((response) => response.statusCode === 401)).toHaveLength(100);
@@ -129,22 +95,11 @@ describe('the login rate limit under a burst', () => {
       new Set(['1']),
     );
     // The name's ceiling binds alice too, from any address, for the delay it named...
-    const fromAlice = () =>
-      app.inject({
-        method: 'POST',
-        url: '/api/login',
-        remoteAddress: '192.0.2.10',
-        payload: { username: 'alice', password: PASSWORD },
-      });
+    const fromAlice = () => login(app, '192.0.2.10', 'alice', PASSWORD);
     expect((await fromAlice()).statusCode).toBe(429);
     now = new Date(now.getTime() + 1_000);
     expect((await fromAlice()).statusCode).toBe(200);
-    const bob = await app.inject({
-      method: 'POST',
-      url: '/api/login',
-      remoteAddress: '10.0.0.1',
-      payload: { username: 'bob', password: PASSWORD },
-    });
+    const bob = await login(app, '10.0.0.1', 'bob', PASSWORD);
     expect(bob.statusCode).toBe(200);
   });
 });
