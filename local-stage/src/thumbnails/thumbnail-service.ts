@@ -1,0 +1,168 @@
+/**
+ * The thumbnail process's work, usable in-process by tests: per aircraft, a picture made from its
+ * newest key frame, on demand (docs/decisions/0070-thumbnails.md).
+ *
+ * Demand is a request: the API asks for an aircraft's picture while someone has /home open (every
+ * 10 s), and each request keeps that aircraft watched for DEMAND_MS. While watched, a request gets
+ * a picture of a key frame at most FRESH_MS old, asking the publisher for one (a PLI) when the
+ * newest is older, and waiting for it up to KEY_FRAME_WAIT_MS (the first request of a visit waits
+ * for the subscription too). A key frame is decoded once, however many ask. With no request for
+ * DEMAND_MS the aircraft's session ends: nothing is received, drawn or decoded for it.
+ */
+import { randomUUID } from 'node:crypto';
+import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
+import type { StageLogger } from '../stage-log';
+import { AircraftFeed, type ReceivedKeyFrame } from './aircraft-feed';
+import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
+
+const DEMAND_MS = 30_000;
+const FRESH_MS = 3_000;
+const KEY_FRAME_WAIT_MS = 4_000;
+const SWEEP_MS = 5_000;
+/** A SUBSCRIBE token is checked once, at the POST. */
+const TOKEN_TTL_SECONDS = 300;
+
+export interface ThumbnailServiceOptions {
+  /** http://host:port of the stage process. */
+  stageUrl: string;
+  secret: Uint8Array;
+  stageIds: readonly string[];
+  log: StageLogger;
+  ffmpeg?: string;
+}
+
+export interface ThumbnailStats {
+  watching: string[];
+  keyFrames: number;
+  decodes: number;
+  decodeFailures: number;
+  process: { cpuMicros: number; rssBytes: number; uptimeMs: number };
+}
+
+export interface ThumbnailService {
+  /** The aircraft's picture (JPEG), undefined when it has none now; throws for an unknown id. */
+  thumbnail(stageId: string): Promise<Buffer | undefined>;
+  stats(): ThumbnailStats;
+  close(): void;
+}
+
+export class UnknownAircraftError extends Error {
+  override name = 'UnknownAircraftError';
+}
+
+interface Aircraft {
+  feed: AircraftFeed;
+  demandUntilMs: number;
+  picture: { jpeg: Buffer; from: ReceivedKeyFrame } | undefined;
+  pending: Promise<Buffer | undefined> | undefined;
+  lastFailure: string | undefined;
+}
+
+export function startThumbnailService(options: ThumbnailServiceOptions): ThumbnailService {
+  const { log } = options;
+  const ffmpeg = options.ffmpeg ?? ffmpegCommand();
+  const stageBaseUrl = new URL('/stage', options.stageUrl).toString();
+  const counts = { decodes: 0, decodeFailures: 0 };
+  const aircraft = new Map<string, Aircraft>();
+  for (const stageId of options.stageIds) {
+    const feed = new AircraftFeed({
+      stageUrl: options.stageUrl,
+      stageId,
+      log,
+      issueToken: () =>
+        issueParticipantToken({
+          secret: options.secret,
+          participantId: randomUUID(),
+          stageId,
+          userId: THUMBNAILS_USER_ID,
+          attributes: {},
+          capabilities: { publish: false, subscribe: true },
+          stageBaseUrl,
+          ttlSeconds: TOKEN_TTL_SECONDS,
+        }),
+    });
+    aircraft.set(stageId, {
+      feed,
+      demandUntilMs: 0,
+      picture: undefined,
+      pending: undefined,
+      lastFailure: undefined,
+    });
+  }
+
+  async function picture(entry: Aircraft): Promise<Buffer | undefined> {
+    const { feed } = entry;
+    const newest = feed.newestKeyFrame;
+    let keyFrame = newest && Date.now() - newest.receivedAtMs < FRESH_MS ? newest : undefined;
+    if (!keyFrame) {
+      const askedAt = Date.now();
+      feed.requestKeyFrame();
+      keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
+    }
+    if (!keyFrame) {
+      entry.picture = undefined;
+      return undefined;
+    }
+    if (entry.picture?.from === keyFrame) return entry.picture.jpeg;
+    try {
+      const jpeg = await decodeKeyFrame(keyFrame, ffmpeg);
+      counts.decodes += 1;
+      entry.picture = { jpeg, from: keyFrame };
+      entry.lastFailure = undefined;
+      return jpeg;
+    } catch (error) {
+      counts.decodeFailures += 1;
+      const message = error instanceof Error ? error.message : String(error);
+      // Once per kind of failure, not every request: a missing ffmpeg would fill the log.
+      if (message !== entry.lastFailure) log.warn(`thumbnails: no picture of a key frame: ${message}`);
+      entry.lastFailure = message;
+      return entry.picture?.jpeg;
+    }
+  }
+
+  const sweep = setInterval(() => {
+    for (const [stageId, entry] of aircraft) {
+      if (entry.feed.watching && Date.now() > entry.demandUntilMs) {
+        entry.feed.stop();
+        entry.picture = undefined;
+        log.info(`thumbnails: nobody asked for ${stageId} for ${DEMAND_MS / 1000} s; stopped watching`);
+      }
+    }
+  }, SWEEP_MS);
+  sweep.unref();
+
+  return {
+    thumbnail(stageId) {
+      const entry = aircraft.get(stageId);
+      if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
+      entry.demandUntilMs = Date.now() + DEMAND_MS;
+      if (!entry.feed.watching) {
+        log.info(`thumbnails: watching ${stageId}`);
+        entry.feed.start();
+      }
+      entry.pending ??= picture(entry).finally(() => {
+        entry.pending = undefined;
+      });
+      return entry.pending;
+    },
+    stats() {
+      const cpu = process.cpuUsage();
+      const entries = [...aircraft.entries()];
+      return {
+        watching: entries.filter(([, entry]) => entry.feed.watching).map(([stageId]) => stageId),
+        keyFrames: entries.reduce((sum, [, entry]) => sum + entry.feed.keyFrames, 0),
+        ...counts,
+        process: {
+          cpuMicros: cpu.user + cpu.system,
+          rssBytes: process.memoryUsage.rss(),
+          uptimeMs: Math.round(process.uptime() * 1000),
+        },
+      };
+    },
+    close() {
+      clearInterval(sweep);
+      for (const entry of aircraft.values()) entry.feed.stop();
+    },
+  };
+}
