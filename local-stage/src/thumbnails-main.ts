@@ -5,6 +5,7 @@
  * (docs/decisions/0070-thumbnails.md). scripts/start.mjs starts it beside the stage and restarts
  * it when it dies; the stage and its viewers never depend on it. A configuration error exits 2.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
@@ -47,6 +48,11 @@ async function main(config: ThumbnailProcessConfig, log: StageLogger): Promise<v
     log,
     ffmpeg: config.ffmpeg,
   });
+  if (spawnSync(config.ffmpeg, ['-version']).error) {
+    log.warn(
+      `${config.ffmpeg} cannot be run: thumbnails need ffmpeg (Debian: apt-get install ffmpeg; or set FFMPEG_PATH); /home shows placeholders meanwhile`,
+    );
+  }
   const socketPath = join(config.dataDir, THUMBNAILS_SOCKET_FILE);
   const server = await listenOnSocket(service, socketPath, log);
   log.info(`thumbnails of ${STREAM_IDS.join(', ')} from ${config.stageUrl} on ${socketPath}`);
