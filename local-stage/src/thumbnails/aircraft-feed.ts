@@ -13,7 +13,7 @@ import type { StageLogger } from '../stage-log';
 import { KeyFrameAssembler, type KeyFrame, type ThumbnailCodec } from './key-frame-assembler';
 
 /** No packet for this long: the session is over; subscribe again. */
-const QUIET_MS = 3_000;
+const QUIET_MS = 2_000;
 /** Between attempts while nothing is on air or the stage cannot be reached. */
 const RETRY_MS = 2_000;
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -65,7 +65,6 @@ export class AircraftFeed {
   stop(): void {
     this.running = false;
     clearTimeout(this.timer);
-    this.newest = undefined;
     this.endSession();
   }
 
@@ -161,6 +160,12 @@ export class AircraftFeed {
       return;
     }
     this.session = session;
+    // The stage ended the session (its publisher changed, or it is closing): watch again now.
+    peer.connectionStateChange.subscribe((state) => {
+      if (peer !== this.peer || !['closed', 'failed'].includes(state)) return;
+      this.endSession();
+      void this.subscribe();
+    });
     const assembler = new KeyFrameAssembler(answeredCodec(answer));
     this.lastPacketAtMs = Date.now();
     transceiver.onTrack.subscribe((track) =>
@@ -179,7 +184,9 @@ export class AircraftFeed {
     for (const waiter of [...this.waiters]) waiter();
   }
 
+  /** Ends the session; its key frame goes too (the next session may show another publisher). */
   private endSession(): void {
+    this.newest = undefined;
     const peer = this.peer;
     const session = this.session;
     this.peer = undefined;
