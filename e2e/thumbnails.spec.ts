@@ -109,7 +109,9 @@ test("a WHIP publisher's picture shows on its card once it is on air", async ({
       .poll(
         async () => {
           const seen = await cardPicture(page, STREAM);
-          return seen && { ratio: Math.round((seen.width / seen.height) * 100), green: seen.green > 0.8 };
+          return (
+            seen && { ratio: Math.round((seen.width / seen.height) * 100), green: seen.green > 0.8 }
+          );
         },
         { timeout: 25_000 },
       )

@@ -11,31 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { THUMBNAILS_SOCKET_FILE } from '@tailcam/protocol/thumbnails';
-import { loadSharedSecret } from './env-config';
+import { loadSharedSecret, orExitOnConfigError } from './env-config';
 import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
-import {
-  ConfigError,
-  loadThumbnailProcessConfig,
-  type ThumbnailProcessConfig,
-} from './thumbnails/config';
+import { loadThumbnailProcessConfig, type ThumbnailProcessConfig } from './thumbnails/config';
 import { startThumbnailService } from './thumbnails/thumbnail-service';
 import { listenOnSocket } from './thumbnails/thumbnail-socket';
 
 // dist/thumbnails.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function configuration(): ThumbnailProcessConfig {
-  try {
-    return loadThumbnailProcessConfig(process.env, root);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
 
 async function main(config: ThumbnailProcessConfig, log: StageLogger): Promise<void> {
   const secret = config.tokenSecret
@@ -66,7 +50,7 @@ async function main(config: ThumbnailProcessConfig, log: StageLogger): Promise<v
   });
 }
 
-const config = configuration();
+const config = orExitOnConfigError(() => loadThumbnailProcessConfig(process.env, root));
 const log = createStageLogger({
   level: config.logLevel,
   format: config.logFormat,

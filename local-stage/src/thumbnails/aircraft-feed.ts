@@ -44,6 +44,8 @@ export class AircraftFeed {
   private readonly waiters = new Set<() => void>();
   /** Key frames received since start (stats). */
   keyFrames = 0;
+  /** The stage's last answer was that nothing is on air on this aircraft (WHEP's 503). */
+  offAir = false;
 
   constructor(private readonly options: AircraftFeedOptions) {}
 
@@ -71,7 +73,8 @@ export class AircraftFeed {
   /** Asks the publisher for a key frame now (a PLI), when the session has a track. */
   requestKeyFrame(): void {
     const ssrc = this.transceiver?.receiver.tracks[0]?.ssrc;
-    if (ssrc !== undefined) void this.transceiver?.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+    if (ssrc !== undefined)
+      void this.transceiver?.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
   }
 
   /** The first key frame received after `afterMs` (Date.now()), or undefined after `timeoutMs`. */
@@ -149,6 +152,7 @@ export class AircraftFeed {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const answer = await response.text();
+    this.offAir = response.status === 503 && answer.includes('Nothing is on air');
     if (response.status !== 201) {
       throw new Error(`WHEP answered ${response.status}: ${answer.slice(0, 200)}`);
     }

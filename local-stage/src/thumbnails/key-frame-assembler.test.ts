@@ -17,7 +17,15 @@ function encodeTestFrame(codec: 'libvpx' | 'libx264', format: 'ivf' | 'h264', si
   const result = spawnSync(
     'ffmpeg',
     [
-      ...['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc=size=${size}:rate=30`],
+      ...[
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc=size=${size}:rate=30`,
+      ],
       ...['-frames:v', '1', '-c:v', codec, '-pix_fmt', 'yuv420p', '-f', format, 'pipe:1'],
     ],
     { maxBuffer: 8 * 1024 * 1024 },
@@ -64,7 +72,9 @@ function h264Payloads(annexB: Uint8Array): Uint8Array[] {
       const first = offset === 1;
       const last = offset + MTU >= unit.length;
       const fuHeader = (first ? 0x80 : 0) | (last ? 0x40 : 0) | (header & 0x1f);
-      pieces.push(Uint8Array.of((header & 0xe0) | 28, fuHeader, ...unit.subarray(offset, offset + MTU)));
+      pieces.push(
+        Uint8Array.of((header & 0xe0) | 28, fuHeader, ...unit.subarray(offset, offset + MTU)),
+      );
     }
     return pieces;
   });
@@ -77,7 +87,10 @@ function assemble(assembler: KeyFrameAssembler, frame: RtpPacketView[]) {
 describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
   it('puts a VP8 key frame together and decodes it at its size', async () => {
     const ivf = encodeTestFrame('libvpx', 'ivf', '640x360');
-    const frame = ivf.subarray(44, 44 + new DataView(ivf.buffer, ivf.byteOffset).getUint32(32, true));
+    const frame = ivf.subarray(
+      44,
+      44 + new DataView(ivf.buffer, ivf.byteOffset).getUint32(32, true),
+    );
     const keyFrame = assemble(new KeyFrameAssembler('vp8'), packets(vp8Payloads(frame)));
     expect(keyFrame).toMatchObject({ codec: 'vp8', width: 640, height: 360 });
     expect(Buffer.from(keyFrame?.data ?? [])).toEqual(Buffer.from(frame));
@@ -102,9 +115,16 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
     const frame = encodeTestFrame('libvpx', 'ivf', '640x360').subarray(44);
     const whole = packets(vp8Payloads(frame));
     expect(whole.length).toBeGreaterThan(2);
-    expect(assemble(new KeyFrameAssembler('vp8'), whole.filter((_, i) => i !== 1))).toBeUndefined();
+    expect(
+      assemble(
+        new KeyFrameAssembler('vp8'),
+        whole.filter((_, i) => i !== 1),
+      ),
+    ).toBeUndefined();
     const delta = whole.map((packet, i) =>
-      i === 0 ? { ...packet, payload: Uint8Array.of(...packet.payload.subarray(0, 4), 0x01) } : packet,
+      i === 0
+        ? { ...packet, payload: Uint8Array.of(...packet.payload.subarray(0, 4), 0x01) }
+        : packet,
     );
     expect(assemble(new KeyFrameAssembler('vp8'), delta)).toBeUndefined();
   });

@@ -73,7 +73,8 @@ export class KeyFrameAssembler {
     const count = Math.max(...bySlot.keys()) + 1;
     if (count !== bySlot.size) return undefined;
     const ordered: RtpPacketView[] = [];
-    for (let slot = count - 1; slot >= 0; slot -= 1) ordered.push(bySlot.get(slot) as RtpPacketView);
+    for (let slot = count - 1; slot >= 0; slot -= 1)
+      ordered.push(bySlot.get(slot) as RtpPacketView);
     return ordered;
   }
 
@@ -127,7 +128,7 @@ function vp8KeyFrame(packets: RtpPacketView[]): KeyFrame | undefined {
 /** The NAL units of a STAP-A: (16-bit size, unit) repeated after its header. */
 function stapUnits(payload: Uint8Array): Uint8Array[] {
   const units: Uint8Array[] = [];
-  for (let offset = 1; offset + 2 <= payload.length; ) {
+  for (let offset = 1; offset + 2 <= payload.length;) {
     const size = ((payload[offset] ?? 0) << 8) | (payload[offset + 1] ?? 0);
     if (size === 0 || offset + 2 + size > payload.length) break;
     units.push(payload.subarray(offset + 2, offset + 2 + size));

@@ -3,11 +3,14 @@
  * newest key frame, on demand (docs/decisions/0070-thumbnails.md).
  *
  * Demand is a request: the API asks for an aircraft's picture while someone has /home open (every
- * 10 s), and each request keeps that aircraft watched for DEMAND_MS. While watched, a request gets
- * a picture of a key frame at most FRESH_MS old, asking the publisher for one (a PLI) when the
- * newest is older, and waiting for it up to KEY_FRAME_WAIT_MS (the first request of a visit waits
- * for the subscription too). A key frame is decoded once, however many ask. With no request for
- * DEMAND_MS the aircraft's session ends: nothing is received, drawn or decoded for it.
+ * 10 s). A request opens a session to the aircraft if none is open (the stage sends a joining
+ * player a key frame at once) and keeps it DEMAND_MS: a picture takes one session of a few
+ * seconds, not a stream watched all along (the bench measured half the CPU so). Within a session
+ * a request gets a key frame at most FRESH_MS old, asking the publisher for one (a PLI) when the
+ * newest is older, and waiting for it up to KEY_FRAME_WAIT_MS. A key frame is decoded once,
+ * however many ask. Between requests nothing is received, drawn or decoded for the aircraft; the
+ * last picture is kept for the next request in case its key frame is late, unless the stage said
+ * nothing is on air.
  */
 import { randomUUID } from 'node:crypto';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
@@ -16,10 +19,10 @@ import type { StageLogger } from '../stage-log';
 import { AircraftFeed, type ReceivedKeyFrame } from './aircraft-feed';
 import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
 
-const DEMAND_MS = 30_000;
+const DEMAND_MS = 4_000;
 const FRESH_MS = 3_000;
 const KEY_FRAME_WAIT_MS = 4_000;
-const SWEEP_MS = 5_000;
+const SWEEP_MS = 1_000;
 /** A SUBSCRIBE token is checked once, at the POST. */
 const TOKEN_TTL_SECONDS = 300;
 
@@ -101,8 +104,10 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
     }
     if (!keyFrame) {
-      entry.picture = undefined;
-      return undefined;
+      // Late (a camera waking on a loaded machine): the last picture of this aircraft will do,
+      // unless nobody is on air there any more.
+      if (feed.offAir) entry.picture = undefined;
+      return entry.picture?.jpeg;
     }
     if (entry.picture?.from === keyFrame) return entry.picture.jpeg;
     try {
@@ -115,7 +120,8 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       counts.decodeFailures += 1;
       const message = error instanceof Error ? error.message : String(error);
       // Once per kind of failure, not every request: a missing ffmpeg would fill the log.
-      if (message !== entry.lastFailure) log.warn(`thumbnails: no picture of a key frame: ${message}`);
+      if (message !== entry.lastFailure)
+        log.warn(`thumbnails: no picture of a key frame: ${message}`);
       entry.lastFailure = message;
       return entry.picture?.jpeg;
     }
@@ -125,8 +131,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     for (const [stageId, entry] of aircraft) {
       if (entry.feed.watching && Date.now() > entry.demandUntilMs) {
         entry.feed.stop();
-        entry.picture = undefined;
-        log.info(`thumbnails: nobody asked for ${stageId} for ${DEMAND_MS / 1000} s; stopped watching`);
+        log.debug(`thumbnails: stopped watching ${stageId}`);
       }
     }
   }, SWEEP_MS);
@@ -138,7 +143,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
       entry.demandUntilMs = Date.now() + DEMAND_MS;
       if (!entry.feed.watching) {
-        log.info(`thumbnails: watching ${stageId}`);
+        log.debug(`thumbnails: watching ${stageId}`);
         entry.feed.start();
       }
       entry.pending ??= picture(entry).finally(() => {

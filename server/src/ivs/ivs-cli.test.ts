@@ -22,7 +22,11 @@ const STORAGE_ARN = 'arn:aws:ivs:eu-west-1:123456789012:storage-configuration/Ab
 const RECORDING = {
   storageConfigurationArn: STORAGE_ARN,
   mediaTypes: ['AUDIO_VIDEO'],
-  thumbnailConfiguration: { recordingMode: 'INTERVAL', targetIntervalSeconds: 10, storage: ['LATEST'] },
+  thumbnailConfiguration: {
+    recordingMode: 'INTERVAL',
+    targetIntervalSeconds: 10,
+    storage: ['LATEST'],
+  },
 };
 const tagged = (streamId: string, app = 'tailcam') => ({
   'tailcam:app': app,
@@ -114,7 +118,11 @@ describe('npm run ivs -- provision', () => {
       [{ resourceArn: arn('untagged') }],
     );
     expect(mock.commandCalls(CreateStageCommand).map((call) => call.args[0].input)).toEqual([
-      { name: 'tailcam-N953AS', tags: tagged('N953AS'), autoParticipantRecordingConfiguration: RECORDING },
+      {
+        name: 'tailcam-N953AS',
+        tags: tagged('N953AS'),
+        autoParticipantRecordingConfiguration: RECORDING,
+      },
     ]);
     // The stages found get the thumbnails' recording too.
     expect(mock.commandCalls(UpdateStageCommand).map((call) => call.args[0].input)).toEqual(
@@ -178,7 +186,11 @@ describe('npm run ivs -- provision', () => {
     given.mock.on(ListStorageConfigurationsCommand).resolves({
       storageConfigurations: [
         { arn: 'arn:other', s3: { bucketName: 'their-bucket' }, tags: { 'tailcam:app': 'other' } },
-        { arn: STORAGE_ARN, s3: { bucketName: 'our-thumbnails' }, tags: { 'tailcam:app': 'tailcam' } },
+        {
+          arn: STORAGE_ARN,
+          s3: { bucketName: 'our-thumbnails' },
+          tags: { 'tailcam:app': 'tailcam' },
+        },
       ],
     });
     expect(await given.run('provision', '--bucket', 'our-thumbnails')).toBe(0);

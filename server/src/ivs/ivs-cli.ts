@@ -143,7 +143,7 @@ export async function runIvsCli(args: string[], io: IvsCliIo): Promise<number> {
       }
       if (region === '') throw new SetupError(missingRegion);
       const client = (io.createClient ?? defaultClient)(region);
-      action = 'Setting up the thumbnails\' storage';
+      action = "Setting up the thumbnails' storage";
       const storage = await provisionThumbnailStorage(
         client,
         (io.createS3Client ?? defaultS3Client)(region),

@@ -37,7 +37,10 @@ async function taggedStorage(ivs: IvsClient, app: string) {
   let nextToken: string | undefined;
   do {
     const page = await ivs.send(
-      new ListStorageConfigurationsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+      new ListStorageConfigurationsCommand({
+        maxResults: 100,
+        ...(nextToken ? { nextToken } : {}),
+      }),
     );
     for (const summary of page?.storageConfigurations ?? []) {
       const bucket = summary.s3?.bucketName;
@@ -60,7 +63,8 @@ export async function provisionThumbnailStorage(
     (storage) => options.bucket === undefined || storage.bucket === options.bucket,
   );
   const [found] = existing;
-  if (found) return { storageConfigurationArn: found.arn, bucket: found.bucket, created: 'nothing' };
+  if (found)
+    return { storageConfigurationArn: found.arn, bucket: found.bucket, created: 'nothing' };
   let bucket = options.bucket;
   if (bucket === undefined) {
     bucket = bucketNameFor(options.app);
@@ -70,7 +74,11 @@ export async function provisionThumbnailStorage(
         // us-east-1 takes no location constraint; every other region needs its own.
         ...(options.region === 'us-east-1'
           ? {}
-          : { CreateBucketConfiguration: { LocationConstraint: options.region as BucketLocationConstraint } }),
+          : {
+              CreateBucketConfiguration: {
+                LocationConstraint: options.region as BucketLocationConstraint,
+              },
+            }),
       }),
     );
   }
@@ -86,6 +94,7 @@ export async function provisionThumbnailStorage(
   return {
     storageConfigurationArn: arn,
     bucket,
-    created: options.bucket === undefined ? 'bucket and storage configuration' : 'storage configuration',
+    created:
+      options.bucket === undefined ? 'bucket and storage configuration' : 'storage configuration',
   };
 }

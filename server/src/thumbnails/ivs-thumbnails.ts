@@ -61,7 +61,9 @@ export function ivsThumbnails(options: {
       signal(),
     );
     const newest = participants
-      .filter((participant) => participant.participantId && participant.recordingState !== 'DISABLED')
+      .filter(
+        (participant) => participant.participantId && participant.recordingState !== 'DISABLED',
+      )
       .sort((a, b) => (b.firstJoinTime?.getTime() ?? 0) - (a.firstJoinTime?.getTime() ?? 0))[0];
     if (!newest?.participantId) return undefined;
     const { participant } = await options.ivs.send(

@@ -1,9 +1,7 @@
-import type { Mock } from 'vitest';
-
 const isThumbnailRequest = (input: unknown) => String(input).includes('/api/thumbnails/');
 
 /** The calls of a stubbed fetch that were not the stream cards' thumbnail requests. */
-export function callsBesideThumbnails(fetchSpy: Mock): unknown[][] {
+export function callsBesideThumbnails(fetchSpy: { mock: { calls: unknown[][] } }): unknown[][] {
   return fetchSpy.mock.calls.filter(([input]) => !isThumbnailRequest(input));
 }
 
