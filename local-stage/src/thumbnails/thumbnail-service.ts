@@ -22,7 +22,6 @@ import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
 const DEMAND_MS = 4_000;
 const FRESH_MS = 3_000;
 const KEY_FRAME_WAIT_MS = 4_000;
-const SWEEP_MS = 1_000;
 /** A SUBSCRIBE token is checked once, at the POST. */
 const TOKEN_TTL_SECONDS = 300;
 
@@ -56,7 +55,8 @@ export class UnknownAircraftError extends Error {
 
 interface Aircraft {
   feed: AircraftFeed;
-  demandUntilMs: number;
+  /** Ends the session DEMAND_MS after the last request (no timer at all while idle). */
+  stopTimer: NodeJS.Timeout | undefined;
   picture: { jpeg: Buffer; from: ReceivedKeyFrame } | undefined;
   pending: Promise<Buffer | undefined> | undefined;
   lastFailure: string | undefined;
@@ -87,7 +87,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     });
     aircraft.set(stageId, {
       feed,
-      demandUntilMs: 0,
+      stopTimer: undefined,
       picture: undefined,
       pending: undefined,
       lastFailure: undefined,
@@ -127,27 +127,26 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     }
   }
 
-  const sweep = setInterval(() => {
-    for (const [stageId, entry] of aircraft) {
-      if (entry.feed.watching && Date.now() > entry.demandUntilMs) {
-        entry.feed.stop();
-        log.debug(`thumbnails: stopped watching ${stageId}`);
-      }
-    }
-  }, SWEEP_MS);
-  sweep.unref();
-
   return {
     thumbnail(stageId) {
       const entry = aircraft.get(stageId);
       if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
-      entry.demandUntilMs = Date.now() + DEMAND_MS;
+      // The session ends DEMAND_MS after the last request, or after its picture if that is later.
+      const stopLater = () => {
+        clearTimeout(entry.stopTimer);
+        entry.stopTimer = setTimeout(() => {
+          entry.feed.stop();
+          log.debug(`thumbnails: stopped watching ${stageId}`);
+        }, DEMAND_MS);
+      };
+      stopLater();
       if (!entry.feed.watching) {
         log.debug(`thumbnails: watching ${stageId}`);
         entry.feed.start();
       }
       entry.pending ??= picture(entry).finally(() => {
         entry.pending = undefined;
+        stopLater();
       });
       return entry.pending;
     },
@@ -166,8 +165,10 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       };
     },
     close() {
-      clearInterval(sweep);
-      for (const entry of aircraft.values()) entry.feed.stop();
+      for (const entry of aircraft.values()) {
+        clearTimeout(entry.stopTimer);
+        entry.feed.stop();
+      }
     },
   };
 }
