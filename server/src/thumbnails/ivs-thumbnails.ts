@@ -45,10 +45,13 @@ export function ivsThumbnails(options: {
   /** Where the aircraft's newest publisher's LATEST thumbnail is, if anyone publishes. */
   async function locate(stageArn: string): Promise<Location | undefined> {
     const sessions = await options.ivs.send(
-      new ListStageSessionsCommand({ stageArn, maxResults: 1 }),
+      new ListStageSessionsCommand({ stageArn, maxResults: 10 }),
       signal(),
     );
-    const live = sessions.stageSessions?.find((session) => session.endTime === undefined);
+    // A stage has one live session at a time (no end time); the newest if ever more are listed.
+    const live = (sessions.stageSessions ?? [])
+      .filter((session) => session.endTime === undefined)
+      .sort((a, b) => (b.startTime?.getTime() ?? 0) - (a.startTime?.getTime() ?? 0))[0];
     if (!live?.sessionId) return undefined;
     const { participants = [] } = await options.ivs.send(
       new ListParticipantsCommand({
