@@ -146,6 +146,7 @@ function startLocalStage() {
   });
   // The thumbnail process watches the stage like a player for /home's pictures
   // (docs/decisions/0070-thumbnails.md): nobody waits for it, and its faults cost no viewer.
+  if (!isBuilt(thumbnailsEntry)) return log('no thumbnails: /home shows placeholders.');
   thumbnails = supervise({
     name: 'the thumbnail process',
     entry: thumbnailsEntry,
@@ -167,7 +168,7 @@ function onApiMessage(message) {
       );
     } else if (message.stageProvider === 'local') {
       stageProvider = 'local';
-      if (isBuilt(stageEntry) && isBuilt(camerasEntry) && isBuilt(thumbnailsEntry)) {
+      if (isBuilt(stageEntry) && isBuilt(camerasEntry)) {
         startLocalStage();
       } else {
         void shutdown(1);

@@ -7,7 +7,8 @@
  * Anything else is 404. The API checks the viewer's login token; this socket checks nothing.
  */
 import { createServer, type Server } from 'node:http';
-import { chmod, unlink } from 'node:fs/promises';
+import { chmod, mkdir, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { StageLogger } from '../stage-log';
 import { UnknownAircraftError, type ThumbnailService } from './thumbnail-service';
 
@@ -41,7 +42,9 @@ export async function listenOnSocket(
       },
     );
   });
-  // A socket file left by a process that died is in the way; nothing else makes one there.
+  // DATA_DIR may not be there yet (the API makes it too); a socket file left by a process that
+  // died is in the way, and nothing else makes one there.
+  await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
   await unlink(socketPath).catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
