@@ -57,15 +57,18 @@ export function ivsThumbnails(options: {
       new ListParticipantsCommand({
         stageArn,
         sessionId: live.sessionId,
+        // IVS takes one filter a request: published ones, then the connected among them here.
         filterByPublished: true,
-        filterByState: 'CONNECTED',
-        maxResults: 20,
+        maxResults: 50,
       }),
       signal(),
     );
     const newest = participants
       .filter(
-        (participant) => participant.participantId && participant.recordingState !== 'DISABLED',
+        (participant) =>
+          participant.participantId &&
+          participant.state === 'CONNECTED' &&
+          participant.recordingState !== 'DISABLED',
       )
       .sort((a, b) => (b.firstJoinTime?.getTime() ?? 0) - (a.firstJoinTime?.getTime() ?? 0))[0];
     if (!newest?.participantId) return undefined;
