@@ -30,6 +30,7 @@ import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
 import { runPublish } from './parts/publish';
 import { runReconnect } from './parts/reconnect';
+import { runThumbnails } from './parts/thumbnails';
 import { runToken } from './parts/token';
 
 const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
@@ -42,6 +43,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   token: runToken,
   cycles: runCycles,
   idle: runIdle,
+  thumbnails: runThumbnails,
   player: runPlayer,
   publish: runPublish,
   janus: runJanus,

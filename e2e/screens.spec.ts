@@ -42,6 +42,10 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
     await signInByApi(page);
     await page.goto('/home');
     await expect(page.getByRole('link', { name: /N954AS/ })).toBeVisible();
+    // Each card with its aircraft's picture, not the placeholder.
+    await expect(page.getByRole('img', { name: / thumbnail$/ })).toHaveCount(3, {
+      timeout: 15_000,
+    });
     await atEveryWidth(page, 'home', { fullPage: true });
   });
 

@@ -1,5 +1,6 @@
 // Builds the local stage: the stage process (dist/stage.js, Node ESM, npm packages external),
-// the camera process (dist/cameras.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
+// the camera process (dist/cameras.js, likewise), the thumbnail process (dist/thumbnails.js,
+// likewise), the browser SDK (dist/stage-sdk.js, an IIFE
 // defining window.IVSBroadcastClient) and the time strip decoder for browser tests
 // (dist/time-strip.js, window.TailcamTimeStrip).
 import { build } from 'esbuild';
@@ -10,29 +11,24 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${here}package.json`, 'utf8'));
 const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@tailcam/'));
 
+/** A process's entry (src/{source}.ts) bundled for Node, npm packages external, as dist/{name}.js. */
+const nodeProcess = (source, name) =>
+  build({
+    entryPoints: [`${here}src/${source}.ts`],
+    outfile: `${here}dist/${name}.js`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+
 await Promise.all([
-  build({
-    entryPoints: [`${here}src/main.ts`],
-    outfile: `${here}dist/stage.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    logLevel: 'warning',
-  }),
-  build({
-    entryPoints: [`${here}src/cameras-main.ts`],
-    outfile: `${here}dist/cameras.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    logLevel: 'warning',
-  }),
+  nodeProcess('main', 'stage'),
+  nodeProcess('cameras-main', 'cameras'),
+  nodeProcess('thumbnails-main', 'thumbnails'),
   build({
     entryPoints: [`${here}src/sdk/ivs-broadcast-client.ts`],
     outfile: `${here}dist/stage-sdk.js`,

@@ -17,6 +17,8 @@ const TEST_PACKAGES = {
     'libc6-dev',
   ],
   'PostgreSQL store tests': ['postgresql'],
+  // The thumbnail process decodes a key frame with ffmpeg (docs/decisions/0070-thumbnails.md).
+  'thumbnail tests': ['ffmpeg'],
   // harness/src/lab: namespaces and links (iproute2: ip, tc), NAT, loss and blocked UDP
   // (iptables; nftables' nft to read the rules iptables-nft writes), RTT (ping), the delayer
   // (python3), and the TURN server the UDP-blocked cases relay through (coturn).

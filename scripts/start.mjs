@@ -1,7 +1,8 @@
 // Starts Tailcam (`npm start`, after `npm run build`): the API server, which serves the web app
 // and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
-// environment or .env), the local stage process and the camera process, which publishes the
-// synthetic cameras to the stage over WHIP. Prints the URL and the demo login once a first
+// environment or .env), the local stage process, the camera process, which publishes the
+// synthetic cameras to the stage over WHIP, and the thumbnail process, which makes /home's
+// pictures. Prints the URL and the demo login once a first
 // viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. Each child
 // (the API too) is restarted with backoff if it dies, and the log says so; the others keep serving
 // meanwhile and viewers reconnect by themselves. With
@@ -26,6 +27,7 @@ const env = {
 const apiEntry = env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
 const stageEntry = env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
 const camerasEntry = env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
+const thumbnailsEntry = env.TAILCAM_THUMBNAILS_ENTRY ?? 'local-stage/dist/thumbnails.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
@@ -65,9 +67,18 @@ let stageProvider;
 
 /**
  * Starts `entry` and keeps it running. `onExit(code, signal)` may return 'done' (the child has
- * nothing more to do: not started again) or 'stop' (the whole run stops).
+ * nothing more to do: not started again) or 'stop' (the whole run stops). An `optional` child
+ * that keeps failing at start-up is restarted with backoff, never the reason to stop.
  */
-function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () => undefined }) {
+function supervise({
+  name,
+  entry,
+  env,
+  stdio,
+  onStart = () => {},
+  onExit = () => undefined,
+  optional = false,
+}) {
   const state = { child: undefined, starts: 0, failuresInARow: 0, startedAt: 0, timer: undefined };
   const start = () => {
     state.starts += 1;
@@ -88,7 +99,7 @@ function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () =>
       }
       // A child that ran for a while before dying starts a fresh backoff series.
       state.failuresInARow = Date.now() - state.startedAt > 30_000 ? 1 : state.failuresInARow + 1;
-      if (!printed && state.failuresInARow > 5) {
+      if (!printed && !optional && state.failuresInARow > 5) {
         log(`${name} keeps failing at start-up (see above); stopping.`);
         return void shutdown(1);
       }
@@ -115,6 +126,7 @@ function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () =>
 
 let stage;
 let cameras;
+let thumbnails;
 
 function startLocalStage() {
   stage = supervise({
@@ -131,6 +143,16 @@ function startLocalStage() {
     env: stageEnv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     onExit: (code) => (code === 0 ? 'done' : undefined),
+  });
+  // The thumbnail process watches the stage like a player for /home's pictures
+  // (docs/decisions/0070-thumbnails.md): nobody waits for it, and its faults cost no viewer.
+  if (!isBuilt(thumbnailsEntry)) return log('no thumbnails: /home shows placeholders.');
+  thumbnails = supervise({
+    name: 'the thumbnail process',
+    entry: thumbnailsEntry,
+    env: stageEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    optional: true,
   });
 }
 
@@ -251,8 +273,9 @@ function stopChild(child) {
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  for (const supervised of [api, stage, cameras]) supervised?.cancelRestart();
-  await Promise.all([api, stage, cameras].map((supervised) => stopChild(supervised?.child)));
+  const children = [api, stage, cameras, thumbnails];
+  for (const supervised of children) supervised?.cancelRestart();
+  await Promise.all(children.map((supervised) => stopChild(supervised?.child)));
   process.exit(code);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The whole product with nobody watching: the CPU of every process `npm start` runs (the start
- * script, the API, the stage, the camera process), read from /proc over 30 s once the cameras
+ * script, the API, the stage, the camera process, the thumbnail process), read from /proc over 30 s once the cameras
  * are idle. Each process's share is printed, so a change shows where the cost went.
  */
 import { readFileSync } from 'node:fs';
@@ -23,9 +23,11 @@ function cpuOf(pid: number): { seconds: number; command: string } | undefined {
   }
 }
 
-function label(command: string): string {
+/** What `npm start` process a command line is. */
+export function processLabel(command: string): string {
   if (command.includes('stage.js')) return 'stage';
   if (command.includes('cameras.js')) return 'cameras';
+  if (command.includes('thumbnails.js')) return 'thumbnails';
   if (command.includes('server.js')) return 'API';
   if (command.includes('start.mjs')) return 'start script';
   return command.slice(0, 40);
@@ -47,7 +49,7 @@ export async function runIdle(bench: BenchContext): Promise<BenchRow[]> {
     const first = before.get(pid);
     const last = cpuOf(pid);
     if (!first || !last) return [];
-    return [{ name: label(last.command), share: (last.seconds - first.seconds) / elapsed }];
+    return [{ name: processLabel(last.command), share: (last.seconds - first.seconds) / elapsed }];
   });
   const total = shares.reduce((sum, entry) => sum + entry.share, 0);
   return [

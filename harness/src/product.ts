@@ -72,6 +72,7 @@ function ensureBuilt(): void {
     'server/dist/users.js',
     'local-stage/dist/stage.js',
     'local-stage/dist/cameras.js',
+    'local-stage/dist/thumbnails.js',
   ];
   if (outputs.every((file) => existsSync(join(ROOT, file)))) return;
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });

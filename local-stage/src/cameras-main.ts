@@ -9,27 +9,14 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
-import { ConfigError, loadCameraProcessConfig, type CameraProcessConfig } from './cameras/config';
+import { loadCameraProcessConfig, type CameraProcessConfig } from './cameras/config';
 import { startCameraPublishers } from './cameras/start-cameras';
-import { loadSharedSecret } from './env-config';
+import { loadSharedSecret, orExitOnConfigError } from './env-config';
 import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/cameras.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The configuration, or exit 2 with what is wrong (before a logger: it says how to log). */
-function configuration(): CameraProcessConfig {
-  try {
-    return loadCameraProcessConfig(process.env, root);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
 
 async function main(config: CameraProcessConfig, log: StageLogger): Promise<void> {
   if (config.stageIds.length === 0) {
@@ -55,7 +42,7 @@ async function main(config: CameraProcessConfig, log: StageLogger): Promise<void
   exitOnShutdown({ close: () => running.close(), log });
 }
 
-const config = configuration();
+const config = orExitOnConfigError(() => loadCameraProcessConfig(process.env, root));
 const log = createStageLogger({
   level: config.logLevel,
   format: config.logFormat,

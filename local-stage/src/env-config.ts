@@ -82,6 +82,22 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * What `read` returns, or, for a ConfigError, its message on standard error and exit code 2 (a
+ * process's configuration is read before its logger: the configuration says how to log).
+ */
+export function orExitOnConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
 /** Parses `env` with `schema`, or throws a ConfigError naming every bad variable. */
 export function parseEnv<T>(schema: z.ZodType<T>, env: NodeJS.ProcessEnv, what: string): T {
   const parsed = schema.safeParse(env);

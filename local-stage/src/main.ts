@@ -15,25 +15,12 @@ import {
 } from './server/config';
 import { describePeerNetwork, type PeerNetwork } from './server/media/peer-network';
 import { startLocalStage } from './server/start';
-import { loadSharedSecret } from './env-config';
+import { loadSharedSecret, orExitOnConfigError } from './env-config';
 import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The configuration, or exit 2 with what is wrong (before a logger: it says how to log). */
-function configuration(): StageConfig {
-  try {
-    return loadStageConfig(process.env, root);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
 
 /** What the peer connections announce: a name that does not resolve is a configuration error. */
 async function peerNetwork(config: StageConfig): Promise<PeerNetwork> {
@@ -87,7 +74,7 @@ async function main(config: StageConfig, log: StageLogger): Promise<void> {
   exitOnShutdown({ close: () => running.close(), log });
 }
 
-const config = configuration();
+const config = orExitOnConfigError(() => loadStageConfig(process.env, root));
 const log = createStageLogger({ level: config.logLevel, format: config.logFormat });
 main(config, log).catch((error: unknown) => {
   log.fatal({ err: error }, 'failed to start');

@@ -23,7 +23,7 @@ export interface StageLoggerOptions {
   /** LOG_FORMAT; unset: pretty when standard output is a terminal, JSON otherwise. */
   format?: LogFormat | undefined;
   /** The camera process logs as `tailcam-cameras`. */
-  service?: 'tailcam-stage' | 'tailcam-cameras';
+  service?: 'tailcam-stage' | 'tailcam-cameras' | 'tailcam-thumbnails';
   /** Where lines go; standard output when omitted. */
   destination?: DestinationStream;
   /** The records' time, in ms since the epoch (tests fix it). */

@@ -14,6 +14,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const fakeApi = fileURLToPath(new URL('./testing/fake-api.mjs', import.meta.url));
 let stageEntry: string;
 let camerasEntry: string;
+let thumbnailsEntry: string;
 const started: ChildProcess[] = [];
 
 let buildDir: string;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   buildDir = mkdtempSync(join(root, 'local-stage/dist/test-stage-'));
   stageEntry = join(buildDir, 'stage.mjs');
   camerasEntry = join(buildDir, 'cameras.mjs');
+  thumbnailsEntry = join(buildDir, 'thumbnails.mjs');
   const bundle = (entry: string, outfile: string) =>
     build({
       entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
@@ -35,7 +37,11 @@ beforeAll(async () => {
       alias: { '@tailcam/protocol': join(root, 'protocol/src') },
       logLevel: 'warning',
     });
-  await Promise.all([bundle('./main.ts', stageEntry), bundle('./cameras-main.ts', camerasEntry)]);
+  await Promise.all([
+    bundle('./main.ts', stageEntry),
+    bundle('./cameras-main.ts', camerasEntry),
+    bundle('./thumbnails-main.ts', thumbnailsEntry),
+  ]);
 }, 30_000);
 
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
@@ -62,6 +68,9 @@ function startScript(env: Record<string, string>, scriptRoot = root) {
       TAILCAM_API_ENTRY: fakeApi,
       TAILCAM_STAGE_ENTRY: stageEntry,
       TAILCAM_CAMERAS_ENTRY: camerasEntry,
+      TAILCAM_THUMBNAILS_ENTRY: thumbnailsEntry,
+      // The thumbnail process's socket goes there, not into the repository.
+      DATA_DIR: join(buildDir, 'data'),
       STAGE_TOKEN_SECRET: 'orchestrator-test-secret-long-enough-for-hs256',
       ...env,
     },
@@ -162,7 +171,7 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     expect(run.output().match(/Tailcam is running/g)).toHaveLength(1);
 
     const children = childrenOf(run.child.pid ?? 0);
-    expect(children).toHaveLength(3);
+    expect(children, run.output()).toHaveLength(4); // the API, the stage, the cameras, the thumbnails
     run.child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) =>
       run.child.once('exit', (exitCode) => resolve(exitCode)),
@@ -202,6 +211,24 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
       run.output,
     );
     expect(childNamed(run.child.pid ?? 0, 'cameras.mjs')).not.toBe(camerasPid);
+    run.child.kill('SIGTERM');
+    expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
+  });
+
+  it('keeps Tailcam running while the thumbnail process keeps failing, restarting it with backoff', async () => {
+    const failing = join(buildDir, 'failing-thumbnails.mjs');
+    writeFileSync(failing, 'process.exit(1);\n');
+    const run = startScript({
+      STAGE_PORT: String(await freePort()),
+      TAILCAM_THUMBNAILS_ENTRY: failing,
+    });
+    await run.waitForOutput(/Tailcam is running at/);
+    await run.waitForOutput(
+      /the thumbnail process stopped \(code 1\); restarting in 800 ms \(restart #3\)/,
+    );
+    const url = /Tailcam is running at (\S+)/.exec(run.output())?.[1] ?? '';
+    expect(await (await fetch(`${url}/stage/health`)).json()).toMatchObject({ ready: true });
+    expect(run.child.exitCode).toBeNull();
     run.child.kill('SIGTERM');
     expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
   });

@@ -43,6 +43,8 @@ import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
 import { registerStageProxy } from './routes/stage-proxy';
 import { registerStageSdkRoute } from './routes/stage-sdk';
+import { registerThumbnailRoute } from './routes/thumbnails';
+import type { ThumbnailSource } from './thumbnails/thumbnail-source';
 import { registerWebApp } from './routes/web-app';
 
 /** Bodies of the JSON API are tiny: a username and a password, or two ids. */
@@ -71,6 +73,8 @@ export type AppConfig = Pick<
 export interface AppDeps {
   store: UserStore;
   stageProvider: StageProvider;
+  /** Where /home's pictures come from; none: every thumbnail answers 204 (tests). */
+  thumbnails?: ThumbnailSource;
   /** Signs and verifies login tokens. */
   authSecret: Uint8Array;
   rateLimitStore?: RateLimitStore;
@@ -198,6 +202,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateLimiter,
     rateLimit: tokenRateLimit(config.tokenRateLimitPerMinute),
   });
+  registerThumbnailRoute(app, { store, loginTokens, thumbnails: deps.thumbnails });
   registerStageSdkRoute(app, {
     stageProvider: config.stageProvider,
     sdkFile: config.stageProvider === 'ivs' ? config.ivs.sdkFile : config.localStage.sdkFile,

@@ -2,6 +2,9 @@
  * Production entry point (`node server/dist/server.js`): reads the configuration, opens and
  * migrates the user store, listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
+import { S3Client } from '@aws-sdk/client-s3';
+import { ivsThumbnails } from './thumbnails/ivs-thumbnails';
+import { localThumbnails, type ThumbnailSource } from './thumbnails/thumbnail-source';
 import type { AddressInfo } from 'node:net';
 import { createAccounts } from './accounts/accounts';
 import { startAdminSocket, type AdminSocket } from './accounts/admin-socket';
@@ -46,6 +49,16 @@ async function createStageProvider(config: Config): Promise<StageProvider> {
     client: createIvsClient(config.ivs.region!),
     stageArns: config.ivs.stageArns,
     durationMinutes: config.participantTokenMinutes,
+  });
+}
+
+/** /home's pictures: the local thumbnail process, or IVS participant recording's on S3. */
+function createThumbnailSource(config: Config): ThumbnailSource {
+  if (config.stageProvider === 'local') return localThumbnails(config.dataDir);
+  return ivsThumbnails({
+    ivs: createIvsClient(config.ivs.region!),
+    s3: new S3Client({ region: config.ivs.region!, maxAttempts: 2 }),
+    stageArns: config.ivs.stageArns,
   });
 }
 
@@ -103,6 +116,7 @@ async function main(): Promise<void> {
   const app = await buildApp(config, {
     store,
     stageProvider,
+    thumbnails: createThumbnailSource(config),
     authSecret: await loadAuthSecret(config),
     logger,
     ...(rateLimitClient === undefined

@@ -26,7 +26,8 @@ export function contentSecurityPolicy(options: {
     'default-src': ["'self'"],
     'script-src': scriptSources,
     'style-src': ["'self'"],
-    'img-src': ["'self'", 'data:'],
+    // blob: for the thumbnails, fetched with the login token (decision 0071).
+    'img-src': ["'self'", 'data:', 'blob:'],
     'connect-src': ivs
       ? ["'self'", 'https://*.live-video.net', 'wss://*.live-video.net']
       : ["'self'"],
@@ -93,8 +94,12 @@ export function createSecurityHeaders(options: {
     apply(request, reply) {
       reply.headers(fixed);
       reply.header('x-request-id', request.id);
-      // API answers carry tokens and account state: no browser or proxy may keep a copy.
-      if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+      // API answers carry tokens and account state: no browser or proxy may keep a copy. A
+      // thumbnail is a signed-in viewer's alone as well ('private' for caches that ignore
+      // no-store on images).
+      if (request.url.startsWith('/api/thumbnails/')) {
+        reply.header('cache-control', 'private, no-store');
+      } else if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
       if (isWhipOrWhepRequest(request)) {
         if (!reply.hasHeader('access-control-allow-origin')) reply.headers(WHIP_OWN_ANSWER_CORS);
         return;

@@ -34,7 +34,7 @@ describe('security headers', () => {
     const { app } = await build();
     const csp = (await app.inject({ url: '/' })).headers['content-security-policy'];
     expect(csp).toBe(
-      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; media-src 'self' blob:; worker-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; media-src 'self' blob:; worker-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
     );
   });
 
@@ -42,7 +42,7 @@ describe('security headers', () => {
     const { app } = await build({ config: { stageProvider: 'ivs' } });
     const csp = (await app.inject({ url: '/' })).headers['content-security-policy'];
     expect(csp).toBe(
-      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://*.live-video.net wss://*.live-video.net; media-src 'self' blob:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' https://*.live-video.net wss://*.live-video.net; media-src 'self' blob:; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
     );
   });
 

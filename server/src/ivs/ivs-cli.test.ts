@@ -4,16 +4,30 @@ import {
   AccessDeniedException,
   CreateParticipantTokenCommand,
   CreateStageCommand,
+  CreateStorageConfigurationCommand,
   IVSRealTimeClient,
   ListStagesCommand,
+  ListStorageConfigurationsCommand,
   ListTagsForResourceCommand,
+  UpdateStageCommand,
 } from '@aws-sdk/client-ivs-realtime';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, tempDir } from '../test/helpers';
 import { runIvsCli } from './ivs-cli';
 
 const arn = (id: string) => `arn:aws:ivs:eu-west-1:123456789012:stage/${id}`;
+const STORAGE_ARN = 'arn:aws:ivs:eu-west-1:123456789012:storage-configuration/AbCd1234';
+const RECORDING = {
+  storageConfigurationArn: STORAGE_ARN,
+  mediaTypes: ['AUDIO_VIDEO'],
+  thumbnailConfiguration: {
+    recordingMode: 'INTERVAL',
+    targetIntervalSeconds: 10,
+    storage: ['LATEST'],
+  },
+};
 const tagged = (streamId: string, app = 'tailcam') => ({
   'tailcam:app': app,
   'tailcam:stream': streamId,
@@ -25,6 +39,19 @@ function setup(env: Record<string, string> = { AWS_REGION: 'eu-west-1' }) {
     credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
   });
   const mock = mockClient(client);
+  const s3Client = new S3Client({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+  });
+  const s3 = mockClient(s3Client);
+  const storage = () => {
+    mock.on(ListStorageConfigurationsCommand).resolves({ storageConfigurations: [] });
+    mock
+      .on(CreateStorageConfigurationCommand)
+      .resolves({ storageConfiguration: { arn: STORAGE_ARN, s3: { bucketName: 'b' } } });
+    mock.on(UpdateStageCommand).resolves({});
+  };
+  storage();
   const out: string[] = [];
   const err: string[] = [];
   const regions: string[] = [];
@@ -37,8 +64,9 @@ function setup(env: Record<string, string> = { AWS_REGION: 'eu-west-1' }) {
         regions.push(region);
         return client;
       },
+      createS3Client: () => s3Client,
     });
-  return { mock, out, err, regions, run };
+  return { mock, s3, storage, out, err, regions, run };
 }
 
 describe('npm run ivs -- provision', () => {
@@ -53,16 +81,20 @@ describe('npm run ivs -- provision', () => {
       { maxResults: 100 },
     ]);
     expect(mock.commandCalls(CreateStageCommand).map((call) => call.args[0].input)).toEqual(
-      ['N743AS', 'N953AS', 'N954AS'].map((id) => ({ name: `tailcam-${id}`, tags: tagged(id) })),
+      ['N743AS', 'N953AS', 'N954AS'].map((id) => ({
+        name: `tailcam-${id}`,
+        tags: tagged(id),
+        autoParticipantRecordingConfiguration: RECORDING,
+      })),
     );
     expect(out).toEqual([
       `IVS_STAGE_ARNS=N743AS=${arn('N743AS')},N953AS=${arn('N953AS')},N954AS=${arn('N954AS')}`,
     ]);
-    expect(err[0]).toBe(`N743AS  created  ${arn('N743AS')}`);
+    expect(err[1]).toBe(`N743AS  created  ${arn('N743AS')}`);
   });
 
   it('is idempotent: finds tagged stages across pages and creates only what is missing', async () => {
-    const { mock, out, err, run } = setup();
+    const { mock, storage, out, err, run } = setup();
     mock
       .on(ListStagesCommand, { maxResults: 100 })
       .resolves({
@@ -86,9 +118,20 @@ describe('npm run ivs -- provision', () => {
       [{ resourceArn: arn('untagged') }],
     );
     expect(mock.commandCalls(CreateStageCommand).map((call) => call.args[0].input)).toEqual([
-      { name: 'tailcam-N953AS', tags: tagged('N953AS') },
+      {
+        name: 'tailcam-N953AS',
+        tags: tagged('N953AS'),
+        autoParticipantRecordingConfiguration: RECORDING,
+      },
     ]);
-    expect(err.slice(0, 3)).toEqual([
+    // The stages found get the thumbnails' recording too.
+    expect(mock.commandCalls(UpdateStageCommand).map((call) => call.args[0].input)).toEqual(
+      ['N743AS', 'N954AS'].map((id) => ({
+        arn: arn(id),
+        autoParticipantRecordingConfiguration: RECORDING,
+      })),
+    );
+    expect(err.slice(1, 4)).toEqual([
       `N743AS  found    ${arn('N743AS')}`,
       `N953AS  created  ${arn('N953AS')}`,
       `N954AS  found    ${arn('N954AS')}`,
@@ -99,6 +142,7 @@ describe('npm run ivs -- provision', () => {
 
     // Once all three exist, running it again creates nothing.
     mock.reset();
+    storage();
     mock.on(ListStagesCommand).resolves({
       stages: ['N743AS', 'N953AS', 'N954AS'].map((id) => ({ arn: arn(id), tags: tagged(id) })),
     });
@@ -112,10 +156,50 @@ describe('npm run ivs -- provision', () => {
     mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
     expect(await run('provision', '--app', 'tailcam-staging', '--region', 'us-west-2')).toBe(0);
     expect(regions).toEqual(['us-west-2']);
-    expect(mock.commandCalls(CreateStageCommand)[0]!.args[0].input).toEqual({
+    expect(mock.commandCalls(CreateStageCommand)[0]!.args[0].input).toMatchObject({
       name: 'tailcam-staging-N743AS',
       tags: tagged('N743AS', 'tailcam-staging'),
     });
+  });
+
+  it('sets up LATEST thumbnails in a bucket it creates in the region, or in the one given, once', async () => {
+    const { mock, s3, err, run } = setup();
+    mock.on(ListStagesCommand).resolves({ stages: [] });
+    mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
+    expect(await run('provision')).toBe(0);
+    const bucket = s3.commandCalls(CreateBucketCommand)[0]?.args[0].input;
+    expect(bucket).toEqual({
+      Bucket: expect.stringMatching(/^tailcam-thumbnails-[0-9a-f]{8}$/),
+      CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
+    });
+    expect(mock.commandCalls(CreateStorageConfigurationCommand)[0]?.args[0].input).toEqual({
+      name: 'tailcam-thumbnails',
+      s3: { bucketName: bucket?.Bucket },
+      tags: { 'tailcam:app': 'tailcam' },
+    });
+    expect(err[0]).toContain(`the LATEST of each publisher every 10 s to s3://${bucket?.Bucket}/`);
+
+    // With a bucket given: no bucket created; a storage configuration found is used again.
+    const given = setup();
+    given.mock.on(ListStagesCommand).resolves({ stages: [] });
+    given.mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
+    given.mock.on(ListStorageConfigurationsCommand).resolves({
+      storageConfigurations: [
+        { arn: 'arn:other', s3: { bucketName: 'their-bucket' }, tags: { 'tailcam:app': 'other' } },
+        {
+          arn: STORAGE_ARN,
+          s3: { bucketName: 'our-thumbnails' },
+          tags: { 'tailcam:app': 'tailcam' },
+        },
+      ],
+    });
+    expect(await given.run('provision', '--bucket', 'our-thumbnails')).toBe(0);
+    expect(given.s3.commandCalls(CreateBucketCommand)).toHaveLength(0);
+    expect(given.mock.commandCalls(CreateStorageConfigurationCommand)).toHaveLength(0);
+    expect(given.mock.commandCalls(CreateStageCommand)[0]?.args[0].input).toMatchObject({
+      autoParticipantRecordingConfiguration: RECORDING,
+    });
+    expect(await given.run('provision', '--bucket', 'Not_A_Bucket')).toBe(2);
   });
 
   it('refuses to guess when two stages carry the same tags', async () => {
@@ -226,7 +310,7 @@ describe('npm run ivs: AWS problems in one sentence, no stack trace', () => {
         name: 'CredentialsProviderError',
       },
     );
-    mock.on(ListStagesCommand).rejects(noCredentials);
+    mock.on(ListStorageConfigurationsCommand).rejects(noCredentials);
     expect(await run('provision')).toBe(1);
     expect(err).toEqual([
       'No AWS credentials found. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or run where an IAM role provides them.',
@@ -240,7 +324,8 @@ describe('npm run ivs: AWS problems in one sentence, no stack trace', () => {
       .on(CreateStageCommand)
       .rejects(new AccessDeniedException({ $metadata: {}, message: 'not authorized' }));
     expect(await run('provision')).toBe(1);
-    expect(err).toEqual([
+    // The thumbnails' storage was set up first; then the stage was refused.
+    expect(err.slice(1)).toEqual([
       'AWS refused Provisioning the stages: the credentials lack that permission (see the IAM policies in docs/deployment.md).',
     ]);
     expect(err.join('\n')).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);

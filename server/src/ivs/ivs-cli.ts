@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { IVSRealTimeClient } from '@aws-sdk/client-ivs-realtime';
+import { S3Client } from '@aws-sdk/client-s3';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import { parseStageArns } from '../config';
 import type { Env } from '../env';
@@ -20,14 +21,18 @@ import {
   stageArnsLine,
   StageLookupError,
   STREAM_TAG,
+  thumbnailRecording,
   type IvsClient,
 } from './stages';
+import { provisionThumbnailStorage, type S3 } from './thumbnail-storage';
 
 export const IVS_USAGE = `Usage: npm run ivs -- <command> [options]
 
 Commands:
   provision                 find or create the stages for ${STREAM_IDS.join(', ')} (tagged, so
-                            running it again changes nothing) and print the IVS_STAGE_ARNS line
+                            running it again changes nothing), with participant recording of
+                            the LATEST thumbnail every 10 s to an S3 bucket, and print the
+                            IVS_STAGE_ARNS line
   publish-token STREAM_ID   issue a PUBLISH token for that stream's encoder and print the
                             WHIP URL and token to give it (e.g. OBS, Service: WHIP)
 
@@ -35,6 +40,8 @@ Options:
   --region REGION     AWS region of the stages (default: AWS_REGION)
   --app NAME          value of the tailcam:app tag, to keep several deployments apart in one
                       account (default: ${DEFAULT_APP})
+  --bucket NAME       provision: the S3 bucket (in the stages' region) for the thumbnails
+                      (default: one created for the app, or the one found from before)
   --minutes N         publish-token: token lifetime, 1 to ${MAX_TOKEN_MINUTES} (default: ${DEFAULT_PUBLISH_TOKEN_MINUTES})
   --user-id ID        publish-token: the participant's user id (default: encoder-STREAM_ID)
 
@@ -46,6 +53,7 @@ export interface IvsCliIo {
   out: (line: string) => void;
   err: (line: string) => void;
   createClient?: (region: string) => IvsClient;
+  createS3Client?: (region: string) => S3;
 }
 
 class UsageError extends Error {}
@@ -54,6 +62,10 @@ class SetupError extends Error {}
 
 function defaultClient(region: string): IvsClient {
   return new IVSRealTimeClient({ region, maxAttempts: 3 });
+}
+
+function defaultS3Client(region: string): S3 {
+  return new S3Client({ region, maxAttempts: 3 });
 }
 
 function parseMinutes(text: string | undefined): number {
@@ -102,6 +114,7 @@ export async function runIvsCli(args: string[], io: IvsCliIo): Promise<number> {
             app: { type: 'string' },
             minutes: { type: 'string' },
             'user-id': { type: 'string' },
+            bucket: { type: 'string' },
             help: { type: 'boolean', short: 'h' },
           },
         });
@@ -122,12 +135,29 @@ export async function runIvsCli(args: string[], io: IvsCliIo): Promise<number> {
 
     if (command === 'provision') {
       if (rest.length > 0 || values.minutes !== undefined || values['user-id'] !== undefined) {
-        throw new UsageError('provision takes no arguments besides --region and --app');
+        throw new UsageError('provision takes no arguments besides --region, --app and --bucket');
+      }
+      const bucket = values.bucket;
+      if (bucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+        throw new UsageError('--bucket must be an S3 bucket name: 3 to 63 a-z, 0-9, . and -');
       }
       if (region === '') throw new SetupError(missingRegion);
-      action = 'Provisioning the stages';
       const client = (io.createClient ?? defaultClient)(region);
-      const stages = await provisionStages(client, app);
+      action = "Setting up the thumbnails' storage";
+      const storage = await provisionThumbnailStorage(
+        client,
+        (io.createS3Client ?? defaultS3Client)(region),
+        { app, region, ...(bucket === undefined ? {} : { bucket }) },
+      );
+      io.err(
+        `Thumbnails: the LATEST of each publisher every 10 s to s3://${storage.bucket}/ (storage configuration ${storage.storageConfigurationArn}${storage.created === 'nothing' ? ', found' : `, ${storage.created} created`}).`,
+      );
+      action = 'Provisioning the stages';
+      const stages = await provisionStages(
+        client,
+        app,
+        thumbnailRecording(storage.storageConfigurationArn),
+      );
       for (const stage of stages) {
         io.err(`${stage.streamId}  ${stage.created ? 'created' : 'found  '}  ${stage.arn}`);
       }

@@ -7,6 +7,8 @@ import {
   CreateStageCommand,
   ListStagesCommand,
   ListTagsForResourceCommand,
+  UpdateStageCommand,
+  type AutoParticipantRecordingConfiguration,
   type IVSRealTimeClient,
 } from '@aws-sdk/client-ivs-realtime';
 import { STREAM_IDS, type StreamId } from '@tailcam/protocol/streams';
@@ -30,6 +32,24 @@ export interface ProvisionedStage {
   streamId: StreamId;
   arn: string;
   created: boolean;
+}
+
+/**
+ * Individual participant recording as Tailcam's thumbnails need it (decision 0070): the LATEST
+ * thumbnail of each publisher, every 10 s, into the storage configuration's bucket.
+ */
+export function thumbnailRecording(
+  storageConfigurationArn: string,
+): AutoParticipantRecordingConfiguration {
+  return {
+    storageConfigurationArn,
+    mediaTypes: ['AUDIO_VIDEO'],
+    thumbnailConfiguration: {
+      recordingMode: 'INTERVAL',
+      targetIntervalSeconds: 10,
+      storage: ['LATEST'],
+    },
+  };
 }
 
 /** `name` of a new stage: recognisable in the console, and unique per app. */
@@ -74,16 +94,22 @@ export async function findTaggedStages(
   return stages;
 }
 
-/** Finds the app's three stages and creates the missing ones, tagged. Safe to run again. */
+/**
+ * Finds the app's three stages and creates the missing ones, tagged, each with `recording` (an
+ * existing stage is updated to it). Safe to run again.
+ */
 export async function provisionStages(
   client: IvsClient,
   app: string = DEFAULT_APP,
+  recording?: AutoParticipantRecordingConfiguration,
 ): Promise<ProvisionedStage[]> {
   const existing = await findTaggedStages(client, app);
   const result: ProvisionedStage[] = [];
+  const withRecording = recording ? { autoParticipantRecordingConfiguration: recording } : {};
   for (const streamId of STREAM_IDS) {
     const arn = existing[streamId];
     if (arn !== undefined) {
+      if (recording) await client.send(new UpdateStageCommand({ arn, ...withRecording }));
       result.push({ streamId, arn, created: false });
       continue;
     }
@@ -91,6 +117,7 @@ export async function provisionStages(
       new CreateStageCommand({
         name: stageName(app, streamId),
         tags: { [APP_TAG]: app, [STREAM_TAG]: streamId },
+        ...withRecording,
       }),
     );
     const createdArn = output.stage?.arn;

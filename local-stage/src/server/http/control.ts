@@ -63,8 +63,12 @@ export const stageStatsSchema = z.object({
   participants: z.array(
     z.object({ participantId: z.string(), stageId: z.string(), peerConnections: z.number() }),
   ),
-  /** Players watching over WHEP (their peer connections are in `peerConnections` too). */
+  /**
+   * Players watching over WHEP (their peer connections are in `peerConnections` too), but for the
+   * thumbnail process's sessions, counted in `thumbnailSessions` alone.
+   */
   whepSessions: z.number(),
+  thumbnailSessions: z.number(),
   pendingJoinFailures: z.number(),
   /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
   recentConnectMs: z.array(z.number()),

@@ -32,10 +32,17 @@ export function vp8KeyFrameSize(
 function frameHeaderOffset(payload: Uint8Array): number | undefined {
   const first = payload[0];
   if (first === undefined) return undefined;
-  const extended = (first & 0x80) !== 0;
   const startOfPartition = (first & 0x10) !== 0;
   const partitionIndex = first & 0x07;
   if (!startOfPartition || partitionIndex !== 0) return undefined;
+  return vp8DescriptorLength(payload);
+}
+
+/** The length of a packet's VP8 payload descriptor (RFC 7741 4.2): the frame's bytes follow. */
+export function vp8DescriptorLength(payload: Uint8Array): number | undefined {
+  const first = payload[0];
+  if (first === undefined) return undefined;
+  const extended = (first & 0x80) !== 0;
   let offset = 1;
   if (extended) {
     const flags = payload[offset];

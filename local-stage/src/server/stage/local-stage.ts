@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { ParticipantTokenClaims } from '@tailcam/protocol/participant-token';
+import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
 import { STAGE_ERROR_CODES, type ParticipantDescription } from '../../signalling';
 import type { StageStats } from '../http/control';
@@ -417,11 +418,16 @@ export class LocalStage {
   }
 
   stats(): StageStats {
+    // The thumbnail process's sessions apart: a viewer's leave leaves none of them behind.
+    const thumbnailSessions = [...this.whepSessions.values()].filter(
+      (session) => session.seat.request.userId === THUMBNAILS_USER_ID,
+    ).length;
     return stageStats({
       stages: this.stages.values(),
       sessions: this.sessions,
-      peerConnections: this.subscriptions.size,
-      whepSessions: this.whepSessions.size,
+      peerConnections: this.subscriptions.size - thumbnailSessions,
+      whepSessions: this.whepSessions.size - thumbnailSessions,
+      thumbnailSessions,
       pendingJoinFailures: this.faults.pendingJoinFailures,
       connectTimes: this.connectTimes,
     });

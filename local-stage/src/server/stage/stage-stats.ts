@@ -26,6 +26,7 @@ export function stageStats(input: {
   sessions: ReadonlySet<ViewerSession>;
   peerConnections: number;
   whepSessions: number;
+  thumbnailSessions: number;
   pendingJoinFailures: number;
   connectTimes: ConnectTimes;
 }): StageStats {
@@ -77,6 +78,7 @@ export function stageStats(input: {
       peerConnections: session.peerConnectionCount,
     })),
     whepSessions: input.whepSessions,
+    thumbnailSessions: input.thumbnailSessions,
     pendingJoinFailures: input.pendingJoinFailures,
     recentConnectMs: input.connectTimes.recentMs,
     process: {

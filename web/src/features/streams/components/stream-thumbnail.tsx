@@ -6,15 +6,17 @@ interface StreamThumbnailProps {
   thumbnailUrl?: string;
 }
 
-/** The stream's thumbnail, or a drawn placeholder when the stream has none. */
+/**
+ * The stream's thumbnail (its newest picture, shown whole in the card's 16:9 box), or a drawn
+ * placeholder when the stream has none.
+ */
 export function StreamThumbnail({ name, thumbnailUrl }: StreamThumbnailProps) {
   if (thumbnailUrl) {
     return (
       <img
         src={thumbnailUrl}
         alt={fillText(uiText.home.thumbnail, { name })}
-        className="aspect-video w-full object-cover"
-        loading="lazy"
+        className="aspect-video w-full bg-black object-contain"
       />
     );
   }

@@ -1,0 +1,124 @@
+/**
+ * Live thumbnails on /home (docs/product.md#stream-selection): each card shows its own aircraft's
+ * picture of now, read back from the synthetic camera's time strip in the image; a browser
+ * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; and
+ * no thumbnail is given without a login token.
+ */
+import type { Page } from '@playwright/test';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { whipPublisher } from '@tailcam/harness/third-party-pages';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { expect, loginToken, signInByApi, test } from './support/fixtures';
+import { publishToken, servePublisherPage } from './support/whip-publisher';
+
+test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
+
+interface CardPicture {
+  src: string;
+  width: number;
+  height: number;
+  /** The time strip's payload, null when the picture has none. */
+  strip: { captureTimeMs: number; streamIndex: number } | null;
+  /** Share of the pixels in the fake camera's greens. */
+  green: number;
+  readAtMs: number;
+}
+
+/** The picture on `streamId`'s card now, read from its pixels (null while the placeholder shows). */
+async function cardPicture(page: Page, streamId: string): Promise<CardPicture | null> {
+  await installPageKit(page);
+  return page.evaluate(async (alt) => {
+    const image = document.querySelector<HTMLImageElement>(`img[alt="${alt}"]`);
+    if (!image) return null;
+    await image.decode().catch(() => undefined);
+    const canvas = document.createElement('canvas');
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext('2d');
+    if (!context || canvas.width === 0) return null;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
+    let green = 0;
+    for (let index = 0; index < pixels.data.length; index += 4) {
+      const [r = 0, g = 0, b = 0] = pixels.data.subarray(index, index + 3);
+      if (g > 90 && g > r + 50 && g > b + 50) green += 1;
+    }
+    return {
+      src: image.src,
+      width: canvas.width,
+      height: canvas.height,
+      strip: window.TailcamPageKit.decodeTimeStrip(pixels),
+      green: green / (pixels.data.length / 4),
+      readAtMs: Date.now(),
+    };
+  }, `${streamId} thumbnail`);
+}
+
+test("each card shows its own aircraft's picture of now, through a blob: URL", async ({ page }) => {
+  await signInByApi(page);
+  await page.goto('/home');
+  for (const [index, streamId] of STREAM_IDS.entries()) {
+    await expect
+      .poll(async () => (await cardPicture(page, streamId))?.strip?.streamIndex, {
+        timeout: 15_000,
+      })
+      .toBe(index);
+    const seen = await cardPicture(page, streamId);
+    expect(seen?.src).toMatch(/^blob:/);
+    expect(seen?.width).toBeGreaterThanOrEqual(320);
+    expect((seen?.width ?? 0) / (seen?.height ?? 1)).toBeCloseTo(16 / 9, 2);
+    // Drawn by the camera at most 15 s before the page shows it.
+    expect((seen?.readAtMs ?? 0) - (seen?.strip?.captureTimeMs ?? 0)).toBeLessThan(15_000);
+  }
+});
+
+test('a thumbnail request without a valid login token is refused', async ({ request }) => {
+  expect((await request.get('/api/thumbnails/N743AS')).status()).toBe(401);
+  const forged = await request.get('/api/thumbnails/N743AS', {
+    headers: { Authorization: `Bearer ${loginToken()}x` },
+  });
+  expect(forged.status()).toBe(401);
+  const signedIn = await request.get('/api/thumbnails/N743AS', {
+    headers: { Authorization: `Bearer ${loginToken()}` },
+  });
+  expect(signedIn.headers()['cache-control']).toBe('private, no-store');
+});
+
+test("a WHIP publisher's picture shows on its card once it is on air", async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(60_000);
+  const STREAM = 'N953AS';
+  const publisherPage = await servePublisherPage();
+  try {
+    const { whipUrl, token } = publishToken(STREAM);
+    const publisher = await context.newPage();
+    await publisher.goto(publisherPage.url);
+    const client = whipPublisher(publisher);
+    await client.start({ endpoint: whipUrl, token, videoCodec: 'video/H264' });
+    await expect
+      .poll(async () => (await client.state()).connectionState, { timeout: 20_000 })
+      .toBe('connected');
+
+    await signInByApi(page);
+    await page.goto('/home');
+    // Chromium's fake camera: 4:3, nearly all green, no time strip.
+    await expect
+      .poll(
+        async () => {
+          const seen = await cardPicture(page, STREAM);
+          return (
+            seen && { ratio: Math.round((seen.width / seen.height) * 100), green: seen.green > 0.8 }
+          );
+        },
+        { timeout: 25_000 },
+      )
+      .toEqual({ ratio: 133, green: true });
+    await client.stop();
+    await publisher.close();
+  } finally {
+    await publisherPage.close();
+  }
+});

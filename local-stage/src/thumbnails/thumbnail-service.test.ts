@@ -1,0 +1,99 @@
+/**
+ * The thumbnail service against the real stage and a synthetic camera (VP8 from libwebrtc),
+ * decoded by the system's ffmpeg: a picture of the aircraft's present, read from its time strip,
+ * and the camera idle again once nobody asks. Skipped, saying so, where ffmpeg is missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadImage, createCanvas } from '@napi-rs/canvas';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { waitUntil } from '../testing/wait-until';
+import { decodeTimeStrip } from '../time-strip';
+import { silentLogger } from '../stage-log';
+import { startThumbnailService, type ThumbnailService } from './thumbnail-service';
+
+const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
+if (!hasFfmpeg) console.warn('[thumbnails] ffmpeg is not installed: its tests are skipped');
+
+const secret = new TextEncoder().encode('a-thumbnail-service-test-secret-of-enough-length');
+const STAGE = 'N953AS';
+let running: StageWithCameras;
+let service: ThumbnailService;
+
+beforeAll(async () => {
+  if (!hasFfmpeg) return;
+  running = await startStageWithCameras({
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: [STAGE],
+    camera: { width: 640, height: 360, fps: 30, idleMs: 500 },
+  });
+  service = startThumbnailService({
+    stageUrl: running.url,
+    secret,
+    stageIds: [STAGE],
+    log: silentLogger(),
+  });
+}, 30_000);
+
+afterAll(async () => {
+  service?.close();
+  await running?.close();
+});
+
+async function readStrip(jpeg: Buffer) {
+  const image = await loadImage(jpeg);
+  const canvas = createCanvas(image.width, image.height);
+  const context = canvas.getContext('2d');
+  context.drawImage(image, 0, 0);
+  return {
+    width: image.width,
+    height: image.height,
+    strip: decodeTimeStrip(context.getImageData(0, 0, image.width, image.height)),
+  };
+}
+
+describe.skipIf(!hasFfmpeg)('thumbnails of a synthetic camera', () => {
+  it('gives a picture of what the camera draws now, at its size, and counts apart from viewers', async () => {
+    expect(running.stage.stats().stages[STAGE]?.camera.state).toBe('idle');
+    const asked = Date.now();
+    const jpeg = await service.thumbnail(STAGE);
+    expect(jpeg, 'a picture on the first request').toBeDefined();
+    const { width, height, strip } = await readStrip(jpeg as Buffer);
+    expect({ width, height }).toEqual({ width: 640, height: 360 });
+    expect(strip?.streamIndex).toBe(STREAM_IDS.indexOf(STAGE));
+    // Drawn after the request (the camera was idle) and well before now.
+    expect(strip?.captureTimeMs).toBeGreaterThanOrEqual(asked - 100);
+    expect(Date.now() - (strip?.captureTimeMs ?? 0)).toBeLessThan(5_000);
+    expect(running.stage.stats()).toMatchObject({
+      thumbnailSessions: 1,
+      whepSessions: 0,
+      peerConnections: 0,
+    });
+  });
+
+  it('gives a newer picture a moment later, decoding one key frame per picture', async () => {
+    const first = await readStrip((await service.thumbnail(STAGE)) as Buffer);
+    const decodes = service.stats().decodes;
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    const second = await readStrip((await service.thumbnail(STAGE)) as Buffer);
+    expect(second.strip?.frame).not.toBe(first.strip?.frame);
+    expect(second.strip?.captureTimeMs).toBeGreaterThan(first.strip?.captureTimeMs ?? 0);
+    expect(service.stats().decodes).toBe(decodes + 1);
+  });
+
+  it('stops watching when closed, and the camera goes idle', async () => {
+    service.close();
+    await waitUntil(
+      () => running.stage.stats().stages[STAGE]?.camera.state === 'idle',
+      'the camera idle',
+      5_000,
+    );
+    expect(running.stage.stats().thumbnailSessions).toBe(0);
+  });
+
+  it('refuses an aircraft it does not serve', async () => {
+    await expect(service.thumbnail('N000XX')).rejects.toThrow('No aircraft N000XX');
+  });
+});
