@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
- * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]`
- * (the last two: the receive-only viewers' levels of the janus and keyframes parts):
+ * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]
+ * [--load=N]` (`--hold`, `--peer-viewers`: the receive-only viewers' levels of the janus and
+ * keyframes parts; `--load`: N busy processes of the bench's own for the whole run):
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -18,6 +19,7 @@ import { Product } from '@tailcam/harness/product';
 import { LOGIN_VIEWER, VIEWER, type BenchContext, type BenchOptions } from './lib/context';
 import type { BenchRow, PartOutcome } from './lib/result';
 import { loadAverage } from '@tailcam/harness/load-average';
+import { addLoad } from './lib/added-load';
 import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
@@ -53,7 +55,12 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
 const ON_REQUEST = new Set(['janus']);
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
-function benchArgs(argv: string[]): { only: string[]; options: BenchOptions; json?: string } {
+function benchArgs(argv: string[]): {
+  only: string[];
+  options: BenchOptions;
+  load: number;
+  json?: string;
+} {
   const text = { type: 'string' } as const;
   const { values: flags } = parseArgs({
     args: argv,
@@ -71,6 +78,7 @@ function benchArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       passes: text,
       hold: text,
       'peer-viewers': text,
+      load: text,
       json: text,
     },
   });
@@ -92,8 +100,10 @@ function benchArgs(argv: string[]): { only: string[]; options: BenchOptions; jso
       `Unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`,
     );
   }
+  const load = flags.load === undefined ? 0 : count('load', 0, 16);
   return {
     only,
+    load,
     json: flags.json,
     options: {
       joins: count('joins', 20, 200),
@@ -147,7 +157,7 @@ function printTable(rows: BenchRow[]): void {
   for (const row of rows) if (row.note) console.log(`- ${row.part}, ${row.what}: ${row.note}`);
 }
 
-const { only, options, json } = benchArgs(process.argv.slice(2));
+const { only, options, load: addedLoad, json } = benchArgs(process.argv.slice(2));
 if (options.peer === 'janus') {
   // Installs Janus and GStreamer when it can; otherwise it says loudly what is skipped (exit 3).
   const ensured = spawnSync(process.execPath, ['scripts/ensure-janus.mjs'], { stdio: 'inherit' });
@@ -157,7 +167,11 @@ if (options.peer === 'janus') {
   }
 }
 const startedAt = Date.now();
+const spinners = addedLoad > 0 ? addLoad(addedLoad) : undefined;
 console.log(`Tailcam bench: ${only.join(', ')}`);
+if (spinners) {
+  console.log(`added load: ${spinners.processes} busy process(es) of the bench's own, to its end`);
+}
 console.log(`machine: ${machine()}; load average ${loadAverage()}`);
 if ((loadavg()[0] ?? 0) > cpus().length) {
   console.log(
@@ -232,6 +246,7 @@ try {
 } finally {
   await browser?.close();
   await product.dispose();
+  spinners?.stop();
 }
 console.log('');
 printTable(rows);
