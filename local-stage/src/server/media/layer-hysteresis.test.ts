@@ -193,6 +193,34 @@ describe('a viewer whose link is restored', () => {
   });
 });
 
+describe('a viewer whose estimate starts low', () => {
+  it('keeps the layer while the estimate catches up with what it is sent, and leaves it once it stops short', () => {
+    const { layers, f, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    // The first estimate came while the viewer was still sent the middle layer (f's key frame late
+    // on a loaded machine): what arrived, well under f, yet nothing refused.
+    const first = { maxBitrate: 450_000, sentBitrate: 380_000 };
+    run(DOWN_AFTER_MS + 500, (at) => choice.choose(layers, at, first));
+    expect(choice.choose(layers, now(), first)).toBe(f);
+    // Sent f now: the estimate climbs about 8 % a second toward it, every REMB higher.
+    let estimate = 450_000;
+    run(4_000, (at) => {
+      estimate *= 1.008;
+      choice.choose(layers, at, {
+        maxBitrate: estimate,
+        estimateRising: true,
+        sentBitrate: 950_000,
+      });
+    });
+    expect(choice.choose(layers, now(), { maxBitrate: estimate, estimateRising: true })).toBe(f);
+    // It stops well short of what f is sent, without climbing: the link does not carry f.
+    const short = { maxBitrate: 600_000, estimateRising: false, sentBitrate: 950_000 };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, short));
+    expect(choice.choose(layers, now(), short)).toBe(h);
+  });
+});
+
 describe('a viewer moving down', () => {
   it('is sent no more of the higher layer from its next frame until the lower key frame', () => {
     const asked: string[] = [];

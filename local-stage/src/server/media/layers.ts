@@ -19,10 +19,9 @@ import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
 
 /** A layer with no packet for this long has stopped (its encoder paused it, or is gone). */
 export const LAYER_SILENT_MS = 500;
-/** The rates are the mean over this window, in buckets of `RATE_BUCKET_MS`. */
+/** A layer's rates are the mean over this window, in buckets of `RATE_BUCKET_MS`. */
 const RATE_WINDOW_MS = 2_000;
 const RATE_BUCKET_MS = 100;
-const RATE_BUCKETS = RATE_WINDOW_MS / RATE_BUCKET_MS;
 const VIDEO_CLOCK_RATE = 90_000;
 const TWO_TO_32 = 2 ** 32;
 
@@ -40,15 +39,23 @@ export interface LayerFigures {
   frameRate: number;
 }
 
-/** Bytes and frames over the last `RATE_WINDOW_MS`, in buckets (no allocation per packet). */
-class RateWindow {
-  private readonly bytes = new Float64Array(RATE_BUCKETS);
-  private readonly frames = new Float64Array(RATE_BUCKETS);
-  private readonly stamps = new Float64Array(RATE_BUCKETS).fill(-1);
+/** Bytes and frames over the last `windowMs`, in buckets (no allocation per packet). */
+export class RateWindow {
+  private readonly buckets: number;
+  private readonly bytes: Float64Array;
+  private readonly frames: Float64Array;
+  private readonly stamps: Float64Array;
 
-  add(now: number, bytes: number, frames: number): void {
+  constructor(private readonly windowMs = RATE_WINDOW_MS) {
+    this.buckets = windowMs / RATE_BUCKET_MS;
+    this.bytes = new Float64Array(this.buckets);
+    this.frames = new Float64Array(this.buckets);
+    this.stamps = new Float64Array(this.buckets).fill(-1);
+  }
+
+  add(now: number, bytes: number, frames = 0): void {
     const bucket = Math.floor(now / RATE_BUCKET_MS);
-    const index = bucket % RATE_BUCKETS;
+    const index = bucket % this.buckets;
     if (this.stamps[index] !== bucket) {
       this.stamps[index] = bucket;
       this.bytes[index] = 0;
@@ -63,14 +70,14 @@ class RateWindow {
     const newest = Math.floor(now / RATE_BUCKET_MS);
     let bytes = 0;
     let frames = 0;
-    for (let index = 0; index < RATE_BUCKETS; index += 1) {
+    for (let index = 0; index < this.buckets; index += 1) {
       const stamp = this.stamps[index] ?? -1;
-      if (stamp > newest - RATE_BUCKETS && stamp <= newest) {
+      if (stamp > newest - this.buckets && stamp <= newest) {
         bytes += this.bytes[index] ?? 0;
         frames += this.frames[index] ?? 0;
       }
     }
-    const seconds = RATE_WINDOW_MS / 1000;
+    const seconds = this.windowMs / 1000;
     return { bitrate: Math.round((bytes * 8) / seconds), frameRate: frames / seconds };
   }
 }
@@ -211,10 +218,20 @@ export interface LayerConstraints {
   preferredRid?: string | null | undefined;
   /**
    * Whether the estimate has been falling (the viewer's link is over-used). While it is not, a
-   * layer is left only when the estimate is under `STEADY_SHARE` of its bitrate: libwebrtc's first
-   * estimate is what arrived, just under the layer's bitrate, and climbs from there.
+   * layer is left only when the estimate is under `STEADY_SHARE` of what the viewer is sent, and
+   * not climbing: libwebrtc's estimate is bounded by what arrived (its first is what arrived, a
+   * little under it) and climbs from there by about 8 % a second.
    */
   estimateFalling?: boolean | undefined;
+  /** Whether the last estimate was higher than the one before (it is catching up, not refusing). */
+  estimateRising?: boolean | undefined;
+  /**
+   * Bits a second of video sent to the viewer lately (its layer, probes): an estimate not falling
+   * is compared with this, not with the layer chosen, which the viewer may not have been sent yet
+   * (its key frame late, the publisher's encoder late with it on a loaded machine, the viewer's
+   * own choice of a lower layer just given up). Undefined: the layer's bitrate.
+   */
+  sentBitrate?: number | undefined;
 }
 
 /** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
@@ -355,7 +372,9 @@ export class LayerChoice {
       current !== null &&
       (constraints.estimateFalling === true
         ? !fits(current, maxBitrate, now)
-        : maxBitrate < STEADY_SHARE * current.bitrate(now));
+        : constraints.estimateRising !== true &&
+          maxBitrate <
+            STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity));
     if (current !== null && over) {
       this.roomSince = undefined;
       this.overSince ??= now;

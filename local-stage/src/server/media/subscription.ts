@@ -405,6 +405,7 @@ export class Subscription implements FeedListener {
       return `No layer '${rid}' in this video (${known.length > 0 ? `its layers: ${known.join(', ')}` : 'it has one encoding'})`;
     }
     this.preferredRid = rid;
+    this.adaptation.preferredRid = rid;
     this.layerReports.preferenceChanged();
     return undefined;
   }
@@ -472,6 +473,7 @@ export class Subscription implements FeedListener {
 
   private forward(packet: RtpPacket): void {
     this.videoForwarder?.forward(packet);
+    this.adaptation.forwarded(packet.payload.length);
   }
 
   onAudioPacket(packet: RtpPacket): void {

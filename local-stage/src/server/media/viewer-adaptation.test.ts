@@ -1,6 +1,8 @@
 import { RtcpPacketConverter } from 'werift';
 import { describe, expect, it } from 'vitest';
-import { VideoLayers } from './layers';
+import { RtpHeader, RtpPacket } from 'werift';
+import { KeyFrameRequests } from './key-frame-requests';
+import { VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
 import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
 
@@ -35,5 +37,71 @@ describe('a viewer’s bandwidth estimate', () => {
     if (remb) viewer.onRtcp(remb, 0);
     expect(viewer.estimate(ESTIMATE_TTL_MS)).toBe(300_000);
     expect(viewer.estimate(ESTIMATE_TTL_MS + 1)).toBeUndefined();
+  });
+});
+
+describe('a viewer adapted from its REMB', () => {
+  /** Layers of 100 kbit/s and 900 kbit/s, fed on a fake clock, and the viewer's adaptation. */
+  function viewer() {
+    const make = (rid: string) =>
+      new VideoLayer({
+        rid,
+        mimeType: 'video/VP8',
+        keyFrames: () =>
+          new KeyFrameRequests({
+            sendRequest: () => true,
+            pendingMs: 250,
+            minIntervalMs: 0,
+            viewerIntervalMs: 1_000,
+          }),
+      });
+    const q = make('q');
+    const f = make('f');
+    const layers = new VideoLayers([q, f]);
+    let current: VideoLayer | undefined = f;
+    const adapted = new ViewerAdaptation({
+      layers: () => layers,
+      current: () => current,
+      pad: () => 0,
+      paused: () => false,
+      onPaused: () => undefined,
+      videoSsrc: () => 1234,
+    });
+    let now = 0;
+    let sequence = 0;
+    /** `ms` of both layers arriving, the viewer sent `sentKbps`, a REMB of `remb(now)` each 200 ms. */
+    const run = (ms: number, sentKbps: number, remb?: (now: number) => number) => {
+      for (const end = now + ms; now < end; now += 100) {
+        for (const [layer, kbps] of [
+          [q, 100],
+          [f, 900],
+        ] as const) {
+          const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+          layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 80)), now);
+        }
+        layers.update(now);
+        adapted.forwarded((sentKbps * 1000) / 80, now);
+        if (remb && now % 200 === 0) {
+          const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, remb(now), [1234]));
+          if (packet) adapted.onRtcp(packet, now);
+        }
+        const target = adapted.target(now);
+        current = target ?? undefined;
+      }
+      return current;
+    };
+    return { q, f, run };
+  }
+
+  it('keeps the top layer while its estimate climbs from what it was sent, and leaves it when the estimate stops short', () => {
+    const { q, f, run } = viewer();
+    expect(run(1_000, 0)).toBe(f);
+    // Sent little at first (the top layer's key frame late): a first estimate of 300 kbit/s.
+    expect(run(1_000, 250, () => 300_000)).toBe(f);
+    // Sent the top layer: the estimate climbs toward it, about 8 % a second.
+    const start = 2_000;
+    expect(run(5_000, 900, (at) => 300_000 * 1.08 ** ((at - start) / 1000))).toBe(f);
+    // It stops at 400 kbit/s and stays: the viewer's link does not carry the top layer.
+    expect(run(1_000, 900, () => 400_000)).toBe(q);
   });
 });

@@ -6,7 +6,7 @@
  * (docs/decisions/0069-viewer-bandwidth-estimate.md).
  */
 import { ReceiverEstimatedMaxBitrate, RtcpPayloadSpecificFeedback, type RtcpPacket } from 'werift';
-import { LayerChoice, type VideoLayer, type VideoLayers } from './layers';
+import { LayerChoice, RateWindow, type VideoLayer, type VideoLayers } from './layers';
 
 /** How often the probe sends, and the pause is looked at. */
 export const PROBE_INTERVAL_MS = 50;
@@ -18,6 +18,8 @@ export const PROBE_INTERVAL_MS = 50;
 export const PROBE_SHARE = 0.85;
 /** An estimate older than this is forgotten (the viewer stopped sending REMB). */
 export const ESTIMATE_TTL_MS = 5_000;
+/** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
+const SENT_WINDOW_MS = 1_000;
 
 export class ViewerAdaptation {
   /** The layer the viewer chose by hand (its rid); it wins over the estimate while it arrives. */
@@ -27,6 +29,10 @@ export class ViewerAdaptation {
   private estimateValue: { bitrate: number; at: number } | undefined;
   /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
   private falling = false;
+  /** Whether the last REMB came higher than the one before (the estimate climbing to the rate). */
+  private rising = false;
+  /** Video bytes sent to the viewer (forwarded and probes). */
+  private readonly sent = new RateWindow(SENT_WINDOW_MS);
   private readonly choice = new LayerChoice();
   private readonly layers: () => VideoLayers;
   private readonly current: () => VideoLayer | undefined;
@@ -80,7 +86,19 @@ export class ViewerAdaptation {
       maxBitrate: this.estimate(now),
       preferredRid: this.preferredRid,
       estimateFalling: this.falling,
+      estimateRising: this.rising,
+      sentBitrate: this.sentBitrate(now),
     });
+  }
+
+  /** A video packet's payload sent to the viewer. */
+  forwarded(bytes: number, now = performance.now()): void {
+    this.sent.add(now, bytes);
+  }
+
+  /** Bits a second of video sent to the viewer over the last second. */
+  sentBitrate(now = performance.now()): number {
+    return this.sent.rates(now).bitrate;
   }
 
   /** Any RTCP from the viewer: a REMB about its video is its new estimate. */
@@ -94,6 +112,7 @@ export class ViewerAdaptation {
     if (!Number.isFinite(bitrate)) return;
     const previous = this.estimateValue?.bitrate;
     if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
+    this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
   }
 
@@ -129,6 +148,8 @@ export class ViewerAdaptation {
     const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
     const room = Math.min(target, PROBE_SHARE * estimate) - forwarded;
     if (room <= 0) return;
-    this.probeBytes += this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
+    const padded = this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
+    this.probeBytes += padded;
+    this.sent.add(now, padded);
   }
 }
