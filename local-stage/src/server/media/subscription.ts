@@ -114,8 +114,6 @@ export interface SubscriptionOptions {
   network: PeerNetworkPlan;
   /** The layer a simulcast publisher's video starts on (default: the highest arriving). */
   initialLayer?: InitialLayerName;
-  /** Its video paused (not even the lowest layer fits the viewer's link), or resumed. */
-  onVideoPaused?: (subscription: Subscription, paused: boolean) => void;
 }
 
 export class Subscription implements FeedListener {
@@ -182,13 +180,20 @@ export class Subscription implements FeedListener {
       target: () => this.preferredLayer() ?? this.adaptation.target(),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
     });
-    const onVideoPaused = options.onVideoPaused;
     this.adaptation = new ViewerAdaptation({
       layers: () => this.publisher.layers,
       current: () => this.layerSwitch.current,
       pad: (bytes) => this.videoForwarder?.pad(bytes) ?? 0,
       paused: () => this.layerSwitch.paused,
-      onPaused: (paused) => onVideoPaused?.(this, paused),
+      report: (videoPaused, estimate) => {
+        if (this.closed) return;
+        this.send({
+          type: 'videoAdaptation',
+          subscriptionId: this.id,
+          videoPaused,
+          estimate: estimate === undefined ? null : Math.round(estimate),
+        });
+      },
       videoSsrc: () => this.videoSender?.ssrc,
       onLayer: (layer, estimate) =>
         this.log.info(

@@ -6,16 +6,27 @@ import { VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
 import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
 
-function adaptation(videoSsrc = 1234) {
+function adaptation(
+  options: {
+    paused?: () => boolean;
+    report?: (videoPaused: boolean, estimate: number | undefined) => void;
+  } = {},
+) {
   return new ViewerAdaptation({
     layers: () => new VideoLayers([]),
     current: () => undefined,
     pad: () => 0,
-    paused: () => false,
-    onPaused: () => undefined,
-    videoSsrc: () => videoSsrc,
+    paused: options.paused ?? (() => false),
+    report: options.report ?? (() => undefined),
+    videoSsrc: () => 1234,
   });
 }
+
+const remb = (bitrate: number) => {
+  const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, bitrate, [1234]));
+  if (!packet) throw new Error('no REMB');
+  return packet;
+};
 
 describe('a viewer’s bandwidth estimate', () => {
   it('is the REMB its browser sends about the video it gets, as werift parses it', () => {
@@ -64,7 +75,7 @@ describe('a viewer adapted from its REMB', () => {
       current: () => current,
       pad: () => 0,
       paused: () => false,
-      onPaused: () => undefined,
+      report: () => undefined,
       videoSsrc: () => 1234,
     });
     let now = 0;
@@ -103,5 +114,40 @@ describe('a viewer adapted from its REMB', () => {
     expect(run(5_000, 900, (at) => 300_000 * 1.08 ** ((at - start) / 1000))).toBe(f);
     // It stops at 400 kbit/s and stays: the viewer's link does not carry the top layer.
     expect(run(1_000, 900, () => 400_000)).toBe(q);
+  });
+});
+
+describe('what a viewer is told of its adaptation', () => {
+  it('is its pause at once, both ways, and its estimate when it moved, at most once a second', () => {
+    let paused = false;
+    const told: [boolean, number | undefined][] = [];
+    const viewer = adaptation({
+      paused: () => paused,
+      report: (videoPaused, estimate) => told.push([videoPaused, estimate]),
+    });
+    viewer.tick(0);
+    expect(told).toEqual([]);
+    viewer.onRtcp(remb(1_200_000), 10);
+    viewer.tick(50);
+    expect(told).toEqual([[false, 1_200_000]]);
+    // Within the second, or moved by under a tenth: not told.
+    viewer.onRtcp(remb(600_000), 300);
+    viewer.tick(400);
+    viewer.onRtcp(remb(1_150_000), 500);
+    viewer.tick(1_200);
+    expect(told).toHaveLength(1);
+    // The pause is told at once, and so is the resume.
+    viewer.onRtcp(remb(600_000), 1_300);
+    paused = true;
+    viewer.tick(1_350);
+    paused = false;
+    viewer.tick(1_400);
+    expect(told.slice(1)).toEqual([
+      [true, 600_000],
+      [false, 600_000],
+    ]);
+    viewer.onRtcp(remb(900_000), 2_000);
+    viewer.tick(2_450);
+    expect(told.at(-1)).toEqual([false, 900_000]);
   });
 });

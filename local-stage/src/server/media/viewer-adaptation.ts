@@ -18,6 +18,9 @@ export const PROBE_INTERVAL_MS = 50;
 export const PROBE_SHARE = 0.85;
 /** An estimate older than this is forgotten (the viewer stopped sending REMB). */
 export const ESTIMATE_TTL_MS = 5_000;
+/** The estimate is told the viewer at most this often, when it moved by `REPORT_CHANGE` or more. */
+export const REPORT_INTERVAL_MS = 1_000;
+const REPORT_CHANGE = 0.1;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -38,7 +41,8 @@ export class ViewerAdaptation {
   private readonly current: () => VideoLayer | undefined;
   private readonly pad: (bytes: number) => number;
   private readonly paused: () => boolean;
-  private readonly onPaused: (paused: boolean) => void;
+  private readonly report: (videoPaused: boolean, estimate: number | undefined) => void;
+  private reported: { at: number; estimate: number | undefined } | undefined;
   private readonly videoSsrc: () => number | undefined;
   private readonly onLayer: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
   private lastLayer: VideoLayer | undefined;
@@ -53,7 +57,8 @@ export class ViewerAdaptation {
     pad: (bytes: number) => number;
     /** Whether no layer is forwarded because none fits. */
     paused: () => boolean;
-    onPaused: (paused: boolean) => void;
+    /** The pause changed, or the estimate moved: for the viewer (at most once a second). */
+    report: (videoPaused: boolean, estimate: number | undefined) => void;
     /** The SSRC of the video sent to the viewer (a REMB about it is its estimate). */
     videoSsrc: () => number | undefined;
     /** The layer forwarded changed (undefined: paused), with the estimate it was chosen by. */
@@ -63,7 +68,7 @@ export class ViewerAdaptation {
     this.current = options.current;
     this.pad = options.pad;
     this.paused = options.paused;
-    this.onPaused = options.onPaused;
+    this.report = options.report;
     this.videoSsrc = options.videoSsrc;
     this.onLayer = options.onLayer ?? (() => undefined);
   }
@@ -114,6 +119,18 @@ export class ViewerAdaptation {
     if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
+      console.error(
+        `[adapt] ${Math.round(now)} remb ${bitrate} falling=${this.falling} rising=${this.rising} sent=${this.sentBitrate(now)} current=${this.current()?.rid}/${this.current()?.bitrate(now)}`,
+      );
+  }
+
+  /** Whether the estimate is to be told again: a second since the last, and it moved. */
+  private estimateMoved(estimate: number | undefined, now: number): boolean {
+    const last = this.reported;
+    if (last === undefined) return estimate !== undefined;
+    if (now - last.at < REPORT_INTERVAL_MS || estimate === last.estimate) return false;
+    if (estimate === undefined || last.estimate === undefined) return true;
+    return Math.abs(estimate - last.estimate) >= REPORT_CHANGE * last.estimate;
   }
 
   /** Starts probing (once the viewer's video flows). */
@@ -126,18 +143,27 @@ export class ViewerAdaptation {
     this.timer = undefined;
   }
 
-  /** Probes toward the next layer up while the estimate is short of it; tells a pause's change. */
+  /**
+   * Probes toward the next layer up while the estimate is short of it; tells a pause's change at
+   * once, the estimate's when it moved.
+   */
   tick(now = performance.now()): void {
     const paused = this.paused();
-    if (paused !== this.pausedValue) {
-      this.pausedValue = paused;
-      this.onPaused(paused);
-    }
     const estimate = this.estimate(now);
+    if (paused !== this.pausedValue || this.estimateMoved(estimate, now)) {
+      this.pausedValue = paused;
+      this.reported = { at: now, estimate };
+      this.report(paused, estimate);
+    }
     const current = this.current();
     if (current !== this.lastLayer) {
       this.lastLayer = current;
       this.onLayer(current, estimate);
+        console.error(
+          `[adapt] ${Math.round(now)} layer ${current?.rid} est ${estimate} arriving=${this.layers()
+            .all.map((l) => `${l.rid}:${l.arriving(now)}:${l.bitrate(now)}`)
+            .join(',')}`,
+        );
     }
     const layers = this.layers();
     const target = this.choice.probeTarget(layers, now, {

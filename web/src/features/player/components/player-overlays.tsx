@@ -2,6 +2,7 @@ import {
   AlertTriangle,
   LoaderCircle,
   MousePointerClick,
+  Pause,
   RefreshCw,
   VideoOff,
   WifiOff,
@@ -80,6 +81,24 @@ export function AutoplayBlockedNotice({ message }: { message: string }) {
     >
       <p className="inline-flex items-center gap-2 rounded-lg bg-slate-900/90 px-3.5 py-2 text-sm text-slate-100 shadow-lg ring-1 ring-slate-700">
         <MousePointerClick aria-hidden="true" className="size-4 shrink-0 text-sky-400" />
+        {message}
+      </p>
+    </div>
+  );
+}
+
+/**
+ * The stage paused the video (not even its lowest layer fits the viewer's link): the last picture
+ * stays, with this over its foot. A status, never an error: it goes when the video resumes.
+ */
+export function VideoPausedNotice({ message }: { message: string }) {
+  return (
+    <div
+      role="status"
+      className="pointer-events-none absolute inset-x-0 bottom-0 flex justify-center p-3 sm:p-4"
+    >
+      <p className="inline-flex items-center gap-2 rounded-lg bg-slate-900/90 px-3.5 py-2 text-sm text-slate-100 shadow-lg ring-1 ring-slate-700">
+        <Pause aria-hidden="true" className="size-4 shrink-0 text-amber-400" />
         {message}
       </p>
     </div>
