@@ -23,6 +23,8 @@ const VIEWER = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
 const STREAM = 'N743AS';
 /** Each layer's frame rate, by the picture width the viewer decodes. */
 const FRAME_RATE_BY_WIDTH: Record<number, number> = { 640: 30, 320: 20, 160: 15 };
+/** docs/product.md#when-there-is-no-picture. */
+const PAUSED_NOTICE = 'Paused: your connection is too slow for video';
 if (!LONG) {
   console.log(
     '[lab] the per-viewer layer cases are skipped: set TAILCAM_LONG_TESTS=1 to run them.',
@@ -185,6 +187,48 @@ describe.skipIf(!LONG || !support.ok)(
       );
       expect(settled.longestFreezeMs).toBeLessThanOrEqual(1_000);
     }, 120_000);
+
+    it('plays a viewer on 2 % loss and 300 ms RTT the highest layer that fits, at its frame rate, never frozen over 1 s after 5 s', async () => {
+      await lab.setConditions('viewer', { lossPercent: 2, delayMs: 150 });
+      const page = await viewerIn('viewer');
+      const samples = await watch(page, 25_000);
+      const settled = stretch(samples.filter((sample) => sample.at - samples[0]!.at >= 5_000));
+      await record(
+        'viewer on 2 % loss and 300 ms RTT, after its first 5 s',
+        describeStretch(settled),
+      );
+      expect(settled.frameRate).toBeGreaterThanOrEqual(
+        0.9 * (FRAME_RATE_BY_WIDTH[settled.lastWidth] ?? 30),
+      );
+      expect(settled.longestFreezeMs).toBeLessThanOrEqual(1_000);
+    }, 120_000);
+
+    it('pauses the video of a viewer whose link carries no layer: its picture kept under a notice, never an error, until the link is restored', async () => {
+      await lab.setConditions('viewer', { rateKbit: 5_000 });
+      const page = await viewerIn('viewer');
+      await lab.setConditions('viewer', { rateKbit: 40 });
+      const notice = page.getByRole('status').filter({ hasText: PAUSED_NOTICE });
+      const startedAt = performance.now();
+      await notice.waitFor({ state: 'visible', timeout: 30_000 });
+      const pausedAfterMs = Math.round(performance.now() - startedAt);
+      expect(await page.getByRole('heading', { name: 'Stream Unavailable' }).count()).toBe(0);
+      const video = playerVideo(page);
+      expect(
+        await video.evaluate((element: HTMLVideoElement) => element.videoWidth),
+      ).toBeGreaterThan(0);
+      await lab.setConditions('viewer', { rateKbit: 5_000 });
+      const restoredAt = performance.now();
+      await notice.waitFor({ state: 'hidden', timeout: 30_000 });
+      const resumedAfterMs = Math.round(performance.now() - restoredAt);
+      const framesBefore = (await playback(page)).frames;
+      await expect
+        .poll(async () => (await playback(page)).frames)
+        .toBeGreaterThan(framesBefore + 10);
+      await record(
+        'link cut to 40 kbit/s, then restored',
+        `the paused notice after ${pausedAfterMs} ms, gone ${resumedAfterMs} ms after the link was restored`,
+      );
+    }, 150_000);
 
     it('moves a viewer whose link drops from 5 Mbit/s to 300 kbit/s to a lower layer, and back up when it is restored', async () => {
       await lab.setConditions('viewer', { rateKbit: 5_000 });
