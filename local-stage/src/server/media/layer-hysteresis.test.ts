@@ -6,6 +6,8 @@ import {
   FIRST_RETRY_MS,
   LayerChoice,
   LayerSwitch,
+  PROBE_QUIET_MS,
+  PROBE_WINDOW_MS,
   UP_AFTER_MS,
   VideoLayer,
   VideoLayers,
@@ -190,6 +192,70 @@ describe('a viewer whose link is restored', () => {
     const falling = { ...steady, estimateFalling: true };
     run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, falling));
     expect(choice.choose(layers, now(), falling)).toBe(h);
+  });
+});
+
+describe('probing up', () => {
+  /** A viewer moved down to q by a falling estimate of 150 kbit/s. */
+  function downToLowest() {
+    const published = publisher();
+    const choice = new LayerChoice();
+    choice.choose(published.layers, published.now(), {});
+    published.run(DOWN_AFTER_MS + 200, (at) =>
+      choice.choose(published.layers, at, { maxBitrate: 150_000, estimateFalling: true }),
+    );
+    expect(choice.choose(published.layers, published.now(), { maxBitrate: 150_000 })).toBe(
+      published.q,
+    );
+    return { ...published, choice };
+  }
+
+  it('moves up a layer at a time once a probe at its rate went through, without waiting for the estimate to climb', () => {
+    const { layers, choice, h, f, run, now } = downToLowest();
+    const quiet = { maxBitrate: 160_000, estimateRising: true };
+    const probing: boolean[] = [];
+    const startedAt = now();
+    // The estimate is quiet (no fall) and climbs 8 % a second, far from h's 370 kbit/s.
+    run(PROBE_QUIET_MS + PROBE_WINDOW_MS + 200, (at) => {
+      choice.choose(layers, at, quiet);
+      probing.push(choice.probingUp);
+    });
+    expect(probing.slice(0, (PROBE_QUIET_MS - 200) / 100).some(Boolean)).toBe(false);
+    expect(probing.at(-5)).toBe(true);
+    let chosen = choice.choose(layers, now(), quiet);
+    expect(chosen).toBe(h);
+    // The probe's rate stands in for the estimate: h is kept, and f is probed next, once its
+    // own wait (it was left for not fitting when the link fell) is over.
+    let onTopAt: number | undefined;
+    run(FIRST_RETRY_MS, (at) => {
+      chosen = choice.choose(layers, at, quiet);
+      if (chosen === f) onTopAt ??= at;
+      expect(chosen === h || chosen === f).toBe(true);
+    });
+    expect(chosen).toBe(f);
+    // From 150 kbit/s to the top layer in seconds (the estimate alone: 25–40 s in the lab).
+    expect((onTopAt ?? Infinity) - startedAt).toBeLessThanOrEqual(
+      FIRST_RETRY_MS + PROBE_WINDOW_MS + 200,
+    );
+  });
+
+  it('fails when the estimate falls during the probe: the layer waits before it is probed again', () => {
+    const { layers, choice, q, h, run, now } = downToLowest();
+    const quiet = { maxBitrate: 160_000 };
+    run(PROBE_QUIET_MS + 200, (at) => choice.choose(layers, at, quiet));
+    expect(choice.probingUp).toBe(true);
+    // The probe over-uses the link: the viewer's estimate falls.
+    const fallen = { maxBitrate: 140_000, estimateFalling: true };
+    run(200, (at) => choice.choose(layers, at, fallen));
+    expect(choice.probingUp).toBe(false);
+    const probing: boolean[] = [];
+    run(FIRST_RETRY_MS - 500, (at) => {
+      expect(choice.choose(layers, at, quiet)).toBe(q);
+      probing.push(choice.probingUp);
+    });
+    expect(probing.some(Boolean)).toBe(false);
+    run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, quiet));
+    expect(choice.choose(layers, now(), quiet)).toBe(h);
   });
 });
 

@@ -252,6 +252,16 @@ export const UP_AFTER_MS = 2_000;
 export const FIRST_RETRY_MS = 8_000;
 const MAX_RETRY_MS = 64_000;
 const RETRY_RESET_MS = 30_000;
+/**
+ * Probing up: once the estimate has not fallen for `PROBE_QUIET_MS`, the stage sends the viewer
+ * the next layer's rate (its own layer and RTX copies) for `PROBE_WINDOW_MS`; no fall in the
+ * viewer's estimate meanwhile shows the link carries it, and the viewer moves up at once, the
+ * probed rate standing in for the estimate until the estimate falls (libwebrtc's sender takes a
+ * probe's result as its estimate the same way). A fall fails the probe: the layer waits as one left.
+ * libwebrtc's receive-side estimate alone climbs about 8 % a second (decision 0069).
+ */
+export const PROBE_QUIET_MS = 3_000;
+export const PROBE_WINDOW_MS = 2_000;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
@@ -311,6 +321,11 @@ export class LayerChoice {
   private chosenAt = 0;
   /** The layer chosen before it stopped arriving: taken again as soon as it returns. */
   private fellBackFrom: VideoLayer | undefined;
+  /** The probe up under way: toward `layer`, since `since`. */
+  private probe: { layer: VideoLayer; since: number } | undefined;
+  /** A probe's rate that got through, standing in for a lower estimate until it falls. */
+  private probed: number | undefined;
+  private lastFallAt = -Infinity;
   /** Layers left for not fitting: not chosen again until `until`. */
   private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
 
@@ -335,6 +350,11 @@ export class LayerChoice {
    * the margin, when the estimate is not already there (a probe sends up to it, at most the
    * estimate); undefined when there is nothing to probe for.
    */
+  /** Whether a probe up is under way: the probe then sends the next layer's whole need. */
+  get probingUp(): boolean {
+    return this.probe !== undefined;
+  }
+
   probeTarget(layers: VideoLayers, now: number, constraints: LayerConstraints): number | undefined {
     if (constraints.maxBitrate === undefined || layers.all.length === 1) return undefined;
     if (preferredLayer(layers, now, constraints.preferredRid)) return undefined;
@@ -350,10 +370,16 @@ export class LayerChoice {
     constraints: LayerConstraints,
   ): VideoLayer | null | undefined {
     const preferred = preferredLayer(layers, now, constraints.preferredRid);
-    const maxBitrate = constraints.maxBitrate;
+    if (constraints.estimateFalling === true) {
+      this.lastFallAt = now;
+      this.probed = undefined;
+    }
+    const estimate = constraints.maxBitrate;
+    const maxBitrate = estimate === undefined ? undefined : Math.max(estimate, this.probed ?? 0);
     if (preferred || maxBitrate === undefined || layers.all.length === 1) {
       this.overSince = undefined;
       this.roomSince = undefined;
+      this.probe = undefined;
       return preferred ?? layers.best;
     }
     const arriving = arrivingLayers(layers, now);
@@ -387,14 +413,16 @@ export class LayerChoice {
     }
     this.overSince = undefined;
     const next = this.nextUp(arriving);
-    if (
-      next === undefined ||
-      this.waiting(next, now) ||
-      maxBitrate < next.bitrate(now) * UP_MARGIN
-    ) {
+    if (next === undefined || this.waiting(next, now)) {
       this.roomSince = undefined;
+      this.probe = undefined;
       return current;
     }
+    if (maxBitrate < next.bitrate(now) * UP_MARGIN) {
+      this.roomSince = undefined;
+      return this.probeUp(current, next, maxBitrate, now);
+    }
+    this.probe = undefined;
     this.roomSince ??= now;
     if (now - this.roomSince < UP_AFTER_MS) return current;
     this.roomSince = undefined;
@@ -403,6 +431,37 @@ export class LayerChoice {
         (layer) => !this.waiting(layer, now) && maxBitrate >= layer.bitrate(now) * UP_MARGIN,
       ) ?? next
     );
+  }
+
+  /**
+   * Short of the next layer by the estimate: a probe toward it once the estimate has been quiet
+   * (and the current layer fits), up when the probe's window passes without a fall, the layer
+   * waiting as one left when the estimate falls during it.
+   */
+  private probeUp(
+    current: VideoLayer | null,
+    next: VideoLayer,
+    maxBitrate: number,
+    now: number,
+  ): VideoLayer | null {
+    const probe = this.probe?.layer === next ? this.probe : undefined;
+    if (probe === undefined) {
+      this.probe = undefined;
+      const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
+      if (quiet && (current === null || fits(current, maxBitrate, now))) {
+        this.probe = { layer: next, since: now };
+      }
+      return current;
+    }
+    if (this.lastFallAt >= probe.since) {
+      this.probe = undefined;
+      this.left(next, now);
+      return current;
+    }
+    if (now - probe.since < PROBE_WINDOW_MS) return current;
+    this.probe = undefined;
+    this.probed = next.bitrate(now) * UP_MARGIN;
+    return next;
   }
 
   /** `layer` was left for not fitting: it waits before it is tried again. */

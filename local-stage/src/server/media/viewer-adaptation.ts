@@ -119,9 +119,9 @@ export class ViewerAdaptation {
     if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
-      console.error(
-        `[adapt] ${Math.round(now)} remb ${bitrate} falling=${this.falling} rising=${this.rising} sent=${this.sentBitrate(now)} current=${this.current()?.rid}/${this.current()?.bitrate(now)}`,
-      );
+    console.error(
+      `[adapt] ${Math.round(now)} remb ${bitrate} falling=${this.falling} rising=${this.rising} sent=${this.sentBitrate(now)} current=${this.current()?.rid}/${this.current()?.bitrate(now)}`,
+    );
   }
 
   /** Whether the estimate is to be told again: a second since the last, and it moved. */
@@ -159,11 +159,11 @@ export class ViewerAdaptation {
     if (current !== this.lastLayer) {
       this.lastLayer = current;
       this.onLayer(current, estimate);
-        console.error(
-          `[adapt] ${Math.round(now)} layer ${current?.rid} est ${estimate} arriving=${this.layers()
-            .all.map((l) => `${l.rid}:${l.arriving(now)}:${l.bitrate(now)}`)
-            .join(',')}`,
-        );
+      console.error(
+        `[adapt] ${Math.round(now)} layer ${current?.rid} est ${estimate} arriving=${this.layers()
+          .all.map((l) => `${l.rid}:${l.arriving(now)}:${l.bitrate(now)}`)
+          .join(',')}`,
+      );
     }
     const layers = this.layers();
     const target = this.choice.probeTarget(layers, now, {
@@ -172,7 +172,9 @@ export class ViewerAdaptation {
     });
     if (estimate === undefined || target === undefined || estimate >= target) return;
     const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
-    const room = Math.min(target, PROBE_SHARE * estimate) - forwarded;
+    // A probe up sends the next layer's whole need; otherwise the probe lets the estimate grow.
+    const room =
+      (this.choice.probingUp ? target : Math.min(target, PROBE_SHARE * estimate)) - forwarded;
     if (room <= 0) return;
     const padded = this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
     this.probeBytes += padded;
