@@ -1,6 +1,6 @@
 import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
-import { KeyFrameRequests } from './key-frame-requests';
+import { testVideoLayer } from '../../testing/video-layer';
 import {
   DOWN_AFTER_MS,
   FIRST_RETRY_MS,
@@ -18,19 +18,7 @@ import {
 const RATES = { q: 106, h: 370, f: 900 } as const;
 type Rid = keyof typeof RATES;
 
-function layer(rid: Rid): VideoLayer {
-  return new VideoLayer({
-    rid,
-    mimeType: 'video/VP8',
-    keyFrames: () =>
-      new KeyFrameRequests({
-        sendRequest: () => true,
-        pendingMs: 250,
-        minIntervalMs: 0,
-        viewerIntervalMs: 1_000,
-      }),
-  });
-}
+const layer = (rid: Rid): VideoLayer => testVideoLayer(rid);
 
 /** Three layers, each fed its rate in 100 ms steps on a fake clock (performance.now's units). */
 function publisher() {

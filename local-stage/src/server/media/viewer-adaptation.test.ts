@@ -1,7 +1,7 @@
 import { RtcpPacketConverter } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
-import { KeyFrameRequests } from './key-frame-requests';
+import { testVideoLayer } from '../../testing/video-layer';
 import { VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
 import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
@@ -54,18 +54,7 @@ describe('a viewer’s bandwidth estimate', () => {
 describe('a viewer adapted from its REMB', () => {
   /** Layers of 100 kbit/s and 900 kbit/s, fed on a fake clock, and the viewer's adaptation. */
   function viewer() {
-    const make = (rid: string) =>
-      new VideoLayer({
-        rid,
-        mimeType: 'video/VP8',
-        keyFrames: () =>
-          new KeyFrameRequests({
-            sendRequest: () => true,
-            pendingMs: 250,
-            minIntervalMs: 0,
-            viewerIntervalMs: 1_000,
-          }),
-      });
+    const make = testVideoLayer;
     const q = make('q');
     const f = make('f');
     const layers = new VideoLayers([q, f]);

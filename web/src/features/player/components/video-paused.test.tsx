@@ -4,33 +4,17 @@
  * and the notice goes when it resumes; the stage's estimate is in 'Live stats'.
  */
 import { act, screen, waitFor } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 import { FakeStageSdk, StageEvents, fakeTrack } from '@/testing/fake-stage-sdk';
-import { stubMedia } from '@/testing/media-stubs';
+import { signedInWithFakeStage } from '@/testing/media-stubs';
 
 let sdk: FakeStageSdk;
 
 beforeEach(() => {
-  localStorage.setItem('token', 'login-token');
   sdk = new FakeStageSdk();
-  sdk.install();
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(() =>
-      Promise.resolve(
-        new Response(JSON.stringify({ token: 'participant' }), {
-          status: 200,
-          headers: { 'Content-Type': 'application/json' },
-        }),
-      ),
-    ),
-  );
-  stubMedia();
-  return () => {
-    delete window.IVSBroadcastClient;
-  };
+  return signedInWithFakeStage(sdk);
 });
 
 /** A video stream as the local stage's SDK has it: layers, and the stage's adaptation news. */
