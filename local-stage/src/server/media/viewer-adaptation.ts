@@ -119,9 +119,6 @@ export class ViewerAdaptation {
     if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
-    console.error(
-      `[adapt] ${Math.round(now)} remb ${bitrate} falling=${this.falling} rising=${this.rising} sent=${this.sentBitrate(now)} current=${this.current()?.rid}/${this.current()?.bitrate(now)}`,
-    );
   }
 
   /** Whether the estimate is to be told again: a second since the last, and it moved. */
@@ -159,11 +156,6 @@ export class ViewerAdaptation {
     if (current !== this.lastLayer) {
       this.lastLayer = current;
       this.onLayer(current, estimate);
-      console.error(
-        `[adapt] ${Math.round(now)} layer ${current?.rid} est ${estimate} arriving=${this.layers()
-          .all.map((l) => `${l.rid}:${l.arriving(now)}:${l.bitrate(now)}`)
-          .join(',')}`,
-      );
     }
     const layers = this.layers();
     const target = this.choice.probeTarget(layers, now, {
