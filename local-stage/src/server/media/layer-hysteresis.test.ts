@@ -2,7 +2,6 @@ import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { testVideoLayer } from '../../testing/video-layer';
 import {
-  DOWN_AFTER_FALLING_MS,
   DOWN_AFTER_MS,
   FIRST_RETRY_MS,
   LayerChoice,
@@ -160,12 +159,12 @@ describe('a viewer whose link is restored', () => {
     };
     choice.choose(layers, now(), {});
     expect(chosenAt(500_000, DOWN_AFTER_MS + 200)).toBe(h);
-    expect(chosenAt(300_000, DOWN_AFTER_FALLING_MS + 200)).toBe(q);
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
     // The estimate recovers above the middle layer: up after the first retry time.
     expect(chosenAt(500_000, FIRST_RETRY_MS - 1_000, false)).toBe(q);
     expect(chosenAt(500_000, 1_000 + UP_AFTER_MS + 200, false)).toBe(h);
     // It did not fit after all: down, and the next try waits twice as long.
-    expect(chosenAt(300_000, DOWN_AFTER_FALLING_MS + 200)).toBe(q);
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
     expect(chosenAt(500_000, FIRST_RETRY_MS + 2_500, false)).toBe(q);
     expect(chosenAt(500_000, FIRST_RETRY_MS, false)).toBe(h);
   });
@@ -179,20 +178,8 @@ describe('a viewer whose link is restored', () => {
     run(3_000, (at) => choice.choose(layers, at, steady));
     expect(choice.choose(layers, now(), steady)).toBe(f);
     const falling = { ...steady, estimateFalling: true };
-    run(DOWN_AFTER_FALLING_MS + 200, (at) => choice.choose(layers, at, falling));
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, falling));
     expect(choice.choose(layers, now(), falling)).toBe(h);
-  });
-
-  it('keeps the layer through a moment’s over-use that the estimate climbs back from within a second', () => {
-    const { layers, f, run, now } = publisher();
-    const choice = new LayerChoice();
-    choice.choose(layers, now(), {});
-    // A loaded viewer's jitter: libwebrtc's estimate drops to 85 % of what arrived, holds, climbs.
-    const dropped = { maxBitrate: 0.85 * 1.05 * f.bitrate(now()), estimateFalling: true };
-    run(900, (at) => choice.choose(layers, at, dropped));
-    const climbing = { ...dropped, estimateFalling: false, estimateRising: true };
-    run(3_000, (at) => choice.choose(layers, at, climbing));
-    expect(choice.choose(layers, now(), climbing)).toBe(f);
   });
 });
 

@@ -238,14 +238,8 @@ export interface LayerConstraints {
 export const FIT_SHARE = 0.9;
 /** With an estimate that is not falling, a layer is left only below this share of its bitrate. */
 export const STEADY_SHARE = 0.75;
-/** A layer far from fitting for this long is left (a moment over is the estimate's noise). */
+/** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
 export const DOWN_AFTER_MS = 500;
-/**
- * A layer just short of a falling estimate is left after this long: a moment's over-use (a loaded
- * viewer's own jitter) drops libwebrtc's estimate to 85 % of what arrived, and its next REMBs
- * climb again within about a second; a link that is short keeps it down.
- */
-export const DOWN_AFTER_FALLING_MS = 1_500;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
 /** ...for this long. */
@@ -400,20 +394,17 @@ export class LayerChoice {
     if (current === undefined && this.chosen) this.fellBackFrom ??= this.chosen;
     // A first choice, or the layer stopped arriving: the best that fits now, the lowest if none.
     if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
-    // Far under what the viewer was sent, and not climbing: its link refuses it (a drop, a slow
-    // link at the start). Over 90 % of a falling estimate: short of it, or a moment's over-use
-    // (a loaded viewer's own jitter reads as one), which a rise soon clears.
-    const deep =
+    const over =
       current !== null &&
-      constraints.estimateRising !== true &&
-      maxBitrate <
-        STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity);
-    const short =
-      current !== null && constraints.estimateFalling === true && !fits(current, maxBitrate, now);
-    if (current !== null && (deep || short)) {
+      (constraints.estimateFalling === true
+        ? !fits(current, maxBitrate, now)
+        : constraints.estimateRising !== true &&
+          maxBitrate <
+            STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity));
+    if (current !== null && over) {
       this.roomSince = undefined;
       this.overSince ??= now;
-      if (now - this.overSince < (deep ? DOWN_AFTER_MS : DOWN_AFTER_FALLING_MS)) return current;
+      if (now - this.overSince < DOWN_AFTER_MS) return current;
       this.overSince = undefined;
       this.fellBackFrom = undefined;
       this.left(current, now);
