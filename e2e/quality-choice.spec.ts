@@ -2,7 +2,7 @@
  * The player's quality choice (issue 28 §2, docs/product.md#quality), in Chromium against the
  * real product: the synthetic camera sends three layers; choosing '90p' by keyboard brings the
  * picture down to 160x90 (the video's own size, `videoWidth`), 'Auto' back to 640x360; each choice
- * is announced, the stats say which layer comes, and axe-core stays clean.
+ * is announced, the stats say which layer comes and the stage's estimate, and axe-core stays clean.
  */
 import type { Page } from '@playwright/test';
 import {
@@ -44,6 +44,8 @@ test.describe('the quality choice', () => {
     await page.getByRole('button', { name: 'Live stats' }).press('Enter');
     const stats = page.getByRole('region', { name: 'Live stats' });
     await expect(stats).toContainText('160 × 90 (q), chosen', { timeout: 10_000 });
+    // The stage's estimate of this viewer (Chromium's own REMB, told through the local SDK).
+    await expect(stats).toContainText(/Estimate\d+\.\d Mbit\/s/, { timeout: 10_000 });
 
     await choice.focus();
     await page.keyboard.press('Home');

@@ -149,6 +149,19 @@ export type StageMessage =
       adapting: boolean;
       reason: LayerSelectedReason;
     }
+  /**
+   * The stage's adaptation of a subscription's video to the viewer's link (the local stage's own,
+   * not IVS's): `videoPaused` while not even the lowest layer fits (the viewer keeps its last
+   * picture; audio goes on), `estimate` the viewer's bandwidth as the stage estimates it, bits a
+   * second (null: none yet). Sent when the pause changes, and when the estimate moves, at most
+   * once a second.
+   */
+  | {
+      type: 'videoAdaptation';
+      subscriptionId: string;
+      videoPaused: boolean;
+      estimate: number | null;
+    }
   | {
       type: 'error';
       code: number;

@@ -44,6 +44,23 @@ describe('stage messages in the SDK', () => {
     });
   });
 
+  it("reads the stage's adaptation of a video: paused or not, and the estimate when it has one", () => {
+    expect(
+      parseStageMessage(
+        '{"type":"videoAdaptation","subscriptionId":"s","videoPaused":true,"estimate":61000}',
+      ),
+    ).toEqual({
+      type: 'videoAdaptation',
+      subscriptionId: 's',
+      videoPaused: true,
+      estimate: 61_000,
+    });
+    expect(
+      parseStageMessage('{"type":"videoAdaptation","subscriptionId":"s","estimate":"fast"}'),
+    ).toEqual({ type: 'videoAdaptation', subscriptionId: 's', videoPaused: false, estimate: null });
+    expect(parseStageMessage('{"type":"videoAdaptation","videoPaused":true}')).toBeNull();
+  });
+
   it('ignores what is not a message it knows', () => {
     for (const text of ['', 'null', '[]', '{"type":"nope"}', '{"type":"offer","sdp":1}', '{']) {
       expect(parseStageMessage(text)).toBeNull();

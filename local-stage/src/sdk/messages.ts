@@ -148,6 +148,15 @@ export function parseStageMessage(text: string): StageMessage | null {
             reason: value.reason === 'unavailable' ? 'unavailable' : 'selected',
           }
         : null;
+    case 'videoAdaptation':
+      return isString(value.subscriptionId)
+        ? {
+            type: 'videoAdaptation',
+            subscriptionId: value.subscriptionId,
+            videoPaused: value.videoPaused === true,
+            estimate: isCount(value.estimate) ? value.estimate : null,
+          }
+        : null;
     case 'error': {
       if (typeof value.code !== 'number') return null;
       const category = categories.find((name) => name === value.category);

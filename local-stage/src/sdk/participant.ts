@@ -35,7 +35,23 @@ export type RemoteStageStreamEventMap = {
     reason: StageStreamLayerSelectedReason,
   ) => void;
   [RemoteStageStreamEvents.ADAPTION_CHANGED]: (adaption: boolean) => void;
+  /** The local stage's own (not IVS's): the stage's adaptation of this video changed. */
+  [VIDEO_ADAPTATION_CHANGED]: (adaptation: VideoAdaptation) => void;
 };
+
+/**
+ * The local stage's adaptation of a video to this viewer's link (not in IVS's SDK: an app checks
+ * for `getVideoAdaptation` before it uses it, docs/product.md#stage-sdk).
+ */
+export interface VideoAdaptation {
+  /** Not even the lowest layer fits the viewer's link: the picture stays as it was. */
+  videoPaused: boolean;
+  /** The viewer's bandwidth as the stage estimates it, bits a second; undefined before one. */
+  estimateBps: number | undefined;
+}
+
+/** The stream event told when its `VideoAdaptation` changes. */
+export const VIDEO_ADAPTATION_CHANGED = 'VIDEO_ADAPTATION_CHANGED';
 
 /** Higher quality first: by size, then bitrate, then frame rate (IVS's order). */
 const byQuality = (a: StageStreamLayer, b: StageStreamLayer) =>
@@ -56,6 +72,7 @@ export class RemoteStageStream extends TypedEmitter<RemoteStageStreamEventMap> {
   private adapting = true;
   private layers: StageStreamLayer[] = [];
   private selectedLabel: string | null = null;
+  private adaptation: VideoAdaptation = { videoPaused: false, estimateBps: undefined };
   private readonly peer: RTCPeerConnection;
   /** The packet counts of the last quality reading: networkQuality is the loss since then. */
   private lastCount: PacketCount | undefined;
@@ -110,6 +127,9 @@ export class RemoteStageStream extends TypedEmitter<RemoteStageStreamEventMap> {
   getLowestQualityLayer = (): StageStreamLayer | undefined => this.getLayers().at(-1);
   getHighestQualityLayer = (): StageStreamLayer | undefined => this.getLayers()[0];
 
+  /** The stage's adaptation of this video to the viewer's link (the local stage's own). */
+  getVideoAdaptation = (): VideoAdaptation => ({ ...this.adaptation });
+
   /** Cleans up the stream so that it emits no more events (as IVS's does). */
   cleanup(): void {
     this.removeAllListeners();
@@ -128,6 +148,12 @@ export class RemoteStageStream extends TypedEmitter<RemoteStageStreamEventMap> {
       }))
       .sort(byQuality);
     this.emit(RemoteStageStreamEvents.LAYERS_CHANGED, this.getLayers());
+  }
+
+  /** The stage's `videoAdaptation` message (the SDK's own use). */
+  adaptationArrived(videoPaused: boolean, estimate: number | null): void {
+    this.adaptation = { videoPaused, estimateBps: estimate ?? undefined };
+    this.emit(VIDEO_ADAPTATION_CHANGED, this.getVideoAdaptation());
   }
 
   /** The stage's `layerSelected` message (the SDK's own use). */

@@ -46,6 +46,7 @@ interface Subscription {
   /** What the stage told of the video's layers before its stream was there. */
   layers?: LayerDescription[];
   selected?: Extract<StageMessage, { type: 'layerSelected' }>;
+  adaptation?: Extract<StageMessage, { type: 'videoAdaptation' }>;
   /** The layer preference last sent to the stage (null: the stage chooses). */
   preferredRid: string | null;
 }
@@ -170,6 +171,7 @@ export class Session {
         return;
       case 'layers':
       case 'layerSelected':
+      case 'videoAdaptation':
         return this.layerNews(message);
       case 'error':
         return this.stageError(message);
@@ -297,22 +299,27 @@ export class Session {
       );
     }
     this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, info, streams);
-    if (subscription.layers || subscription.selected) {
-      const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
-      if (subscription.layers) video?.layersArrived(subscription.layers);
-      if (subscription.selected) this.select(video, subscription.selected);
-    }
+    const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
+    if (subscription.layers) video?.layersArrived(subscription.layers);
+    if (subscription.selected) this.select(video, subscription.selected);
+    const adaptation = subscription.adaptation;
+    if (adaptation) video?.adaptationArrived(adaptation.videoPaused, adaptation.estimate);
     this.applyLayerPreference(participant);
   }
 
-  /** The stage's news of a subscription's video layers, given to its stream. */
-  private layerNews(message: Extract<StageMessage, { type: 'layers' | 'layerSelected' }>): void {
+  /** The stage's news of a subscription's video layers and adaptation, given to its stream. */
+  private layerNews(
+    message: Extract<StageMessage, { type: 'layers' | 'layerSelected' | 'videoAdaptation' }>,
+  ): void {
     const subscription = this.subscription(message.subscriptionId);
     if (!subscription) return;
     const video = subscription.peer?.streams.find((each) => each.streamType === StreamType.VIDEO);
     if (message.type === 'layers') {
       subscription.layers = message.layers;
       video?.layersArrived(message.layers);
+    } else if (message.type === 'videoAdaptation') {
+      subscription.adaptation = message;
+      video?.adaptationArrived(message.videoPaused, message.estimate);
     } else {
       subscription.selected = message;
       this.select(video, message);

@@ -118,6 +118,13 @@ describe('the local SDK’s simulcast layers', () => {
     );
     await waitUntil(() => viewer.video.getSelectedLayer()?.label === 'f', 'f selected', 15_000);
     expect(viewer.video.isAdapting).toBe(true);
+    // The stage's estimate of this viewer (libwebrtc's REMB), told as the local SDK's own news.
+    await waitUntil(
+      () => (viewer.video.getVideoAdaptation().estimateBps ?? 0) > 0,
+      "the stage's estimate",
+      15_000,
+    );
+    expect(viewer.video.getVideoAdaptation().videoPaused).toBe(false);
     expect(viewer.video.getHighestQualityLayer()?.label).toBe('f');
     expect(viewer.video.getLowestQualityLayer()?.label).toBe('q');
 

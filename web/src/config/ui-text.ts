@@ -64,6 +64,7 @@ export const uiText = {
     retry: 'Retry Connection',
     waitingForVideo: 'Waiting for video from {streamId}',
     waitingForVideoNote: 'Connected. The picture appears as soon as the aircraft sends it.',
+    videoPaused: 'Paused: your connection is too slow for video',
     controls: 'Player controls',
     statsButton: 'Live stats',
     helpButton: 'Keyboard shortcuts',
@@ -107,6 +108,8 @@ export const uiText = {
     layerValue: '{width} × {height} ({label}), {mode}',
     layerAuto: 'auto',
     layerChosen: 'chosen',
+    estimate: 'Estimate',
+    estimateValue: '{value} Mbit/s',
   },
   layers: {
     label: 'Quality',

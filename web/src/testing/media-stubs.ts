@@ -19,3 +19,27 @@ export function autoplayRefusal(): Promise<void> {
     new DOMException('play() failed because the user did not interact', 'NotAllowedError'),
   );
 }
+
+/**
+ * A signed-in viewer whose player meets `sdk` (installed as the stage SDK global), its participant
+ * token fetched from a stubbed API, and media stubbed. Returns the undo, for a `beforeEach`.
+ */
+export function signedInWithFakeStage(sdk: { install(): void }): () => void {
+  localStorage.setItem('token', 'login-token');
+  sdk.install();
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(() =>
+      Promise.resolve(
+        new Response(JSON.stringify({ token: 'participant' }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+      ),
+    ),
+  );
+  stubMedia();
+  return () => {
+    delete window.IVSBroadcastClient;
+  };
+}

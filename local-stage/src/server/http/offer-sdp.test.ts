@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   OfferError,
   readSdpFragment,
+  readWhepOffer,
   readWhipOffer,
   withoutParameterSets,
   withoutReceiveOnlyStreams,
@@ -169,5 +170,18 @@ describe('reading a WHIP offer', () => {
     });
     expect(readSdpFragment('a=end-of-candidates\r\n')).toEqual({ iceUfrag: undefined });
     expect(() => readSdpFragment('{"candidate": 1}')).toThrow(OfferError);
+  });
+});
+
+describe("reading a WHEP player's offer", () => {
+  it('keeps its REMB, from which its layer is chosen, and no transport-wide CC', () => {
+    const player = chromiumOffer('96 97 102 104 45').replaceAll('a=sendonly', 'a=recvonly');
+    const { sdp } = readWhepOffer(player, {
+      video: { mimeType: 'video/VP8', payloadType: 96, clockRate: 90_000 },
+      audio: undefined,
+    });
+    const video = sdp.slice(sdp.indexOf('m=video'));
+    expect(video).toContain('a=rtcp-fb:96 goog-remb');
+    expect(video).not.toContain('transport-cc');
   });
 });

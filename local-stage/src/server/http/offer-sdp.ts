@@ -66,6 +66,11 @@ export const MAX_SIMULCAST_LAYERS = 4;
 const RID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 /** The feedback the stage gives (`a=rtcp-fb` type and subtype). */
 const KEPT_FEEDBACK = new Set(['nack', 'nack pli', 'ccm fir']);
+/**
+ * A WHEP player's REMB too: the stage stamps the absolute send time on what it sends it, and the
+ * player's estimate chooses its layer (docs/decisions/0069-viewer-bandwidth-estimate.md).
+ */
+const KEPT_PLAYER_FEEDBACK = new Set([...KEPT_FEEDBACK, 'goog-remb']);
 
 /**
  * Refuses, with `problem`, a body with a line that is not `x=value` or is too long: sdp-transform
@@ -231,7 +236,7 @@ export function readWhepOffer(
       );
     }
     media[section.type === 'video' ? 'video' : 'audio'] = true;
-    return trimmedTo(section, payloadType, true);
+    return trimmedTo(section, payloadType, true, KEPT_PLAYER_FEEDBACK);
   });
   if (!media.audio && !media.video) {
     throw new OfferError('The offer asks for nothing this aircraft sends');
@@ -357,6 +362,7 @@ function trimmedTo(
   section: MediaDescription,
   payloadType: number,
   keepRtx = false,
+  keptFeedback = KEPT_FEEDBACK,
 ): MediaDescription {
   const rtx = keepRtx
     ? offeredPayloadTypes(section).filter((other) =>
@@ -375,7 +381,7 @@ function trimmedTo(
     rtcpFb: section.rtcpFb?.filter(
       (feedback) =>
         kept.has(Number(feedback.payload)) &&
-        KEPT_FEEDBACK.has([feedback.type, feedback.subtype].filter(Boolean).join(' ')),
+        keptFeedback.has([feedback.type, feedback.subtype].filter(Boolean).join(' ')),
     ),
   };
 }

@@ -15,8 +15,10 @@
  * and bandwidth bookkeeping nobody reads (issue 18's profile, docs/benchmarks.md). The header is
  * rewritten as werift would here: the viewer's SSRC and payload type, sequence numbers and
  * timestamps as they come (werift's offsets stay 0: nothing here replaces a sender's track; a
- * simulcast layer switch has already made them continuous, layers.ts), and the one extension a
- * viewer's offer negotiates, the MID.
+ * simulcast layer switch has already made them continuous, layers.ts), and the extensions a
+ * viewer's offer negotiates: the MID, and the absolute send time, stamped as each packet leaves,
+ * from which the viewer estimates its bandwidth and tells it in REMB
+ * (docs/decisions/0069-viewer-bandwidth-estimate.md).
  */
 import {
   RTP_EXTENSION_URI,
@@ -51,6 +53,23 @@ const SENDER_REPORT_INTERVAL_MS = 1_000;
 /** The first two SRs close together: a receiver maps RTP to NTP time from its second one. */
 const FIRST_SENDER_REPORT_GAP_MS = 200;
 const TWO_TO_32 = 2 ** 32;
+/** Retransmissions may take up to this share of what is forwarded... */
+const RETRANSMIT_SHARE = 0.5;
+/** ...with bursts of up to this many bytes (a lost key frame's packets, about 40 KB at 720p). */
+const RETRANSMIT_BURST_BYTES = 60_000;
+/** A probe resends at most this many of the newest packets at once. */
+const PROBE_PACKETS_BACK = 64;
+
+/**
+ * The absolute send time extension's value for `nowMs` (any monotonic clock: the receiver uses
+ * only differences): seconds in 6.18 fixed point, 24 bits, wrapping every 64 s.
+ */
+export function absSendTime(nowMs: number): Buffer {
+  const value = Math.floor((nowMs * 262_144) / 1000) % 0x1000000;
+  const payload = Buffer.alloc(3);
+  payload.writeUIntBE(value, 0, 3);
+  return payload;
+}
 
 /** What a forwarded track has done, for the stage's stats and the tests. */
 export interface ForwardingCounts {
@@ -58,8 +77,12 @@ export interface ForwardingCounts {
   nacks: number;
   /** Packets sent again for a NACK (as RTX or plain). */
   retransmitted: number;
+  /** Packets sent again as RTX to probe the viewer's link (not asked for). */
+  probePackets: number;
   /** NACKed packets already gone from the cache (or never sent). */
   notCached: number;
+  /** NACKed packets not sent again: the retransmission budget was spent (a congested viewer). */
+  overBudget: number;
   senderReports: number;
 }
 
@@ -68,7 +91,9 @@ export class TrackForwarder {
     packets: 0,
     nacks: 0,
     retransmitted: 0,
+    probePackets: 0,
     notCached: 0,
+    overBudget: 0,
     senderReports: 0,
   };
   private readonly sender: RTCRtpSender;
@@ -82,7 +107,18 @@ export class TrackForwarder {
    * done (a subscription is never negotiated again).
    */
   private extensions: Extension[] | undefined;
+  /** The absolute send time's extension id, if the viewer negotiated it (found with the MID's). */
+  private absSendTimeId: number | undefined;
+  /** The last sequence number forwarded (the newest packet in the cache). */
+  private lastSequence: number | undefined;
   private rtxSequenceNumber = Math.floor(Math.random() * 65_536);
+  /**
+   * Bytes that may be sent again for NACKs: each packet forwarded adds `RETRANSMIT_SHARE` of its
+   * size, up to `RETRANSMIT_BURST_BYTES`. A viewer whose link cannot carry the layer NACKs nearly
+   * everything, every round trip; answering all of it keeps its queue full (8,860 retransmissions
+   * in 5.6 s on a 400 kbit/s link were measured), as libwebrtc's sender, which caps them, does not.
+   */
+  private retransmitBudget = RETRANSMIT_BURST_BYTES;
   /** The viewer's own SSRC (its receiver reports') and the round trip they measure. */
   private viewerSsrc: number | undefined;
   private roundTripMs: number | undefined;
@@ -128,14 +164,44 @@ export class TrackForwarder {
     const header = packet.header;
     header.ssrc = this.sender.ssrc;
     header.payloadType = codec.payloadType;
-    header.extensions = this.extensions ??= this.negotiatedExtensions();
+    header.extensions = this.stampedExtensions();
     void transport.sendRtp(packet.payload, header).catch(() => undefined);
     this.cache[header.sequenceNumber % this.cache.length] = packet;
+    this.lastSequence = header.sequenceNumber;
     this.counts.packets += 1;
     this.octets += packet.payload.length;
+    this.retransmitBudget = Math.min(
+      RETRANSMIT_BURST_BYTES,
+      this.retransmitBudget + RETRANSMIT_SHARE * packet.payload.length,
+    );
     if (this.reportTimer === undefined && this.clock) {
       this.reportTimer = setTimeout(() => this.sendReport(), FIRST_SENDER_REPORT_GAP_MS);
     }
+  }
+
+  /**
+   * Sends about `bytes` of padding to probe the viewer's link: the newest packets again, as RTX
+   * (payload the receiver counts in its estimate and then drops as a duplicate, as libwebrtc's
+   * redundant padding is). Nothing without RTX. Returns the bytes sent.
+   */
+  pad(bytes: number): number {
+    const transport = this.transport;
+    const rtxPayloadType = this.rtxPayloadType();
+    if (this.closed || !transport || transport.state !== 'connected') return 0;
+    if (rtxPayloadType === undefined || this.lastSequence === undefined) return 0;
+    let sent = 0;
+    for (let back = 0; sent < bytes && back < PROBE_PACKETS_BACK; back += 1) {
+      const sequenceNumber = (this.lastSequence - back + 65_536) % 65_536;
+      const cached = this.cache[sequenceNumber % this.cache.length];
+      if (!cached || cached.header.sequenceNumber !== sequenceNumber) break;
+      const packet = wrapRtx(cached, rtxPayloadType, this.rtxSequenceNumber, this.sender.rtxSsrc);
+      this.rtxSequenceNumber = (this.rtxSequenceNumber + 1) % 65_536;
+      packet.header.extensions = this.stampedExtensions();
+      void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
+      sent += packet.payload.length;
+      this.counts.probePackets += 1;
+    }
+    return sent;
   }
 
   close(): void {
@@ -144,12 +210,20 @@ export class TrackForwarder {
     this.cache.fill(undefined);
   }
 
-  /** The header extensions a viewer's packet carries: the MID, if the viewer negotiated it. */
+  /** A packet's header extensions as it leaves now: the MID, and the send time. */
+  private stampedExtensions(): Extension[] {
+    const extensions = (this.extensions ??= this.negotiatedExtensions());
+    if (this.absSendTimeId === undefined) return extensions;
+    return [...extensions, { id: this.absSendTimeId, payload: absSendTime(performance.now()) }];
+  }
+
+  /** The header extensions every packet carries: the MID, if the viewer negotiated it. */
   private negotiatedExtensions(): Extension[] {
     const mid = this.transceiver.mid;
-    const id = this.transceiver.headerExtensions.find(
-      (extension) => extension.uri === RTP_EXTENSION_URI.sdesMid,
-    )?.id;
+    const idOf = (uri: string) =>
+      this.transceiver.headerExtensions.find((extension) => extension.uri === uri)?.id;
+    this.absSendTimeId = idOf(RTP_EXTENSION_URI.absSendTime);
+    const id = idOf(RTP_EXTENSION_URI.sdesMid);
     if (mid === null || mid === undefined || id === undefined) return [];
     return [{ id, payload: serializeSdesMid(mid) }];
   }
@@ -169,11 +243,18 @@ export class TrackForwarder {
         this.counts.notCached += 1;
         continue;
       }
+      if (this.retransmitBudget < cached.payload.length) {
+        this.counts.overBudget += 1;
+        continue;
+      }
+      this.retransmitBudget -= cached.payload.length;
       let packet = cached;
       if (rtxPayloadType !== undefined) {
         packet = wrapRtx(cached, rtxPayloadType, this.rtxSequenceNumber, this.sender.rtxSsrc);
         this.rtxSequenceNumber = (this.rtxSequenceNumber + 1) % 65_536;
       }
+      // Sent now: a stale send time would read as a queue to the viewer's estimator.
+      packet.header.extensions = this.stampedExtensions();
       this.counts.retransmitted += 1;
       void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
     }

@@ -4,22 +4,11 @@ import type { StageMessage } from '../../signalling';
 import { KeyFrameRequests } from './key-frame-requests';
 import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from './layers';
 import { LayerReports } from './layer-reports';
+import { testVideoLayer } from '../../testing/video-layer';
 
 const SIZES: Record<string, [number, number]> = { q: [160, 90], h: [320, 180], f: [640, 360] };
 
-function layer(rid: string): VideoLayer {
-  return new VideoLayer({
-    rid,
-    mimeType: 'video/VP8',
-    keyFrames: () =>
-      new KeyFrameRequests({
-        sendRequest: () => true,
-        pendingMs: 250,
-        minIntervalMs: 0,
-        viewerIntervalMs: 1_000,
-      }),
-  });
-}
+const layer = testVideoLayer;
 
 /** A key frame of `layer`'s size, taken in at `now`. */
 function keyFrame(target: VideoLayer, now: number): void {

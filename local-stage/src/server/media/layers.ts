@@ -4,8 +4,9 @@
  * its key frames: VP8's frame header, H.264's SPS), its bitrate and frame rate, its capture clock and its
  * own key frame requests: a PLI goes to the SSRC of the layer a viewer gets.
  *
- * Which layer a viewer gets is a `LayerSwitch` per viewer, given a choice (today every viewer's
- * is `VideoLayers.best`: the highest layer arriving; issue 28 gives each viewer its own). It
+ * Which layer a viewer gets is a `LayerSwitch` per viewer, given a choice: its `LayerChoice`,
+ * the highest layer its bandwidth estimate carries, with hysteresis, or none (its video paused)
+ * when even the lowest does not fit (docs/decisions/0069-viewer-bandwidth-estimate.md). It
  * changes layer only at a key frame of the new one, and rewrites sequence numbers and timestamps
  * so the viewer sees one continuous stream on its one SSRC (docs/decisions/0067-simulcast-in.md).
  */
@@ -18,10 +19,9 @@ import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
 
 /** A layer with no packet for this long has stopped (its encoder paused it, or is gone). */
 export const LAYER_SILENT_MS = 500;
-/** The rates are the mean over this window, in buckets of `RATE_BUCKET_MS`. */
+/** A layer's rates are the mean over this window, in buckets of `RATE_BUCKET_MS`. */
 const RATE_WINDOW_MS = 2_000;
 const RATE_BUCKET_MS = 100;
-const RATE_BUCKETS = RATE_WINDOW_MS / RATE_BUCKET_MS;
 const VIDEO_CLOCK_RATE = 90_000;
 const TWO_TO_32 = 2 ** 32;
 
@@ -39,15 +39,23 @@ export interface LayerFigures {
   frameRate: number;
 }
 
-/** Bytes and frames over the last `RATE_WINDOW_MS`, in buckets (no allocation per packet). */
-class RateWindow {
-  private readonly bytes = new Float64Array(RATE_BUCKETS);
-  private readonly frames = new Float64Array(RATE_BUCKETS);
-  private readonly stamps = new Float64Array(RATE_BUCKETS).fill(-1);
+/** Bytes and frames over the last `windowMs`, in buckets (no allocation per packet). */
+export class RateWindow {
+  private readonly buckets: number;
+  private readonly bytes: Float64Array;
+  private readonly frames: Float64Array;
+  private readonly stamps: Float64Array;
 
-  add(now: number, bytes: number, frames: number): void {
+  constructor(private readonly windowMs = RATE_WINDOW_MS) {
+    this.buckets = windowMs / RATE_BUCKET_MS;
+    this.bytes = new Float64Array(this.buckets);
+    this.frames = new Float64Array(this.buckets);
+    this.stamps = new Float64Array(this.buckets).fill(-1);
+  }
+
+  add(now: number, bytes: number, frames = 0): void {
     const bucket = Math.floor(now / RATE_BUCKET_MS);
-    const index = bucket % RATE_BUCKETS;
+    const index = bucket % this.buckets;
     if (this.stamps[index] !== bucket) {
       this.stamps[index] = bucket;
       this.bytes[index] = 0;
@@ -62,14 +70,14 @@ class RateWindow {
     const newest = Math.floor(now / RATE_BUCKET_MS);
     let bytes = 0;
     let frames = 0;
-    for (let index = 0; index < RATE_BUCKETS; index += 1) {
+    for (let index = 0; index < this.buckets; index += 1) {
       const stamp = this.stamps[index] ?? -1;
-      if (stamp > newest - RATE_BUCKETS && stamp <= newest) {
+      if (stamp > newest - this.buckets && stamp <= newest) {
         bytes += this.bytes[index] ?? 0;
         frames += this.frames[index] ?? 0;
       }
     }
-    const seconds = RATE_WINDOW_MS / 1000;
+    const seconds = this.windowMs / 1000;
     return { bitrate: Math.round((bytes * 8) / seconds), frameRate: frames / seconds };
   }
 }
@@ -202,6 +210,281 @@ export class VideoLayers {
   }
 }
 
+/** What a viewer's layer is chosen by: its bandwidth estimate, and its own choice of layer. */
+export interface LayerConstraints {
+  /** The viewer's estimated bandwidth, bits a second (undefined: none yet, no limit). */
+  maxBitrate?: number | undefined;
+  /** The layer the viewer chose by hand (its RTP stream id); it wins while it is arriving. */
+  preferredRid?: string | null | undefined;
+  /**
+   * Whether the estimate has been falling (the viewer's link is over-used). While it is not, a
+   * layer is left only when the estimate is under `STEADY_SHARE` of what the viewer is sent, and
+   * not climbing: libwebrtc's estimate is bounded by what arrived (its first is what arrived, a
+   * little under it) and climbs from there by about 8 % a second.
+   */
+  estimateFalling?: boolean | undefined;
+  /** Whether the last estimate was higher than the one before (it is catching up, not refusing). */
+  estimateRising?: boolean | undefined;
+  /**
+   * Bits a second of video sent to the viewer lately (its layer, probes): an estimate not falling
+   * is compared with this, not with the layer chosen, which the viewer may not have been sent yet
+   * (its key frame late, the publisher's encoder late with it on a loaded machine, the viewer's
+   * own choice of a lower layer just given up). Undefined: the layer's bitrate.
+   */
+  sentBitrate?: number | undefined;
+}
+
+/** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
+export const FIT_SHARE = 0.9;
+/** With an estimate that is not falling, a layer is left only below this share of its bitrate. */
+export const STEADY_SHARE = 0.75;
+/** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
+export const DOWN_AFTER_MS = 500;
+/** Up only when the estimate exceeds the next layer's bitrate by this factor... */
+export const UP_MARGIN = 1.15;
+/** ...for this long. */
+export const UP_AFTER_MS = 2_000;
+/**
+ * A layer left because it did not fit is not chosen again for this long, doubled each time it is
+ * left within `RETRY_RESET_MS` of being chosen (up to `MAX_RETRY_MS`): a link just short of a
+ * layer would otherwise swing between it and the one below, a freeze at each try.
+ */
+export const FIRST_RETRY_MS = 8_000;
+const MAX_RETRY_MS = 64_000;
+const RETRY_RESET_MS = 30_000;
+/**
+ * Probing up: once the estimate has not fallen for `PROBE_QUIET_MS`, the stage sends the viewer
+ * the next layer's rate (its own layer and RTX copies) for `PROBE_WINDOW_MS`; no fall in the
+ * viewer's estimate meanwhile shows the link carries it, and the viewer moves up at once, the
+ * probed rate standing in for the estimate until the estimate falls (libwebrtc's sender takes a
+ * probe's result as its estimate the same way). A fall fails the probe: the layer waits as one left.
+ * libwebrtc's receive-side estimate alone climbs about 8 % a second (decision 0069).
+ */
+export const PROBE_QUIET_MS = 3_000;
+export const PROBE_WINDOW_MS = 2_000;
+/** The choice is made again at most this often (it is asked at every packet). */
+const CHOICE_INTERVAL_MS = 100;
+
+/** The layers arriving, highest first. */
+export function arrivingLayers(layers: VideoLayers, now: number): VideoLayer[] {
+  return layers.all
+    .filter((layer) => layer.arriving(now))
+    .sort((a, b) => (isHigher(a, b, now) ? -1 : isHigher(b, a, now) ? 1 : 0));
+}
+
+/**
+ * The layer for a viewer, without memory: the preferred one while it arrives; else the highest
+ * arriving whose bitrate fits `maxBitrate`; null when none fits (the video paused); the highest
+ * arriving when there is no estimate; undefined when nothing arrives.
+ */
+export function chooseLayer(
+  layers: VideoLayers,
+  now: number,
+  constraints: LayerConstraints,
+): VideoLayer | null | undefined {
+  const preferred = preferredLayer(layers, now, constraints.preferredRid);
+  if (preferred) return preferred;
+  if (constraints.maxBitrate === undefined || layers.all.length === 1) return layers.best;
+  const arriving = arrivingLayers(layers, now);
+  if (arriving.length === 0) return undefined;
+  const maxBitrate = constraints.maxBitrate;
+  return arriving.find((layer) => fits(layer, maxBitrate, now)) ?? null;
+}
+
+function preferredLayer(
+  layers: VideoLayers,
+  now: number,
+  preferredRid: string | null | undefined,
+): VideoLayer | undefined {
+  if (preferredRid === undefined || preferredRid === null) return undefined;
+  const layer = layers.byRid(preferredRid);
+  return layer?.arriving(now) ? layer : undefined;
+}
+
+const fits = (layer: VideoLayer, maxBitrate: number, now: number) =>
+  layer.bitrate(now) <= FIT_SHARE * maxBitrate;
+
+/**
+ * One viewer's layer choice with hysteresis: down (or paused, below the lowest) once the layer
+ * has not fitted the estimate for `DOWN_AFTER_MS`; up (or resumed) once the estimate has exceeded
+ * the next layer's bitrate by `UP_MARGIN` for `UP_AFTER_MS`: to the highest layer it exceeds so
+ * (the estimate climbs slowly; a step at a time would wait twice). A publisher of one
+ * encoding is never adapted (nothing to fall back to; its own congestion control serves it).
+ */
+export class LayerChoice {
+  /** The layer chosen; null: none (paused); undefined: none yet. */
+  private chosen: VideoLayer | null | undefined;
+  private overSince: number | undefined;
+  private roomSince: number | undefined;
+  private decidedAt = -Infinity;
+  private decidedRid: string | null | undefined;
+  private chosenAt = 0;
+  /** The layer chosen before it stopped arriving: taken again as soon as it returns. */
+  private fellBackFrom: VideoLayer | undefined;
+  /** The probe up under way: toward `layer`, since `since`. */
+  private probe: { layer: VideoLayer; since: number } | undefined;
+  /** A probe's rate that got through, standing in for a lower estimate until it falls. */
+  private probed: number | undefined;
+  private lastFallAt = -Infinity;
+  /** Layers left for not fitting: not chosen again until `until`. */
+  private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
+
+  choose(
+    layers: VideoLayers,
+    now: number,
+    constraints: LayerConstraints,
+  ): VideoLayer | null | undefined {
+    if (now - this.decidedAt < CHOICE_INTERVAL_MS && constraints.preferredRid === this.decidedRid) {
+      return this.chosen;
+    }
+    this.decidedAt = now;
+    this.decidedRid = constraints.preferredRid;
+    const chosen = this.decide(layers, now, constraints);
+    if (chosen !== this.chosen) this.chosenAt = now;
+    this.chosen = chosen;
+    return chosen;
+  }
+
+  /**
+   * The rate, bits a second, that would show whether the next layer up fits: its bitrate with
+   * the margin, when the estimate is not already there (a probe sends up to it, at most the
+   * estimate); undefined when there is nothing to probe for.
+   */
+  /** Whether a probe up is under way: the probe then sends the next layer's whole need. */
+  get probingUp(): boolean {
+    return this.probe !== undefined;
+  }
+
+  probeTarget(layers: VideoLayers, now: number, constraints: LayerConstraints): number | undefined {
+    if (constraints.maxBitrate === undefined || layers.all.length === 1) return undefined;
+    if (preferredLayer(layers, now, constraints.preferredRid)) return undefined;
+    const next = this.nextUp(arrivingLayers(layers, now));
+    if (next === undefined || this.waiting(next, now)) return undefined;
+    const target = next.bitrate(now) * UP_MARGIN;
+    return target > 0 ? target : undefined;
+  }
+
+  private decide(
+    layers: VideoLayers,
+    now: number,
+    constraints: LayerConstraints,
+  ): VideoLayer | null | undefined {
+    const preferred = preferredLayer(layers, now, constraints.preferredRid);
+    if (constraints.estimateFalling === true) {
+      this.lastFallAt = now;
+      this.probed = undefined;
+    }
+    const estimate = constraints.maxBitrate;
+    const maxBitrate = estimate === undefined ? undefined : Math.max(estimate, this.probed ?? 0);
+    if (preferred || maxBitrate === undefined || layers.all.length === 1) {
+      this.overSince = undefined;
+      this.roomSince = undefined;
+      this.probe = undefined;
+      return preferred ?? layers.best;
+    }
+    const arriving = arrivingLayers(layers, now);
+    if (arriving.length === 0) return this.chosen === null ? null : undefined;
+    // The publisher paused a layer (0067's fallback), not the viewer's link: back as it returns.
+    const returned = this.fellBackFrom;
+    if (returned !== undefined && arriving.includes(returned) && !this.waiting(returned, now)) {
+      this.fellBackFrom = undefined;
+      return returned;
+    }
+    const current = this.chosen === null ? null : arriving.find((layer) => layer === this.chosen);
+    if (current === undefined && this.chosen) this.fellBackFrom ??= this.chosen;
+    // A first choice, or the layer stopped arriving: the best that fits now, the lowest if none.
+    if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
+    const over =
+      current !== null &&
+      (constraints.estimateFalling === true
+        ? !fits(current, maxBitrate, now)
+        : constraints.estimateRising !== true &&
+          maxBitrate <
+            STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity));
+    if (current !== null && over) {
+      this.roomSince = undefined;
+      this.overSince ??= now;
+      if (now - this.overSince < DOWN_AFTER_MS) return current;
+      this.overSince = undefined;
+      this.fellBackFrom = undefined;
+      this.left(current, now);
+      const lower = arriving.slice(arriving.indexOf(current) + 1);
+      return lower.find((layer) => fits(layer, maxBitrate, now)) ?? null;
+    }
+    this.overSince = undefined;
+    const next = this.nextUp(arriving);
+    if (next === undefined || this.waiting(next, now)) {
+      this.roomSince = undefined;
+      this.probe = undefined;
+      return current;
+    }
+    if (maxBitrate < next.bitrate(now) * UP_MARGIN) {
+      this.roomSince = undefined;
+      return this.probeUp(current, next, maxBitrate, now);
+    }
+    this.probe = undefined;
+    this.roomSince ??= now;
+    if (now - this.roomSince < UP_AFTER_MS) return current;
+    this.roomSince = undefined;
+    return (
+      arriving.find(
+        (layer) => !this.waiting(layer, now) && maxBitrate >= layer.bitrate(now) * UP_MARGIN,
+      ) ?? next
+    );
+  }
+
+  /**
+   * Short of the next layer by the estimate: a probe toward it once the estimate has been quiet
+   * (and the current layer fits), up when the probe's window passes without a fall, the layer
+   * waiting as one left when the estimate falls during it.
+   */
+  private probeUp(
+    current: VideoLayer | null,
+    next: VideoLayer,
+    maxBitrate: number,
+    now: number,
+  ): VideoLayer | null {
+    const probe = this.probe?.layer === next ? this.probe : undefined;
+    if (probe === undefined) {
+      this.probe = undefined;
+      const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
+      if (quiet && (current === null || fits(current, maxBitrate, now))) {
+        this.probe = { layer: next, since: now };
+      }
+      return current;
+    }
+    if (this.lastFallAt >= probe.since) {
+      this.probe = undefined;
+      this.left(next, now);
+      return current;
+    }
+    if (now - probe.since < PROBE_WINDOW_MS) return current;
+    this.probe = undefined;
+    this.probed = next.bitrate(now) * UP_MARGIN;
+    return next;
+  }
+
+  /** `layer` was left for not fitting: it waits before it is tried again. */
+  private left(layer: VideoLayer, now: number): void {
+    const previous = this.retries.get(layer);
+    const soon = previous !== undefined && now - this.chosenAt < RETRY_RESET_MS;
+    const waitMs = soon ? Math.min(previous.waitMs * 2, MAX_RETRY_MS) : FIRST_RETRY_MS;
+    this.retries.set(layer, { until: now + waitMs, waitMs });
+  }
+
+  private waiting(layer: VideoLayer, now: number): boolean {
+    return (this.retries.get(layer)?.until ?? -Infinity) > now;
+  }
+
+  /** The layer above the chosen one (the lowest when paused), if one arrives. */
+  private nextUp(arriving: VideoLayer[]): VideoLayer | undefined {
+    if (this.chosen === null) return arriving.at(-1);
+    if (this.chosen === undefined) return undefined;
+    const index = arriving.indexOf(this.chosen);
+    return index > 0 ? arriving[index - 1] : undefined;
+  }
+}
+
 /**
  * One viewer's layer: forwards the packets of one layer at a time, moving to the layer `target()`
  * names only at a key frame of it (asked for at once), with the viewer's sequence numbers and
@@ -214,7 +497,8 @@ export class LayerSwitch {
   /** Moves from one layer to another. */
   switches = 0;
   private pending: VideoLayer | undefined;
-  private readonly target: () => VideoLayer | undefined;
+  /** Undefined: no layer to choose yet (the current one is kept); null: none (video paused). */
+  private readonly target: () => VideoLayer | null | undefined;
   private readonly askKeyFrame: (layer: VideoLayer) => void;
   private sequenceOffset = 0;
   private timestampOffset = 0;
@@ -226,7 +510,7 @@ export class LayerSwitch {
   private last: { sequence: number; timestamp: number; at: number } | undefined;
 
   constructor(options: {
-    target: () => VideoLayer | undefined;
+    target: () => VideoLayer | null | undefined;
     askKeyFrame: (layer: VideoLayer) => void;
   }) {
     this.target = options.target;
@@ -235,7 +519,12 @@ export class LayerSwitch {
 
   /** The layer whose key frame the viewer needs: the one it is moving to, else the one it gets. */
   get wanted(): VideoLayer | undefined {
-    return this.pending ?? this.current ?? this.target();
+    return this.pending ?? this.current ?? this.target() ?? undefined;
+  }
+
+  /** Whether no layer is forwarded because none is chosen (the viewer's picture stays as it was). */
+  get paused(): boolean {
+    return this.current === undefined && this.last !== undefined && this.pending === undefined;
   }
 
   /**
@@ -244,10 +533,24 @@ export class LayerSwitch {
    */
   accept(packet: RtpPacket, layer: VideoLayer, keyFrameStart: boolean, now: number): boolean {
     const target = this.target();
-    if (target !== undefined && target !== this.current && target !== this.pending) {
+    if (target === null) {
+      this.pending = undefined;
+      // Paused at a frame's first packet, never inside one: the viewer keeps a whole picture.
+      if (layer === this.current && this.startsFrame(packet)) this.current = undefined;
+    } else if (target !== undefined && target !== this.current && target !== this.pending) {
       this.pending = target;
       // The first layer's key frame is the join's to ask for (the subscription asks at once).
-      if (this.current !== undefined) this.askKeyFrame(target);
+      if (this.last !== undefined) this.askKeyFrame(target);
+    }
+    // Moving down: the layer above is no longer sent (from its next frame), so that what is queued
+    // toward a congested viewer drains and the lower layer's key frame gets through.
+    if (
+      layer === this.current &&
+      this.pending !== undefined &&
+      isHigher(layer, this.pending, now) &&
+      this.startsFrame(packet)
+    ) {
+      this.current = undefined;
     }
     if (layer === this.pending && keyFrameStart) this.moveTo(layer, packet, now);
     if (layer !== this.current) return false;
@@ -274,16 +577,22 @@ export class LayerSwitch {
     return timestamp === undefined ? undefined : (timestamp + this.timestampOffset) % TWO_TO_32;
   }
 
+  /** Whether `packet` of the current layer begins a frame after the last one forwarded. */
+  private startsFrame(packet: RtpPacket): boolean {
+    if (this.last === undefined) return true;
+    const timestamp = (packet.header.timestamp + this.timestampOffset) % TWO_TO_32;
+    return timestamp !== this.last.timestamp;
+  }
+
   /** From `packet` (a key frame's first) on, `layer` is forwarded, continuing the last one. */
   private moveTo(layer: VideoLayer, packet: RtpPacket, now: number): void {
-    const previous = this.current;
     const last = this.last;
     const epochMs = Date.now();
     // The old layer's clock as the viewer has it, before the offsets change.
     const viewerNow = this.rtpTimestampAt(epochMs);
     this.pending = undefined;
     this.current = layer;
-    if (previous === undefined || last === undefined) {
+    if (last === undefined) {
       // The first layer: its own numbers, all of them (nothing forwarded yet to continue).
       this.firstSequence = undefined;
       this.sequenceOffset = 0;

@@ -55,11 +55,22 @@ describe('a simulcast camera', () => {
     const viewer = await watchingViewer('simulcast-viewer');
     await viewer.waitFor(() => viewer.frames.length > 60, '60 frames', 20_000);
     // The highest layer: the camera's own size, its time strip readable in every frame shown.
-    await viewer.waitFor(
-      () => viewer.frames.slice(-10).every((frame) => frame.width === 640 && frame.height === 360),
-      'the 640x360 layer',
-      10_000,
-    );
+    await viewer
+      .waitFor(
+        () =>
+          viewer.frames.slice(-10).every((frame) => frame.width === 640 && frame.height === 360),
+        'the 640x360 layer',
+        10_000,
+      )
+      .catch(async (error: unknown) => {
+        // Whether the camera was sending its top layer then (a loaded machine's encoder may stop
+        // it), or the stage was not giving it to the viewer.
+        const layers = (await stats()).stages[STAGE]?.publisher?.layers;
+        const shown = viewer.frames.slice(-3).map((frame) => `${frame.width}x${frame.height}`);
+        throw new Error(
+          `${String(error)}; frames shown last: ${shown.join(', ')}; the camera's layers: ${JSON.stringify(layers)}`,
+        );
+      });
     expect(
       viewer.frames
         .slice(-10)

@@ -13,9 +13,10 @@
  * per-track packet cache, and its sender reports carry the publisher's capture clock
  * (forwarding.ts).
  *
- * A simulcast publisher's video comes in layers: the viewer gets one at a time, the highest
- * arriving, moved at key frames with its numbering continuous (a LayerSwitch, layers.ts), and its
- * PLIs go to that layer.
+ * A simulcast publisher's video comes in layers: the viewer gets one at a time, the highest its
+ * bandwidth estimate carries or none (paused), moved at key frames with its numbering continuous
+ * (a LayerSwitch, layers.ts; the estimate and probe, viewer-adaptation.ts), and its PLIs go to that
+ * layer.
  * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
  * all end with the one peer connection it owns.
  */
@@ -23,6 +24,7 @@ import {
   RTCPeerConnection,
   RTCRtpCodecParameters,
   RtcpPayloadSpecificFeedback,
+  useAbsSendTime,
   useSdesMid,
   type RTCRtpSender,
   type RtcpPacket,
@@ -40,6 +42,7 @@ import {
 } from './forwarding';
 import { LayerReports } from './layer-reports';
 import { isHigher, LayerSwitch, type VideoLayer } from './layers';
+import { ViewerAdaptation } from './viewer-adaptation';
 import type { FeedListener, Publisher } from './publisher';
 import {
   NO_FREE_PORT,
@@ -133,6 +136,8 @@ export class Subscription implements FeedListener {
   private preferredRid: string | null = null;
   private readonly startLowest: boolean;
   private readonly layerReports: LayerReports;
+  /** The viewer's bandwidth estimate, the layer chosen from it, the probe, the pause. */
+  readonly adaptation: ViewerAdaptation;
   private lossPercentValue = 0;
   /** Takes the loss fault off the transports again, while it is on. */
   private lossOff: (() => void)[] | undefined;
@@ -171,8 +176,36 @@ export class Subscription implements FeedListener {
     this.startLowest = options.initialLayer === 'lowest_quality';
     this.layerReports = new LayerReports(this.id, this.send);
     this.layerSwitch = new LayerSwitch({
-      target: () => this.preferredLayer() ?? this.publisher.layers.best,
+      // The viewer's own choice wins; else the layer its link carries (viewer-adaptation.ts).
+      target: () => this.preferredLayer() ?? this.adaptation.target(),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
+    });
+    this.adaptation = new ViewerAdaptation({
+      layers: () => this.publisher.layers,
+      current: () => this.layerSwitch.current,
+      pad: (bytes) => this.videoForwarder?.pad(bytes) ?? 0,
+      paused: () => this.layerSwitch.paused,
+      report: (videoPaused, estimate) => {
+        if (this.closed) return;
+        this.send({
+          type: 'videoAdaptation',
+          subscriptionId: this.id,
+          videoPaused,
+          estimate: estimate === undefined ? null : Math.round(estimate),
+        });
+      },
+      videoSsrc: () => this.videoSender?.ssrc,
+      onLayer: (layer, estimate) =>
+        this.log.info(
+          {
+            subscription: this.id,
+            layer: layer?.rid ?? null,
+            estimate: estimate ?? null,
+            retransmitted: this.videoForwarder?.counts.retransmitted,
+            probePackets: this.videoForwarder?.counts.probePackets,
+          },
+          layer ? 'viewer layer' : 'viewer video paused',
+        ),
     });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,
@@ -256,6 +289,11 @@ export class Subscription implements FeedListener {
       for (const off of this.lossOff) off();
       this.lossOff = undefined;
     }
+  }
+
+  /** Whether its video is paused: not even the lowest layer fits the viewer's link. */
+  get videoPaused(): boolean {
+    return this.adaptation.videoPaused;
   }
 
   get isOpen(): boolean {
@@ -372,6 +410,7 @@ export class Subscription implements FeedListener {
       return `No layer '${rid}' in this video (${known.length > 0 ? `its layers: ${known.join(', ')}` : 'it has one encoding'})`;
     }
     this.preferredRid = rid;
+    this.adaptation.preferredRid = rid;
     this.layerReports.preferenceChanged();
     return undefined;
   }
@@ -432,12 +471,14 @@ export class Subscription implements FeedListener {
     if (!held) return;
     this.held = undefined;
     this.videoOpen = true;
+    this.adaptation.start();
     clearTimeout(this.keyFrameTimer);
     for (const packet of held) this.forward(packet);
   }
 
   private forward(packet: RtpPacket): void {
     this.videoForwarder?.forward(packet);
+    this.adaptation.forwarded(packet.payload.length);
   }
 
   onAudioPacket(packet: RtpPacket): void {
@@ -452,6 +493,7 @@ export class Subscription implements FeedListener {
 
   /** A FIR for the video sent here asks the publisher for a key frame, as a PLI does. */
   private onRtcp(packet: RtcpPacket): void {
+    this.adaptation.onRtcp(packet);
     if (!(packet instanceof RtcpPayloadSpecificFeedback) || !('fir' in packet.feedback)) return;
     const ssrc = this.videoSender?.ssrc;
     if (ssrc !== undefined && packet.feedback.fir.some((entry) => entry.ssrc === ssrc)) {
@@ -484,6 +526,7 @@ export class Subscription implements FeedListener {
     this.connection.stop();
     clearTimeout(this.keyFrameTimer);
     clearTimeout(this.handshakeTimer);
+    this.adaptation.stop();
     this.videoForwarder?.close();
     this.audioForwarder?.close();
     this.held = undefined;
@@ -555,6 +598,8 @@ const viewerPeerConfig = (publisher: Publisher) => ({
               { type: 'nack' },
               { type: 'nack', parameter: 'pli' },
               { type: 'ccm', parameter: 'fir' },
+              // With the absolute send time: the viewer estimates its bandwidth and says it.
+              { type: 'goog-remb' },
             ],
           }),
           new RTCRtpCodecParameters({
@@ -574,7 +619,7 @@ const viewerPeerConfig = (publisher: Publisher) => ({
       }),
     ],
   },
-  headerExtensions: { video: [useSdesMid()], audio: [useSdesMid()] },
+  headerExtensions: { video: [useSdesMid(), useAbsSendTime()], audio: [useSdesMid()] },
   iceServers: [],
   bundlePolicy: 'max-bundle' as const,
 });

@@ -1,6 +1,6 @@
 import { fillText, uiText } from '@/config/ui-text';
 import type { LiveVideoView } from '../hooks/use-live-video';
-import { AutoplayBlockedNotice, connectionOverlay } from './player-overlays';
+import { AutoplayBlockedNotice, VideoPausedNotice, connectionOverlay } from './player-overlays';
 
 interface LiveVideoProps {
   streamId: string;
@@ -15,11 +15,12 @@ interface LiveVideoProps {
 
 /**
  * The `<video>` of a stream, muted, autoplaying and inline, with what its session shows over it:
- * the connection overlays and the autoplay notice (docs/product.md#player). The player and a
+ * the connection overlays, the autoplay notice, and the notice of a video the stage paused for a
+ * slow link (its last picture stays, docs/product.md#player). The player and a
  * Watch all tile show the same; place it in a `relative` box.
  */
 export function LiveVideo({ streamId, live, controls }: LiveVideoProps) {
-  const { state, videoRef, autoplayBlocked, resumePlayback, retry } = live;
+  const { state, videoRef, autoplayBlocked, resumePlayback, retry, layers } = live;
   // Overlays sit above whatever the box stacks on the video (a tile's stretched link).
   const overlay = connectionOverlay(state, streamId, retry);
   const playing = state.status === 'connected' && !state.waitingForVideo;
@@ -45,6 +46,7 @@ export function LiveVideo({ streamId, live, controls }: LiveVideoProps) {
         }
       />
       {overlay && <div className="absolute inset-0 z-10">{overlay}</div>}
+      {playing && layers.videoPaused && <VideoPausedNotice message={uiText.player.videoPaused} />}
       {playing &&
         autoplayBlocked &&
         (controls ? (

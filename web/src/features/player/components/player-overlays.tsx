@@ -2,6 +2,7 @@ import {
   AlertTriangle,
   LoaderCircle,
   MousePointerClick,
+  Pause,
   RefreshCw,
   VideoOff,
   WifiOff,
@@ -71,19 +72,44 @@ export function ErrorOverlay({ message, onRetry }: { message: string; onRetry: (
   );
 }
 
-/** Sits over the video without catching the pointer: the click lands on the video itself. */
-export function AutoplayBlockedNotice({ message }: { message: string }) {
+/**
+ * A status over the video's top or foot that does not catch the pointer (a click lands on the
+ * video itself).
+ */
+function VideoNotice({
+  message,
+  icon,
+  at,
+}: {
+  message: string;
+  icon: ReactNode;
+  at: 'top' | 'bottom';
+}) {
   return (
     <div
       role="status"
-      className="pointer-events-none absolute inset-x-0 top-0 flex justify-center p-3 sm:p-4"
+      className={`pointer-events-none absolute inset-x-0 ${at === 'top' ? 'top-0' : 'bottom-0'} flex justify-center p-3 sm:p-4`}
     >
       <p className="inline-flex items-center gap-2 rounded-lg bg-slate-900/90 px-3.5 py-2 text-sm text-slate-100 shadow-lg ring-1 ring-slate-700">
-        <MousePointerClick aria-hidden="true" className="size-4 shrink-0 text-sky-400" />
+        {icon}
         {message}
       </p>
     </div>
   );
+}
+
+export function AutoplayBlockedNotice({ message }: { message: string }) {
+  const icon = <MousePointerClick aria-hidden="true" className="size-4 shrink-0 text-sky-400" />;
+  return <VideoNotice message={message} icon={icon} at="top" />;
+}
+
+/**
+ * The stage paused the video (not even its lowest layer fits the viewer's link): the last picture
+ * stays, with this over its foot. A status, never an error: it goes when the video resumes.
+ */
+export function VideoPausedNotice({ message }: { message: string }) {
+  const icon = <Pause aria-hidden="true" className="size-4 shrink-0 text-amber-400" />;
+  return <VideoNotice message={message} icon={icon} at="bottom" />;
 }
 
 /**

@@ -4,29 +4,13 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { renderApp } from '@/testing/render-app';
 import { FakeStageSdk, StageEvents, fakeTrack } from '@/testing/fake-stage-sdk';
-import { stubMedia } from '@/testing/media-stubs';
+import { signedInWithFakeStage } from '@/testing/media-stubs';
 
 let sdk: FakeStageSdk;
 
 beforeEach(() => {
-  localStorage.setItem('token', 'login-token');
   sdk = new FakeStageSdk();
-  sdk.install();
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(() =>
-      Promise.resolve(
-        new Response(JSON.stringify({ token: 'participant' }), {
-          status: 200,
-          headers: { 'Content-Type': 'application/json' },
-        }),
-      ),
-    ),
-  );
-  stubMedia();
-  return () => {
-    delete window.IVSBroadcastClient;
-  };
+  return signedInWithFakeStage(sdk);
 });
 
 const LAYERS = [

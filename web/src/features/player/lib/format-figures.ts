@@ -39,6 +39,18 @@ function layerRows(layers: VideoLayers | undefined): FigureRow[] {
   return [{ label: stats.layer, value }];
 }
 
+/** 'Estimate': the viewer's bandwidth as the stage estimates it, when it says (the local stage). */
+function estimateRows(layers: VideoLayers | undefined): FigureRow[] {
+  const estimate = layers?.estimateBps;
+  if (estimate === undefined) return [];
+  return [
+    {
+      label: stats.estimate,
+      value: fillText(stats.estimateValue, { value: fixed(estimate / 1_000_000, 1) }),
+    },
+  ];
+}
+
 export function figureRows(figures: PlaybackFigures, layers?: VideoLayers): FigureRow[] {
   const size =
     figures.width !== undefined && figures.height !== undefined
@@ -54,6 +66,7 @@ export function figureRows(figures: PlaybackFigures, layers?: VideoLayers): Figu
     },
     { label: stats.resolution, value: size },
     ...layerRows(layers),
+    ...estimateRows(layers),
     {
       label: stats.frameRate,
       value: fillText(stats.frameRateValue, {

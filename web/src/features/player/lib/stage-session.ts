@@ -36,7 +36,13 @@ import {
   type StageStream,
   type StageStreamLayer,
 } from './stage-sdk';
-import { NO_LAYERS, type LayerOption, type VideoLayers } from './video-layers';
+import {
+  adaptingStream,
+  NO_LAYERS,
+  VIDEO_ADAPTATION_CHANGED,
+  type LayerOption,
+  type VideoLayers,
+} from './video-layers';
 
 /** Where a session's video goes: the player's video element. */
 export interface VideoView {
@@ -69,6 +75,8 @@ interface JoinedStage {
 interface ShownVideo {
   participantId: string;
   stream: StageStream;
+  /** Stops listening to the stream's adaptation news (the local stage's SDK only). */
+  stopAdaptation?: () => void;
 }
 
 export class StageSession {
@@ -220,8 +228,21 @@ export class StageSession {
     const onStreamsAdded = (participant: StageParticipantInfo, streams: StageStream[]) => {
       const video = streams.find((stream) => stream.streamType === StreamType.VIDEO);
       if (!video) return;
+      this.shownVideo?.stopAdaptation?.();
       this.shownVideo = { participantId: participant.id, stream: video };
-      if ('getLayers' in video) this.readLayers(video as RemoteStageStream);
+      if ('getLayers' in video) {
+        const remote = video as RemoteStageStream;
+        this.readLayers(remote);
+        // The local stage's own news: the video paused for a slow link, the stage's estimate.
+        const adapting = adaptingStream(remote);
+        if (adapting) {
+          const listener = () => {
+            if (this.shownVideo?.stream === remote) this.readLayers(remote);
+          };
+          adapting.on(VIDEO_ADAPTATION_CHANGED, listener);
+          this.shownVideo.stopAdaptation = () => adapting.off(VIDEO_ADAPTATION_CHANGED, listener);
+        }
+      }
       clearTimeout(this.videoGraceTimer);
       this.view?.onVideoTrack(video.mediaStreamTrack, video);
       this.dispatch({ type: 'VIDEO_ADDED' });
@@ -273,11 +294,14 @@ export class StageSession {
       height: layer.height,
     });
     const selected = stream.getSelectedLayer();
+    const adaptation = adaptingStream(stream)?.getVideoAdaptation();
     this.setLayers({
       layers: stream.getLayers().map(option),
       selected: selected && option(selected),
       adapting: stream.isAdapting,
       preferred: this.preferredLayer,
+      videoPaused: adaptation?.videoPaused ?? false,
+      estimateBps: adaptation?.estimateBps,
     });
   }
 
@@ -287,6 +311,7 @@ export class StageSession {
   }
 
   private videoGone(): void {
+    this.shownVideo?.stopAdaptation?.();
     this.shownVideo = undefined;
     this.setLayers({ ...NO_LAYERS, preferred: this.preferredLayer });
     this.view?.onVideoRemoved?.();
@@ -308,6 +333,7 @@ export class StageSession {
     this.joined = undefined;
     clearTimeout(this.videoGraceTimer);
     if (this.shownVideo) {
+      this.shownVideo.stopAdaptation?.();
       this.shownVideo = undefined;
       this.view?.onVideoRemoved?.();
       this.setLayers({ ...NO_LAYERS, preferred: this.preferredLayer });

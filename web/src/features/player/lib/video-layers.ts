@@ -20,6 +20,10 @@ export interface VideoLayers {
   adapting: boolean;
   /** The layer asked for (as it was when asked: it may have stopped arriving); null: Auto. */
   preferred: LayerOption | null;
+  /** The stage paused the video: not even the lowest layer fits the viewer's link. */
+  videoPaused: boolean;
+  /** The viewer's bandwidth as the stage estimates it, bits a second, when the stage says. */
+  estimateBps: number | undefined;
 }
 
 export const NO_LAYERS: VideoLayers = {
@@ -27,7 +31,24 @@ export const NO_LAYERS: VideoLayers = {
   selected: undefined,
   adapting: true,
   preferred: null,
+  videoPaused: false,
+  estimateBps: undefined,
 };
+
+/** The local stage SDK's adaptation news (not IVS's: docs/product.md#stage-sdk). */
+export const VIDEO_ADAPTATION_CHANGED = 'VIDEO_ADAPTATION_CHANGED';
+
+export interface AdaptingStream {
+  getVideoAdaptation(): { videoPaused: boolean; estimateBps: number | undefined };
+  on(event: typeof VIDEO_ADAPTATION_CHANGED, listener: () => void): void;
+  off(event: typeof VIDEO_ADAPTATION_CHANGED, listener: () => void): void;
+}
+
+/** The stream, when its SDK tells the stage's adaptation (the local stage's does; IVS's not). */
+export const adaptingStream = (stream: object): AdaptingStream | undefined =>
+  'getVideoAdaptation' in stream && typeof stream.getVideoAdaptation === 'function'
+    ? (stream as AdaptingStream)
+    : undefined;
 
 /** '360p': a layer by its height, as quality menus name them. */
 export const layerName = (layer: Pick<LayerOption, 'height'>): string =>

@@ -1,0 +1,340 @@
+import { RtpHeader, RtpPacket } from 'werift';
+import { describe, expect, it } from 'vitest';
+import { testVideoLayer } from '../../testing/video-layer';
+import {
+  DOWN_AFTER_MS,
+  FIRST_RETRY_MS,
+  LayerChoice,
+  LayerSwitch,
+  PROBE_QUIET_MS,
+  PROBE_WINDOW_MS,
+  UP_AFTER_MS,
+  VideoLayer,
+  VideoLayers,
+  chooseLayer,
+} from './layers';
+
+/** Kilobits a second of each layer, as the synthetic cameras send them. */
+const RATES = { q: 106, h: 370, f: 900 } as const;
+type Rid = keyof typeof RATES;
+
+const layer = (rid: Rid): VideoLayer => testVideoLayer(rid);
+
+/** Three layers, each fed its rate in 100 ms steps on a fake clock (performance.now's units). */
+function publisher() {
+  const all = { q: layer('q'), h: layer('h'), f: layer('f') };
+  const layers = new VideoLayers([all.q, all.h, all.f]);
+  let now = 0;
+  let sequence = 0;
+  const run = (ms: number, each?: (now: number) => void) => {
+    for (const end = now + ms; now < end; now += 100) {
+      for (const rid of ['q', 'h', 'f'] as const) {
+        const bytes = (RATES[rid] * 1000) / 8 / 10;
+        const header = new RtpHeader({
+          ssrc: 1,
+          sequenceNumber: sequence++ & 0xffff,
+          timestamp: now * 90,
+        });
+        all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
+      }
+      layers.update(now);
+      each?.(now);
+    }
+  };
+  run(2_000);
+  return { ...all, layers, run, now: () => now };
+}
+
+describe('choosing a viewer’s layer', () => {
+  it('gives the highest layer without an estimate, and the highest that fits with one', () => {
+    const { layers, f, h, q, now } = publisher();
+    expect(chooseLayer(layers, now(), {})).toBe(f);
+    expect(chooseLayer(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
+    expect(chooseLayer(layers, now(), { maxBitrate: 500_000 })).toBe(h);
+    expect(chooseLayer(layers, now(), { maxBitrate: 350_000 })).toBe(q);
+    expect(chooseLayer(layers, now(), { maxBitrate: 50_000 })).toBeNull();
+  });
+
+  it('gives the viewer’s own choice while it arrives, whatever the estimate', () => {
+    const { layers, q, f, now } = publisher();
+    expect(chooseLayer(layers, now(), { maxBitrate: 5_000_000, preferredRid: 'q' })).toBe(q);
+    expect(chooseLayer(layers, now(), { maxBitrate: 50_000, preferredRid: 'f' })).toBe(f);
+    expect(chooseLayer(layers, now(), { preferredRid: 'x' })).toBe(f);
+  });
+
+  it('moves down only once the layer has not fitted for a while', () => {
+    const { layers, f, q, run, now } = publisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    const chosen: (VideoLayer | null | undefined)[] = [];
+    run(DOWN_AFTER_MS - 100, (at) =>
+      chosen.push(choice.choose(layers, at, { maxBitrate: 400_000 })),
+    );
+    expect(chosen.every((each) => each === f)).toBe(true);
+    run(300, (at) => chosen.push(choice.choose(layers, at, { maxBitrate: 400_000 })));
+    expect(chosen.at(-1)).toBe(q);
+  });
+
+  it('moves up once the estimate has had room for a higher layer for seconds, not at once', () => {
+    const { layers, q, h, f, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
+    // Room for the middle layer, briefly: no move.
+    run(1_000, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
+    run(200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
+    // Room for seconds: up one layer; then room for the top: up to it after seconds more.
+    expect(choice.probeTarget(layers, now(), { maxBitrate: 600_000 })).toBe(
+      h.bitrate(now()) * 1.15,
+    );
+    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 600_000 })).toBe(h);
+    // The top layer, left for not fitting, waits its retry time first.
+    run(FIRST_RETRY_MS, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
+    expect(choice.probeTarget(layers, now(), { maxBitrate: 5_000_000 })).toBeUndefined();
+  });
+
+  it('pauses below the lowest layer and resumes on it once it fits again', () => {
+    const { layers, q, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    run(2 * DOWN_AFTER_MS + 400, (at) => choice.choose(layers, at, { maxBitrate: 60_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 60_000 })).toBeNull();
+    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 200_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 200_000 })).toBe(q);
+  });
+});
+
+describe('a paused viewer', () => {
+  it('stops at a frame’s start, keeps its picture whole, and resumes at a key frame numbered on', () => {
+    const single = layer('q');
+    let target: VideoLayer | null = single;
+    const viewer = new LayerSwitch({ target: () => target, askKeyFrame: () => undefined });
+    const vp8Key = Buffer.from([0x10, 0, 0, 0, 0x9d, 0x01, 0x2a, 160, 0, 90, 0]);
+    const vp8Inter = Buffer.from([0x10, 0x01, 0, 0]);
+    const send = (sequenceNumber: number, timestamp: number, key = false) => {
+      const rtp = new RtpPacket(
+        new RtpHeader({ ssrc: 1, sequenceNumber, timestamp }),
+        key ? vp8Key : vp8Inter,
+      );
+      return viewer.accept(rtp, single, single.receive(rtp, timestamp / 90), timestamp / 90)
+        ? rtp.header.sequenceNumber
+        : undefined;
+    };
+    expect(send(10, 0, true)).toBe(10);
+    expect(send(11, 3_000)).toBe(11);
+    target = null;
+    // The frame begun is finished; the next is not sent.
+    expect(send(12, 3_000)).toBe(12);
+    expect(send(13, 6_000)).toBeUndefined();
+    expect(viewer.paused).toBe(true);
+    target = single;
+    expect(send(14, 9_000)).toBeUndefined();
+    expect(send(15, 12_000, true)).toBe(13);
+    expect(viewer.paused).toBe(false);
+  });
+});
+
+describe('a viewer whose link is restored', () => {
+  it('goes straight to the highest layer the estimate has room for', () => {
+    const { layers, q, f, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
+    run(FIRST_RETRY_MS, (at) => choice.choose(layers, at, { maxBitrate: 150_000 }));
+    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 5_000_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
+  });
+
+  it('waits longer each time before trying again a layer its link was just short of', () => {
+    const { layers, q, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    const chosenAt = (maxBitrate: number, ms: number, estimateFalling = true) => {
+      run(ms, (at) => choice.choose(layers, at, { maxBitrate, estimateFalling }));
+      return choice.choose(layers, now(), { maxBitrate, estimateFalling });
+    };
+    choice.choose(layers, now(), {});
+    expect(chosenAt(500_000, DOWN_AFTER_MS + 200)).toBe(h);
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
+    // The estimate recovers above the middle layer: up after the first retry time.
+    expect(chosenAt(500_000, FIRST_RETRY_MS - 1_000, false)).toBe(q);
+    expect(chosenAt(500_000, 1_000 + UP_AFTER_MS + 200, false)).toBe(h);
+    // It did not fit after all: down, and the next try waits twice as long.
+    expect(chosenAt(300_000, DOWN_AFTER_MS + 200)).toBe(q);
+    expect(chosenAt(500_000, FIRST_RETRY_MS + 2_500, false)).toBe(q);
+    expect(chosenAt(500_000, FIRST_RETRY_MS, false)).toBe(h);
+  });
+
+  it('keeps the layer on a first estimate just under its bitrate, and leaves it once the estimate falls', () => {
+    const { layers, f, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    choice.choose(layers, now(), {});
+    // libwebrtc's first estimate: what arrived, a little under the layer's bitrate, then climbing.
+    const steady = { maxBitrate: 0.85 * f.bitrate(now()), estimateFalling: false };
+    run(3_000, (at) => choice.choose(layers, at, steady));
+    expect(choice.choose(layers, now(), steady)).toBe(f);
+    const falling = { ...steady, estimateFalling: true };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, falling));
+    expect(choice.choose(layers, now(), falling)).toBe(h);
+  });
+});
+
+describe('probing up', () => {
+  /** A viewer moved down to q by a falling estimate of 150 kbit/s. */
+  function downToLowest() {
+    const published = publisher();
+    const choice = new LayerChoice();
+    choice.choose(published.layers, published.now(), {});
+    published.run(DOWN_AFTER_MS + 200, (at) =>
+      choice.choose(published.layers, at, { maxBitrate: 150_000, estimateFalling: true }),
+    );
+    expect(choice.choose(published.layers, published.now(), { maxBitrate: 150_000 })).toBe(
+      published.q,
+    );
+    return { ...published, choice };
+  }
+
+  it('moves up a layer at a time once a probe at its rate went through, without waiting for the estimate to climb', () => {
+    const { layers, choice, h, f, run, now } = downToLowest();
+    const quiet = { maxBitrate: 160_000, estimateRising: true };
+    const probing: boolean[] = [];
+    const startedAt = now();
+    // The estimate is quiet (no fall) and climbs 8 % a second, far from h's 370 kbit/s.
+    run(PROBE_QUIET_MS + PROBE_WINDOW_MS + 200, (at) => {
+      choice.choose(layers, at, quiet);
+      probing.push(choice.probingUp);
+    });
+    expect(probing.slice(0, (PROBE_QUIET_MS - 200) / 100).some(Boolean)).toBe(false);
+    expect(probing.at(-5)).toBe(true);
+    let chosen = choice.choose(layers, now(), quiet);
+    expect(chosen).toBe(h);
+    // The probe's rate stands in for the estimate: h is kept, and f is probed next, once its
+    // own wait (it was left for not fitting when the link fell) is over.
+    let onTopAt: number | undefined;
+    run(FIRST_RETRY_MS, (at) => {
+      chosen = choice.choose(layers, at, quiet);
+      if (chosen === f) onTopAt ??= at;
+      expect(chosen === h || chosen === f).toBe(true);
+    });
+    expect(chosen).toBe(f);
+    // From 150 kbit/s to the top layer in seconds (the estimate alone: 25–40 s in the lab).
+    expect((onTopAt ?? Infinity) - startedAt).toBeLessThanOrEqual(
+      FIRST_RETRY_MS + PROBE_WINDOW_MS + 200,
+    );
+  });
+
+  it('fails when the estimate falls during the probe: the layer waits before it is probed again', () => {
+    const { layers, choice, q, h, run, now } = downToLowest();
+    const quiet = { maxBitrate: 160_000 };
+    run(PROBE_QUIET_MS + 200, (at) => choice.choose(layers, at, quiet));
+    expect(choice.probingUp).toBe(true);
+    // The probe over-uses the link: the viewer's estimate falls.
+    const fallen = { maxBitrate: 140_000, estimateFalling: true };
+    run(200, (at) => choice.choose(layers, at, fallen));
+    expect(choice.probingUp).toBe(false);
+    const probing: boolean[] = [];
+    run(FIRST_RETRY_MS - 500, (at) => {
+      expect(choice.choose(layers, at, quiet)).toBe(q);
+      probing.push(choice.probingUp);
+    });
+    expect(probing.some(Boolean)).toBe(false);
+    run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, quiet));
+    expect(choice.choose(layers, now(), quiet)).toBe(h);
+  });
+});
+
+describe('a viewer whose estimate starts low', () => {
+  it('keeps the layer while the estimate catches up with what it is sent, and leaves it once it stops short', () => {
+    const { layers, f, h, run, now } = publisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    // The first estimate came while the viewer was still sent the middle layer (f's key frame late
+    // on a loaded machine): what arrived, well under f, yet nothing refused.
+    const first = { maxBitrate: 450_000, sentBitrate: 380_000 };
+    run(DOWN_AFTER_MS + 500, (at) => choice.choose(layers, at, first));
+    expect(choice.choose(layers, now(), first)).toBe(f);
+    // Sent f now: the estimate climbs about 8 % a second toward it, every REMB higher.
+    let estimate = 450_000;
+    run(4_000, (at) => {
+      estimate *= 1.008;
+      choice.choose(layers, at, {
+        maxBitrate: estimate,
+        estimateRising: true,
+        sentBitrate: 950_000,
+      });
+    });
+    expect(choice.choose(layers, now(), { maxBitrate: estimate, estimateRising: true })).toBe(f);
+    // It stops well short of what f is sent, without climbing: the link does not carry f.
+    const short = { maxBitrate: 600_000, estimateRising: false, sentBitrate: 950_000 };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, short));
+    expect(choice.choose(layers, now(), short)).toBe(h);
+  });
+});
+
+describe('a viewer moving down', () => {
+  it('is sent no more of the higher layer from its next frame until the lower key frame', () => {
+    const asked: string[] = [];
+    const q = layer('q');
+    const f = layer('f');
+    const layers = new VideoLayers([q, f]);
+    let target: VideoLayer = f;
+    const viewer = new LayerSwitch({
+      target: () => target,
+      askKeyFrame: (wanted) => asked.push(wanted.rid ?? ''),
+    });
+    const key = (width: number) =>
+      Buffer.from([0x10, 0, 0, 0, 0x9d, 0x01, 0x2a, width & 0xff, width >> 8, 90, 0]);
+    const inter = Buffer.from([0x10, 0x01, 0, 0]);
+    const send = (
+      from: VideoLayer,
+      ssrc: number,
+      sequenceNumber: number,
+      timestamp: number,
+      keyFrame = false,
+    ) => {
+      const rtp = new RtpPacket(
+        new RtpHeader({ ssrc, sequenceNumber, timestamp }),
+        keyFrame ? key(from === f ? 640 : 160) : inter,
+      );
+      const at = timestamp / 90;
+      const start = from.receive(rtp, at);
+      layers.update(at);
+      return viewer.accept(rtp, from, start, at) ? rtp.header.sequenceNumber : undefined;
+    };
+    send(q, 1, 100, 0, true);
+    expect(send(f, 3, 500, 0, true)).toBe(500);
+    expect(send(f, 3, 501, 3_000)).toBe(501);
+    target = q;
+    expect(send(f, 3, 502, 3_000)).toBe(502); // the frame begun is finished
+    expect(send(f, 3, 503, 6_000)).toBeUndefined();
+    expect(asked).toEqual(['q']);
+    expect(viewer.paused).toBe(false); // moving, not paused
+    expect(send(q, 1, 101, 9_000, true)).toBe(503);
+    expect(viewer.current).toBe(q);
+  });
+});
+
+describe('a layer the publisher pauses', () => {
+  it('is given back to the viewer as soon as it returns, without waiting for the estimate', () => {
+    const { layers, h, f, run, now } = publisher();
+    const choice = new LayerChoice();
+    const estimate = { maxBitrate: 800_000, estimateFalling: false };
+    choice.choose(layers, now(), {});
+    expect(choice.choose(layers, now(), estimate)).toBe(f);
+    // f stops for a second: the viewer falls back to h.
+    const stopped = now();
+    run(1_000, (at) => {
+      f.lastPacketAt = stopped;
+      layers.update(at);
+      choice.choose(layers, at, estimate);
+    });
+    expect(choice.choose(layers, now(), estimate)).toBe(h);
+    // It returns: back on it at once (the estimate, bounded by what h brings, is not asked).
+    run(200, (at) => choice.choose(layers, at, estimate));
+    expect(choice.choose(layers, now(), estimate)).toBe(f);
+  });
+});

@@ -1,0 +1,142 @@
+import { RtcpPacketConverter } from 'werift';
+import { describe, expect, it } from 'vitest';
+import { RtpHeader, RtpPacket } from 'werift';
+import { testVideoLayer } from '../../testing/video-layer';
+import { VideoLayer, VideoLayers } from './layers';
+import { encodeRemb } from './remb';
+import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
+
+function adaptation(
+  options: {
+    paused?: () => boolean;
+    report?: (videoPaused: boolean, estimate: number | undefined) => void;
+  } = {},
+) {
+  return new ViewerAdaptation({
+    layers: () => new VideoLayers([]),
+    current: () => undefined,
+    pad: () => 0,
+    paused: options.paused ?? (() => false),
+    report: options.report ?? (() => undefined),
+    videoSsrc: () => 1234,
+  });
+}
+
+const remb = (bitrate: number) => {
+  const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, bitrate, [1234]));
+  if (!packet) throw new Error('no REMB');
+  return packet;
+};
+
+describe('a viewer’s bandwidth estimate', () => {
+  it('is the REMB its browser sends about the video it gets, as werift parses it', () => {
+    const viewer = adaptation();
+    const [remb] = RtcpPacketConverter.deSerialize(encodeRemb(99, 412_345, [1234, 5678]));
+    expect(remb).toBeDefined();
+    if (remb) viewer.onRtcp(remb, 1_000);
+    // REMB keeps 18 bits of mantissa: exact below 262,144 << exponent.
+    expect(viewer.estimate(1_000)).toBeGreaterThan(412_000);
+    expect(viewer.estimate(1_000)).toBeLessThanOrEqual(412_345);
+  });
+
+  it('ignores a REMB about other streams, and forgets one that is stale', () => {
+    const viewer = adaptation();
+    const [other] = RtcpPacketConverter.deSerialize(encodeRemb(99, 300_000, [42]));
+    if (other) viewer.onRtcp(other, 0);
+    expect(viewer.estimate(0)).toBeUndefined();
+    const [remb] = RtcpPacketConverter.deSerialize(encodeRemb(99, 300_000, [1234]));
+    if (remb) viewer.onRtcp(remb, 0);
+    expect(viewer.estimate(ESTIMATE_TTL_MS)).toBe(300_000);
+    expect(viewer.estimate(ESTIMATE_TTL_MS + 1)).toBeUndefined();
+  });
+});
+
+describe('a viewer adapted from its REMB', () => {
+  /** Layers of 100 kbit/s and 900 kbit/s, fed on a fake clock, and the viewer's adaptation. */
+  function viewer() {
+    const make = testVideoLayer;
+    const q = make('q');
+    const f = make('f');
+    const layers = new VideoLayers([q, f]);
+    let current: VideoLayer | undefined = f;
+    const adapted = new ViewerAdaptation({
+      layers: () => layers,
+      current: () => current,
+      pad: () => 0,
+      paused: () => false,
+      report: () => undefined,
+      videoSsrc: () => 1234,
+    });
+    let now = 0;
+    let sequence = 0;
+    /** `ms` of both layers arriving, the viewer sent `sentKbps`, a REMB of `remb(now)` each 200 ms. */
+    const run = (ms: number, sentKbps: number, remb?: (now: number) => number) => {
+      for (const end = now + ms; now < end; now += 100) {
+        for (const [layer, kbps] of [
+          [q, 100],
+          [f, 900],
+        ] as const) {
+          const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+          layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 80)), now);
+        }
+        layers.update(now);
+        adapted.forwarded((sentKbps * 1000) / 80, now);
+        if (remb && now % 200 === 0) {
+          const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, remb(now), [1234]));
+          if (packet) adapted.onRtcp(packet, now);
+        }
+        const target = adapted.target(now);
+        current = target ?? undefined;
+      }
+      return current;
+    };
+    return { q, f, run };
+  }
+
+  it('keeps the top layer while its estimate climbs from what it was sent, and leaves it when the estimate stops short', () => {
+    const { q, f, run } = viewer();
+    expect(run(1_000, 0)).toBe(f);
+    // Sent little at first (the top layer's key frame late): a first estimate of 300 kbit/s.
+    expect(run(1_000, 250, () => 300_000)).toBe(f);
+    // Sent the top layer: the estimate climbs toward it, about 8 % a second.
+    const start = 2_000;
+    expect(run(5_000, 900, (at) => 300_000 * 1.08 ** ((at - start) / 1000))).toBe(f);
+    // It stops at 400 kbit/s and stays: the viewer's link does not carry the top layer.
+    expect(run(1_000, 900, () => 400_000)).toBe(q);
+  });
+});
+
+describe('what a viewer is told of its adaptation', () => {
+  it('is its pause at once, both ways, and its estimate when it moved, at most once a second', () => {
+    let paused = false;
+    const told: [boolean, number | undefined][] = [];
+    const viewer = adaptation({
+      paused: () => paused,
+      report: (videoPaused, estimate) => told.push([videoPaused, estimate]),
+    });
+    viewer.tick(0);
+    expect(told).toEqual([]);
+    viewer.onRtcp(remb(1_200_000), 10);
+    viewer.tick(50);
+    expect(told).toEqual([[false, 1_200_000]]);
+    // Within the second, or moved by under a tenth: not told.
+    viewer.onRtcp(remb(600_000), 300);
+    viewer.tick(400);
+    viewer.onRtcp(remb(1_150_000), 500);
+    viewer.tick(1_200);
+    expect(told).toHaveLength(1);
+    // The pause is told at once, and so is the resume.
+    viewer.onRtcp(remb(600_000), 1_300);
+    paused = true;
+    viewer.tick(1_350);
+    paused = false;
+    viewer.tick(1_400);
+    expect(told.slice(1)).toEqual([
+      [true, 600_000],
+      [false, 600_000],
+    ]);
+    viewer.onRtcp(remb(900_000), 2_000);
+    viewer.tick(2_450);
+    expect(told.at(-1)).toEqual([false, 900_000]);
+  });
+});

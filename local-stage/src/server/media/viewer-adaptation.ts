@@ -1,0 +1,175 @@
+/**
+ * What one viewer's video is adapted to: its bandwidth estimate, from the REMB its browser sends
+ * (libwebrtc's receive-side estimator, fed by the absolute send time the stage stamps on every
+ * packet), the layer chosen from it with hysteresis (`LayerChoice`, layers.ts), the probe that
+ * lets the estimate grow past what the viewer receives, and whether its video is paused
+ * (docs/decisions/0069-viewer-bandwidth-estimate.md).
+ */
+import { ReceiverEstimatedMaxBitrate, RtcpPayloadSpecificFeedback, type RtcpPacket } from 'werift';
+import { LayerChoice, RateWindow, type VideoLayer, type VideoLayers } from './layers';
+
+/** How often the probe sends, and the pause is looked at. */
+export const PROBE_INTERVAL_MS = 50;
+/**
+ * The probe fills what is forwarded up to this share of the estimate at most (never all of it:
+ * the audio and the headers share the link), and to the next layer's need at most. The viewer's
+ * estimate may grow to 1.5 times what it receives, so this lets it grow.
+ */
+export const PROBE_SHARE = 0.85;
+/** An estimate older than this is forgotten (the viewer stopped sending REMB). */
+export const ESTIMATE_TTL_MS = 5_000;
+/** The estimate is told the viewer at most this often, when it moved by `REPORT_CHANGE` or more. */
+export const REPORT_INTERVAL_MS = 1_000;
+const REPORT_CHANGE = 0.1;
+/** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
+const SENT_WINDOW_MS = 1_000;
+
+export class ViewerAdaptation {
+  /** The layer the viewer chose by hand (its rid); it wins over the estimate while it arrives. */
+  preferredRid: string | null = null;
+  /** Bytes sent as probes. */
+  probeBytes = 0;
+  private estimateValue: { bitrate: number; at: number } | undefined;
+  /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
+  private falling = false;
+  /** Whether the last REMB came higher than the one before (the estimate climbing to the rate). */
+  private rising = false;
+  /** Video bytes sent to the viewer (forwarded and probes). */
+  private readonly sent = new RateWindow(SENT_WINDOW_MS);
+  private readonly choice = new LayerChoice();
+  private readonly layers: () => VideoLayers;
+  private readonly current: () => VideoLayer | undefined;
+  private readonly pad: (bytes: number) => number;
+  private readonly paused: () => boolean;
+  private readonly report: (videoPaused: boolean, estimate: number | undefined) => void;
+  private reported: { at: number; estimate: number | undefined } | undefined;
+  private readonly videoSsrc: () => number | undefined;
+  private readonly onLayer: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
+  private lastLayer: VideoLayer | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private pausedValue = false;
+
+  constructor(options: {
+    layers: () => VideoLayers;
+    /** The layer forwarded now. */
+    current: () => VideoLayer | undefined;
+    /** Sends about this many bytes of probe; returns how many went. */
+    pad: (bytes: number) => number;
+    /** Whether no layer is forwarded because none fits. */
+    paused: () => boolean;
+    /** The pause changed, or the estimate moved: for the viewer (at most once a second). */
+    report: (videoPaused: boolean, estimate: number | undefined) => void;
+    /** The SSRC of the video sent to the viewer (a REMB about it is its estimate). */
+    videoSsrc: () => number | undefined;
+    /** The layer forwarded changed (undefined: paused), with the estimate it was chosen by. */
+    onLayer?: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
+  }) {
+    this.layers = options.layers;
+    this.current = options.current;
+    this.pad = options.pad;
+    this.paused = options.paused;
+    this.report = options.report;
+    this.videoSsrc = options.videoSsrc;
+    this.onLayer = options.onLayer ?? (() => undefined);
+  }
+
+  /** The viewer's estimated bandwidth, bit/s; undefined before its first REMB or when stale. */
+  estimate(now = performance.now()): number | undefined {
+    const estimate = this.estimateValue;
+    if (estimate === undefined || now - estimate.at > ESTIMATE_TTL_MS) return undefined;
+    return estimate.bitrate;
+  }
+
+  /** Whether the viewer's video is paused: not even the lowest layer fits its link. */
+  get videoPaused(): boolean {
+    return this.pausedValue;
+  }
+
+  /** The layer for the viewer now (null: none, paused). */
+  target(now = performance.now()): VideoLayer | null | undefined {
+    return this.choice.choose(this.layers(), now, {
+      maxBitrate: this.estimate(now),
+      preferredRid: this.preferredRid,
+      estimateFalling: this.falling,
+      estimateRising: this.rising,
+      sentBitrate: this.sentBitrate(now),
+    });
+  }
+
+  /** A video packet's payload sent to the viewer. */
+  forwarded(bytes: number, now = performance.now()): void {
+    this.sent.add(now, bytes);
+  }
+
+  /** Bits a second of video sent to the viewer over the last second. */
+  sentBitrate(now = performance.now()): number {
+    return this.sent.rates(now).bitrate;
+  }
+
+  /** Any RTCP from the viewer: a REMB about its video is its new estimate. */
+  onRtcp(packet: RtcpPacket, now = performance.now()): void {
+    if (!(packet instanceof RtcpPayloadSpecificFeedback)) return;
+    const feedback = packet.feedback;
+    if (!(feedback instanceof ReceiverEstimatedMaxBitrate)) return;
+    const ssrc = this.videoSsrc();
+    if (ssrc === undefined || !feedback.ssrcFeedbacks.includes(ssrc)) return;
+    const bitrate = Number(feedback.bitrate);
+    if (!Number.isFinite(bitrate)) return;
+    const previous = this.estimateValue?.bitrate;
+    if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
+    this.rising = previous !== undefined && bitrate > previous;
+    this.estimateValue = { bitrate, at: now };
+  }
+
+  /** Whether the estimate is to be told again: a second since the last, and it moved. */
+  private estimateMoved(estimate: number | undefined, now: number): boolean {
+    const last = this.reported;
+    if (last === undefined) return estimate !== undefined;
+    if (now - last.at < REPORT_INTERVAL_MS || estimate === last.estimate) return false;
+    if (estimate === undefined || last.estimate === undefined) return true;
+    return Math.abs(estimate - last.estimate) >= REPORT_CHANGE * last.estimate;
+  }
+
+  /** Starts probing (once the viewer's video flows). */
+  start(): void {
+    this.timer ??= setInterval(() => this.tick(), PROBE_INTERVAL_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Probes toward the next layer up while the estimate is short of it; tells a pause's change at
+   * once, the estimate's when it moved.
+   */
+  tick(now = performance.now()): void {
+    const paused = this.paused();
+    const estimate = this.estimate(now);
+    if (paused !== this.pausedValue || this.estimateMoved(estimate, now)) {
+      this.pausedValue = paused;
+      this.reported = { at: now, estimate };
+      this.report(paused, estimate);
+    }
+    const current = this.current();
+    if (current !== this.lastLayer) {
+      this.lastLayer = current;
+      this.onLayer(current, estimate);
+    }
+    const layers = this.layers();
+    const target = this.choice.probeTarget(layers, now, {
+      maxBitrate: estimate,
+      preferredRid: this.preferredRid,
+    });
+    if (estimate === undefined || target === undefined || estimate >= target) return;
+    const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
+    // A probe up sends the next layer's whole need; otherwise the probe lets the estimate grow.
+    const room =
+      (this.choice.probingUp ? target : Math.min(target, PROBE_SHARE * estimate)) - forwarded;
+    if (room <= 0) return;
+    const padded = this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
+    this.probeBytes += padded;
+    this.sent.add(now, padded);
+  }
+}
