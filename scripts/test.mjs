@@ -21,10 +21,14 @@ function printDurations() {
   console.log(`  ${'total'.padEnd(width)}  ${total.toFixed(1).padStart(6)} s`);
 }
 
-function run(title, command, args, { allowStatus = [] } = {}) {
+function run(title, command, args, { allowStatus = [], env = {} } = {}) {
   console.log(`\n[tailcam test] ${title}`);
   const stepStartedAt = performance.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
   const status = result.status ?? 1;
   if (status !== 0 && !allowStatus.includes(status)) {
@@ -45,13 +49,13 @@ async function runLanes(title, lanes) {
   const stepStartedAt = performance.now();
   const ends = await Promise.all(
     lanes.map(
-      ({ name, command, args }) =>
+      ({ name, command, args, env = {} }) =>
         new Promise((resolve) => {
           const laneStartedAt = performance.now();
           const child = spawn(command, args, {
             cwd: root,
             stdio: ['ignore', 'pipe', 'pipe'],
-            env: process.env,
+            env: { ...process.env, ...env },
           });
           const prefixLines = (stream, out) => {
             let partial = '';
@@ -110,9 +114,16 @@ if (
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
 // The local stage's tests run one file at a time, as do the server's on two cores (vitest's
-// default): side by side they take the longer one's time, not the sum.
+// default): side by side they take the longer one's time, not the sum. The local stage's tests
+// whose bounds need a core to themselves (LOAD_SENSITIVE in local-stage/vitest.config.ts) run
+// after, alone.
 await runLanes('unit and integration tests', [
-  { name: 'local-stage', command: 'npm', args: ['run', 'test', '-w', 'local-stage'] },
+  {
+    name: 'local-stage',
+    command: 'npm',
+    args: ['run', 'test', '-w', 'local-stage'],
+    env: { TAILCAM_LOCAL_STAGE_TESTS: 'beside' },
+  },
   {
     name: otherWorkspaces.join(', '),
     command: process.execPath,
@@ -126,6 +137,9 @@ await runLanes('unit and integration tests', [
     ],
   },
 ]);
+run("the local stage's load-sensitive tests, alone", 'npm', ['run', 'test', '-w', 'local-stage'], {
+  env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' },
+});
 run('production build', 'npm', ['run', 'build']);
 if (
   run('Chromium for the browser tests', process.execPath, ['scripts/ensure-chromium.mjs'], {
