@@ -1,5 +1,5 @@
 // Builds the local stage: the stage process (dist/stage.js, Node ESM, npm packages external),
-// the camera process (dist/cameras.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
+// the camera process (dist/cameras.js, likewise), the recorder (dist/recorder.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
 // defining window.IVSBroadcastClient) and the time strip decoder for browser tests
 // (dist/time-strip.js, window.TailcamTimeStrip).
 import { build } from 'esbuild';
@@ -25,6 +25,17 @@ await Promise.all([
   build({
     entryPoints: [`${here}src/cameras-main.ts`],
     outfile: `${here}dist/cameras.js`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    sourcemap: true,
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: [`${here}src/recorder-main.ts`],
+    outfile: `${here}dist/recorder.js`,
     bundle: true,
     platform: 'node',
     format: 'esm',

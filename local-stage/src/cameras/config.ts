@@ -88,7 +88,7 @@ export function loadCameraProcessConfig(env: NodeJS.ProcessEnv, root: string): C
 }
 
 /** Where the stage listens, as a URL; a stage on every address is reached on loopback. */
-function stageUrl(host: string, port: number): string {
+export function stageUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
