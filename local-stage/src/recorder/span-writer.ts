@@ -154,6 +154,7 @@ class Segment {
    * a frame, or (`cover`, at the segment's end) past it by less than one.
    */
   private fillSilence(untilMs: number, cover = false): void {
+    if (!this.audioSource) return;
     while (untilMs - this.audioEndMs >= (cover ? 1 : OPUS_SILENCE_MS)) {
       this.addAudio({ data: OPUS_SILENCE, keyFrame: true, atMs: this.audioEndMs }, OPUS_SILENCE_MS);
     }

@@ -115,8 +115,9 @@ export class WhepRecording {
     video.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onVideo(rtp)));
     audio.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onAudio(rtp)));
     await this.peer.setRemoteDescription({ type: 'answer', sdp: body });
-    const videoCodec = this.negotiated(video);
-    const hasAudio = this.negotiated(audio) === 'opus';
+    const videoCodec = video.currentDirection === 'inactive' ? undefined : this.negotiated(video);
+    // The stage answers `inactive` for what its publisher does not send.
+    const hasAudio = this.negotiated(audio) === 'opus' && audio.currentDirection !== 'inactive';
     const writer = new SpanWriter({
       stageDir: this.options.stageDir,
       video: videoCodec === 'vp8' || videoCodec === 'h264' ? videoCodec : undefined,
