@@ -1,7 +1,7 @@
 // Starts Tailcam (`npm start`, after `npm run build`): the API server, which serves the web app
 // and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
-// environment or .env), the local stage process and the camera process, which publishes the
-// synthetic cameras to the stage over WHIP. Prints the URL and the demo login once a first
+// environment or .env), the local stage process, the camera process, which publishes the
+// synthetic cameras to the stage over WHIP, and the recorder, which records what is on air. Prints the URL and the demo login once a first
 // viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. Each child
 // (the API too) is restarted with backoff if it dies, and the log says so; the others keep serving
 // meanwhile and viewers reconnect by themselves. With
@@ -26,6 +26,7 @@ const env = {
 const apiEntry = env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
 const stageEntry = env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
 const camerasEntry = env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
+const recorderEntry = env.TAILCAM_RECORDER_ENTRY ?? 'local-stage/dist/recorder.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
@@ -115,6 +116,7 @@ function supervise({ name, entry, env, stdio, onStart = () => {}, onExit = () =>
 
 let stage;
 let cameras;
+let recorder;
 
 function startLocalStage() {
   stage = supervise({
@@ -128,6 +130,15 @@ function startLocalStage() {
   cameras = supervise({
     name: 'the camera process',
     entry: camerasEntry,
+    env: stageEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    onExit: (code) => (code === 0 ? 'done' : undefined),
+  });
+  // The recorder (docs/decisions/0072-recorder.md): a player of the stage's like any other, so
+  // its death or restart costs no viewer anything. It exits 0 with RECORDING=off: not restarted.
+  recorder = supervise({
+    name: 'the recorder',
+    entry: recorderEntry,
     env: stageEnv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     onExit: (code) => (code === 0 ? 'done' : undefined),
@@ -146,7 +157,7 @@ function onApiMessage(message) {
       );
     } else if (message.stageProvider === 'local') {
       stageProvider = 'local';
-      if (isBuilt(stageEntry) && isBuilt(camerasEntry)) {
+      if (isBuilt(stageEntry) && isBuilt(camerasEntry) && isBuilt(recorderEntry)) {
         startLocalStage();
       } else {
         void shutdown(1);
@@ -251,8 +262,9 @@ function stopChild(child) {
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  for (const supervised of [api, stage, cameras]) supervised?.cancelRestart();
-  await Promise.all([api, stage, cameras].map((supervised) => stopChild(supervised?.child)));
+  const children = [api, stage, cameras, recorder];
+  for (const supervised of children) supervised?.cancelRestart();
+  await Promise.all(children.map((supervised) => stopChild(supervised?.child)));
   process.exit(code);
 }
 
