@@ -40,13 +40,21 @@ async function names(dir: string): Promise<string[]> {
   }
 }
 
-/** The spans of one aircraft (or of every aircraft, `stageId` undefined), oldest first. */
-export async function readSpans(root: string, stageId?: string): Promise<StoredSpan[]> {
+/**
+ * The spans of one aircraft (or of every aircraft, `stageId` undefined; or the one span named
+ * `only`), oldest first.
+ */
+export async function readSpans(
+  root: string,
+  stageId?: string,
+  only?: string,
+): Promise<StoredSpan[]> {
   const stages = stageId === undefined ? (await names(root)).filter(isStageName) : [stageId];
   const spans: StoredSpan[] = [];
   for (const stage of stages) {
     if (!isStageName(stage)) continue;
-    for (const spanDirName of await names(join(root, stage))) {
+    const spanDirs = only === undefined ? await names(join(root, stage)) : [only];
+    for (const spanDirName of spanDirs) {
       const startMs = parseSpanName(spanDirName);
       if (startMs === undefined) continue;
       const dir = join(root, stage, spanDirName);

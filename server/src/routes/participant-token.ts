@@ -3,6 +3,7 @@ import { isStreamId } from '@tailcam/protocol/streams';
 import type { LoginTokens } from '../auth/login-token';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
+import { authenticatedUser } from '../auth/bearer-user';
 import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
 import type { ZodTypeProvider } from '../http/zod-schema';
 import { StageProviderError, type StageProvider } from '../providers/stage-provider';
@@ -25,24 +26,8 @@ export function registerParticipantTokenRoute(
       schema: { body: tokenBody, response: { 200: tokenResponse, ...errorResponses } },
       // Authentication comes first: an anonymous caller learns nothing about the body's rules.
       onRequest: async (request) => {
-        const header = request.headers.authorization;
-        if (header === undefined) throw new HttpError(401, 'Missing bearer token');
-        const match = /^Bearer ([A-Za-z0-9._~+/=-]{1,4096})$/.exec(header);
-        if (match === null) throw new HttpError(401, 'Malformed Authorization header');
-        const identity = await deps.loginTokens.verify(match[1]!);
-        if (identity === undefined) throw new HttpError(401, 'Invalid or expired token');
-        const user = await deps.store.findById(identity.userId);
-        if (user === undefined) throw new HttpError(401, 'Invalid or expired token');
-        if (user.disabledAt !== null) throw new HttpError(401, 'This account is disabled');
-        // Issued before the user's last password change, disable or removal.
-        if (identity.tokenGeneration !== user.tokenGeneration) {
-          throw new HttpError(401, 'Invalid or expired token');
-        }
-        request.user = {
-          id: user.id,
-          username: user.username,
-          tokenGeneration: user.tokenGeneration,
-        };
+        const user = await authenticatedUser(request.headers.authorization, deps);
+        request.user = user;
         const verdict = await deps.rateLimiter.check(deps.rateLimit, user.id);
         if (!verdict.allowed) {
           request.log.warn(
@@ -86,10 +71,4 @@ export function registerParticipantTokenRoute(
       }
     },
   );
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    user?: { id: string; username: string; tokenGeneration: number };
-  }
 }
