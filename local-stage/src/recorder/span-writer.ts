@@ -254,9 +254,14 @@ export class SpanWriter {
     this.lastFrameAt = this.now();
     this.videoClockAt ??= this.now() - this.spanStartMs - frame.timeMs;
     const atMs = this.videoClockAt + frame.timeMs;
-    if (frame.keyFrame) this.learnVideoConfig(frame.data);
+    // A key frame of another size (a simulcast layer switch, an encoder's new resolution) starts
+    // a segment of its own: a segment's decoder configuration is its first key frame's.
+    const sizeChanged = frame.keyFrame && this.learnVideoConfig(frame.data);
     let segment = this.segment;
-    if (segment && atMs - segment.startMs >= this.options.segmentMs) {
+    if (segment && sizeChanged) {
+      this.cut(atMs);
+      segment = undefined;
+    } else if (segment && atMs - segment.startMs >= this.options.segmentMs) {
       if (frame.keyFrame) {
         this.cut(atMs);
         segment = undefined;
