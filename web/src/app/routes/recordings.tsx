@@ -58,7 +58,11 @@ export function RecordingsRoute() {
       />
       {playing && (
         <section aria-label={playing.stageId} className="mb-8">
-          <RecordingPlayer stageId={playing.stageId} span={playing.span} />
+          <RecordingPlayer
+            key={`${playing.stageId}-${playing.span.span}-${playing.span.startMs}`}
+            stageId={playing.stageId}
+            span={playing.span}
+          />
           <div className="mt-3 flex flex-wrap gap-2">
             <Link to={paths.player.href(playing.stageId)} className={BUTTON}>
               <LiveIcon />

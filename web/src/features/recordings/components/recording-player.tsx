@@ -6,7 +6,7 @@
  * 5 s, Home/End, Space or K to play and pause.
  */
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { fillText, uiText } from '@/config/ui-text';
+import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
 
@@ -20,16 +20,14 @@ interface RecordingPlayerProps {
 
 export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
+  // The page keys this component by span: a new span starts with a fresh state.
   const [failed, setFailed] = useState(false);
+  const supported =
+    typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(span.mimeType);
 
   useEffect(() => {
     const video = videoRef.current;
-    if (!video) return;
-    setFailed(false);
-    if (typeof MediaSource === 'undefined' || !MediaSource.isTypeSupported(span.mimeType)) {
-      setFailed(true);
-      return;
-    }
+    if (!video || !supported) return;
     const abort = new AbortController();
     const source = new MediaSource();
     const objectUrl = URL.createObjectURL(source);
@@ -106,7 +104,7 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       video.load();
       URL.revokeObjectURL(objectUrl);
     };
-  }, [stageId, span]);
+  }, [stageId, span, supported]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLVideoElement>) => {
     const video = event.currentTarget;
@@ -140,7 +138,7 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
         data-testid="recording-video"
         className="aspect-video w-full rounded-xl bg-black focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
       />
-      {failed && (
+      {(failed || !supported) && (
         <p role="alert" className="mt-2 text-sm text-red-300">
           {recordingsText.playFailed}
         </p>
