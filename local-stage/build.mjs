@@ -10,40 +10,24 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${here}package.json`, 'utf8'));
 const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@tailcam/'));
 
+/** One of the stage's Node processes, its npm packages left to node_modules. */
+const nodeProcess = (entry, outfile) =>
+  build({
+    entryPoints: [`${here}src/${entry}`],
+    outfile: `${here}dist/${outfile}`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+
 await Promise.all([
-  build({
-    entryPoints: [`${here}src/main.ts`],
-    outfile: `${here}dist/stage.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    logLevel: 'warning',
-  }),
-  build({
-    entryPoints: [`${here}src/cameras-main.ts`],
-    outfile: `${here}dist/cameras.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    logLevel: 'warning',
-  }),
-  build({
-    entryPoints: [`${here}src/recorder-main.ts`],
-    outfile: `${here}dist/recorder.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    logLevel: 'warning',
-  }),
+  nodeProcess('main.ts', 'stage.js'),
+  nodeProcess('cameras-main.ts', 'cameras.js'),
+  nodeProcess('recorder-main.ts', 'recorder.js'),
   build({
     entryPoints: [`${here}src/sdk/ivs-broadcast-client.ts`],
     outfile: `${here}dist/stage-sdk.js`,
