@@ -1,6 +1,6 @@
 // Builds the local stage: the stage process (dist/stage.js, Node ESM, npm packages external),
 // the camera process (dist/cameras.js, likewise), the thumbnail process (dist/thumbnails.js,
-// likewise), the browser SDK (dist/stage-sdk.js, an IIFE
+// likewise), the recorder (dist/recorder.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
 // defining window.IVSBroadcastClient) and the time strip decoder for browser tests
 // (dist/time-strip.js, window.TailcamTimeStrip).
 import { build } from 'esbuild';
@@ -29,6 +29,7 @@ await Promise.all([
   nodeProcess('main', 'stage'),
   nodeProcess('cameras-main', 'cameras'),
   nodeProcess('thumbnails-main', 'thumbnails'),
+  nodeProcess('recorder-main', 'recorder'),
   build({
     entryPoints: [`${here}src/sdk/ivs-broadcast-client.ts`],
     outfile: `${here}dist/stage-sdk.js`,

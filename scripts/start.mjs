@@ -1,8 +1,8 @@
 // Starts Tailcam (`npm start`, after `npm run build`): the API server, which serves the web app
 // and proxies /stage/ to the stage, and, when the API reports STAGE_PROVIDER=local (from the
 // environment or .env), the local stage process, the camera process, which publishes the
-// synthetic cameras to the stage over WHIP, and the thumbnail process, which makes /home's
-// pictures. Prints the URL and the demo login once a first
+// synthetic cameras to the stage over WHIP, the recorder, which records what is on air, and the
+// thumbnail process, which makes /home's pictures. Prints the URL and the demo login once a first
 // viewer could join; stops every child on Ctrl-C / SIGTERM, leaving no process behind. Each child
 // (the API too) is restarted with backoff if it dies, and the log says so; the others keep serving
 // meanwhile and viewers reconnect by themselves. With
@@ -28,6 +28,7 @@ const apiEntry = env.TAILCAM_API_ENTRY ?? 'server/dist/server.js';
 const stageEntry = env.TAILCAM_STAGE_ENTRY ?? 'local-stage/dist/stage.js';
 const camerasEntry = env.TAILCAM_CAMERAS_ENTRY ?? 'local-stage/dist/cameras.js';
 const thumbnailsEntry = env.TAILCAM_THUMBNAILS_ENTRY ?? 'local-stage/dist/thumbnails.js';
+const recorderEntry = env.TAILCAM_RECORDER_ENTRY ?? 'local-stage/dist/recorder.js';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const CONFIG_ERROR_EXIT_CODE = 2;
@@ -127,6 +128,7 @@ function supervise({
 let stage;
 let cameras;
 let thumbnails;
+let recorder;
 
 function startLocalStage() {
   stage = supervise({
@@ -140,6 +142,15 @@ function startLocalStage() {
   cameras = supervise({
     name: 'the camera process',
     entry: camerasEntry,
+    env: stageEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    onExit: (code) => (code === 0 ? 'done' : undefined),
+  });
+  // The recorder (docs/decisions/0072-recorder.md): a player of the stage's like any other, so
+  // its death or restart costs no viewer anything. It exits 0 with RECORDING=off: not restarted.
+  recorder = supervise({
+    name: 'the recorder',
+    entry: recorderEntry,
     env: stageEnv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     onExit: (code) => (code === 0 ? 'done' : undefined),
@@ -168,7 +179,7 @@ function onApiMessage(message) {
       );
     } else if (message.stageProvider === 'local') {
       stageProvider = 'local';
-      if (isBuilt(stageEntry) && isBuilt(camerasEntry)) {
+      if (isBuilt(stageEntry) && isBuilt(camerasEntry) && isBuilt(recorderEntry)) {
         startLocalStage();
       } else {
         void shutdown(1);
@@ -273,7 +284,7 @@ function stopChild(child) {
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  const children = [api, stage, cameras, thumbnails];
+  const children = [api, stage, cameras, thumbnails, recorder];
   for (const supervised of children) supervised?.cancelRestart();
   await Promise.all(children.map((supervised) => stopChild(supervised?.child)));
   process.exit(code);

@@ -73,6 +73,7 @@ function ensureBuilt(): void {
     'local-stage/dist/stage.js',
     'local-stage/dist/cameras.js',
     'local-stage/dist/thumbnails.js',
+    'local-stage/dist/recorder.js',
   ];
   if (outputs.every((file) => existsSync(join(ROOT, file)))) return;
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -151,6 +152,10 @@ export class Product {
         // the defaults are sized for one person watching.
         STAGE_SOCKETS_PER_ADDRESS: '200',
         STAGE_SESSIONS_PER_USER: '64',
+        // The recorder (decision 0072) is a player of its own on every aircraft: off unless an
+        // instance asks for it (e2e/recordings.spec.ts), so that the specs' and the bench's counts
+        // of the stage's sessions are the viewers'.
+        RECORDING: 'off',
       });
     } else {
       Object.assign(env, {

@@ -22,8 +22,8 @@ export interface StageLoggerOptions {
   level?: LogLevelName;
   /** LOG_FORMAT; unset: pretty when standard output is a terminal, JSON otherwise. */
   format?: LogFormat | undefined;
-  /** The camera process logs as `tailcam-cameras`. */
-  service?: 'tailcam-stage' | 'tailcam-cameras' | 'tailcam-thumbnails';
+  /** The camera process logs as `tailcam-cameras`, the recorder as `tailcam-recorder`. */
+  service?: 'tailcam-stage' | 'tailcam-cameras' | 'tailcam-thumbnails' | 'tailcam-recorder';
   /** Where lines go; standard output when omitted. */
   destination?: DestinationStream;
   /** The records' time, in ms since the epoch (tests fix it). */

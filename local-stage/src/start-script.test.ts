@@ -8,13 +8,19 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { readSpans } from '@tailcam/protocol/recordings-store';
+import { NodeViewer } from './testing/node-viewer';
+import { testParticipantToken } from './testing/participant-tokens';
+import { readSegment } from './testing/read-segment';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const SECRET = 'orchestrator-test-secret-long-enough-for-hs256';
 const fakeApi = fileURLToPath(new URL('./testing/fake-api.mjs', import.meta.url));
 let stageEntry: string;
 let camerasEntry: string;
 let thumbnailsEntry: string;
+let recorderEntry: string;
 const started: ChildProcess[] = [];
 
 let buildDir: string;
@@ -26,6 +32,7 @@ beforeAll(async () => {
   stageEntry = join(buildDir, 'stage.mjs');
   camerasEntry = join(buildDir, 'cameras.mjs');
   thumbnailsEntry = join(buildDir, 'thumbnails.mjs');
+  recorderEntry = join(buildDir, 'recorder.mjs');
   const bundle = (entry: string, outfile: string) =>
     build({
       entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
@@ -41,6 +48,7 @@ beforeAll(async () => {
     bundle('./main.ts', stageEntry),
     bundle('./cameras-main.ts', camerasEntry),
     bundle('./thumbnails-main.ts', thumbnailsEntry),
+    bundle('./recorder-main.ts', recorderEntry),
   ]);
 }, 30_000);
 
@@ -71,7 +79,9 @@ function startScript(env: Record<string, string>, scriptRoot = root) {
       TAILCAM_THUMBNAILS_ENTRY: thumbnailsEntry,
       // The thumbnail process's socket goes there, not into the repository.
       DATA_DIR: join(buildDir, 'data'),
-      STAGE_TOKEN_SECRET: 'orchestrator-test-secret-long-enough-for-hs256',
+      TAILCAM_RECORDER_ENTRY: recorderEntry,
+      RECORDINGS_DIR: join(buildDir, `recordings-${started.length}`),
+      STAGE_TOKEN_SECRET: SECRET,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -171,7 +181,8 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     expect(run.output().match(/Tailcam is running/g)).toHaveLength(1);
 
     const children = childrenOf(run.child.pid ?? 0);
-    expect(children, run.output()).toHaveLength(4); // the API, the stage, the cameras, the thumbnails
+    // The API, the stage, the camera process, the thumbnail process and the recorder.
+    expect(children, run.output()).toHaveLength(5);
     run.child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) =>
       run.child.once('exit', (exitCode) => resolve(exitCode)),
@@ -229,6 +240,62 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
     const url = /Tailcam is running at (\S+)/.exec(run.output())?.[1] ?? '';
     expect(await (await fetch(`${url}/stage/health`)).json()).toMatchObject({ ready: true });
     expect(run.child.exitCode).toBeNull();
+  });
+
+  it('records a watched camera; a recorder killed with kill -9 mid-segment leaves every earlier segment whole, and records on after its restart', async () => {
+    const stagePort = await freePort();
+    const recordings = join(buildDir, 'recordings-kill');
+    const run = startScript({
+      STAGE_PORT: String(stagePort),
+      STAGE_SYNTHETIC_CAMERAS: 'N743AS',
+      STAGE_CAMERA_WIDTH: '320',
+      STAGE_CAMERA_HEIGHT: '180',
+      STAGE_CAMERA_SIMULCAST: '0',
+      RECORDINGS_DIR: recordings,
+      RECORDING_SEGMENT_MS: '1000',
+    });
+    await run.waitForOutput(/Tailcam is running at/);
+    const stageUrl = `http://127.0.0.1:${stagePort}`;
+    const viewer = new NodeViewer(`ws://127.0.0.1:${stagePort}/stage/events`);
+    try {
+      await viewer.join(
+        await testParticipantToken({
+          secret: new TextEncoder().encode(SECRET),
+          stageUrl,
+          stageId: 'N743AS',
+          ttlSeconds: 600,
+        }),
+      );
+      await viewer.subscribe();
+      const finished = async () =>
+        (await readSpans(recordings, 'N743AS')).flatMap((span) =>
+          span.segments.map((segment) => join(span.dir, segment.name)),
+        );
+      const parts = () =>
+        spawnSync('find', [recordings, '-name', '*.part'], { encoding: 'utf8' }).stdout.trim();
+      await expect.poll(finished, { timeout: 30_000, interval: 100 }).toHaveLength(2);
+      // Mid-segment: the third is being written.
+      await expect.poll(parts, { timeout: 5_000, interval: 20 }).not.toBe('');
+      const recorderPid = childNamed(run.child.pid ?? 0, 'recorder.mjs');
+      expect(recorderPid).toBeGreaterThan(0);
+      process.kill(recorderPid ?? 0, 'SIGKILL');
+      const before = await finished();
+      for (const path of before) {
+        const read = await readSegment(path);
+        expect(read.types[0]).toBe('key');
+        expect(read.types.length).toBeGreaterThan(10);
+      }
+      await run.waitForOutput(/the recorder stopped \(signal SIGKILL\); restarting in \d+ ms/);
+      // Restarted: the unfinished segment is gone, and new ones come (in a new span).
+      await expect
+        .poll(async () => (await finished()).length, { timeout: 30_000, interval: 100 })
+        .toBeGreaterThanOrEqual(before.length + 2);
+      expect((await readSpans(recordings, 'N743AS')).length).toBe(2);
+      expect(await finished()).toEqual(expect.arrayContaining(before));
+      expect(run.output()).toMatch(/removed 1 unfinished segment/);
+    } finally {
+      viewer.close();
+    }
     run.child.kill('SIGTERM');
     expect(await new Promise((resolve) => run.child.once('exit', resolve))).toBe(0);
   });

@@ -71,6 +71,13 @@ export type ParticipantTokenClaims = z.infer<typeof participantTokenClaimsSchema
  */
 export const SYNTHETIC_CAMERA_USER_ID = 'tailcam-synthetic-camera';
 
+/**
+ * The `user_id` of the recorder process's SUBSCRIBE tokens (docs/decisions/0072-recorder.md): the
+ * stage does not count its subscriptions as demand, so a synthetic camera still encodes only while
+ * a person watches. Only a holder of the stage's secret can sign one.
+ */
+export const RECORDER_USER_ID = 'tailcam-recorder';
+
 export interface IssueParticipantTokenInput {
   secret: Uint8Array;
   participantId: string;

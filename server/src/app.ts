@@ -41,6 +41,7 @@ import type { StageProvider } from './providers/stage-provider';
 import { registerHealthRoutes } from './routes/health';
 import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
+import { registerRecordingRoutes } from './routes/recordings';
 import { registerStageProxy } from './routes/stage-proxy';
 import { registerStageSdkRoute } from './routes/stage-sdk';
 import { registerThumbnailRoute } from './routes/thumbnails';
@@ -68,7 +69,8 @@ export type AppConfig = Pick<
   | 'whepRateLimitPerMinute'
   | 'trickleRateLimitPerMinute'
   | 'requestTimeoutMs'
->;
+> &
+  Partial<Pick<Config, 'recordingsDir'>>;
 
 export interface AppDeps {
   store: UserStore;
@@ -221,6 +223,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       trickleRateLimit: trickleRateLimit(config.trickleRateLimitPerMinute),
     });
   }
+  registerRecordingRoutes(app, {
+    store,
+    loginTokens,
+    // With IVS the recordings are Amazon's (issue 30 §IVS); none are local.
+    recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
+  });
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });
   return app;
 }

@@ -188,6 +188,7 @@ const variables = {
   PORT: integer(8080, 0, 65535),
   HOST: z.preprocess(emptyToUndefined, z.string().trim().default('127.0.0.1')),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+  RECORDINGS_DIR: z.preprocess(emptyToUndefined, z.string().optional()),
   DATABASE_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -338,6 +339,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Where the local stage's recorder writes (docs/decisions/0072-recorder.md); the API serves it. */
+  recordingsDir: string;
   databaseUrl: string | undefined;
   /** Signs login tokens. Unset only with the local provider; the server then generates one. */
   authSecret: string | undefined;
@@ -397,6 +400,9 @@ function configSchema(repoRoot: string) {
       port: env.PORT,
       host: env.HOST,
       dataDir: fromRoot(repoRoot, env.DATA_DIR),
+      recordingsDir: env.RECORDINGS_DIR
+        ? fromRoot(repoRoot, env.RECORDINGS_DIR)
+        : resolve(fromRoot(repoRoot, env.DATA_DIR), 'recordings'),
       databaseUrl: env.DATABASE_URL,
       authSecret: env.AUTH_SECRET,
       stageProvider: env.STAGE_PROVIDER,

@@ -1,6 +1,6 @@
 /**
  * Who is asking, from the `Authorization: Bearer` login token: every route that serves only
- * signed-in viewers (participant tokens, thumbnails) checks it the same way, before anything
+ * signed-in viewers (participant tokens, thumbnails, recordings) checks it the same way, before anything
  * else, so an anonymous caller learns nothing about the route's other rules.
  */
 import type { FastifyRequest } from 'fastify';
@@ -33,4 +33,10 @@ export async function signedInViewer(
     throw new HttpError(401, 'Invalid or expired token');
   }
   return { id: user.id, username: user.username, tokenGeneration: user.tokenGeneration };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: SignedInViewer;
+  }
 }

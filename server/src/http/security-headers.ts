@@ -94,12 +94,11 @@ export function createSecurityHeaders(options: {
     apply(request, reply) {
       reply.headers(fixed);
       reply.header('x-request-id', request.id);
-      // API answers carry tokens and account state: no browser or proxy may keep a copy. A
-      // thumbnail is a signed-in viewer's alone as well ('private' for caches that ignore
-      // no-store on images).
-      if (request.url.startsWith('/api/thumbnails/')) {
-        reply.header('cache-control', 'private, no-store');
-      } else if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+      // API answers carry tokens and account state: no browser or proxy may keep a copy. A route
+      // that says otherwise (a recording's segment: `private`) has said so on purpose.
+      if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) {
+        reply.header('cache-control', 'no-store');
+      }
       if (isWhipOrWhepRequest(request)) {
         if (!reply.hasHeader('access-control-allow-origin')) reply.headers(WHIP_OWN_ANSWER_CORS);
         return;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isStreamId } from '@tailcam/protocol/streams';
 import type { LoginTokens } from '../auth/login-token';
-import { signedInViewer, type SignedInViewer } from '../auth/signed-in-viewer';
+import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
 import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
@@ -71,10 +71,4 @@ export function registerParticipantTokenRoute(
       }
     },
   );
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    user?: SignedInViewer;
-  }
 }

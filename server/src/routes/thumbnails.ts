@@ -1,7 +1,7 @@
 /**
  * `GET /api/thumbnails/{streamId}`: the aircraft's newest picture for its card on /home, to
  * signed-in viewers only (docs/product.md#thumbnails). 200 with the JPEG, or 204 when there is no
- * picture now; never cached (`private, no-store`, set with the security headers): the browser asks
+ * picture now; never cached (`private, no-store`): the browser asks
  * again every 10 s.
  */
 import type { FastifyInstance } from 'fastify';
@@ -25,6 +25,8 @@ export function registerThumbnailRoute(
     },
     async (request, reply) => {
       const { streamId } = request.params;
+      // A signed-in viewer's alone ('private' for caches that ignore no-store on images).
+      reply.header('cache-control', 'private, no-store');
       if (!isStreamId(streamId)) throw new HttpError(404, `Unknown stream: ${streamId}`);
       let thumbnail;
       try {

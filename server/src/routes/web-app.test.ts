@@ -17,7 +17,7 @@ const webRoutes = [
 
 describe('web app', () => {
   it('knows every route of the web app', () => {
-    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/player/N743AS']);
+    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/recordings', '/player/N743AS']);
   });
 
   it.each([...webRoutes, '/player/anything/else'])(

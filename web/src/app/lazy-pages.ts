@@ -21,3 +21,7 @@ function lazyPage(load: () => Promise<ComponentType>): LazyPage {
 export const watchAllPage = lazyPage(() =>
   import('./routes/watch-all').then((module) => module.WatchAllRoute),
 );
+
+export const recordingsPage = lazyPage(() =>
+  import('./routes/recordings').then((module) => module.RecordingsRoute),
+);

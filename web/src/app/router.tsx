@@ -5,7 +5,7 @@ import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
-import { watchAllPage } from './lazy-pages';
+import { recordingsPage, watchAllPage } from './lazy-pages';
 
 /**
  * The route table of docs/product.md#routes. Declarative mode: the app loads no data through the
@@ -22,6 +22,7 @@ export function AppRoutes() {
           <Route path={paths.home.path} element={<HomeRoute />} />
           <Route path={paths.player.path} element={<PlayerRoute />} />
           <Route path={paths.watchAll.path} element={<watchAllPage.Page />} />
+          <Route path={paths.recordings.path} element={<recordingsPage.Page />} />
           {/* `/player/` without a stream id: the player needs one (docs/product.md#routes). */}
           <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
         </Route>

@@ -14,6 +14,10 @@ export const paths = {
     path: '/watch-all',
     href: () => '/watch-all',
   },
+  recordings: {
+    path: '/recordings',
+    href: () => '/recordings',
+  },
   player: {
     path: '/player/:streamId',
     href: (streamId: string) => `/player/${encodeURIComponent(streamId)}`,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillText, uiText } from './ui-text';
+import { recordingsText } from './ui-text-recordings';
 
 // Markdown wraps lines where it likes; a line break inside a quoted string reads as one space.
 const productRules = readFileSync(
@@ -25,7 +26,7 @@ function quotedIn(document: string, text: string): boolean {
 }
 
 describe('the strings of the UI', () => {
-  const texts = allTexts(uiText);
+  const texts = [...allTexts(uiText), ...allTexts(recordingsText, 'recordings')];
 
   it('are all found, whatever the nesting', () => {
     expect(texts.length).toBeGreaterThan(40);

@@ -43,6 +43,7 @@ export const uiText = {
     emptyHint: 'Check back later for available streams',
     watchAll: 'Watch all',
     watchAllLabel: 'Watch all streams at once',
+    recordings: 'Recordings',
   },
   watchAll: {
     documentTitle: 'Watch all · Tailcam',

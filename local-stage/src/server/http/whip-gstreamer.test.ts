@@ -14,7 +14,13 @@ import { testParticipantToken } from '../../testing/participant-tokens';
 import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
 import type { RunningStage } from '../start';
-import { createStageLogger } from '../../stage-log';
+import { createStageLogger, silentLogger } from '../../stage-log';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readSpans } from '@tailcam/protocol/recordings-store';
+import { Recorder } from '../../recorder/recorder';
+import { readSegment } from '../../testing/read-segment';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -193,11 +199,46 @@ describe.skipIf(clientMissing !== undefined)('GStreamer simple-whip-client publi
     expect((await stats()).stages[STAGE]?.connectingPublishers).toBe(0);
   }, 60_000);
 
-  it('goes on air in H.264 (constrained baseline) with its packets arriving', async () => {
+  it('goes on air in H.264 (constrained baseline) with its packets arriving, and is recorded with no viewer, in fMP4', async () => {
     const client = await publish(H264_PIPELINE);
     const onAirAfterMs = await onAir(client, 'video/H264');
     await expectPacketsGrowing();
     console.log(`simple-whip-client (H.264): on air ${onAirAfterMs} ms after it was started`);
+
+    // The recorder (docs/decisions/0072-recorder.md): a real encoder is recorded, watched or not.
+    const root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-h264-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const written: string[] = [];
+    const recorder = new Recorder({
+      stageUrl: running.url,
+      secret,
+      root,
+      mode: 'encoders',
+      segmentMs: 1_000,
+      maxAgeMs: 3_600_000,
+      maxBytes: 2 ** 30,
+      minFreeBytes: 0,
+      log: silentLogger(),
+      pollMs: 200,
+      onSegment: (_stageId, path) => written.push(path),
+    });
+    await recorder.start();
+    try {
+      await expect.poll(() => written.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    } finally {
+      await recorder.close();
+    }
+    const [span] = await readSpans(root, STAGE);
+    expect(span?.meta).toEqual({ container: 'mp4', codecs: 'avc1.42c015', publisher: 'encoder' });
+    for (const segment of span?.segments ?? []) {
+      const read = await readSegment(join(span?.dir ?? '', segment.name));
+      expect(read).toMatchObject({ mime: expect.stringContaining('video/mp4'), codec: 'avc' });
+      expect({ width: read.width, height: read.height }).toEqual({ width: WIDTH, height: HEIGHT });
+      expect(read.types[0]).toBe('key');
+      // 15 fps: a whole segment (not the one the recorder's stop cut short) holds its frames.
+      if (segment.durationMs >= 900) expect(read.types.length).toBeGreaterThan(12);
+    }
+
     await client.stop();
     await expect.poll(publisherOnAir, { timeout: 5_000, interval: 100 }).toBeNull();
   }, 60_000);

@@ -78,6 +78,11 @@ export type PublisherSessionState = 'connecting' | 'connected' | 'closed';
 export interface FeedListener {
   readonly media: { audio: boolean; video: boolean };
   /**
+   * False for the recorder's subscription: it is not a viewer, so it neither counts among them
+   * nor makes a synthetic camera encode (docs/decisions/0072-recorder.md).
+   */
+  readonly demands?: boolean;
+  /**
    * A video packet of `layer`; `keyFrameStart` when it opens a key frame of that layer. The packet
    * is the listener's.
    */
@@ -234,16 +239,20 @@ export class Publisher implements SdpSession {
     ];
   }
 
-  /** Viewers receiving the video (audio-only listeners are not counted). */
+  /** Viewers receiving the video (audio-only listeners and the recorder are not counted). */
   get videoListenerCount(): number {
     let count = 0;
-    for (const listener of this.listeners) if (listener.media.video) count += 1;
+    for (const listener of this.listeners) {
+      if (listener.media.video && listener.demands !== false) count += 1;
+    }
     return count;
   }
 
   get audioListenerCount(): number {
     let count = 0;
-    for (const listener of this.listeners) if (listener.media.audio) count += 1;
+    for (const listener of this.listeners) {
+      if (listener.media.audio && listener.demands !== false) count += 1;
+    }
     return count;
   }
 

@@ -114,12 +114,15 @@ export interface SubscriptionOptions {
   network: PeerNetworkPlan;
   /** The layer a simulcast publisher's video starts on (default: the highest arriving). */
   initialLayer?: InitialLayerName;
+  /** False for the recorder's: not counted as a viewer (FeedListener.demands). */
+  demands?: boolean;
 }
 
 export class Subscription implements FeedListener {
   readonly id: string;
   readonly publisherId: string;
   readonly media: { audio: boolean; video: boolean };
+  readonly demands: boolean;
   private readonly publisher: Publisher;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
@@ -167,6 +170,7 @@ export class Subscription implements FeedListener {
     this.publisherId = options.publisherId;
     this.publisher = options.publisher;
     this.media = options.media;
+    this.demands = options.demands ?? true;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);

@@ -14,6 +14,7 @@ import type { WebSocket } from 'ws';
 import type { ParticipantTokenClaims } from '@tailcam/protocol/participant-token';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
+import { RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, type ParticipantDescription } from '../../signalling';
 import type { StageStats } from '../http/control';
 import { EndpointError } from '../http/endpoint-error';
@@ -323,6 +324,8 @@ export class LocalStage {
       // Not connected by then: the player never reached the stage, and its seat is free again.
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       log: this.log,
+      // The recorder is not a viewer: a synthetic camera still encodes only for people.
+      demands: claims.user_id !== RECORDER_USER_ID,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);

@@ -86,6 +86,7 @@ describe('stream selection page', () => {
     const { user } = renderApp('/home');
     await user.tab(); // header logo
     await user.tab(); // logout
+    await user.tab(); // 'Recordings'
     await user.tab(); // 'Watch all'
     await user.tab(); // first card
     expect(screen.getByRole('link', { name: /N743AS/ })).toHaveFocus();

@@ -1,6 +1,6 @@
 import { LayoutGrid } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
-import { watchAllPage } from '@/app/lazy-pages';
+import { recordingsPage, watchAllPage } from '@/app/lazy-pages';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
 import { PageHeader } from '@/components/layout/page-header';
@@ -13,6 +13,9 @@ import {
   useStartEarlySession,
 } from '@/features/player/hooks/use-participant-token-prefetch';
 
+const HEADER_LINK =
+  'inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none';
+
 export function HomeRoute() {
   const navigate = useNavigate();
   const prefetchParticipantToken = usePrefetchParticipantToken();
@@ -24,22 +27,32 @@ export function HomeRoute() {
         title={uiText.home.title}
         subtitle={uiText.home.subtitle}
         action={
-          <Link
-            to={paths.watchAll.href()}
-            aria-label={uiText.home.watchAllLabel}
-            // The page loads when first opened: fetched as the pointer or focus comes to its link.
-            onPointerEnter={watchAllPage.preload}
-            onFocus={watchAllPage.preload}
-            // Every tile's join starts with the click, as a stream card's does (decision 0057).
-            onClick={(event) => {
-              if (!opensInThisPage(event)) return;
-              for (const stream of BUILT_IN_STREAMS) startEarlySession(stream.id);
-            }}
-            className="inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
-          >
-            <LayoutGrid aria-hidden="true" className="size-4 text-sky-400" />
-            {uiText.home.watchAll}
-          </Link>
+          <div className="flex flex-wrap gap-2">
+            <Link
+              to={paths.recordings.href()}
+              onPointerEnter={recordingsPage.preload}
+              onFocus={recordingsPage.preload}
+              className={HEADER_LINK}
+            >
+              {uiText.home.recordings}
+            </Link>
+            <Link
+              to={paths.watchAll.href()}
+              aria-label={uiText.home.watchAllLabel}
+              // The page loads when first opened: fetched as the pointer or focus comes to its link.
+              onPointerEnter={watchAllPage.preload}
+              onFocus={watchAllPage.preload}
+              // Every tile's join starts with the click, as a stream card's does (decision 0057).
+              onClick={(event) => {
+                if (!opensInThisPage(event)) return;
+                for (const stream of BUILT_IN_STREAMS) startEarlySession(stream.id);
+              }}
+              className={HEADER_LINK}
+            >
+              <LayoutGrid aria-hidden="true" className="size-4 text-sky-400" />
+              {uiText.home.watchAll}
+            </Link>
+          </div>
         }
       />
       <StreamGrid

@@ -1,0 +1,109 @@
+/**
+ * The recorder against the stage with its synthetic camera publishing N743AS (VP8, simulcast):
+ * it subscribes over WHEP as the recorder, is counted as no viewer (the camera stays idle and
+ * nothing is written while nobody watches), and once a person watches it writes segments that
+ * mediabunny's demuxer (third-party) reads back: each starts on a key frame, holds VP8 at the
+ * camera's size, and lasts what its name says. Stopping finishes the segment being written.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSpans } from '@tailcam/protocol/recordings-store';
+import { NodeViewer } from '../testing/node-viewer';
+import { readSegment } from '../testing/read-segment';
+import { testParticipantToken } from '../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { waitUntil } from '../testing/wait-until';
+import { createStageLogger, silentLogger } from '../stage-log';
+import { Recorder } from './recorder';
+
+const secret = new TextEncoder().encode('a-recorder-test-secret-of-enough-length!!');
+let running: StageWithCameras;
+let root: string;
+let recorder: Recorder;
+const segments: { path: string; durationMs: number }[] = [];
+
+beforeAll(async () => {
+  running = await startStageWithCameras({
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: ['N743AS'],
+    camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
+  });
+  root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-test-'));
+  recorder = new Recorder({
+    stageUrl: running.url,
+    secret,
+    root,
+    mode: 'all',
+    segmentMs: 1_000,
+    maxAgeMs: 3_600_000,
+    maxBytes: 2 ** 30,
+    minFreeBytes: 0,
+    log: process.env.REC_DEBUG ? createStageLogger({ level: 'debug' }) : silentLogger(),
+    pollMs: 200,
+    onSegment: (_stageId, path, durationMs) => segments.push({ path, durationMs }),
+  });
+  await recorder.start();
+}, 30_000);
+
+afterAll(async () => {
+  await recorder?.close();
+  await running?.close();
+  if (root && !process.env.REC_KEEP) rmSync(root, { recursive: true, force: true });
+});
+
+describe('the recorder', () => {
+  it('is no viewer: subscribed to the idle camera, nothing is encoded or written', async () => {
+    await waitUntil(() => recorder.recording().N743AS === 'camera', 'recording N743AS', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(running.stage.stats()).toMatchObject({ whepSessions: 1 });
+    expect(segments).toEqual([]);
+    expect(await readSpans(root)).toEqual([]);
+  });
+
+  it('records while a person watches, in whole VP8 WebM segments that start on a key frame', async () => {
+    const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
+    await viewer.join(
+      await testParticipantToken({ secret, stageUrl: running.url, stageId: 'N743AS' }),
+    );
+    await viewer.subscribe();
+    await waitUntil(() => segments.length >= 3, 'three segments', 20_000);
+    viewer.close();
+
+    const spans = await readSpans(root, 'N743AS');
+    expect(spans).toHaveLength(1);
+    expect(spans[0]?.meta).toEqual({ container: 'webm', codecs: 'vp8,opus', publisher: 'camera' });
+    const stored = spans[0]?.segments ?? [];
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    for (const [index, segment] of stored.entries()) {
+      const read = await readSegment(join(spans[0]?.dir ?? '', segment.name));
+      expect(read).toMatchObject({
+        mime: expect.stringContaining('video/webm'),
+        codec: 'vp8',
+        audioCodec: 'opus',
+      });
+      // The sound covers the picture (silence where nobody listened), or playback would stop.
+      expect(read.audioDurationS * 1000).toBeGreaterThanOrEqual(segment.durationMs - 1);
+      expect({ width: read.width, height: read.height }).toEqual({ width: 320, height: 180 });
+      expect(read.types[0]).toBe('key');
+      // About a second each (cut at the first key frame after 1 s), as the name says: its last
+      // frame starts within a frame interval or two (15 fps) of its end.
+      expect(read.lastFrameS * 1000).toBeGreaterThan(segment.durationMs - 150);
+      expect(read.lastFrameS * 1000).toBeLessThanOrEqual(segment.durationMs + 1);
+      expect(segment.durationMs).toBeGreaterThan(900);
+      expect(segment.durationMs).toBeLessThan(3_500);
+      // Abutting: each starts where the one before ended (the media clock, no gaps).
+      const next = stored[index + 1];
+      if (next)
+        expect(Math.abs(next.offsetMs - (segment.offsetMs + segment.durationMs))).toBeLessThan(5);
+    }
+    // Nothing unfinished is left behind once the viewer left and the camera idles again.
+    await waitUntil(
+      () => readdirSync(spans[0]?.dir ?? '').every((name) => !name.endsWith('.part')),
+      'the last segment finished',
+      10_000,
+    );
+  }, 40_000);
+});

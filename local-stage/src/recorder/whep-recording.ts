@@ -1,0 +1,182 @@
+/**
+ * The recorder's subscription to one aircraft (docs/decisions/0072-recorder.md): a WHEP session
+ * like any player's, from a werift peer that hands over the RTP packets as they come (nothing is
+ * decoded), with a token whose `user_id` is the recorder's, so the stage counts it as no viewer.
+ * Its frames go to a SpanWriter; it ends when its connection does, or when told to.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  type RTCRtpTransceiver,
+  type RtpPacket,
+} from 'werift';
+import { issueParticipantToken, RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
+import type { StageLogger } from '../stage-log';
+import { FrameAssembler, type TrackCodec } from './frames';
+import { SpanWriter } from './span-writer';
+
+export interface WhepRecordingOptions {
+  stageUrl: string;
+  stageId: string;
+  secret: Uint8Array;
+  publisher: 'camera' | 'encoder';
+  stageDir: string;
+  segmentMs: number;
+  mayStartSegment: () => boolean;
+  log: StageLogger;
+  onSegment?: (path: string, durationMs: number) => void;
+  /** The session ended (its connection failed or closed); not called after `close()`. */
+  onEnded: () => void;
+}
+
+const FEEDBACK = [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }];
+
+function codecs() {
+  return {
+    video: [
+      new RTCRtpCodecParameters({
+        mimeType: 'video/VP8',
+        clockRate: 90_000,
+        rtcpFeedback: FEEDBACK,
+      }),
+      new RTCRtpCodecParameters({
+        mimeType: 'video/H264',
+        clockRate: 90_000,
+        rtcpFeedback: FEEDBACK,
+        parameters: 'packetization-mode=1;profile-level-id=42e01f;level-asymmetry-allowed=1',
+      }),
+    ],
+    audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
+  };
+}
+
+export class WhepRecording {
+  private readonly peer: RTCPeerConnection;
+  private writer: SpanWriter | undefined;
+  private location: URL | undefined;
+  private token = '';
+  private ended = false;
+
+  constructor(private readonly options: WhepRecordingOptions) {
+    this.peer = new RTCPeerConnection({ codecs: codecs(), iceServers: [], iceUseIpv6: false });
+  }
+
+  get segments(): number {
+    return this.writer?.segments ?? 0;
+  }
+
+  /** Posts the offer; resolves once the answer is applied (throws with the stage's refusal). */
+  async start(): Promise<void> {
+    const { stageUrl, stageId } = this.options;
+    const video = this.peer.addTransceiver('video', { direction: 'recvonly' });
+    const audio = this.peer.addTransceiver('audio', { direction: 'recvonly' });
+    await this.peer.setLocalDescription(await this.peer.createOffer());
+    // All candidates in the offer (loopback: gathering is immediate).
+    await new Promise<void>((resolve) => {
+      if (this.peer.iceGatheringState === 'complete') return resolve();
+      const timer = setTimeout(resolve, 2_000);
+      this.peer.iceGatheringStateChange.subscribe((state) => {
+        if (state !== 'complete') return;
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.token = await issueParticipantToken({
+      secret: this.options.secret,
+      participantId: randomUUID(),
+      stageId,
+      userId: RECORDER_USER_ID,
+      attributes: {},
+      capabilities: { publish: false, subscribe: true },
+      stageBaseUrl: `${stageUrl}/stage`,
+      ttlSeconds: 300,
+    });
+    const endpoint = new URL(`/stage/whep/${encodeURIComponent(stageId)}`, stageUrl);
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/sdp' },
+      body: this.peer.localDescription?.sdp ?? '',
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await response.text();
+    if (response.status !== 201) {
+      this.peer.close().catch(() => undefined);
+      throw new Error(`WHEP ${response.status}: ${body.slice(0, 200)}`);
+    }
+    const location = response.headers.get('location');
+    if (location) this.location = new URL(location, endpoint);
+    this.peer.connectionStateChange.subscribe((state) => {
+      if (state === 'failed' || state === 'closed') this.end();
+    });
+    // werift announces the tracks while it applies the answer: listen first, route once known.
+    let onVideo: (packet: RtpPacket) => void = () => undefined;
+    let onAudio: (packet: RtpPacket) => void = () => undefined;
+    video.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onVideo(rtp)));
+    audio.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onAudio(rtp)));
+    await this.peer.setRemoteDescription({ type: 'answer', sdp: body });
+    const videoCodec = video.currentDirection === 'inactive' ? undefined : this.negotiated(video);
+    // The stage answers `inactive` for what its publisher does not send.
+    const hasAudio = this.negotiated(audio) === 'opus' && audio.currentDirection !== 'inactive';
+    const writer = new SpanWriter({
+      stageDir: this.options.stageDir,
+      video: videoCodec === 'vp8' || videoCodec === 'h264' ? videoCodec : undefined,
+      audio: hasAudio,
+      publisher: this.options.publisher,
+      segmentMs: this.options.segmentMs,
+      requestKeyFrame: () => this.requestKeyFrame(video),
+      mayStartSegment: this.options.mayStartSegment,
+      log: this.options.log,
+      onSegment: this.options.onSegment,
+    });
+    this.writer = writer;
+    if (videoCodec === 'vp8' || videoCodec === 'h264') {
+      const frames = new FrameAssembler(
+        videoCodec,
+        90_000,
+        (frame) => writer.video(frame),
+        () => this.requestKeyFrame(video),
+      );
+      onVideo = (packet) => frames.push(packet);
+    }
+    if (hasAudio) {
+      const frames = new FrameAssembler('opus', 48_000, (frame) => writer.audio(frame));
+      onAudio = (packet) => frames.push(packet);
+    }
+  }
+
+  /** Ends the session (DELETE, best effort) and finishes the segment being written. */
+  async close(): Promise<void> {
+    this.ended = true;
+    if (this.location) {
+      await fetch(this.location, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${this.token}` },
+        signal: AbortSignal.timeout(2_000),
+      }).catch(() => undefined);
+    }
+    await this.peer.close().catch(() => undefined);
+    await this.writer?.close();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    void this.writer?.close();
+    this.peer.close().catch(() => undefined);
+    this.options.onEnded();
+  }
+
+  private negotiated(transceiver: RTCRtpTransceiver): TrackCodec | undefined {
+    const mime = transceiver.codecs[0]?.mimeType.toLowerCase();
+    if (mime === 'video/vp8') return 'vp8';
+    if (mime === 'video/h264') return 'h264';
+    if (mime === 'audio/opus') return 'opus';
+    return undefined;
+  }
+
+  private requestKeyFrame(video: RTCRtpTransceiver): void {
+    const ssrc = video.receiver.tracks[0]?.ssrc;
+    if (ssrc !== undefined) void video.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * How the local stage's recordings lie on disk (docs/decisions/0072-recorder.md), shared by the
+ * recorder, which writes them, and the API, which lists and serves them:
+ *
+ *   RECORDINGS_DIR/{STAGE}/{spanStartMs}/{offsetMs}-{durationMs}.{webm|mp4}
+ *
+ * A span is one unbroken subscription to one publisher; `spanStartMs` is when its first frame
+ * arrived (Unix ms, UTC). Each segment starts on a key frame, its own timestamps from 0, and
+ * `offsetMs` places it in its span (on the media clock, so segments abut without gaps). A segment
+ * being written is `{offsetMs}.part`: never listed, never served, removed at the recorder's start.
+ */
+
+/** Ten digits: zero-padded offsets sort by name as by time (up to 115 days in one span). */
+const OFFSET_DIGITS = 10;
+
+export type SegmentContainer = 'webm' | 'mp4';
+
+export interface SegmentName {
+  offsetMs: number;
+  durationMs: number;
+  container: SegmentContainer;
+}
+
+const SEGMENT_NAME = /^(\d{10})-(\d{1,9})\.(webm|mp4)$/;
+const SPAN_NAME = /^\d{13}$/;
+/** A tail number as the stage knows it (letters, digits, dashes; at most 64). */
+const STAGE_NAME = /^[A-Za-z0-9-]{1,64}$/;
+
+export function segmentFileName({ offsetMs, durationMs, container }: SegmentName): string {
+  return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}-${Math.max(0, Math.round(durationMs))}.${container}`;
+}
+
+export function partFileName(offsetMs: number): string {
+  return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}.part`;
+}
+
+/** A finished segment's name read back; undefined for anything else (a `.part`, a stray file). */
+export function parseSegmentFileName(name: string): SegmentName | undefined {
+  const match = SEGMENT_NAME.exec(name);
+  if (!match) return undefined;
+  return {
+    offsetMs: Number(match[1]),
+    durationMs: Number(match[2]),
+    container: match[3] as SegmentContainer,
+  };
+}
+
+/** A span directory's name (its start, Unix ms); undefined when it is not one. */
+export function parseSpanName(name: string): number | undefined {
+  return SPAN_NAME.test(name) ? Number(name) : undefined;
+}
+
+export function spanName(startMs: number): string {
+  return String(Math.round(startMs)).padStart(13, '0');
+}
+
+export function isStageName(name: string): boolean {
+  return STAGE_NAME.test(name);
+}
+
+/** The MIME type a browser's MediaSource is given for a segment of `container`. */
+export function segmentMimeType(container: SegmentContainer, codecs: string): string {
+  return `${container === 'webm' ? 'video/webm' : 'video/mp4'}; codecs="${codecs}"`;
+}
+
+/** Each span's description, written before its first segment. */
+export const SPAN_META_FILE = 'span.json';
+
+export interface SpanMeta {
+  container: SegmentContainer;
+  /** The RFC 6381 codecs of its tracks, as MediaSource.isTypeSupported takes them. */
+  codecs: string;
+  /** Who published: the synthetic camera or a real encoder. */
+  publisher: 'camera' | 'encoder';
+}
+
+/** A span.json read back; undefined when it is not one. */
+export function parseSpanMeta(text: string): SpanMeta | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { container, codecs, publisher } = value as Record<string, unknown>;
+    if (container !== 'webm' && container !== 'mp4') return undefined;
+    if (typeof codecs !== 'string' || !/^[A-Za-z0-9.,]{1,64}$/.test(codecs)) return undefined;
+    if (publisher !== 'camera' && publisher !== 'encoder') return undefined;
+    return { container, codecs, publisher };
+  } catch {
+    return undefined;
+  }
+}

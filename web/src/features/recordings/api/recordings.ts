@@ -1,0 +1,111 @@
+/**
+ * The recordings the API lists (GET /api/recordings, docs/product.md#recordings), and a segment or
+ * a download fetched with the login token: a recording is for signed-in users only.
+ */
+import { ApiError } from '@/lib/api-client';
+import { apiUrl } from '@/lib/api-url';
+import { getAuthToken } from '@/lib/auth-token';
+
+export interface RecordedSpan {
+  span: string;
+  startMs: number;
+  endMs: number;
+  publisher: string;
+  mimeType: string;
+  segments: { name: string; offsetMs: number; durationMs: number }[];
+}
+
+export interface Recordings {
+  aircraft: { stageId: string; spans: RecordedSpan[] }[];
+}
+
+// Checked by hand, not with zod: the schema builders this needs (arrays, numbers) would join the
+// app's first load, which holds zod, and push it past its budget (decision 0060).
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isNumber = (value: unknown): value is number => typeof value === 'number';
+
+function isSpan(value: unknown): value is RecordedSpan {
+  return (
+    isObject(value) &&
+    isString(value.span) &&
+    isNumber(value.startMs) &&
+    isNumber(value.endMs) &&
+    isString(value.publisher) &&
+    isString(value.mimeType) &&
+    Array.isArray(value.segments) &&
+    value.segments.every(
+      (segment) =>
+        isObject(segment) &&
+        isString(segment.name) &&
+        isNumber(segment.offsetMs) &&
+        isNumber(segment.durationMs),
+    )
+  );
+}
+
+function isRecordings(value: unknown): value is Recordings {
+  return (
+    isObject(value) &&
+    Array.isArray(value.aircraft) &&
+    value.aircraft.every(
+      (entry) =>
+        isObject(entry) &&
+        isString(entry.stageId) &&
+        Array.isArray(entry.spans) &&
+        entry.spans.every(isSpan),
+    )
+  );
+}
+
+async function authorizedFetch(path: `/api/${string}`, signal?: AbortSignal): Promise<Response> {
+  const response = await fetch(apiUrl(path), {
+    headers: { Authorization: `Bearer ${getAuthToken() ?? ''}` },
+    signal,
+  });
+  if (!response.ok)
+    throw new ApiError(`${path} answered ${response.status}`, response.status, undefined);
+  return response;
+}
+
+export async function getRecordings(signal?: AbortSignal): Promise<Recordings> {
+  const answer: unknown = await (await authorizedFetch('/api/recordings', signal)).json();
+  if (!isRecordings(answer))
+    throw new ApiError('/api/recordings answered an unexpected body', 200, undefined);
+  return answer;
+}
+
+function spanPath(stageId: string, span: RecordedSpan): `/api/${string}` {
+  return `/api/recordings/${encodeURIComponent(stageId)}/${encodeURIComponent(span.span)}`;
+}
+
+export async function getSegment(
+  stageId: string,
+  span: RecordedSpan,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ArrayBuffer> {
+  const path: `/api/${string}` = `${spanPath(stageId, span)}/${encodeURIComponent(name)}`;
+  return (await authorizedFetch(path, signal)).arrayBuffer();
+}
+
+/** The span (its last hour at most) as one file, saved by the browser. */
+export async function downloadSpan(stageId: string, span: RecordedSpan): Promise<void> {
+  const from = Math.max(span.startMs, span.endMs - 3_600_000);
+  const response = await authorizedFetch(
+    `${spanPath(stageId, span)}/download?from=${from}&to=${span.endMs}`,
+  );
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name ?? `${stageId}.${span.mimeType.includes('mp4') ? 'mp4' : 'webm'}`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** `09:30:05` in UTC. */
+export function utcTime(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
