@@ -19,14 +19,15 @@ export function registerThumbnailRoute(
   app.get<{ Params: { streamId: string } }>(
     '/api/thumbnails/:streamId',
     {
-      onRequest: async (request) => {
+      onRequest: async (request, reply) => {
+        // Every answer, a refusal too: a signed-in viewer's alone ('private' for caches that
+        // ignore no-store on images).
+        reply.header('cache-control', 'private, no-store');
         await signedInViewer(request, deps);
       },
     },
     async (request, reply) => {
       const { streamId } = request.params;
-      // A signed-in viewer's alone ('private' for caches that ignore no-store on images).
-      reply.header('cache-control', 'private, no-store');
       if (!isStreamId(streamId)) throw new HttpError(404, `Unknown stream: ${streamId}`);
       let thumbnail;
       try {
