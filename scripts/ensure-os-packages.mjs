@@ -3,6 +3,8 @@
 // than one refresh and install per step. Each step still checks what it needs itself and says
 // loudly what it skips (ensure-chromium.mjs, ensure-whip-client.mjs, with-postgres.mjs), so this
 // step never fails the run: without root or apt it only says what is missing.
+// With `--run` (`npm start`): only what the product itself uses (ffmpeg, for /home's
+// thumbnails); without it Tailcam runs and the cards keep their placeholders.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -25,6 +27,16 @@ const TEST_PACKAGES = {
   'network lab tests': ['iproute2', 'iptables', 'nftables', 'iputils-ping', 'python3', 'coturn'],
 };
 
+/** What the running product uses: the thumbnail process's decoder. */
+const RUN_PACKAGES = { 'live thumbnails': ['ffmpeg'] };
+
+const forRun = process.argv.includes('--run');
+const wanted = forRun ? RUN_PACKAGES : TEST_PACKAGES;
+const purpose = forRun ? 'Tailcam uses' : 'the tests use';
+const without = forRun
+  ? 'without them /home shows placeholders instead of thumbnails'
+  : 'the steps that need them will say so';
+
 const APT_TIMEOUT_MS = 10 * 60_000;
 
 function isInstalled(name) {
@@ -34,29 +46,31 @@ function isInstalled(name) {
 
 const hasDpkg = existsSync('/usr/bin/dpkg-query');
 if (!hasDpkg) {
-  console.log('[tailcam] not Debian: each test step checks for what it needs itself.');
+  console.log(
+    forRun
+      ? '[tailcam] not Debian: live thumbnails need ffmpeg on the PATH (or FFMPEG_PATH).'
+      : '[tailcam] not Debian: each test step checks for what it needs itself.',
+  );
   process.exit(0);
 }
-const missing = Object.values(TEST_PACKAGES)
+const missing = Object.values(wanted)
   .flat()
   .filter((name) => !isInstalled(name));
 if (missing.length === 0) process.exit(0);
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 if (!isRoot || !existsSync('/usr/bin/apt-get')) {
-  console.log(`[tailcam] missing Debian packages (the steps that need them will say so): ${missing.join(' ')}
+  console.log(`[tailcam] missing Debian packages (${without}): ${missing.join(' ')}
 [tailcam] to install them: sudo apt-get install ${missing.join(' ')}`);
   process.exit(0);
 }
 
-console.log(`[tailcam] installing the Debian packages the tests use: ${missing.join(' ')}`);
+console.log(`[tailcam] installing the Debian packages ${purpose}: ${missing.join(' ')}`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 const apt = (args) =>
   spawnSync('apt-get', args, { stdio: 'inherit', env, timeout: APT_TIMEOUT_MS }).status === 0;
 const install = () => apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
 // The package lists of a fresh image may be stale or empty: refresh them only when needed.
 if (!install() && !(apt(['update', '-qq']) && install())) {
-  console.log(
-    '[tailcam] apt-get could not install them all; the steps that need them will say so.',
-  );
+  console.log(`[tailcam] apt-get could not install them all; ${without}.`);
 }
