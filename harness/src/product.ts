@@ -151,6 +151,10 @@ export class Product {
         // the defaults are sized for one person watching.
         STAGE_SOCKETS_PER_ADDRESS: '200',
         STAGE_SESSIONS_PER_USER: '64',
+        // Cameras that never sleep (decision 0074): a spec, a lab case or the soak that joins after
+        // a quiet minute must not wait for a new WHIP session, nor find health's publishers gone.
+        // The bench sets the product's default for its idle part.
+        CAMERA_SLEEP_AFTER_MS: '0',
       });
     } else {
       Object.assign(env, {
