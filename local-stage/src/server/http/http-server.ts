@@ -271,6 +271,11 @@ async function faultRoutes(
       sendJson(response, 200, { changed, publishers: stage.health().publishers });
       return;
     }
+    case '/_faults/cameras-sleep': {
+      // The idle spell cut short (decision 0074): refused while anyone watches.
+      sendJson(response, 200, { asleep: stage.sleepCamerasNow() });
+      return;
+    }
     case '/_faults/fail-next-join': {
       const failure = parse(faultBodies.failNextJoin);
       if (!failure) return;

@@ -72,6 +72,16 @@ describe('CameraSleep', () => {
     expect(rule.asleep).toBe(false);
   });
 
+  it('sleeps at once when told to (fault injection), but not while anyone watches', () => {
+    const { rule, changes } = sleepRule(0);
+    rule.setWatchers(1);
+    expect(rule.sleepNow()).toBe(false);
+    rule.setWatchers(0);
+    expect(rule.sleepNow()).toBe(true);
+    rule.setWatchers(1);
+    expect(changes).toEqual([true, false]);
+  });
+
   it('never sleeps with 0, and never after close', () => {
     const never = sleepRule(0);
     vi.advanceTimersByTime(100 * SLEEP_AFTER_MS);

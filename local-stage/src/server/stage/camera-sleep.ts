@@ -45,6 +45,15 @@ export class CameraSleep {
     if (this.watchers === 0) this.arm();
   }
 
+  /** The cameras sleep now if nobody watches (fault injection); whether they sleep. */
+  sleepNow(): boolean {
+    if (this.watchers === 0) {
+      this.disarm();
+      this.setAsleep(true);
+    }
+    return this.asleepValue;
+  }
+
   close(): void {
     this.closed = true;
     this.disarm();

@@ -442,6 +442,11 @@ export class LocalStage {
     return wasAsleep;
   }
 
+  /** Fault injection (`POST /_faults/cameras-sleep`): the cameras sleep now, unless watched. */
+  sleepCamerasNow(): boolean {
+    return this.cameraSleep.sleepNow();
+  }
+
   private watchersChanged(): void {
     this.cameraSleep.setWatchers(this.sessions.size + this.whepSessions.size + this.waitingOffers);
   }
