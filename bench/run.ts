@@ -24,7 +24,7 @@ import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
 import { runG2g } from './parts/g2g';
-import { runIdle } from './parts/idle';
+import { CAMERA_SLEEP_AFTER_MS, runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
 import { runKeyFrames } from './parts/keyframes';
@@ -190,14 +190,19 @@ const product = new Product({
   // The receive-only viewers (the Janus comparison, key frames): up to 100 sessions of the bench's
   // one account, on a page of the bench's own origin (bench/lib/peer-sessions.ts); the stage's
   // limit (64) raised to match.
-  env:
-    options.peer === 'janus' || only.includes('keyframes')
+  env: {
+    // The product's own: cameras that sleep a minute after the last viewer (the idle part waits
+    // for it; the harness's default, never, is for tests). CAMERA_SLEEP_AFTER_MS=0 in the bench's
+    // environment measures cameras that never sleep.
+    CAMERA_SLEEP_AFTER_MS: process.env.CAMERA_SLEEP_AFTER_MS ?? String(CAMERA_SLEEP_AFTER_MS),
+    ...(options.peer === 'janus' || only.includes('keyframes')
       ? {
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',
           CORS_ORIGINS: `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`,
         }
-      : undefined,
+      : {}),
+  },
 });
 const outcomes: Record<string, PartOutcome> = {};
 const rows: BenchRow[] = [];

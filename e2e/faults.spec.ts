@@ -1,6 +1,6 @@
 /**
  * Faults during playback, in Chromium, on instances of this spec's own (the harness's Product):
- * the stage process killed, the API restarted, the database stopped. The product the global
+ * the stage process killed, the cameras asleep, the API restarted, the database stopped. The product the global
  * setup shares with the other specs is never touched.
  */
 import { Product } from '@tailcam/harness/product';
@@ -102,6 +102,26 @@ test.describe('faults during playback (embedded database)', () => {
     expect(product.stagePid()).toBe(stagePid);
     expect(await connectionLostShown()).toBe(false);
     expect(loads()).toBe(loadsBefore);
+  });
+
+  test('cameras asleep (decision 0074): the player wakes them and plays, with no error on the way', async ({
+    page,
+  }) => {
+    await product.stage.idle();
+    // The idle spell cut short; the rest is the product's own: the camera process ends its WHIP
+    // sessions, and the player's token request and join wake it.
+    expect(await product.stage.sleepCameras()).toEqual({ asleep: true });
+    await expect
+      .poll(async () => (await product.stage.stats()).stages.N953AS?.camera.state)
+      .toBe('asleep');
+    expect((await product.stage.stats()).stages.N953AS?.publisher).toBeNull();
+    await signIn(page, loginToken);
+    const connectionLostShown = await recordWhenShown(page, CONNECTION_LOST);
+    await page.goto(`${product.baseUrl}/player/N953AS`);
+    await expectVideoPlaying(page);
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    expect(await connectionLostShown()).toBe(false);
+    expect((await product.stage.stats()).cameras).toBe('awake');
   });
 
   test("the API restarted: the player gives up with 'Stream Unavailable', and 'Retry Connection' recovers", async ({

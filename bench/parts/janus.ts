@@ -29,7 +29,7 @@ import {
   type ViewerTarget,
 } from '../lib/receive-only-viewers';
 import type { BenchRow } from '../lib/result';
-import { IDLE_SETTLE_MS } from './idle';
+import { untilIdleAndAsleep } from './idle';
 import { loadAverage } from '@tailcam/harness/load-average';
 import { median, p95, quantile } from '@tailcam/harness/stats';
 import { cpuSecondsOf, round } from '../lib/stats';
@@ -378,9 +378,9 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
   try {
     await comparison.pages.start(bench.product.baseUrl, JANUS_JS);
     await waitForQuiet('idle');
-    // Idle first: nobody has watched yet. Both over the same window, once our cameras are idle.
-    await bench.product.stage.idle();
-    await sleep(IDLE_SETTLE_MS); // as the idle part: start-up over, the cameras stopped drawing
+    // Idle first: nobody has watched yet. Both over the same window, once our cameras sleep (as
+    // the idle part: start-up over, nobody watching for a minute).
+    await untilIdleAndAsleep(bench);
     const productPids = bench.product.pids();
     const [ourIdle, stageIdle, janusIdle, feedIdle] = await Promise.all([
       coresOver(productPids, IDLE_WINDOW_MS),

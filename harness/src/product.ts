@@ -156,6 +156,10 @@ export class Product {
         // instance asks for it (e2e/recordings.spec.ts), so that the specs' and the bench's counts
         // of the stage's sessions are the viewers'.
         RECORDING: 'off',
+        // Cameras that never sleep (decision 0074): a spec, a lab case or the soak that joins after
+        // a quiet minute must not wait for a new WHIP session, nor find health's publishers gone.
+        // The bench sets the product's default for its idle part.
+        CAMERA_SLEEP_AFTER_MS: '0',
       });
     } else {
       Object.assign(env, {

@@ -24,6 +24,7 @@ const dropped = z.object({ dropped: z.number() });
 const cameraChanged = z.object({ changed: z.boolean() });
 const pendingFailures = z.object({ pending: z.number() });
 const reached = z.object({ reached: z.number() });
+const asleep = z.object({ asleep: z.boolean() });
 
 export interface StageControl {
   stats(): Promise<StageStats>;
@@ -33,6 +34,8 @@ export interface StageControl {
   drop(target: DropTarget): Promise<z.infer<typeof dropped>>;
   camera(command: CameraCommand): Promise<z.infer<typeof cameraChanged>>;
   failNextJoin(failure: JoinFailure): Promise<z.infer<typeof pendingFailures>>;
+  /** The cameras sleep now, as after the idle spell (decision 0074), unless anyone watches. */
+  sleepCameras(): Promise<z.infer<typeof asleep>>;
   /** Raises a stage `error` event at the matching viewers; how many it reached. */
   raiseError(error: StageError): Promise<z.infer<typeof reached>>;
   /**
@@ -76,6 +79,7 @@ export function stageControl(stageUrl: string): StageControl {
     camera: (command) => call('/_faults/camera', cameraChanged, faultBodies.camera.parse(command)),
     failNextJoin: (failure) =>
       call('/_faults/fail-next-join', pendingFailures, faultBodies.failNextJoin.parse(failure)),
+    sleepCameras: () => call('/_faults/cameras-sleep', asleep, {}),
     raiseError: (error) =>
       call('/_faults/stage-error', reached, faultBodies.stageError.parse(error)),
     loss: (target) => call('/_faults/loss', lossAnswer, faultBodies.loss.parse(target)),

@@ -5,8 +5,9 @@
  * tell an encoder that nobody watches. So the camera process also holds one WebSocket to the
  * stage, loopback only, authenticated with a token signed by the stage's secret, on which the
  * stage says, per aircraft, whether anyone watches its synthetic camera (the camera draws and
- * encodes only then) and when a viewer needs a key frame now (the camera hands the encoder its
- * latest frame at once, after the PLI that went over RTCP). Real encoders are never asked.
+ * encodes only then), when a viewer needs a key frame now (the camera hands the encoder its
+ * latest frame at once, after the PLI that went over RTCP), and when the cameras sleep (their
+ * WHIP sessions ended while nobody watches, decision 0074). Real encoders are never asked.
  *
  * The camera process's WHIP sessions are recognised by their token's `user_id`
  * (`SYNTHETIC_CAMERA_USER_ID`): only a holder of the secret can sign one.
@@ -40,6 +41,11 @@ export const cameraLinkMessageSchema = z.discriminatedUnion('type', [
    * On connect the stage sends one per aircraft whose camera is held off air.
    */
   z.object({ type: z.literal('on-air'), stageId: z.string().min(1).max(64), onAir: z.boolean() }),
+  /**
+   * Whether every camera sleeps (camera-sleep.ts, decision 0074): on `true` each ends its WHIP
+   * session and stays ready; on `false` each publishes again at once. Sent first on connect.
+   */
+  z.object({ type: z.literal('sleep'), asleep: z.boolean() }),
 ]);
 
 export type CameraLinkMessage = z.infer<typeof cameraLinkMessageSchema>;

@@ -52,6 +52,7 @@ async function main(config: StageConfig, log: StageLogger): Promise<void> {
     network,
     turn: config.turn,
     publishMaxKbps: config.publishMaxKbps,
+    cameraSleepAfterMs: config.cameraSleepAfterMs,
     // Not ready, and no account's token taken, until the API has sent its table (decision 0058).
     awaitTokenGenerations: true,
     log,

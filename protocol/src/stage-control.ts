@@ -1,7 +1,7 @@
 /**
  * The API's calls to the local stage's loopback-only control surface, the shapes both sides
- * parse: the table of the accounts' token generations (decision 0058), and ending a user's
- * sessions (decision 0053).
+ * parse: the table of the accounts' token generations (decision 0058), ending a user's
+ * sessions (decision 0053), and a viewer's presence (decision 0074).
  *
  *   GET  /_control/token-generations[?wait=S]      → {loaded, users}; with `wait` (1–60), a
  *                                                  stage that has the table holds the answer up
@@ -11,6 +11,8 @@
  *   POST /_control/end-user-sessions {userId, tokenGeneration}   an account's sign-in was ended:
  *                                                  tokens issued before refused, sessions ended
  *                                                  → {ended}
+ *   POST /_control/presence                        a signed-in viewer is about: sleeping cameras
+ *                                                  wake (decision 0074) → {wasAsleep}
  */
 import { z } from 'zod';
 
@@ -45,3 +47,11 @@ export const endUserSessionsBody = z.object({
   tokenGeneration: tokenGeneration.optional(),
 });
 export const endUserSessionsAnswer = z.object({ ended: z.number().int().min(0) });
+
+/**
+ * `POST /_control/presence` (no body): the API saw a signed-in viewer, who may want a picture
+ * soon, so a stage whose synthetic cameras sleep wakes them now (decision 0074). Answers
+ * whether they were asleep. The API calls it at most once every few seconds, never waiting.
+ */
+export const PRESENCE_PATH = '/_control/presence';
+export const presenceAnswer = z.object({ wasAsleep: z.boolean() });

@@ -197,14 +197,17 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateLimiter,
     limits: loginRateLimits(config.loginLimits),
   });
+  // Every signed-in request tells the local stage a viewer is about (decision 0074).
+  const viewerPresent = deps.stageProvider.viewerPresent;
   registerParticipantTokenRoute(app, {
     store,
     loginTokens,
+    viewerPresent,
     stageProvider: deps.stageProvider,
     rateLimiter,
     rateLimit: tokenRateLimit(config.tokenRateLimitPerMinute),
   });
-  registerThumbnailRoute(app, { store, loginTokens, thumbnails: deps.thumbnails });
+  registerThumbnailRoute(app, { store, loginTokens, viewerPresent, thumbnails: deps.thumbnails });
   registerStageSdkRoute(app, {
     stageProvider: config.stageProvider,
     sdkFile: config.stageProvider === 'ivs' ? config.ivs.sdkFile : config.localStage.sdkFile,

@@ -2,7 +2,8 @@
  * One aircraft's synthetic camera as a WHIP publisher: its Camera and CabinAudio, encoded by one
  * libwebrtc peer connection (VP8 and Opus, send-only) whose other end is the stage's WHIP session
  * (docs/decisions/0054-cameras-publish-over-whip.md). The session stays up while the camera
- * process is allowed to publish; the picture is drawn and encoded only while the stage reports
+ * process is allowed to publish and the stage has not put the cameras to sleep (`setAsleep`,
+ * decision 0074: nobody watched for a while); the picture is drawn and encoded only while the stage reports
  * viewers of it (`setDemand`), the sound only while someone listens.
  *
  * With `camera.simulcast` its video is three encodings of the one picture (simulcast.ts), each a
@@ -51,6 +52,8 @@ export type CameraPublishState =
   | 'retrying'
   /** A fault injection holds the camera off air. */
   | 'off-air'
+  /** The stage put the cameras to sleep: no session until it wakes them. */
+  | 'asleep'
   | 'closed';
 
 export interface CameraPublisherStats {
@@ -96,6 +99,7 @@ export class CameraPublisher {
   private retryTimer: NodeJS.Timeout | undefined;
   private connectTimer: NodeJS.Timeout | undefined;
   private onAir = true;
+  private asleep = false;
   private demand = { video: false, audio: false };
 
   constructor(options: CameraPublisherOptions) {
@@ -127,6 +131,10 @@ export class CameraPublisher {
       this.stateValue = 'off-air';
       return;
     }
+    if (this.asleep) {
+      this.stateValue = 'asleep';
+      return;
+    }
     this.failuresInARow = 0;
     void this.connect();
   }
@@ -154,6 +162,23 @@ export class CameraPublisher {
       this.stateValue = 'off-air';
       void this.abandon();
     } else if (this.stateValue === 'off-air') {
+      this.publish();
+    }
+  }
+
+  /**
+   * The stage puts the cameras to sleep (the session ends; the camera stays ready) or wakes them
+   * (a new session at once). Kept across a reconnect: the stage says it first on every link.
+   */
+  setAsleep(asleep: boolean): void {
+    if (asleep === this.asleep || this.stateValue === 'closed') return;
+    this.asleep = asleep;
+    if (asleep) {
+      this.setDemand({ video: false, audio: false });
+      if (this.stateValue === 'waiting' || this.stateValue === 'off-air') return;
+      this.stateValue = 'asleep';
+      void this.abandon();
+    } else if (this.stateValue === 'asleep') {
       this.publish();
     }
   }
@@ -263,7 +288,7 @@ export class CameraPublisher {
   /** Ends this attempt and schedules the next, later after each failure in a row. */
   private fail(reason: unknown): void {
     if (this.stateValue === 'closed' || this.stateValue === 'waiting') return;
-    if (this.stateValue === 'off-air') return;
+    if (this.stateValue === 'off-air' || this.stateValue === 'asleep') return;
     void this.abandon();
     this.failuresInARow += 1;
     const delay = RETRY.nextDelayMs(this.failuresInARow);

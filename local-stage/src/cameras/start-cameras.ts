@@ -68,6 +68,10 @@ export function startCameraPublishers(options: CameraPublishersOptions): Running
   }
 
   const onMessage = (message: CameraLinkMessage) => {
+    if (message.type === 'sleep') {
+      for (const publisher of publishers.values()) publisher.setAsleep(message.asleep);
+      return;
+    }
     const publisher = publishers.get(message.stageId);
     if (!publisher) return; // an aircraft this process does not publish
     if (message.type === 'demand') publisher.setDemand(message);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadStageConfig, resolveStageNetwork } from './config';
 
 describe('stage configuration', () => {
-  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session, no publisher cap', () => {
+  it('defaults to 127.0.0.1:8091, ./data under the repository, a synthetic camera for every aircraft that sleeps after a minute unwatched, faults off, 8 sessions a user, 64 in all, 2 connecting publishers a token, 4 an aircraft, 200 PATCHes a session, no publisher cap', () => {
     expect(loadStageConfig({}, '/repo')).toEqual({
       port: 8091,
       host: '127.0.0.1',
@@ -10,6 +10,7 @@ describe('stage configuration', () => {
       tokenSecret: undefined,
       faultsEnabled: false,
       syntheticCameras: ['N743AS', 'N953AS', 'N954AS'],
+      cameraSleepAfterMs: 60_000,
       limits: {
         sessionsPerUser: 8,
         maxSessions: 64,
@@ -33,6 +34,7 @@ describe('stage configuration', () => {
         STAGE_TOKEN_SECRET: 's'.repeat(32),
         STAGE_FAULTS: '1',
         STAGE_SYNTHETIC_CAMERAS: 'n953as, N743AS',
+        CAMERA_SLEEP_AFTER_MS: '0',
         STAGE_SESSIONS_PER_USER: '64',
         STAGE_MAX_SESSIONS: '200',
         STAGE_CONNECTING_PER_TOKEN: '3',
@@ -49,6 +51,7 @@ describe('stage configuration', () => {
       tokenSecret: 's'.repeat(32),
       faultsEnabled: true,
       syntheticCameras: ['N953AS', 'N743AS'],
+      cameraSleepAfterMs: 0,
       limits: {
         sessionsPerUser: 64,
         maxSessions: 200,
@@ -72,6 +75,7 @@ describe('stage configuration', () => {
           REQUEST_TIMEOUT_MS: '50',
           STAGE_CONNECTING_PER_TOKEN: '0',
           STAGE_PATCHES_PER_SESSION: 'many',
+          CAMERA_SLEEP_AFTER_MS: '-1',
         },
         '/repo',
       );
@@ -88,6 +92,7 @@ describe('stage configuration', () => {
       'REQUEST_TIMEOUT_MS must be a whole number from 100 to 300000',
       'STAGE_CONNECTING_PER_TOKEN must be a whole number from 1 to 32',
       'STAGE_PATCHES_PER_SESSION must be a whole number from 1 to 10000',
+      'CAMERA_SLEEP_AFTER_MS must be a whole number from 0 to 86400000',
     ]) {
       expect(message).toContain(name);
     }

@@ -37,6 +37,9 @@ import {
 
 export { ConfigError };
 
+/** The synthetic cameras sleep after a minute with nobody watching (decision 0074). */
+export const DEFAULT_CAMERA_SLEEP_AFTER_MS = 60_000;
+
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
   .optional()
@@ -50,6 +53,12 @@ const envSchema = z
     STAGE_TOKEN_SECRET: tokenSecretVariable,
     STAGE_FAULTS: flag,
     STAGE_SYNTHETIC_CAMERAS: syntheticCamerasVariable,
+    CAMERA_SLEEP_AFTER_MS: integer(
+      'CAMERA_SLEEP_AFTER_MS',
+      DEFAULT_CAMERA_SLEEP_AFTER_MS,
+      0,
+      86_400_000,
+    ),
     STAGE_PUBLISH_MAX_KBPS: z
       .string()
       .optional()
@@ -114,6 +123,8 @@ export interface StageConfig {
   faultsEnabled: boolean;
   /** The aircraft the camera process publishes a synthetic camera for. */
   syntheticCameras: readonly string[];
+  /** The synthetic cameras sleep after this long with nobody watching; 0: never. */
+  cameraSleepAfterMs: number;
   /** Who may open a session (admission.ts): the limits the environment sets. */
   limits: Pick<
     AdmissionLimits,
@@ -153,6 +164,7 @@ export function loadStageConfig(env: NodeJS.ProcessEnv, root: string): StageConf
     tokenSecret: value.STAGE_TOKEN_SECRET,
     faultsEnabled: value.STAGE_FAULTS,
     syntheticCameras: value.STAGE_SYNTHETIC_CAMERAS,
+    cameraSleepAfterMs: value.CAMERA_SLEEP_AFTER_MS,
     limits: {
       sessionsPerUser: value.STAGE_SESSIONS_PER_USER,
       maxSessions: value.STAGE_MAX_SESSIONS,

@@ -41,6 +41,8 @@ export async function startLocalStage(options: {
   turn?: TurnSettings;
   /** Each aircraft's publisher cap, sent as REMB (`STAGE_PUBLISH_MAX_KBPS`); none by default. */
   publishMaxKbps?: PublishMaxKbps;
+  /** The synthetic cameras sleep after this long with nobody watching; unset or 0: never. */
+  cameraSleepAfterMs?: number;
 }): Promise<RunningStage> {
   const network = options.network ?? (await interfacesPeerNetwork());
   await network.open();
@@ -53,6 +55,7 @@ export async function startLocalStage(options: {
     awaitTokenGenerations: options.awaitTokenGenerations,
     log: options.log,
     publishMaxKbps: options.publishMaxKbps,
+    cameraSleepAfterMs: options.cameraSleepAfterMs,
   });
   const server = createStageServer({
     stage,

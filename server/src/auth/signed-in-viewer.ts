@@ -1,7 +1,8 @@
 /**
  * Who is asking, from the `Authorization: Bearer` login token: every route that serves only
  * signed-in viewers (participant tokens, thumbnails, recordings) checks it the same way, before anything
- * else, so an anonymous caller learns nothing about the route's other rules.
+ * else, so an anonymous caller learns nothing about the route's other rules. A viewer who passes
+ * is reported present (`viewerPresent`: the local stage wakes its cameras, decision 0074).
  */
 import type { FastifyRequest } from 'fastify';
 import type { LoginTokens } from './login-token';
@@ -17,7 +18,7 @@ export interface SignedInViewer {
 /** The viewer the request's login token names, or a 401 saying what is wrong with it. */
 export async function signedInViewer(
   request: FastifyRequest,
-  deps: { store: UserStore; loginTokens: LoginTokens },
+  deps: { store: UserStore; loginTokens: LoginTokens; viewerPresent?: () => void },
 ): Promise<SignedInViewer> {
   const header = request.headers.authorization;
   if (header === undefined) throw new HttpError(401, 'Missing bearer token');
@@ -32,6 +33,7 @@ export async function signedInViewer(
   if (identity.tokenGeneration !== user.tokenGeneration) {
     throw new HttpError(401, 'Invalid or expired token');
   }
+  deps.viewerPresent?.();
   return { id: user.id, username: user.username, tokenGeneration: user.tokenGeneration };
 }
 

@@ -3,6 +3,8 @@ import { createParticipantTokenSigner } from '@tailcam/protocol/participant-toke
 import {
   END_USER_SESSIONS_PATH,
   endUserSessionsAnswer,
+  PRESENCE_PATH,
+  presenceAnswer,
   TOKEN_GENERATIONS_PATH,
   tokenGenerationsAnswer,
 } from '@tailcam/protocol/stage-control';
@@ -66,6 +68,32 @@ export async function addLocalStageAccount(
   tokenGenerationsAnswer.parse(answer);
 }
 
+/** The API tells the stage of a signed-in viewer at most this often (decision 0074). */
+export const PRESENCE_INTERVAL_MS = 5_000;
+
+/**
+ * Tells the local stage that a signed-in viewer is about, so that its sleeping cameras wake before
+ * a click (decision 0074): at most one call every `intervalMs` per API process, fire and forget
+ * (the request that led to it never waits). A failure is dropped: a stage that is down says so in
+ * its health, and the viewer's join wakes the cameras anyway.
+ */
+export function localStagePresence(
+  stageUrl: string,
+  options: { intervalMs?: number; now?: () => number } = {},
+): () => void {
+  const intervalMs = options.intervalMs ?? PRESENCE_INTERVAL_MS;
+  const now = options.now ?? (() => performance.now());
+  let lastCallMs: number | undefined;
+  return () => {
+    const at = now();
+    if (lastCallMs !== undefined && at - lastCallMs < intervalMs) return;
+    lastCallMs = at;
+    callStageControl(stageUrl, { method: 'POST', path: PRESENCE_PATH })
+      .then((answer) => presenceAnswer.parse(answer))
+      .catch(() => undefined);
+  };
+}
+
 /**
  * Tokens for the offline local stage, in the shape shared through @tailcam/protocol. The stage is
  * reached through this server's `/stage/` proxy, so its URLs are PUBLIC_URL + `/stage` when
@@ -81,6 +109,8 @@ export function createLocalStageProvider(options: {
   stageUrl: string;
   /** TURN_URLS and TURN_SECRET; none: tokens carry no ICE servers. */
   turn?: TurnSettings;
+  /** The presence call's clock (tests). */
+  presence?: { now?: () => number };
 }): StageProvider {
   const sign = createParticipantTokenSigner(options.secret);
   return {
@@ -107,5 +137,6 @@ export function createLocalStageProvider(options: {
     },
     endUserSessions: (change) => endLocalStageSessions(options.stageUrl, change),
     accountAdded: (account) => addLocalStageAccount(options.stageUrl, account),
+    viewerPresent: localStagePresence(options.stageUrl, options.presence),
   };
 }

@@ -24,6 +24,11 @@ export interface StageProvider {
   endUserSessions(change: UserTokenGeneration): Promise<number>;
   /** A new account: the local stage learns its token generation (IVS needs nothing). */
   accountAdded(account: UserTokenGeneration): Promise<void>;
+  /**
+   * A signed-in viewer is about (any authenticated request): the local stage wakes its sleeping
+   * cameras (decision 0074). Returns at once, never throws; IVS has nothing to wake.
+   */
+  viewerPresent?(): void;
 }
 
 /**

@@ -14,6 +14,7 @@ export function registerParticipantTokenRoute(
   deps: {
     store: UserStore;
     loginTokens: LoginTokens;
+    viewerPresent?: () => void;
     stageProvider: StageProvider;
     rateLimiter: RateLimiter;
     /** Participant tokens per user. */

@@ -14,7 +14,12 @@ import type { ThumbnailSource } from '../thumbnails/thumbnail-source';
 
 export function registerThumbnailRoute(
   app: FastifyInstance,
-  deps: { store: UserStore; loginTokens: LoginTokens; thumbnails: ThumbnailSource | undefined },
+  deps: {
+    store: UserStore;
+    loginTokens: LoginTokens;
+    viewerPresent?: () => void;
+    thumbnails: ThumbnailSource | undefined;
+  },
 ): void {
   app.get<{ Params: { streamId: string } }>(
     '/api/thumbnails/:streamId',

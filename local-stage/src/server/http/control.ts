@@ -43,10 +43,11 @@ const perStage = z.object({
   camera: z.object({
     /**
      * The synthetic camera as the stage sees it: `live` while its video has viewers, `idle`
-     * publishing with none, `absent` not publishing (camera process down or starting), `stopped`
-     * held off air by a fault.
+     * publishing with none, `absent` not publishing (camera process down or starting), `asleep`
+     * not publishing because nobody watched for a while (decision 0074), `stopped` held off air
+     * by a fault.
      */
-    state: z.enum(['live', 'idle', 'absent', 'stopped']),
+    state: z.enum(['live', 'idle', 'absent', 'asleep', 'stopped']),
     viewers: z.number(),
   }),
   /** WHIP sessions whose ICE and DTLS are not done yet. */
@@ -69,6 +70,8 @@ export const stageStatsSchema = z.object({
    */
   whepSessions: z.number(),
   thumbnailSessions: z.number(),
+  /** Whether the synthetic cameras sleep: their WHIP sessions ended while nobody watches. */
+  cameras: z.enum(['awake', 'asleep']),
   pendingJoinFailures: z.number(),
   /** performance.now() intervals from subscribe to connection, last 20 subscriptions. */
   recentConnectMs: z.array(z.number()),

@@ -17,6 +17,8 @@
  *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
  *                        a new account; each answers {loaded, users}. GET ?wait=S (1-60): the
  *                        API's long poll, held up to S s while the stage has the table
+ *   POST /_control/presence   a signed-in viewer is about (the API says so): sleeping cameras
+ *                        wake now (decision 0074); answers {wasAsleep}
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -30,6 +32,7 @@ import {
 import {
   END_USER_SESSIONS_PATH,
   endUserSessionsBody,
+  PRESENCE_PATH,
   MAX_TOKEN_GENERATIONS_BYTES,
   MAX_TOKEN_GENERATIONS_WAIT_SECONDS,
   TOKEN_GENERATIONS_PATH,
@@ -178,6 +181,10 @@ async function handleRequest(
     if (ended > 0) stage.log.info(`ended ${ended} session(s) of a user whose sign-in was ended`);
     return sendJson(response, 200, { ended });
   }
+  if (path === PRESENCE_PATH) {
+    if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
+    return sendJson(response, 200, { wasAsleep: stage.viewerPresent() });
+  }
   if (path === TOKEN_GENERATIONS_PATH) {
     const { generations } = stage;
     if (method === 'PUT') {
@@ -262,6 +269,11 @@ async function faultRoutes(
         changed = stage.faults.startCamera(command.stageId) || changed;
       }
       sendJson(response, 200, { changed, publishers: stage.health().publishers });
+      return;
+    }
+    case '/_faults/cameras-sleep': {
+      // The idle spell cut short (decision 0074): refused while anyone watches.
+      sendJson(response, 200, { asleep: stage.sleepCamerasNow() });
       return;
     }
     case '/_faults/fail-next-join': {

@@ -1,7 +1,7 @@
 /**
  * The stage's end of the camera process's link (../../camera-link.ts; http-server.ts checks who
- * opens it): the newest link is the one. A new link is told every stage's demand and which
- * cameras a fault holds off air; a link that closes ends the camera sessions at once, rather than
+ * opens it): the newest link is the one. A new link is told whether the cameras sleep, every
+ * stage's demand and which cameras a fault holds off air; a link that closes ends the camera sessions at once, rather than
  * when their peers time out, so that viewers see the streams removed.
  */
 import type { WebSocket } from 'ws';
@@ -11,12 +11,16 @@ import type { AircraftStage } from './aircraft-stage';
 export class CameraLinkHost {
   private link: WebSocket | undefined;
 
-  constructor(private readonly stages: ReadonlyMap<string, AircraftStage>) {}
+  constructor(
+    private readonly stages: ReadonlyMap<string, AircraftStage>,
+    private readonly camerasAsleep: () => boolean,
+  ) {}
 
   accept(socket: WebSocket): void {
     const previous = this.link;
     this.link = socket;
     previous?.close(1000, 'replaced');
+    send(socket, { type: 'sleep', asleep: this.camerasAsleep() });
     for (const stage of this.stages.values()) {
       if (!stage.cameraOnAir) {
         send(socket, { type: 'on-air', stageId: stage.stageId, onAir: false });

@@ -4,7 +4,8 @@
  * over the socket or WHEP. This class holds the doors: it admits joins (token checks, injected
  * faults, token reuse), publishers (PUBLISH tokens) and players, every door's sessions taking their
  * seats by one rule (admission.ts), and it keeps the camera process's link. Health, stats and
- * fault injection are pieces of their own (stage-health.ts, stage-stats.ts, stage-faults.ts). The
+ * fault injection are pieces of their own (stage-health.ts, stage-stats.ts, stage-faults.ts), and
+ * so is when the synthetic cameras sleep (camera-sleep.ts: every session counts as watching). The
  * sessions reach the stage only through the `ViewerSessionHost` it hands each of them. It stays
  * whole past 400 lines because it is the doors, and the socket's, WHIP's and WHEP's admissions
  * share the seats, the sessions and the shown publisher.
@@ -38,6 +39,7 @@ import { ViewerSession, type Admission, type ViewerSessionHost } from '../sessio
 import { WhepSession } from '../sessions/whep-session';
 import { AircraftStage, type ShownPublisher } from './aircraft-stage';
 import { CameraLinkHost } from './camera-link-host';
+import { CameraSleep } from './camera-sleep';
 import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
@@ -61,7 +63,19 @@ export interface LocalStageOptions {
   network: PeerNetwork;
   /** Each aircraft's publisher cap, sent as REMB (publish-max-bitrate.ts); none if unset. */
   publishMaxKbps?: PublishMaxKbps;
+  /**
+   * The synthetic cameras sleep after this long with nobody watching (camera-sleep.ts,
+   * CAMERA_SLEEP_AFTER_MS); 0 or unset: never (tests that do not test it).
+   */
+  cameraSleepAfterMs?: number;
 }
+
+/**
+ * How long a WHEP offer that woke the cameras waits for its aircraft's camera to come on air (a
+ * new WHIP session, about 170 ms), and how long after a wake the health does not count a camera
+ * still on its way back as missing.
+ */
+const CAMERA_WAKE_MS = 5_000;
 
 export class LocalStage {
   private readonly options: LocalStageOptions;
@@ -107,6 +121,14 @@ export class LocalStage {
   };
   /** The camera process's link (camera-link-host.ts). */
   private readonly cameraLink: CameraLinkHost;
+  /** When the synthetic cameras sleep (camera-sleep.ts). */
+  private readonly cameraSleep: CameraSleep;
+  /** performance.now() of the last wake, if any. */
+  private wokenAt: number | undefined;
+  /** WHEP offers waiting for a camera that was woken: they count as watching. */
+  private waitingOffers = 0;
+  /** Called with a stage id whenever its shown publisher changed. */
+  private readonly shownListeners = new Set<(stageId: string) => void>();
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
   private closing = false;
@@ -131,6 +153,7 @@ export class LocalStage {
       sessionClosed: (session) => {
         this.sessions.delete(session);
         this.sessionSeats.get(session)?.release();
+        this.watchersChanged();
       },
       log: this.log,
       peerNetwork: this.network,
@@ -145,13 +168,18 @@ export class LocalStage {
         }),
       );
     }
-    this.cameraLink = new CameraLinkHost(this.stages);
+    this.cameraSleep = new CameraSleep({
+      sleepAfterMs: options.cameraSleepAfterMs ?? 0,
+      onChange: (asleep) => this.camerasSleepChanged(asleep),
+    });
+    this.cameraLink = new CameraLinkHost(this.stages, () => this.cameraSleep.asleep);
     this.healthCheck = new StageHealthCheck({
       stages: this.stages,
       secret: options.secret,
       syntheticCameras: options.syntheticCameras,
       generations: this.generations,
       isClosing: () => this.closing,
+      camerasResting: () => this.camerasResting(),
     });
     this.faults = new StageFaults({
       stages: this.stages,
@@ -165,6 +193,8 @@ export class LocalStage {
   accept(socket: WebSocket): ViewerSession {
     const session = new ViewerSession(socket, this.host);
     this.sessions.add(session);
+    // Before the join is even read: a sleeping camera starts its session now.
+    this.watchersChanged();
     return session;
   }
 
@@ -301,7 +331,7 @@ export class LocalStage {
     offerSdp: string,
   ): Promise<{ id: string; answer: string; userId: string }> {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
-    const shown = entry.shown;
+    const shown = entry.shown ?? (await this.wakeCamera(entry));
     if (!shown)
       throw new EndpointError(503, `Nothing is on air on ${stageId} now; try again shortly`);
     const offer = readWhepOffer(offerSdp, shown.publisher);
@@ -329,6 +359,7 @@ export class LocalStage {
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
+        this.watchersChanged();
         seat.release();
         this.subscriptionClosed(closed);
       },
@@ -336,6 +367,7 @@ export class LocalStage {
     const session = new WhepSession(id, stageId, seat, token, offer.iceUfrag, subscription);
     this.subscriptionOpened(subscription);
     this.whepSessions.set(session.id, session);
+    this.watchersChanged();
     let answer: string | undefined;
     try {
       answer = await subscription.acceptOffer(offer.sdp);
@@ -398,6 +430,74 @@ export class LocalStage {
     if (participant) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
     }
+    for (const listener of [...this.shownListeners]) listener(stageId);
+  }
+
+  // ---- The cameras' sleep (camera-sleep.ts) ----
+
+  /**
+   * The API saw a signed-in viewer (loopback-only `POST /_control/presence`): someone may want a
+   * picture soon, so the cameras wake now, before a click. Whether they were asleep.
+   */
+  viewerPresent(): boolean {
+    const wasAsleep = this.cameraSleep.asleep;
+    this.cameraSleep.wake();
+    return wasAsleep;
+  }
+
+  /** Fault injection (`POST /_faults/cameras-sleep`): the cameras sleep now, unless watched. */
+  sleepCamerasNow(): boolean {
+    return this.cameraSleep.sleepNow();
+  }
+
+  private watchersChanged(): void {
+    this.cameraSleep.setWatchers(this.sessions.size + this.whepSessions.size + this.waitingOffers);
+  }
+
+  private camerasSleepChanged(asleep: boolean): void {
+    if (!asleep) this.wokenAt = performance.now();
+    this.log.info(
+      asleep ? 'cameras asleep: nobody has watched for a while' : 'cameras woken: someone watches',
+    );
+    this.cameraLink.send({ type: 'sleep', asleep });
+  }
+
+  /** Asleep, or woken so lately that a camera may still be on its way back. */
+  private camerasResting(): boolean {
+    return (
+      this.cameraSleep.asleep ||
+      (this.wokenAt !== undefined && performance.now() - this.wokenAt < CAMERA_WAKE_MS)
+    );
+  }
+
+  /**
+   * A WHEP offer found nothing on air: when the aircraft's camera sleeps (or was just woken), it
+   * wakes them and waits for the camera's new session. Undefined when nothing comes on air.
+   */
+  private async wakeCamera(entry: AircraftStage): Promise<ShownPublisher | undefined> {
+    if (!this.options.syntheticCameras.includes(entry.stageId) || !entry.cameraOnAir) return;
+    const wasAsleep = this.cameraSleep.asleep;
+    this.cameraSleep.wake();
+    if (!wasAsleep && !this.camerasResting()) return undefined;
+    this.waitingOffers += 1;
+    this.watchersChanged();
+    try {
+      return await new Promise<ShownPublisher | undefined>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.shownListeners.delete(listener);
+          resolve(entry.shown);
+        };
+        const listener = (stageId: string) => {
+          if (stageId === entry.stageId && entry.shown) done();
+        };
+        const timer = setTimeout(done, CAMERA_WAKE_MS);
+        this.shownListeners.add(listener);
+      });
+    } finally {
+      this.waitingOffers -= 1;
+      this.watchersChanged();
+    }
   }
 
   /** The camera process connected its link (camera-link-host.ts). */
@@ -431,6 +531,7 @@ export class LocalStage {
       peerConnections: this.subscriptions.size - thumbnailSessions,
       whepSessions: this.whepSessions.size - thumbnailSessions,
       thumbnailSessions,
+      camerasAsleep: this.cameraSleep.asleep,
       pendingJoinFailures: this.faults.pendingJoinFailures,
       connectTimes: this.connectTimes,
     });
@@ -464,6 +565,7 @@ export class LocalStage {
   /** Closes every session and publisher (process shutdown). */
   close(): void {
     this.closing = true;
+    this.cameraSleep.close();
     for (const session of [...this.sessions]) session.drop();
     for (const session of [...this.whepSessions.values()]) {
       session.subscription.close('stage-closing', false);

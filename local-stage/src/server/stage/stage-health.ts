@@ -10,8 +10,9 @@ import type { TokenGenerations } from '../sessions/token-generations';
 import type { AircraftStage, OnAir } from './aircraft-stage';
 
 /**
- * Every aircraft with a synthetic camera has a publisher, unless a fault holds its camera off air,
- * and the self-check passed.
+ * Every aircraft with a synthetic camera has a publisher, unless a fault holds its camera off air
+ * or the cameras sleep (camera-sleep.ts: asleep, not broken; a join wakes them), and the
+ * self-check passed.
  */
 export type StageHealth = { publishers: Record<string, OnAir> } & (
   { ready: true } | { ready: false; reason: string }
@@ -29,6 +30,8 @@ export class StageHealthCheck {
       syntheticCameras: readonly string[];
       generations: TokenGenerations;
       isClosing: () => boolean;
+      /** The cameras sleep, or were woken so lately that they may still be on their way. */
+      camerasResting: () => boolean;
     },
   ) {}
 
@@ -60,6 +63,7 @@ export class StageHealthCheck {
     if (!this.options.generations.loaded) {
       return "waiting for the accounts' token generations from the API";
     }
+    if (this.options.camerasResting()) return undefined;
     const waiting = this.options.syntheticCameras.find((stageId) => {
       const stage = this.options.stages.get(stageId);
       return stage !== undefined && stage.cameraOnAir && stage.shown === undefined;

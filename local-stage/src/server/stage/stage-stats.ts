@@ -27,6 +27,7 @@ export function stageStats(input: {
   peerConnections: number;
   whepSessions: number;
   thumbnailSessions: number;
+  camerasAsleep: boolean;
   pendingJoinFailures: number;
   connectTimes: ConnectTimes;
 }): StageStats {
@@ -54,7 +55,9 @@ export function stageStats(input: {
         state: !stage.cameraOnAir
           ? 'stopped'
           : !stage.camera
-            ? 'absent'
+            ? input.camerasAsleep
+              ? 'asleep'
+              : 'absent'
             : stage.demand.video
               ? 'live'
               : 'idle',
@@ -79,6 +82,7 @@ export function stageStats(input: {
     })),
     whepSessions: input.whepSessions,
     thumbnailSessions: input.thumbnailSessions,
+    cameras: input.camerasAsleep ? 'asleep' : 'awake',
     pendingJoinFailures: input.pendingJoinFailures,
     recentConnectMs: input.connectTimes.recentMs,
     process: {
