@@ -2,11 +2,13 @@
  * The cameras sleep (decision 0074), end to end in one process: a real stage and the camera
  * process's publishers, with a short sleep-after. After the idle spell the camera's WHIP session
  * ends and the stage stays ready; a viewer's join wakes it and plays the aircraft's picture; a
- * WHEP offer waits for the camera rather than being refused; the API's presence call wakes it; a
- * fault that holds the camera off air still holds it through a wake.
+ * WHEP offer waits for the camera rather than being refused, the recorder's neither wakes it nor
+ * keeps it awake; the API's presence call wakes it; a fault that holds the camera off air still
+ * holds it through a wake.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection } from 'werift';
+import { RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import { PRESENCE_PATH } from '@tailcam/protocol/stage-control';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { NodeViewer } from '../../testing/node-viewer';
@@ -115,6 +117,50 @@ describe('cameras sleep', { timeout: 30_000 }, () => {
       expect(left.status).toBe(200);
     } finally {
       await peer.close();
+    }
+  });
+
+  it("the recorder's WHEP offer neither wakes them nor keeps them awake", async () => {
+    await asleep();
+    const offer = async () => {
+      const peer = new RTCPeerConnection({
+        codecs: { video: [vp8Codec()], audio: [] },
+        iceServers: [],
+        iceUseIpv6: false,
+      });
+      peer.addTransceiver('video', { direction: 'recvonly' });
+      await peer.setLocalDescription(await peer.createOffer());
+      const token = await testParticipantToken({
+        secret,
+        stageUrl: running.url,
+        stageId: STAGE,
+        userId: RECORDER_USER_ID,
+      });
+      const response = await fetch(`${running.url}/stage/whep/${STAGE}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/sdp', authorization: `Bearer ${token}` },
+        body: peer.localDescription?.sdp,
+      });
+      return { peer, status: response.status };
+    };
+    const whileAsleep = await offer();
+    await whileAsleep.peer.close();
+    expect(whileAsleep.status).toBe(503);
+    expect(running.stage.stats().cameras).toBe('asleep');
+
+    // Woken by someone, then recorded alone: asleep again a spell later, the recording ended.
+    await fetch(`${running.url}${PRESENCE_PATH}`, { method: 'POST' });
+    await waitUntil(
+      () => running.stage.stats().stages[STAGE]?.publisher?.kind === 'camera',
+      'the camera back on air',
+      10_000,
+    );
+    const recording = await offer();
+    try {
+      expect(recording.status).toBe(201);
+      await asleep();
+    } finally {
+      await recording.peer.close();
     }
   });
 

@@ -331,7 +331,9 @@ export class LocalStage {
     offerSdp: string,
   ): Promise<{ id: string; answer: string; userId: string }> {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
-    const shown = entry.shown ?? (await this.wakeCamera(entry));
+    // The recorder records what people watch: its offer never wakes a sleeping camera.
+    const recorder = claims.user_id === RECORDER_USER_ID;
+    const shown = entry.shown ?? (recorder ? undefined : await this.wakeCamera(entry));
     if (!shown)
       throw new EndpointError(503, `Nothing is on air on ${stageId} now; try again shortly`);
     const offer = readWhepOffer(offerSdp, shown.publisher);
@@ -355,7 +357,7 @@ export class LocalStage {
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       log: this.log,
       // The recorder is not a viewer: a synthetic camera still encodes only for people.
-      demands: claims.user_id !== RECORDER_USER_ID,
+      demands: !recorder,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
@@ -450,8 +452,13 @@ export class LocalStage {
     return this.cameraSleep.sleepNow();
   }
 
+  /** Everyone watching, the recorder aside (it keeps no camera awake: decision 0074). */
   private watchersChanged(): void {
-    this.cameraSleep.setWatchers(this.sessions.size + this.whepSessions.size + this.waitingOffers);
+    let whepWatchers = 0;
+    for (const session of this.whepSessions.values()) {
+      if (session.subscription.demands) whepWatchers += 1;
+    }
+    this.cameraSleep.setWatchers(this.sessions.size + whepWatchers + this.waitingOffers);
   }
 
   private camerasSleepChanged(asleep: boolean): void {
