@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillText, uiText } from './ui-text';
 import { recordingsText } from './ui-text-recordings';
+import { statsText } from './ui-text-stats';
 
 // Markdown wraps lines where it likes; a line break inside a quoted string reads as one space.
 const productRules = readFileSync(
@@ -26,7 +27,11 @@ function quotedIn(document: string, text: string): boolean {
 }
 
 describe('the strings of the UI', () => {
-  const texts = [...allTexts(uiText), ...allTexts(recordingsText, 'recordings')];
+  const texts = [
+    ...allTexts(uiText),
+    ...allTexts(statsText, 'stats'),
+    ...allTexts(recordingsText, 'recordings'),
+  ];
 
   it('are all found, whatever the nesting', () => {
     expect(texts.length).toBeGreaterThan(40);

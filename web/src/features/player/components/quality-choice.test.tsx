@@ -2,6 +2,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
+import { statsText } from '@/config/ui-text-stats';
 import { renderApp } from '@/testing/render-app';
 import { FakeStageSdk, StageEvents, fakeTrack } from '@/testing/fake-stage-sdk';
 import { signedInWithFakeStage } from '@/testing/media-stubs';
@@ -107,7 +108,7 @@ describe('the quality choice', () => {
   it("shows the layer received in 'Live stats': '640 × 360 (f), auto'", async () => {
     const { user } = await playingLayered();
     await user.click(screen.getByRole('button', { name: uiText.player.statsButton }));
-    const panel = await screen.findByRole('region', { name: uiText.stats.title });
+    const panel = await screen.findByRole('region', { name: statsText.title });
     expect(panel).toHaveTextContent('Layer640 × 360 (f), auto');
   });
 });

@@ -6,6 +6,7 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
+import { statsText } from '@/config/ui-text-stats';
 import { callsBesideThumbnails } from '@/testing/api-calls';
 import { renderApp } from '@/testing/render-app';
 import { StreamPlayer } from './stream-player';
@@ -308,15 +309,15 @@ describe('player page', () => {
       await user.click(button);
       expect(button).toHaveAttribute('aria-pressed', 'true');
       // The panel is a chunk of its own, loaded once the video plays (a poll, not a sleep).
-      const panel = await screen.findByRole('region', { name: uiText.stats.title });
+      const panel = await screen.findByRole('region', { name: statsText.title });
       expect(panel).toHaveTextContent('Glass to glass–');
       expect(screen.getByText(uiText.shortcuts.statsShown)).toBeInTheDocument();
 
       await user.keyboard('i');
-      expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+      expect(screen.queryByRole('region', { name: statsText.title })).not.toBeInTheDocument();
       expect(screen.getByText(uiText.shortcuts.statsHidden)).toBeInTheDocument();
       await user.keyboard('i');
-      expect(screen.getByRole('region', { name: uiText.stats.title })).toBeInTheDocument();
+      expect(screen.getByRole('region', { name: statsText.title })).toBeInTheDocument();
     });
 
     describe('with a browser that has requestVideoFrameCallback', () => {
@@ -363,7 +364,7 @@ describe('player page', () => {
         expect(field).toHaveValue('i?');
         await user.click(video());
         await user.keyboard('{Control>}i{/Control}');
-        expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+        expect(screen.queryByRole('region', { name: statsText.title })).not.toBeInTheDocument();
         expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
       } finally {
         field.remove();
@@ -381,7 +382,7 @@ describe('player page', () => {
         expect(dialog).toHaveTextContent(text);
       }
       await user.keyboard('i'); // nothing behind the help changes while it is open
-      expect(screen.queryByRole('region', { name: uiText.stats.title })).not.toBeInTheDocument();
+      expect(screen.queryByRole('region', { name: statsText.title })).not.toBeInTheDocument();
       await user.click(screen.getByRole('button', { name: uiText.shortcuts.close }));
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
       expect(helpButton).toHaveFocus();

@@ -6,6 +6,7 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { uiText } from '@/config/ui-text';
+import { statsText } from '@/config/ui-text-stats';
 import { renderApp } from '@/testing/render-app';
 import { FakeStageSdk, StageEvents, fakeTrack } from '@/testing/fake-stage-sdk';
 import { signedInWithFakeStage } from '@/testing/media-stubs';
@@ -97,8 +98,8 @@ describe('a video the stage adapts', () => {
   it("shows the stage's estimate in 'Live stats' once it has one: 'Estimate 1.2 Mbit/s'", async () => {
     const { user, tell } = await playing();
     await user.click(screen.getByRole('button', { name: uiText.player.statsButton }));
-    const panel = await screen.findByRole('region', { name: uiText.stats.title });
-    expect(panel).not.toHaveTextContent(uiText.stats.estimate);
+    const panel = await screen.findByRole('region', { name: statsText.title });
+    expect(panel).not.toHaveTextContent(statsText.estimate);
     tell(false, 1_234_567);
     expect(panel).toHaveTextContent('Estimate1.2 Mbit/s');
   });

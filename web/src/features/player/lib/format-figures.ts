@@ -2,7 +2,8 @@
  * The overlay's figures as the viewer reads them (docs/product.md#live-stats): milliseconds
  * whole, with a decimal under 10; the loss with one decimal; '–' for a figure not known yet.
  */
-import { fillText, uiText } from '@/config/ui-text';
+import { fillText } from '@/config/ui-text';
+import { statsText as stats } from '@/config/ui-text-stats';
 import type { PlaybackFigures } from './playback-stats';
 import type { VideoLayers } from './video-layers';
 
@@ -10,8 +11,6 @@ export interface FigureRow {
   label: string;
   value: string;
 }
-
-const { stats } = uiText;
 
 function fixed(value: number, decimals: number): string {
   return value.toFixed(decimals);

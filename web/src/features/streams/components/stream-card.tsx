@@ -1,11 +1,14 @@
 import { Video } from 'lucide-react';
-import { useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { lazy, Suspense, useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
 import type { Stream } from '../data/streams';
-import { useLiveThumbnail } from '../hooks/use-live-thumbnail';
 import { StreamThumbnail } from './stream-thumbnail';
+
+const LiveThumbnail = lazy(() =>
+  import('./live-thumbnail').then((module) => ({ default: module.LiveThumbnail })),
+);
 
 interface StreamCardProps {
   stream: Stream;
@@ -24,7 +27,6 @@ interface StreamCardProps {
 const HOVER_INTENT_MS = 65;
 
 export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: StreamCardProps) {
-  const liveThumbnail = useLiveThumbnail(stream.id);
   const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const intent = () => onIntent?.(stream.id);
   const cancelHover = () => clearTimeout(hoverTimer.current);
@@ -68,7 +70,15 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
       className="group block overflow-hidden rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition hover:-translate-y-0.5 hover:border-sky-500/60 hover:shadow-sky-950/40 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
     >
       <div className="relative">
-        <StreamThumbnail name={stream.name} thumbnailUrl={liveThumbnail ?? stream.thumbnailUrl} />
+        <Suspense
+          fallback={<StreamThumbnail name={stream.name} thumbnailUrl={stream.thumbnailUrl} />}
+        >
+          <LiveThumbnail
+            streamId={stream.id}
+            name={stream.name}
+            thumbnailUrl={stream.thumbnailUrl}
+          />
+        </Suspense>
         {stream.isLive && (
           <span className="absolute top-3 left-3 inline-flex items-center gap-1.5 rounded-full bg-red-600 px-2.5 py-0.5 text-xs font-semibold tracking-wide text-white uppercase">
             <span aria-hidden="true" className="size-1.5 rounded-full bg-white" />
