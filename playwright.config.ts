@@ -9,6 +9,7 @@ const OWN_INSTANCE_SPECS = [
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',
+  '**/recordings.spec.ts',
 ];
 
 /**

@@ -69,9 +69,11 @@ test.describe('signing in', () => {
     // presses land on the sign-in form on its way out (seen under load).
     await expect(page.getByRole('link', { name: /N954AS/ })).toBeVisible();
 
-    // Header logo, Logout, 'Watch all', then the first card.
+    // Header logo, Logout, 'Recordings', 'Watch all', then the first card.
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await expect(page.getByRole('link', { name: 'Recordings' })).toBeFocused();
     await page.keyboard.press('Tab');
     await expect(page.getByRole('link', { name: 'Watch all streams at once' })).toBeFocused();
     await page.keyboard.press('Tab');
