@@ -71,8 +71,8 @@ export async function signPlaylist(
   text: string,
   sign: (relative: string) => Promise<string>,
 ): Promise<string> {
-  const relative = (uri: string) => /^[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/.test(uri) &&
-    !uri.split('/').includes('..');
+  const relative = (uri: string) =>
+    /^[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/.test(uri) && !uri.split('/').includes('..');
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {
     const map = /^#EXT-X-MAP:(.*)URI="([^"]+)"(.*)$/.exec(line);
