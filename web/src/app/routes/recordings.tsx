@@ -116,17 +116,20 @@ export function RecordingsRoute() {
                       >
                         <PlayIcon />
                       </button>
-                      <button
-                        type="button"
-                        className={BUTTON}
-                        aria-label={fillText(recordingsText.download, times(span))}
-                        onClick={() => {
-                          setDownloadFailed(false);
-                          downloadSpan(stageId, span).catch(() => setDownloadFailed(true));
-                        }}
-                      >
-                        <DownloadIcon />
-                      </button>
+                      {/* IVS's HLS recordings stay in their bucket: played, not downloaded. */}
+                      {span.hls === undefined && (
+                        <button
+                          type="button"
+                          className={BUTTON}
+                          aria-label={fillText(recordingsText.download, times(span))}
+                          onClick={() => {
+                            setDownloadFailed(false);
+                            downloadSpan(stageId, span).catch(() => setDownloadFailed(true));
+                          }}
+                        >
+                          <DownloadIcon />
+                        </button>
+                      )}
                     </span>
                   </li>
                 ))}
