@@ -56,8 +56,9 @@ export function RecordingsRoute() {
           </Link>
         }
       />
+      {/* The player at most 896 px wide: on a large screen the list stays in view below it. */}
       {playing && (
-        <section aria-label={playing.stageId} className="mb-8">
+        <section aria-label={playing.stageId} className="mb-8 max-w-4xl">
           <RecordingPlayer
             key={`${playing.stageId}-${playing.span.span}-${playing.span.startMs}`}
             stageId={playing.stageId}
