@@ -128,8 +128,7 @@ export function registerRecordingRoutes(
   const root = deps.recordingsDir;
 
   const ivs = deps.ivs;
-  app.get('/api/recordings', { onRequest: signedIn }, async (_request, reply) => {
-    reply.header('cache-control', 'private, no-store');
+  app.get('/api/recordings', { onRequest: signedIn }, async () => {
     if (ivs) return { aircraft: await ivs.list() };
     const spans = root === undefined ? [] : await readSpans(root);
     const byAircraft = new Map<string, RecordedSpan[]>();
