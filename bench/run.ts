@@ -28,6 +28,7 @@ import { CAMERA_SLEEP_AFTER_MS, runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
 import { runKeyFrames } from './parts/keyframes';
+import { runRecording } from './parts/recording';
 import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
 import { runPublish } from './parts/publish';
@@ -50,6 +51,7 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   publish: runPublish,
   janus: runJanus,
   keyframes: runKeyFrames,
+  recording: runRecording,
 };
 /** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
 const ON_REQUEST = new Set(['janus']);

@@ -41,6 +41,7 @@ import type { StageProvider } from './providers/stage-provider';
 import { registerHealthRoutes } from './routes/health';
 import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
+import type { IvsRecordings } from './recordings/ivs-recordings';
 import { registerRecordingRoutes } from './routes/recordings';
 import { registerStageProxy } from './routes/stage-proxy';
 import { registerStageSdkRoute } from './routes/stage-sdk';
@@ -77,6 +78,8 @@ export interface AppDeps {
   stageProvider: StageProvider;
   /** Where /home's pictures come from; none: every thumbnail answers 204 (tests). */
   thumbnails?: ThumbnailSource;
+  /** IVS's recordings on S3 (STAGE_PROVIDER=ivs with IVS_RECORDINGS_BUCKET). */
+  ivsRecordings?: IvsRecordings;
   /** Signs and verifies login tokens. */
   authSecret: Uint8Array;
   rateLimitStore?: RateLimitStore;
@@ -129,6 +132,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     csp: contentSecurityPolicy({
       stageProvider: config.stageProvider,
       ivsSdkUrl: config.ivs.sdkUrl,
+      ivsRecordings:
+        config.ivs.recordingsBucket !== undefined && config.ivs.region !== undefined
+          ? { bucket: config.ivs.recordingsBucket, region: config.ivs.region }
+          : undefined,
     }),
     corsOrigins: config.corsOrigins,
   });
@@ -231,6 +238,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     loginTokens,
     // With IVS the recordings are Amazon's (issue 30 §IVS); none are local.
     recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
+    ivs: config.stageProvider === 'ivs' ? deps.ivsRecordings : undefined,
   });
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });
   return app;

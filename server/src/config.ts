@@ -213,6 +213,17 @@ const variables = {
       .optional(),
   ),
   AWS_REGION: optionalText,
+  /** The bucket of IVS's recordings (and thumbnails), as `npm run ivs -- provision` prints it. */
+  IVS_RECORDINGS_BUCKET: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/, {
+        error: 'must be an S3 bucket name: 3 to 63 a-z, 0-9 and - (no dots)',
+      })
+      .optional(),
+  ),
   PARTICIPANT_TOKEN_MINUTES: integer(60, 1, 20160),
   LOGIN_TOKEN_HOURS: integer(12, 1, 24 * 30),
   LOCAL_STAGE_URL: z.preprocess(
@@ -350,6 +361,8 @@ export interface Config {
     stageArns: StageArns;
     sdkUrl: string | undefined;
     sdkFile: string;
+    /** IVS_RECORDINGS_BUCKET: where the Recordings page finds IVS's recordings. */
+    recordingsBucket?: string | undefined;
   };
   participantTokenMinutes: number;
   loginTokenHours: number;
@@ -411,6 +424,7 @@ function configSchema(repoRoot: string) {
         stageArns: env.IVS_STAGE_ARNS ?? {},
         sdkUrl: env.IVS_SDK_URL,
         sdkFile: ivsSdkFile(repoRoot),
+        recordingsBucket: env.IVS_RECORDINGS_BUCKET,
       },
       participantTokenMinutes: env.PARTICIPANT_TOKEN_MINUTES,
       loginTokenHours: env.LOGIN_TOKEN_HOURS,

@@ -3,6 +3,7 @@
  * migrates the user store, listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { ivsRecordings } from './recordings/ivs-recordings';
 import { ivsThumbnails } from './thumbnails/ivs-thumbnails';
 import { localThumbnails, type ThumbnailSource } from './thumbnails/thumbnail-source';
 import type { AddressInfo } from 'node:net';
@@ -117,6 +118,15 @@ async function main(): Promise<void> {
     store,
     stageProvider,
     thumbnails: createThumbnailSource(config),
+    ...(config.stageProvider === 'ivs' && config.ivs.recordingsBucket !== undefined
+      ? {
+          ivsRecordings: ivsRecordings({
+            s3: new S3Client({ region: config.ivs.region!, maxAttempts: 2 }),
+            bucket: config.ivs.recordingsBucket,
+            stageArns: config.ivs.stageArns,
+          }),
+        }
+      : {}),
     authSecret: await loadAuthSecret(config),
     logger,
     ...(rateLimitClient === undefined

@@ -5,7 +5,8 @@
  * (app.ts: `frameworkErrors`, http/framework-answers.ts).
  * The CSP allows what the stage SDK needs and nothing more (decision 0032): the local SDK talks
  * to this origin only; the IVS SDK also reaches *.live-video.net on port 443 (HTTPS and
- * WebSocket: stage events, WHIP, stats, device configuration) and starts a blob: worker.
+ * WebSocket: stage events, WHIP, stats, device configuration) and starts a blob: worker; with
+ * IVS_RECORDINGS_BUCKET, hls.js reads the recordings' segments from that bucket.
  *
  * The local stage's WHIP endpoint (`/stage/whip/...`) is the exception to CORS_ORIGINS: it is
  * open to any origin (the Bearer token is the authority and no cookie is read), and the stage
@@ -18,8 +19,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export function contentSecurityPolicy(options: {
   stageProvider: 'local' | 'ivs';
   ivsSdkUrl?: string | undefined;
+  /** IVS's recordings bucket and its region: the player reads its segments there. */
+  ivsRecordings?: { bucket: string; region: string } | undefined;
 }): string {
   const ivs = options.stageProvider === 'ivs';
+  // The presigned segment URLs of IVS's recordings (decision 0073): hls.js fetches them.
+  const bucket =
+    ivs && options.ivsRecordings
+      ? [`https://${options.ivsRecordings.bucket}.s3.${options.ivsRecordings.region}.amazonaws.com`]
+      : [];
   const scriptSources = ["'self'"];
   if (ivs && options.ivsSdkUrl !== undefined) scriptSources.push(new URL(options.ivsSdkUrl).origin);
   const directives: Record<string, string[]> = {
@@ -29,9 +37,9 @@ export function contentSecurityPolicy(options: {
     // blob: for the thumbnails, fetched with the login token (decision 0071).
     'img-src': ["'self'", 'data:', 'blob:'],
     'connect-src': ivs
-      ? ["'self'", 'https://*.live-video.net', 'wss://*.live-video.net']
+      ? ["'self'", 'https://*.live-video.net', 'wss://*.live-video.net', ...bucket]
       : ["'self'"],
-    'media-src': ["'self'", 'blob:'],
+    'media-src': ["'self'", 'blob:', ...bucket],
     'worker-src': ivs ? ["'self'", 'blob:'] : ["'self'"],
     'object-src': ["'none'"],
     'base-uri': ["'none'"],

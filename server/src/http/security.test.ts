@@ -61,6 +61,20 @@ describe('security headers', () => {
     );
     expect(localCsp).toContain("; script-src 'self'; ");
   });
+
+  it("let the player read IVS's recordings bucket with the ivs provider only", async () => {
+    const ivsConfig = { ...testConfig().ivs, region: 'eu-west-1', recordingsBucket: 'tc-rec' };
+    const ivs = await build({ config: { stageProvider: 'ivs', ivs: ivsConfig } });
+    const csp = String((await ivs.app.inject({ url: '/' })).headers['content-security-policy']);
+    const bucket = 'https://tc-rec.s3.eu-west-1.amazonaws.com';
+    expect(csp).toContain(`; media-src 'self' blob: ${bucket}; `);
+    expect(csp).toContain(`wss://*.live-video.net ${bucket}; `);
+    const local = await build({ config: { ivs: ivsConfig } });
+    const localCsp = String(
+      (await local.app.inject({ url: '/' })).headers['content-security-policy'],
+    );
+    expect(localCsp).not.toContain('amazonaws.com');
+  });
 });
 
 describe('CORS', () => {

@@ -11,7 +11,13 @@ import {
   ListTagsForResourceCommand,
   UpdateStageCommand,
 } from '@aws-sdk/client-ivs-realtime';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetBucketCorsCommand,
+  PutBucketCorsCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, tempDir } from '../test/helpers';
@@ -89,8 +95,9 @@ describe('npm run ivs -- provision', () => {
     );
     expect(out).toEqual([
       `IVS_STAGE_ARNS=N743AS=${arn('N743AS')},N953AS=${arn('N953AS')},N954AS=${arn('N954AS')}`,
+      expect.stringMatching(/^IVS_RECORDINGS_BUCKET=tailcam-thumbnails-[0-9a-f]{8}$/),
     ]);
-    expect(err[1]).toBe(`N743AS  created  ${arn('N743AS')}`);
+    expect(err[2]).toBe(`N743AS  created  ${arn('N743AS')}`);
   });
 
   it('is idempotent: finds tagged stages across pages and creates only what is missing', async () => {
@@ -131,13 +138,14 @@ describe('npm run ivs -- provision', () => {
         autoParticipantRecordingConfiguration: RECORDING,
       })),
     );
-    expect(err.slice(1, 4)).toEqual([
+    expect(err.slice(2, 5)).toEqual([
       `N743AS  found    ${arn('N743AS')}`,
       `N953AS  created  ${arn('N953AS')}`,
       `N954AS  found    ${arn('N954AS')}`,
     ]);
     expect(out).toEqual([
       `IVS_STAGE_ARNS=N743AS=${arn('N743AS')},N953AS=${arn('N953AS')},N954AS=${arn('N954AS')}`,
+      expect.stringMatching(/^IVS_RECORDINGS_BUCKET=tailcam-thumbnails-[0-9a-f]{8}$/),
     ]);
 
     // Once all three exist, running it again creates nothing.
@@ -200,6 +208,48 @@ describe('npm run ivs -- provision', () => {
       autoParticipantRecordingConfiguration: RECORDING,
     });
     expect(await given.run('provision', '--bucket', 'Not_A_Bucket')).toBe(2);
+  });
+
+  it("records each publisher's media and lets browsers read it, keeping the bucket's other CORS rules", async () => {
+    const { mock, s3, err, run } = setup();
+    mock.on(ListStagesCommand).resolves({ stages: [] });
+    mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
+    const theirs = { AllowedOrigins: ['https://example.org'], AllowedMethods: ['PUT'] };
+    s3.on(GetBucketCorsCommand).resolves({ CORSRules: [theirs] });
+    expect(await run('provision')).toBe(0);
+    expect(mock.commandCalls(CreateStageCommand)[0]?.args[0].input).toMatchObject({
+      autoParticipantRecordingConfiguration: { mediaTypes: ['AUDIO_VIDEO'] },
+    });
+    const rules = s3.commandCalls(PutBucketCorsCommand)[0]?.args[0].input.CORSConfiguration;
+    expect(rules?.CORSRules).toEqual([
+      theirs,
+      expect.objectContaining({ ID: 'tailcam-recordings', AllowedMethods: ['GET'] }),
+    ]);
+    expect(err[1]).toContain('CORS rule for the player');
+    expect(err[1]).toContain('added');
+
+    // Found the second time: nothing written. A bucket without rules answers an error.
+    const again = setup();
+    again.mock.on(ListStagesCommand).resolves({ stages: [] });
+    again.mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
+    again.s3.on(GetBucketCorsCommand).resolves({ CORSRules: [rules!.CORSRules![1]!] });
+    expect(await again.run('provision')).toBe(0);
+    expect(again.s3.commandCalls(PutBucketCorsCommand)).toHaveLength(0);
+    const bare = setup();
+    bare.mock.on(ListStagesCommand).resolves({ stages: [] });
+    bare.mock.on(CreateStageCommand).resolves({ stage: { arn: arn('new') } });
+    bare.s3.on(GetBucketCorsCommand).rejects(
+      new S3ServiceException({
+        name: 'NoSuchCORSConfiguration',
+        $fault: 'client',
+        $metadata: {},
+        message: 'The CORS configuration does not exist',
+      }),
+    );
+    expect(await bare.run('provision')).toBe(0);
+    expect(bare.s3.commandCalls(PutBucketCorsCommand)[0]?.args[0].input.CORSConfiguration).toEqual({
+      CORSRules: [expect.objectContaining({ ID: 'tailcam-recordings' })],
+    });
   });
 
   it('refuses to guess when two stages carry the same tags', async () => {
@@ -324,8 +374,8 @@ describe('npm run ivs: AWS problems in one sentence, no stack trace', () => {
       .on(CreateStageCommand)
       .rejects(new AccessDeniedException({ $metadata: {}, message: 'not authorized' }));
     expect(await run('provision')).toBe(1);
-    // The thumbnails' storage was set up first; then the stage was refused.
-    expect(err.slice(1)).toEqual([
+    // The storage and its CORS rule were set up first; then the stage was refused.
+    expect(err.slice(2)).toEqual([
       'AWS refused Provisioning the stages: the credentials lack that permission (see the IAM policies in docs/deployment.md).',
     ]);
     expect(err.join('\n')).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);

@@ -21,18 +21,19 @@ import {
   stageArnsLine,
   StageLookupError,
   STREAM_TAG,
-  thumbnailRecording,
+  participantRecording,
   type IvsClient,
 } from './stages';
-import { provisionThumbnailStorage, type S3 } from './thumbnail-storage';
+import { allowRecordingPlayback, provisionThumbnailStorage, type S3 } from './thumbnail-storage';
 
 export const IVS_USAGE = `Usage: npm run ivs -- <command> [options]
 
 Commands:
   provision                 find or create the stages for ${STREAM_IDS.join(', ')} (tagged, so
-                            running it again changes nothing), with participant recording of
-                            the LATEST thumbnail every 10 s to an S3 bucket, and print the
-                            IVS_STAGE_ARNS line
+                            running it again changes nothing), with individual participant
+                            recording to an S3 bucket (each publisher as HLS, and its LATEST
+                            thumbnail every 10 s), and print the IVS_STAGE_ARNS and
+                            IVS_RECORDINGS_BUCKET lines
   publish-token STREAM_ID   issue a PUBLISH token for that stream's encoder and print the
                             WHIP URL and token to give it (e.g. OBS, Service: WHIP)
 
@@ -40,7 +41,7 @@ Options:
   --region REGION     AWS region of the stages (default: AWS_REGION)
   --app NAME          value of the tailcam:app tag, to keep several deployments apart in one
                       account (default: ${DEFAULT_APP})
-  --bucket NAME       provision: the S3 bucket (in the stages' region) for the thumbnails
+  --bucket NAME       provision: the S3 bucket (in the stages' region) for the recordings
                       (default: one created for the app, or the one found from before)
   --minutes N         publish-token: token lifetime, 1 to ${MAX_TOKEN_MINUTES} (default: ${DEFAULT_PUBLISH_TOKEN_MINUTES})
   --user-id ID        publish-token: the participant's user id (default: encoder-STREAM_ID)
@@ -152,11 +153,19 @@ export async function runIvsCli(args: string[], io: IvsCliIo): Promise<number> {
       io.err(
         `Thumbnails: the LATEST of each publisher every 10 s to s3://${storage.bucket}/ (storage configuration ${storage.storageConfigurationArn}${storage.created === 'nothing' ? ', found' : `, ${storage.created} created`}).`,
       );
+      action = "Letting browsers read the recordings (the bucket's CORS)";
+      const cors = await allowRecordingPlayback(
+        (io.createS3Client ?? defaultS3Client)(region),
+        storage.bucket,
+      );
+      io.err(
+        `Recordings: each publisher as HLS to the same bucket; its CORS rule for the player (GET from any origin, presigned URLs only) ${cors === 'added' ? 'added' : 'found'}.`,
+      );
       action = 'Provisioning the stages';
       const stages = await provisionStages(
         client,
         app,
-        thumbnailRecording(storage.storageConfigurationArn),
+        participantRecording(storage.storageConfigurationArn),
       );
       for (const stage of stages) {
         io.err(`${stage.streamId}  ${stage.created ? 'created' : 'found  '}  ${stage.arn}`);
@@ -165,6 +174,7 @@ export async function runIvsCli(args: string[], io: IvsCliIo): Promise<number> {
         `Put this line in the API's environment (e.g. .env), with AWS_REGION=${region} and STAGE_PROVIDER=ivs:`,
       );
       io.out(stageArnsLine(stages));
+      io.out(`IVS_RECORDINGS_BUCKET=${storage.bucket}`);
       return 0;
     }
 

@@ -35,14 +35,17 @@ export interface ProvisionedStage {
 }
 
 /**
- * Individual participant recording as Tailcam's thumbnails need it (decision 0070): the LATEST
- * thumbnail of each publisher, every 10 s, into the storage configuration's bucket.
+ * Individual participant recording as Tailcam needs it, into the storage configuration's bucket:
+ * each publisher's audio and video as HLS, which the Recordings page plays (issue 30, decision
+ * 0073), and its LATEST thumbnail every 10 s, which /home shows (decision 0070).
  */
-export function thumbnailRecording(
+export function participantRecording(
   storageConfigurationArn: string,
 ): AutoParticipantRecordingConfiguration {
   return {
     storageConfigurationArn,
+    // The media itself (HLS under {prefix}/media/hls/): the recordings. ['NONE'] would keep
+    // the thumbnails only.
     mediaTypes: ['AUDIO_VIDEO'],
     thumbnailConfiguration: {
       recordingMode: 'INTERVAL',

@@ -11,7 +11,11 @@ import {
 } from '@aws-sdk/client-ivs-realtime';
 import {
   CreateBucketCommand,
+  GetBucketCorsCommand,
+  PutBucketCorsCommand,
+  S3ServiceException,
   type BucketLocationConstraint,
+  type CORSRule,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { APP_TAG, StageLookupError, type IvsClient } from './stages';
@@ -97,4 +101,39 @@ export async function provisionThumbnailStorage(
     created:
       options.bucket === undefined ? 'bucket and storage configuration' : 'storage configuration',
   };
+}
+
+/** The bucket CORS rule by which the Recordings page's hls.js reads the segments (decision 0073). */
+export const RECORDING_CORS_RULE: CORSRule = {
+  ID: 'tailcam-recordings',
+  // Any origin: a segment is read only through a presigned URL the API gave a signed-in user.
+  AllowedOrigins: ['*'],
+  AllowedMethods: ['GET'],
+  AllowedHeaders: ['Range'],
+  MaxAgeSeconds: 3600,
+};
+
+/**
+ * Adds RECORDING_CORS_RULE to the bucket's CORS rules, keeping the others; nothing when it is
+ * there already.
+ */
+export async function allowRecordingPlayback(s3: S3, bucket: string): Promise<'added' | 'found'> {
+  let rules: CORSRule[] = [];
+  try {
+    const answer = await s3.send(new GetBucketCorsCommand({ Bucket: bucket }));
+    rules = answer?.CORSRules ?? [];
+  } catch (error) {
+    // A bucket without CORS rules answers NoSuchCORSConfiguration.
+    if (!(error instanceof S3ServiceException && error.name === 'NoSuchCORSConfiguration')) {
+      throw error;
+    }
+  }
+  if (rules.some((rule) => rule.ID === RECORDING_CORS_RULE.ID)) return 'found';
+  await s3.send(
+    new PutBucketCorsCommand({
+      Bucket: bucket,
+      CORSConfiguration: { CORSRules: [...rules, RECORDING_CORS_RULE] },
+    }),
+  );
+  return 'added';
 }

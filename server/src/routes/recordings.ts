@@ -7,6 +7,10 @@
  * Each needs a login token (Authorization: Bearer); answers are `Cache-Control: private`. Path
  * parts are checked against the layout's own names before any file is touched, so nothing outside
  * the recordings directory can be named; a bad one is a 400 saying which.
+ * With IVS (STAGE_PROVIDER=ivs and IVS_RECORDINGS_BUCKET) the list is of IVS's recordings on S3, in
+ * the same shape, each with `hls`, and:
+ *   GET /api/recordings/ivs/{STAGE}/{SESSION}/{PARTICIPANT}/{PLAYLIST}.m3u8  a playlist whose
+ *       segments are S3 presigned URLs (recordings/ivs-recordings.ts)
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -25,7 +29,7 @@ import {
   WebMOutputFormat,
   type StreamTargetChunk,
 } from 'mediabunny';
-import { isStreamId } from '@tailcam/protocol/streams';
+import { isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
   parseSegmentFileName,
   parseSpanName,
@@ -37,6 +41,7 @@ import type { LoginTokens } from '../auth/login-token';
 import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
+import { BadRecordingPath, type IvsRecordings } from '../recordings/ivs-recordings';
 
 /** Segments closer than this make one span on the page (a key frame's wait, a jitter). */
 const CONTIGUOUS_MS = 1_000;
@@ -88,7 +93,7 @@ export function contiguousSpans(stored: StoredSpan): RecordedSpan[] {
   });
 }
 
-function checkedStage(stageId: string): string {
+function checkedStage(stageId: string): StreamId {
   if (!isStreamId(stageId)) throw new HttpError(400, `Unknown aircraft: ${stageId.slice(0, 64)}`);
   return stageId;
 }
@@ -110,14 +115,21 @@ function checkedTime(value: string | undefined, name: string): number | undefine
 
 export function registerRecordingRoutes(
   app: FastifyInstance,
-  deps: { store: UserStore; loginTokens: LoginTokens; recordingsDir: string | undefined },
+  deps: {
+    store: UserStore;
+    loginTokens: LoginTokens;
+    recordingsDir: string | undefined;
+    ivs?: IvsRecordings | undefined;
+  },
 ): void {
   const signedIn = async (request: FastifyRequest) => {
     await signedInViewer(request, deps);
   };
   const root = deps.recordingsDir;
 
+  const ivs = deps.ivs;
   app.get('/api/recordings', { onRequest: signedIn }, async () => {
+    if (ivs) return { aircraft: await ivs.list() };
     const spans = root === undefined ? [] : await readSpans(root);
     const byAircraft = new Map<string, RecordedSpan[]>();
     for (const stored of spans) {
@@ -133,6 +145,28 @@ export function registerRecordingRoutes(
       })),
     };
   });
+
+  app.get<{ Params: { stageId: string; session: string; participant: string; '*': string } }>(
+    '/api/recordings/ivs/:stageId/:session/:participant/*',
+    { onRequest: signedIn },
+    async (request, reply) => {
+      const { session, participant } = request.params;
+      const stageId = checkedStage(request.params.stageId);
+      if (!ivs) throw new HttpError(404, 'No IVS recordings here (the stage is local)');
+      let text: string | undefined;
+      try {
+        text = await ivs.playlist(stageId, session, participant, request.params['*']);
+      } catch (error) {
+        if (error instanceof BadRecordingPath) throw new HttpError(400, error.message);
+        throw error;
+      }
+      if (text === undefined) throw new HttpError(404, 'No such recording (it may have expired)');
+      // Its segment URLs are signed for minutes: nobody keeps it.
+      reply.header('cache-control', 'private, no-store');
+      reply.header('content-type', 'application/vnd.apple.mpegurl');
+      return text;
+    },
+  );
 
   app.get<{
     Params: { stageId: string; span: string };

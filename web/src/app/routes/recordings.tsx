@@ -56,8 +56,9 @@ export function RecordingsRoute() {
           </Link>
         }
       />
+      {/* The player at most 896 px wide: on a large screen the list stays in view below it. */}
       {playing && (
-        <section aria-label={playing.stageId} className="mb-8">
+        <section aria-label={playing.stageId} className="mb-8 max-w-4xl">
           <RecordingPlayer
             key={`${playing.stageId}-${playing.span.span}-${playing.span.startMs}`}
             stageId={playing.stageId}
@@ -116,17 +117,20 @@ export function RecordingsRoute() {
                       >
                         <PlayIcon />
                       </button>
-                      <button
-                        type="button"
-                        className={BUTTON}
-                        aria-label={fillText(recordingsText.download, times(span))}
-                        onClick={() => {
-                          setDownloadFailed(false);
-                          downloadSpan(stageId, span).catch(() => setDownloadFailed(true));
-                        }}
-                      >
-                        <DownloadIcon />
-                      </button>
+                      {/* IVS's HLS recordings stay in their bucket: played, not downloaded. */}
+                      {span.hls === undefined && (
+                        <button
+                          type="button"
+                          className={BUTTON}
+                          aria-label={fillText(recordingsText.download, times(span))}
+                          onClick={() => {
+                            setDownloadFailed(false);
+                            downloadSpan(stageId, span).catch(() => setDownloadFailed(true));
+                          }}
+                        >
+                          <DownloadIcon />
+                        </button>
+                      )}
                     </span>
                   </li>
                 ))}

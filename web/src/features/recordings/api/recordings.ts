@@ -13,6 +13,8 @@ export interface RecordedSpan {
   publisher: string;
   mimeType: string;
   segments: { name: string; offsetMs: number; durationMs: number }[];
+  /** With Amazon IVS: the span's HLS playlist on the API (its segments are presigned S3 URLs). */
+  hls?: `/api/${string}`;
 }
 
 export interface Recordings {
@@ -34,6 +36,7 @@ function isSpan(value: unknown): value is RecordedSpan {
     isNumber(value.endMs) &&
     isString(value.publisher) &&
     isString(value.mimeType) &&
+    (value.hls === undefined || (isString(value.hls) && value.hls.startsWith('/api/'))) &&
     Array.isArray(value.segments) &&
     value.segments.every(
       (segment) =>

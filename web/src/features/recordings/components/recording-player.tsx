@@ -2,13 +2,67 @@
  * The one player of recordings (decision 0073): the local stage's segments through Media Source
  * Extensions. Each segment is a whole file (WebM or fMP4) starting on a key frame, placed at its
  * offset with `timestampOffset`; they are fetched in order, a little ahead of the playhead, and
- * from the segment a seek lands in. Seeking with the video's own controls or the keyboard: ←/→
- * 5 s, Home/End, Space or K to play and pause.
+ * from the segment a seek lands in. With Amazon IVS, the span is HLS and hls.js plays it (loaded
+ * only then: its own chunk). Seeking with the video's own controls or the keyboard: ←/→ 5 s,
+ * Home/End, Space or K to play and pause.
  */
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
+import { apiUrl } from '@/lib/api-url';
+import { getAuthToken } from '@/lib/auth-token';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
+
+/** Fatal network errors in a row after which the player gives up (each reloads the playlist). */
+const HLS_RELOADS = 3;
+
+/**
+ * Plays an IVS recording's HLS on `video` with hls.js; `onFailed` when it cannot. The playlists
+ * are the API's (the login token goes with them); the segments are presigned S3 URLs that expire
+ * after minutes, so a fatal network error loads the playlist again (signed afresh) and goes on
+ * from where it was. Returns the stop.
+ */
+function playHls(video: HTMLVideoElement, path: `/api/${string}`, onFailed: () => void) {
+  let stopped = false;
+  let stop = () => {};
+  const src = apiUrl(path);
+  const apiOrigin = new URL(src, window.location.href).origin;
+  import('hls.js/light')
+    .then(({ default: Hls }) => {
+      if (stopped) return;
+      if (!Hls.isSupported()) return onFailed();
+      const hls = new Hls({
+        xhrSetup(xhr, url) {
+          if (new URL(url, window.location.href).origin !== apiOrigin) return;
+          xhr.open('GET', url, true);
+          xhr.setRequestHeader('Authorization', `Bearer ${getAuthToken() ?? ''}`);
+        },
+      });
+      stop = () => hls.destroy();
+      let reloads = 0;
+      hls.on(Hls.Events.FRAG_LOADED, () => (reloads = 0));
+      hls.on(Hls.Events.ERROR, (_event, data) => {
+        if (!data.fatal) return;
+        if (data.type === Hls.ErrorTypes.NETWORK_ERROR && reloads < HLS_RELOADS) {
+          reloads += 1;
+          const at = video.currentTime;
+          hls.once(Hls.Events.MANIFEST_PARSED, () => (video.currentTime = at));
+          hls.loadSource(src);
+          return;
+        }
+        onFailed();
+      });
+      hls.loadSource(src);
+      hls.attachMedia(video);
+    })
+    .catch(() => {
+      if (!stopped) onFailed();
+    });
+  return () => {
+    stopped = true;
+    stop();
+  };
+}
 
 /** Fetched ahead of the playhead. */
 const AHEAD_S = 20;
@@ -22,12 +76,20 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
   // The page keys this component by span: a new span starts with a fresh state.
   const [failed, setFailed] = useState(false);
+  const hls = span.hls;
   const supported =
-    typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(span.mimeType);
+    hls !== undefined ||
+    (typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(span.mimeType));
 
   useEffect(() => {
     const video = videoRef.current;
-    if (!video || !supported) return;
+    if (!video || hls === undefined) return;
+    return playHls(video, hls, () => setFailed(true));
+  }, [hls]);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video || !supported || hls !== undefined) return;
     const abort = new AbortController();
     const source = new MediaSource();
     const objectUrl = URL.createObjectURL(source);
@@ -104,7 +166,7 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       video.load();
       URL.revokeObjectURL(objectUrl);
     };
-  }, [stageId, span, supported]);
+  }, [stageId, span, supported, hls]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLVideoElement>) => {
     const video = event.currentTarget;
