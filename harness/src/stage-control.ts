@@ -28,7 +28,7 @@ const asleep = z.object({ asleep: z.boolean() });
 
 export interface StageControl {
   stats(): Promise<StageStats>;
-  /** Waits (bounded) until the stage holds no peer connection and no socket; the last stats. */
+  /** Waits (bounded) until the stage holds no peer connection, socket or thumbnail session. */
   idle(timeoutMs?: number): Promise<StageStats>;
   /** Cuts viewers' connections as a network would (no goodbye); how many were cut. */
   drop(target: DropTarget): Promise<z.infer<typeof dropped>>;
@@ -71,7 +71,9 @@ export function stageControl(stageUrl: string): StageControl {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const now = await stats();
-        if ((now.peerConnections === 0 && now.sockets === 0) || Date.now() > deadline) return now;
+        // The thumbnail process's sessions too: they end 4 s after /home's last picture request.
+        const quiet = now.peerConnections === 0 && now.sockets === 0 && now.thumbnailSessions === 0;
+        if (quiet || Date.now() > deadline) return now;
         await new Promise((done) => setTimeout(done, 100));
       }
     },

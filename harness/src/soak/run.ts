@@ -73,11 +73,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const durationMs = Date.now() - run.started;
     await sampler.stop();
 
-    // Every viewer has gone: the stage must come back to nothing.
+    // Every viewer has gone: the stage must come back to nothing (the thumbnail process's
+    // sessions end 4 s after the viewers' /home asked for its last picture).
     let finalStats = await sampler.sample();
     await pollUntil(async () => {
       finalStats = await sampler!.sample();
-      return finalStats.sockets === 0 && finalStats.peerConnections === 0;
+      return (
+        finalStats.sockets === 0 &&
+        finalStats.peerConnections === 0 &&
+        finalStats.thumbnailSessions === 0
+      );
     }, 15_000);
     return soakReport({
       durationMs,
