@@ -65,3 +65,25 @@ export function streamCard(page: Page, streamId: string) {
     name: new RegExp(`^${streamId}(, live)?: Click to watch stream$`),
   });
 }
+
+/**
+ * Opens the player of `streamId` on `page`, waits past its first frames, and takes the glass to
+ * glass samples of `sampleMs` (every sample the page took, of whichever stream it names).
+ */
+export async function sampleG2gOn(
+  page: Page,
+  streamId: string,
+  sampleMs: number,
+): Promise<G2gSample[]> {
+  await page.goto(`/player/${streamId}`);
+  // The probe marks the first frame after a "click": the page's start stands for it.
+  await page.evaluate(() => {
+    (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;
+  });
+  await waitForFirstFrame(page);
+  await page.waitForTimeout(1_000); // past the start-up frames
+  await setG2g(page, true);
+  await page.waitForTimeout(sampleMs);
+  await setG2g(page, false);
+  return takeG2gSamples(page);
+}

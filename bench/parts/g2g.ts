@@ -6,7 +6,7 @@
  * received): capture → received (draw, encode, send, network) and received → on screen (jitter
  * buffer, decode, composition).
  */
-import { setG2g, signedInContext, takeG2gSamples, waitForFirstFrame } from '../lib/browser';
+import { sampleG2gOn, signedInContext } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { G2gSample } from '../lib/page-probe';
 import type { BenchRow } from '../lib/result';
@@ -23,16 +23,7 @@ export async function runG2g(bench: BenchContext): Promise<BenchRow[]> {
   try {
     const page = await context.newPage();
     for (const [index, streamId] of STREAMS.entries()) {
-      await page.goto(`/player/${streamId}`);
-      await page.evaluate(() => {
-        (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;
-      });
-      await waitForFirstFrame(page);
-      await page.waitForTimeout(1_000); // past the start-up frames
-      await setG2g(page, true);
-      await page.waitForTimeout(SAMPLE_MS);
-      await setG2g(page, false);
-      for (const sample of await takeG2gSamples(page)) {
+      for (const sample of await sampleG2gOn(page, streamId, SAMPLE_MS)) {
         if (sample.streamIndex === index) samples.push(sample);
         else wrongStream += 1;
       }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { median, p95 } from '@tailcam/harness/stats';
 import { framesDecodedPerVideo } from '@tailcam/harness/player';
 import { Product } from '@tailcam/harness/product';
-import { setG2g, signedInContext, takeG2gSamples, waitForFirstFrame } from '../lib/browser';
+import { sampleG2gOn, signedInContext } from '../lib/browser';
 import { VIEWER, type BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { cpuSecondsOf, round } from '../lib/stats';
@@ -54,17 +54,7 @@ async function g2gOn(bench: BenchContext): Promise<number[]> {
   const context = await signedInContext(bench);
   try {
     const page = await context.newPage();
-    await page.goto('/player/N743AS');
-    // The probe marks the first frame after a "click": the page's start stands for it.
-    await page.evaluate(() => {
-      (window as unknown as { __bench: { clickAt: number } }).__bench.clickAt = 0;
-    });
-    await waitForFirstFrame(page);
-    await page.waitForTimeout(1_000); // past the start-up frames
-    await setG2g(page, true);
-    await page.waitForTimeout(SAMPLE_MS);
-    await setG2g(page, false);
-    return (await takeG2gSamples(page))
+    return (await sampleG2gOn(page, 'N743AS', SAMPLE_MS))
       .filter((sample) => sample.streamIndex === 0)
       .map((sample) => sample.presentedMs - sample.captureMs);
   } finally {
