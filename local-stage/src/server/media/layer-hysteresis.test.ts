@@ -181,6 +181,32 @@ describe('a viewer whose link is restored', () => {
     run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, falling));
     expect(choice.choose(layers, now(), falling)).toBe(h);
   });
+
+  it('leaves at once a layer the estimate fell far below, or one its lossy link drops', () => {
+    // A link dropped from 5 Mbit/s to 300 kbit/s: libwebrtc's REMB falls to what arrives.
+    const dropped = publisher();
+    const choice = new LayerChoice();
+    choice.choose(dropped.layers, dropped.now(), {});
+    dropped.run(200);
+    const fell = { maxBitrate: 280_000, estimateFalling: true, sentBitrate: 900_000 };
+    expect(choice.choose(dropped.layers, dropped.now(), fell)).toBe(dropped.q);
+    // A fall to just under the layer is the estimate's noise until it lasts.
+    const short = publisher();
+    const patient = new LayerChoice();
+    patient.choose(short.layers, short.now(), {});
+    short.run(200);
+    const under = { maxBitrate: 800_000, estimateFalling: true, sentBitrate: 900_000 };
+    expect(patient.choose(short.layers, short.now(), under)).toBe(short.f);
+    // The same estimate with a receiver report losing over a tenth: the link is dropping it.
+    short.run(200);
+    expect(patient.choose(short.layers, short.now(), { ...under, lossy: true })).toBe(short.h);
+    // Loss alone never pauses the video: the lowest layer stays while the estimate has room.
+    short.run(200);
+    const lossy = { maxBitrate: 800_000, lossy: true };
+    expect(patient.choose(short.layers, short.now(), lossy)).toBe(short.q);
+    short.run(DOWN_AFTER_MS + 1_000, (at) => patient.choose(short.layers, at, lossy));
+    expect(patient.choose(short.layers, short.now(), lossy)).toBe(short.q);
+  });
 });
 
 describe('probing up', () => {
@@ -244,6 +270,32 @@ describe('probing up', () => {
     expect(probing.some(Boolean)).toBe(false);
     run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, quiet));
     expect(choice.choose(layers, now(), quiet)).toBe(h);
+  });
+
+  it('fails when a receiver report during the probe shows loss, and waits the first retry time each time', () => {
+    const { layers, choice, q, run, now } = downToLowest();
+    const quiet = { maxBitrate: 160_000 };
+    // Probes, each met by a report losing 8 % (a link a little short of the probed rate, before
+    // the delay-based estimate falls): each comes the first retry time after the one before, not
+    // twice as late each time.
+    const probeStarts: number[] = [];
+    let wasProbing = false;
+    let lossAt: number | undefined;
+    run(PROBE_QUIET_MS + 3 * (FIRST_RETRY_MS + 1_000), (at) => {
+      if (choice.probingUp && !wasProbing) {
+        probeStarts.push(at);
+        lossAt = at + 500;
+      }
+      wasProbing = choice.probingUp;
+      const loss =
+        lossAt !== undefined && at >= lossAt ? { fraction: 0.08, at: lossAt } : undefined;
+      expect(choice.choose(layers, at, { ...quiet, loss })).toBe(q);
+    });
+    expect(probeStarts.length).toBeGreaterThanOrEqual(3);
+    const [first = 0, second = 0, third = 0] = probeStarts;
+    expect(second - first).toBeLessThanOrEqual(FIRST_RETRY_MS + 1_000);
+    expect(third - second).toBeLessThanOrEqual(FIRST_RETRY_MS + 1_000);
+    expect(now()).toBeGreaterThan(third);
   });
 });
 

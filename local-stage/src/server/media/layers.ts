@@ -232,6 +232,13 @@ export interface LayerConstraints {
    * own choice of a lower layer just given up). Undefined: the layer's bitrate.
    */
   sentBitrate?: number | undefined;
+  /**
+   * Whether the viewer's link is dropping what it is sent (its receiver report's loss over 10 %,
+   * viewer-adaptation.ts): a layer that does not fit is then left at once.
+   */
+  lossy?: boolean | undefined;
+  /** The share of the video the viewer's last receiver report lost, and when it came. */
+  loss?: { fraction: number; at: number } | undefined;
 }
 
 /** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
@@ -240,6 +247,11 @@ export const FIT_SHARE = 0.9;
 export const STEADY_SHARE = 0.75;
 /** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
 export const DOWN_AFTER_MS = 500;
+/**
+ * ...unless the estimate fell under this share of what the viewer is sent, or the link is lossy:
+ * no noise does that; a link that dropped does, and every 100 ms waited is frozen picture.
+ */
+export const LEAVE_AT_ONCE_SHARE = 0.5;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
 /** ...for this long. */
@@ -262,6 +274,11 @@ const RETRY_RESET_MS = 30_000;
  */
 export const PROBE_QUIET_MS = 3_000;
 export const PROBE_WINDOW_MS = 2_000;
+/**
+ * A receiver report during the probe that lost more than this share also fails it: a link short
+ * of the probed rate by a little drops packets before libwebrtc's delay-based estimate falls.
+ */
+export const PROBE_LOSS = 0.05;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
@@ -370,7 +387,7 @@ export class LayerChoice {
     constraints: LayerConstraints,
   ): VideoLayer | null | undefined {
     const preferred = preferredLayer(layers, now, constraints.preferredRid);
-    if (constraints.estimateFalling === true) {
+    if (constraints.estimateFalling === true || constraints.lossy === true) {
       this.lastFallAt = now;
       this.probed = undefined;
     }
@@ -394,17 +411,28 @@ export class LayerChoice {
     if (current === undefined && this.chosen) this.fellBackFrom ??= this.chosen;
     // A first choice, or the layer stopped arriving: the best that fits now, the lowest if none.
     if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
+    // A lossy link leaves a layer for the one below at once, but never pauses the video: loss
+    // with room in the estimate may be the line's own, not congestion (the estimate decides that).
+    const lossyOver =
+      constraints.lossy === true &&
+      current !== null &&
+      arriving.indexOf(current) < arriving.length - 1;
     const over =
       current !== null &&
-      (constraints.estimateFalling === true
-        ? !fits(current, maxBitrate, now)
-        : constraints.estimateRising !== true &&
-          maxBitrate <
-            STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity));
+      (lossyOver ||
+        (constraints.estimateFalling === true
+          ? !fits(current, maxBitrate, now)
+          : constraints.estimateRising !== true &&
+            maxBitrate <
+              STEADY_SHARE * Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity)));
     if (current !== null && over) {
       this.roomSince = undefined;
       this.overSince ??= now;
-      if (now - this.overSince < DOWN_AFTER_MS) return current;
+      const sent = Math.min(current.bitrate(now), constraints.sentBitrate ?? Infinity);
+      const atOnce =
+        lossyOver ||
+        (constraints.estimateFalling === true && maxBitrate < LEAVE_AT_ONCE_SHARE * sent);
+      if (!atOnce && now - this.overSince < DOWN_AFTER_MS) return current;
       this.overSince = undefined;
       this.fellBackFrom = undefined;
       this.left(current, now);
@@ -420,7 +448,7 @@ export class LayerChoice {
     }
     if (maxBitrate < next.bitrate(now) * UP_MARGIN) {
       this.roomSince = undefined;
-      return this.probeUp(current, next, maxBitrate, now);
+      return this.probeUp(current, next, maxBitrate, now, constraints.loss);
     }
     this.probe = undefined;
     this.roomSince ??= now;
@@ -443,6 +471,7 @@ export class LayerChoice {
     next: VideoLayer,
     maxBitrate: number,
     now: number,
+    loss: LayerConstraints['loss'],
   ): VideoLayer | null {
     const probe = this.probe?.layer === next ? this.probe : undefined;
     if (probe === undefined) {
@@ -453,9 +482,10 @@ export class LayerChoice {
       }
       return current;
     }
-    if (this.lastFallAt >= probe.since) {
+    const lost = loss !== undefined && loss.at >= probe.since && loss.fraction > PROBE_LOSS;
+    if (this.lastFallAt >= probe.since || lost) {
       this.probe = undefined;
-      this.left(next, now);
+      this.probeFailed(next, now);
       return current;
     }
     if (now - probe.since < PROBE_WINDOW_MS) return current;
@@ -470,6 +500,15 @@ export class LayerChoice {
     const soon = previous !== undefined && now - this.chosenAt < RETRY_RESET_MS;
     const waitMs = soon ? Math.min(previous.waitMs * 2, MAX_RETRY_MS) : FIRST_RETRY_MS;
     this.retries.set(layer, { until: now + waitMs, waitMs });
+  }
+
+  /**
+   * A probe toward `layer` failed: it waits the first retry time, not longer each time (a failed
+   * probe costs the viewer a moment of queueing, not a freeze, and the link may come back).
+   */
+  private probeFailed(layer: VideoLayer, now: number): void {
+    const waitMs = this.retries.get(layer)?.waitMs ?? FIRST_RETRY_MS;
+    this.retries.set(layer, { until: now + FIRST_RETRY_MS, waitMs });
   }
 
   private waiting(layer: VideoLayer, now: number): boolean {

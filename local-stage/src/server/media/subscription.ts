@@ -205,10 +205,11 @@ export class Subscription implements FeedListener {
             subscription: this.id,
             layer: layer?.rid ?? null,
             estimate: estimate ?? null,
+            loss: this.adaptation.loss?.fraction ?? null,
             retransmitted: this.videoForwarder?.counts.retransmitted,
             probePackets: this.videoForwarder?.counts.probePackets,
           },
-          layer ? 'viewer layer' : 'viewer video paused',
+          layer || !this.layerSwitch.paused ? 'viewer layer' : 'viewer video paused',
         ),
     });
     this.connection = new ConnectionWatch({

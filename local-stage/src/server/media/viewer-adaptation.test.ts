@@ -1,20 +1,21 @@
-import { RtcpPacketConverter } from 'werift';
+import { RtcpPacketConverter, RtcpReceiverInfo, RtcpRrPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
 import { testVideoLayer } from '../../testing/video-layer';
 import { VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
-import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
+import { ESTIMATE_TTL_MS, LOSS_SETTLE_MS, ViewerAdaptation } from './viewer-adaptation';
 
 function adaptation(
   options: {
     paused?: () => boolean;
     report?: (videoPaused: boolean, estimate: number | undefined) => void;
+    current?: () => VideoLayer | undefined;
   } = {},
 ) {
   return new ViewerAdaptation({
     layers: () => new VideoLayers([]),
-    current: () => undefined,
+    current: options.current ?? (() => undefined),
     pad: () => 0,
     paused: options.paused ?? (() => false),
     report: options.report ?? (() => undefined),
@@ -103,6 +104,42 @@ describe('a viewer adapted from its REMB', () => {
     expect(run(5_000, 900, (at) => 300_000 * 1.08 ** ((at - start) / 1000))).toBe(f);
     // It stops at 400 kbit/s and stays: the viewer's link does not carry the top layer.
     expect(run(1_000, 900, () => 400_000)).toBe(q);
+  });
+});
+
+describe('a viewer whose receiver reports show loss', () => {
+  const receiverReport = (fractionLost: number, ssrc = 1234) =>
+    new RtcpRrPacket({ ssrc: 7, reports: [new RtcpReceiverInfo({ ssrc, fractionLost })] });
+
+  it('is bounded to what it was sent less half the loss, before any REMB and until one speaks', () => {
+    const viewer = adaptation({ current: () => testVideoLayer('f') });
+    for (let at = 100; at <= 1_000; at += 100) viewer.forwarded(12_500, at);
+    // 1 Mbit/s sent; a quarter lost (64 of 256): 875 kbit/s.
+    viewer.onRtcp(receiverReport(64), 1_000);
+    expect(viewer.estimate(1_000)).toBeCloseTo(875_000, -3);
+    // Reports about another stream, or under a tenth lost, do not move it; without a REMB the
+    // bound stays (no estimate would put the viewer back on the top layer).
+    viewer.onRtcp(receiverReport(200, 42), 1_500);
+    viewer.onRtcp(receiverReport(5), 2_000);
+    expect(viewer.estimate(2_000)).toBeCloseTo(875_000, -3);
+    // A REMB: the lower of the two, and the bound goes with the next clean report.
+    viewer.onRtcp(remb(2_000_000), 2_100);
+    expect(viewer.estimate(2_100)).toBeCloseTo(875_000, -3);
+    viewer.onRtcp(receiverReport(0), 3_000);
+    expect(viewer.estimate(3_000)).toBe(2_000_000);
+  });
+
+  it('takes no report within moments of a layer change: it tells of the layer before', () => {
+    let current: VideoLayer | undefined = testVideoLayer('f');
+    const viewer = adaptation({ current: () => current });
+    viewer.tick(0);
+    for (let at = 100; at <= 1_000; at += 100) viewer.forwarded(12_500, at);
+    current = testVideoLayer('q');
+    viewer.tick(1_000);
+    viewer.onRtcp(receiverReport(128), 1_100);
+    expect(viewer.estimate(1_100)).toBeUndefined();
+    viewer.onRtcp(receiverReport(128), 1_000 + LOSS_SETTLE_MS);
+    expect(viewer.estimate(1_000 + LOSS_SETTLE_MS)).toBeDefined();
   });
 });
 

@@ -5,7 +5,12 @@
  * lets the estimate grow past what the viewer receives, and whether its video is paused
  * (docs/decisions/0069-viewer-bandwidth-estimate.md).
  */
-import { ReceiverEstimatedMaxBitrate, RtcpPayloadSpecificFeedback, type RtcpPacket } from 'werift';
+import {
+  ReceiverEstimatedMaxBitrate,
+  RtcpPayloadSpecificFeedback,
+  RtcpRrPacket,
+  type RtcpPacket,
+} from 'werift';
 import { LayerChoice, RateWindow, type VideoLayer, type VideoLayers } from './layers';
 
 /** How often the probe sends, and the pause is looked at. */
@@ -21,6 +26,18 @@ export const ESTIMATE_TTL_MS = 5_000;
 /** The estimate is told the viewer at most this often, when it moved by `REPORT_CHANGE` or more. */
 export const REPORT_INTERVAL_MS = 1_000;
 const REPORT_CHANGE = 0.1;
+/**
+ * A receiver report losing more than this share of the viewer's video bounds its estimate to what
+ * it was sent, less half the loss (libwebrtc's loss-based rule, as its sender applies it): the
+ * REMB estimator is delay-based, and before its first report (up to 5 s into a stream, longer
+ * beside other viewers on a loaded machine) a link that cannot carry the layer only shows as loss.
+ */
+export const LOSS_HIGH = 0.1;
+/**
+ * A receiver report covers the second before it: one within this long of a layer change reports
+ * what the layer before lost (and what was sent meanwhile is no measure), so it moves nothing.
+ */
+export const LOSS_SETTLE_MS = 1_500;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -30,6 +47,16 @@ export class ViewerAdaptation {
   /** Bytes sent as probes. */
   probeBytes = 0;
   private estimateValue: { bitrate: number; at: number } | undefined;
+  /**
+   * The bound from the viewer's receiver reports: set by a loss over `LOSS_HIGH`, kept while
+   * there is no REMB (the layer chosen by it is not to be left for the top one by a lack of
+   * estimate), gone with the first report under it once a REMB speaks for the link.
+   */
+  private lossBound: { bitrate: number; at: number } | undefined;
+  /** Whether the last receiver report lost more than `LOSS_HIGH` of the video. */
+  private lossy = false;
+  /** The share of the video the last receiver report lost, and when it came. */
+  loss: { fraction: number; at: number } | undefined;
   /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
   private falling = false;
   /** Whether the last REMB came higher than the one before (the estimate climbing to the rate). */
@@ -46,6 +73,8 @@ export class ViewerAdaptation {
   private readonly videoSsrc: () => number | undefined;
   private readonly onLayer: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
   private lastLayer: VideoLayer | undefined;
+  /** When the layer forwarded last changed (or stopped, or started). */
+  private layerChangedAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
   private pausedValue = false;
 
@@ -75,9 +104,12 @@ export class ViewerAdaptation {
 
   /** The viewer's estimated bandwidth, bit/s; undefined before its first REMB or when stale. */
   estimate(now = performance.now()): number | undefined {
-    const estimate = this.estimateValue;
-    if (estimate === undefined || now - estimate.at > ESTIMATE_TTL_MS) return undefined;
-    return estimate.bitrate;
+    const fresh = (value: { bitrate: number; at: number } | undefined) =>
+      value === undefined || now - value.at > ESTIMATE_TTL_MS ? undefined : value.bitrate;
+    const remb = fresh(this.estimateValue);
+    const loss = fresh(this.lossBound);
+    if (remb === undefined || loss === undefined) return remb ?? loss;
+    return Math.min(remb, loss);
   }
 
   /** Whether the viewer's video is paused: not even the lowest layer fits its link. */
@@ -91,8 +123,10 @@ export class ViewerAdaptation {
       maxBitrate: this.estimate(now),
       preferredRid: this.preferredRid,
       estimateFalling: this.falling,
-      estimateRising: this.rising,
+      estimateRising: this.rising && !this.lossy,
       sentBitrate: this.sentBitrate(now),
+      lossy: this.lossy,
+      loss: this.loss,
     });
   }
 
@@ -106,8 +140,15 @@ export class ViewerAdaptation {
     return this.sent.rates(now).bitrate;
   }
 
-  /** Any RTCP from the viewer: a REMB about its video is its new estimate. */
+  /**
+   * Any RTCP from the viewer: a REMB about its video is its new estimate; a receiver report about
+   * it, the loss that may bound it.
+   */
   onRtcp(packet: RtcpPacket, now = performance.now()): void {
+    if (packet instanceof RtcpRrPacket) {
+      this.onReceiverReport(packet, now);
+      return;
+    }
     if (!(packet instanceof RtcpPayloadSpecificFeedback)) return;
     const feedback = packet.feedback;
     if (!(feedback instanceof ReceiverEstimatedMaxBitrate)) return;
@@ -119,6 +160,26 @@ export class ViewerAdaptation {
     if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
+  }
+
+  private onReceiverReport(packet: RtcpRrPacket, now: number): void {
+    const ssrc = this.videoSsrc();
+    const report = packet.reports.find((each) => each.ssrc === ssrc);
+    if (report === undefined) return;
+    const loss = report.fractionLost / 256;
+    this.loss = { fraction: loss, at: now };
+    if (now - this.layerChangedAt < LOSS_SETTLE_MS || this.current() === undefined) {
+      this.lossy = false;
+      return;
+    }
+    this.lossy = loss > LOSS_HIGH;
+    if (this.lossy) {
+      this.lossBound = { bitrate: this.sentBitrate(now) * (1 - loss / 2), at: now };
+    } else if (this.lossBound !== undefined) {
+      const rembSpeaks =
+        this.estimateValue !== undefined && now - this.estimateValue.at <= ESTIMATE_TTL_MS;
+      this.lossBound = rembSpeaks ? undefined : { ...this.lossBound, at: now };
+    }
   }
 
   /** Whether the estimate is to be told again: a second since the last, and it moved. */
@@ -155,6 +216,7 @@ export class ViewerAdaptation {
     const current = this.current();
     if (current !== this.lastLayer) {
       this.lastLayer = current;
+      this.layerChangedAt = now;
       this.onLayer(current, estimate);
     }
     const layers = this.layers();
