@@ -285,9 +285,12 @@ describe.skipIf(!LONG || !support.ok)(
       );
       expect(fastStretch.lastWidth).toBe(640);
       expect(fastStretch.frameRate).toBeGreaterThanOrEqual(0.8 * 30);
-      // The viewer on 400 kbit/s is printed, not held here: beside another viewer it has stayed
-      // frozen after its move down in most runs, not understood yet (docs/benchmarks.md,
-      // "Per-viewer layers (issue 28)"); alone, the first case holds it.
+      // The viewer on 400 kbit/s: moved down by its receiver reports' loss within its first
+      // seconds (its first REMB came 5.5 s in beside another viewer, frozen on the top layer till
+      // then, before the loss rule: docs/benchmarks.md, "Third round"). Loose: a lower layer,
+      // playing at half its rate or better, on two loaded cores.
+      expect(slowStretch.lastWidth).toBeLessThan(640);
+      expect(slowStretch.frameRate).toBeGreaterThanOrEqual(0.5 * layersFrameRate(slowStretch));
     }, 150_000);
   },
 );

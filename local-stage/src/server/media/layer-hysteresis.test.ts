@@ -101,6 +101,10 @@ describe('choosing a viewer’s layer', () => {
     const { layers, q, run, now } = publisher();
     const choice = new LayerChoice();
     choice.choose(layers, now(), {});
+    // On the lowest layer, an estimate that dips to about its bitrate (what arrives) keeps it.
+    const dip = { maxBitrate: 100_000, estimateFalling: true };
+    run(2 * DOWN_AFTER_MS + 400, (at) => choice.choose(layers, at, dip));
+    expect(choice.choose(layers, now(), dip)).toBe(q);
     run(2 * DOWN_AFTER_MS + 400, (at) => choice.choose(layers, at, { maxBitrate: 60_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 60_000 })).toBeNull();
     run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 200_000 }));
@@ -188,7 +192,8 @@ describe('a viewer whose link is restored', () => {
     const choice = new LayerChoice();
     choice.choose(dropped.layers, dropped.now(), {});
     dropped.run(200);
-    const fell = { maxBitrate: 280_000, estimateFalling: true, sentBitrate: 900_000 };
+    // 420 kbit/s would take h (370) at 90 %; just after a drop it is taken at 60 %: q.
+    const fell = { maxBitrate: 420_000, estimateFalling: true, sentBitrate: 900_000 };
     expect(choice.choose(dropped.layers, dropped.now(), fell)).toBe(dropped.q);
     // A fall to just under the layer is the estimate's noise until it lasts.
     const short = publisher();
@@ -200,9 +205,10 @@ describe('a viewer whose link is restored', () => {
     // The same estimate with a receiver report losing over a tenth: the link is dropping it.
     short.run(200);
     expect(patient.choose(short.layers, short.now(), { ...under, lossy: true })).toBe(short.h);
-    // Loss alone never pauses the video: the lowest layer stays while the estimate has room.
+    // Loss alone never pauses the video: the lowest layer stays while the estimate has room,
+    // however little got through.
     short.run(200);
-    const lossy = { maxBitrate: 800_000, lossy: true };
+    const lossy = { maxBitrate: 800_000, lossy: true, lossBound: 40_000 };
     expect(patient.choose(short.layers, short.now(), lossy)).toBe(short.q);
     short.run(DOWN_AFTER_MS + 1_000, (at) => patient.choose(short.layers, at, lossy));
     expect(patient.choose(short.layers, short.now(), lossy)).toBe(short.q);

@@ -239,10 +239,21 @@ export interface LayerConstraints {
   lossy?: boolean | undefined;
   /** The share of the video the viewer's last receiver report lost, and when it came. */
   loss?: { fraction: number; at: number } | undefined;
+  /**
+   * Bits a second that got through to the viewer while its reports showed loss (viewer-adaptation.ts):
+   * a bound on the layer chosen, never a reason to pause the video (only the estimate pauses it).
+   */
+  lossBound?: number | undefined;
 }
 
 /** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
 export const FIT_SHARE = 0.9;
+/**
+ * The video pauses only when the estimate is under this share of the lowest layer: a viewer on it
+ * has an estimate about its bitrate (libwebrtc's is bounded by what arrives), which any dip takes
+ * under the fit; a link that cannot carry it takes the estimate far under.
+ */
+export const PAUSE_SHARE = 0.75;
 /** With an estimate that is not falling, a layer is left only below this share of its bitrate. */
 export const STEADY_SHARE = 0.75;
 /** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
@@ -252,6 +263,12 @@ export const DOWN_AFTER_MS = 500;
  * no noise does that; a link that dropped does, and every 100 ms waited is frozen picture.
  */
 export const LEAVE_AT_ONCE_SHARE = 0.5;
+/**
+ * A layer left at once goes to one that fits this share of the estimate: the estimate just after
+ * a drop counts the queue draining (libwebrtc's is 85 % of what arrived), and a layer chosen just
+ * short of the link freezes the viewer again; one too low costs a probe's seconds up instead.
+ */
+export const AT_ONCE_FIT_SHARE = 0.6;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
 /** ...for this long. */
@@ -392,7 +409,10 @@ export class LayerChoice {
       this.probed = undefined;
     }
     const estimate = constraints.maxBitrate;
-    const maxBitrate = estimate === undefined ? undefined : Math.max(estimate, this.probed ?? 0);
+    const byEstimate = estimate === undefined ? undefined : Math.max(estimate, this.probed ?? 0);
+    const lossBound = constraints.lossBound;
+    const maxBitrate =
+      lossBound === undefined ? byEstimate : Math.min(byEstimate ?? Infinity, lossBound);
     if (preferred || maxBitrate === undefined || layers.all.length === 1) {
       this.overSince = undefined;
       this.roomSince = undefined;
@@ -434,10 +454,21 @@ export class LayerChoice {
         (constraints.estimateFalling === true && maxBitrate < LEAVE_AT_ONCE_SHARE * sent);
       if (!atOnce && now - this.overSince < DOWN_AFTER_MS) return current;
       this.overSince = undefined;
-      this.fellBackFrom = undefined;
-      this.left(current, now);
       const lower = arriving.slice(arriving.indexOf(current) + 1);
-      return lower.find((layer) => fits(layer, maxBitrate, now)) ?? null;
+      const lowest = arriving.at(-1) ?? current;
+      // None fits: paused, if the estimate is far under the lowest; else the lowest layer.
+      const room = atOnce ? (AT_ONCE_FIT_SHARE / FIT_SHARE) * maxBitrate : maxBitrate;
+      const target =
+        lower.find((layer) => fits(layer, room, now)) ??
+        (byEstimate !== undefined && byEstimate < PAUSE_SHARE * lowest.bitrate(now)
+          ? null
+          : lowest);
+      if (target === current) return current;
+      this.fellBackFrom = undefined;
+      // The lowest layer paused does not wait to be tried again: resuming takes room in the
+      // estimate, or a probe, and every second paused is a second without a picture.
+      if (!(target === null && current === lowest)) this.left(current, now);
+      return target;
     }
     this.overSince = undefined;
     const next = this.nextUp(arriving);

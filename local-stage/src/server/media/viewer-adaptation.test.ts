@@ -4,7 +4,7 @@ import { RtpHeader, RtpPacket } from 'werift';
 import { testVideoLayer } from '../../testing/video-layer';
 import { VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
-import { ESTIMATE_TTL_MS, LOSS_SETTLE_MS, ViewerAdaptation } from './viewer-adaptation';
+import { ESTIMATE_TTL_MS, ViewerAdaptation } from './viewer-adaptation';
 
 function adaptation(
   options: {
@@ -110,36 +110,66 @@ describe('a viewer adapted from its REMB', () => {
 describe('a viewer whose receiver reports show loss', () => {
   const receiverReport = (fractionLost: number, ssrc = 1234) =>
     new RtcpRrPacket({ ssrc: 7, reports: [new RtcpReceiverInfo({ ssrc, fractionLost })] });
+  /** A layer of 1 Mbit/s, fed in 100 ms steps from `from` to `to`. */
+  function feed(layer: VideoLayer, from: number, to: number) {
+    for (let at = from; at <= to; at += 100) {
+      const header = new RtpHeader({ ssrc: 1, sequenceNumber: at / 100, timestamp: at * 90 });
+      layer.receive(new RtpPacket(header, Buffer.alloc(12_500)), at);
+    }
+  }
 
-  it('is bounded to what it was sent less half the loss, before any REMB and until one speaks', () => {
-    const viewer = adaptation({ current: () => testVideoLayer('f') });
-    for (let at = 100; at <= 1_000; at += 100) viewer.forwarded(12_500, at);
-    // 1 Mbit/s sent; a quarter lost (64 of 256): 875 kbit/s.
-    viewer.onRtcp(receiverReport(64), 1_000);
-    expect(viewer.estimate(1_000)).toBeCloseTo(875_000, -3);
+  it('is bounded to what got through, before any REMB and until one speaks', () => {
+    const f = testVideoLayer('f');
+    const viewer = adaptation({ current: () => f });
+    viewer.tick(0);
+    viewer.onRtcp(receiverReport(0), 100);
+    feed(f, 0, 2_000);
+    // 1 Mbit/s sent; a quarter lost (64 of 256): 750 kbit/s got through.
+    viewer.onRtcp(receiverReport(64), 2_000);
+    expect(viewer.lossBound(2_000)).toBeCloseTo(750_000, -4);
+    expect(viewer.estimate(2_000)).toBeUndefined();
     // Reports about another stream, or under a tenth lost, do not move it; without a REMB the
     // bound stays (no estimate would put the viewer back on the top layer).
-    viewer.onRtcp(receiverReport(200, 42), 1_500);
-    viewer.onRtcp(receiverReport(5), 2_000);
-    expect(viewer.estimate(2_000)).toBeCloseTo(875_000, -3);
-    // A REMB: the lower of the two, and the bound goes with the next clean report.
-    viewer.onRtcp(remb(2_000_000), 2_100);
-    expect(viewer.estimate(2_100)).toBeCloseTo(875_000, -3);
-    viewer.onRtcp(receiverReport(0), 3_000);
-    expect(viewer.estimate(3_000)).toBe(2_000_000);
+    viewer.onRtcp(receiverReport(200, 42), 2_500);
+    viewer.onRtcp(receiverReport(5), 3_000);
+    expect(viewer.lossBound(3_000)).toBeCloseTo(750_000, -4);
+    // A REMB speaks for the link: the bound goes with the next clean report.
+    viewer.onRtcp(remb(2_000_000), 3_100);
+    expect(viewer.lossBound(3_100)).toBeCloseTo(750_000, -4);
+    viewer.onRtcp(receiverReport(0), 4_000);
+    expect(viewer.lossBound(4_000)).toBeUndefined();
+    expect(viewer.estimate(4_000)).toBe(2_000_000);
   });
 
-  it('takes no report within moments of a layer change: it tells of the layer before', () => {
-    let current: VideoLayer | undefined = testVideoLayer('f');
+  it('takes loss for the line’s own while the REMB has twice what is sent', () => {
+    const f = testVideoLayer('f');
+    const viewer = adaptation({ current: () => f });
+    viewer.tick(0);
+    viewer.onRtcp(remb(2_500_000), 50);
+    viewer.onRtcp(receiverReport(0), 100);
+    feed(f, 0, 2_000);
+    viewer.onRtcp(receiverReport(40), 2_000);
+    expect(viewer.lossBound(2_000)).toBeUndefined();
+    viewer.onRtcp(remb(1_500_000), 2_050);
+    viewer.onRtcp(receiverReport(40), 2_100);
+    // 40 of 256 lost of what the layer sends.
+    expect(viewer.lossBound(2_100)).toBeCloseTo(f.bitrate(2_100) * (1 - 40 / 256), -3);
+  });
+
+  it('takes no report counted from before a layer change: it tells of the layer before', () => {
+    let current: VideoLayer = testVideoLayer('f');
     const viewer = adaptation({ current: () => current });
     viewer.tick(0);
-    for (let at = 100; at <= 1_000; at += 100) viewer.forwarded(12_500, at);
+    viewer.onRtcp(receiverReport(0), 500);
     current = testVideoLayer('q');
+    feed(current, 0, 2_000);
     viewer.tick(1_000);
-    viewer.onRtcp(receiverReport(128), 1_100);
-    expect(viewer.estimate(1_100)).toBeUndefined();
-    viewer.onRtcp(receiverReport(128), 1_000 + LOSS_SETTLE_MS);
-    expect(viewer.estimate(1_000 + LOSS_SETTLE_MS)).toBeDefined();
+    // Counted from 500 ms, before the change at 1 s: the top layer's loss.
+    viewer.onRtcp(receiverReport(128), 1_200);
+    expect(viewer.lossBound(1_200)).toBeUndefined();
+    // Counted from 1.2 s, after it: the new layer's own.
+    viewer.onRtcp(receiverReport(128), 1_400);
+    expect(viewer.lossBound(1_400)).toBeDefined();
   });
 });
 
