@@ -21,7 +21,7 @@ export const PROBE_INTERVAL_MS = 50;
  * estimate may grow to 1.5 times what it receives, so this lets it grow.
  */
 export const PROBE_SHARE = 0.85;
-/** An estimate older than this is forgotten (the viewer stopped sending REMB). */
+/** A loss bound older than this is forgotten (no report for that long). */
 export const ESTIMATE_TTL_MS = 5_000;
 /** The estimate is told the viewer at most this often, when it moved by `REPORT_CHANGE` or more. */
 export const REPORT_INTERVAL_MS = 1_000;
@@ -110,9 +110,12 @@ export class ViewerAdaptation {
     this.onLayer = options.onLayer ?? (() => undefined);
   }
 
-  /** The viewer's estimated bandwidth, bit/s; undefined before its first REMB or when stale. */
-  estimate(now = performance.now()): number | undefined {
-    return fresh(this.estimateValue, now);
+  /** The viewer's estimated bandwidth, bit/s: its last REMB's; undefined before its first. */
+  estimate(): number | undefined {
+    // Never forgotten: libwebrtc sends one at least every second, so a stale one means the
+    // viewer's RTCP stopped getting through (its link cut), and its link carries no more than it
+    // said. Forgetting it put a paused viewer back on the top layer, to pause again.
+    return this.estimateValue?.bitrate;
   }
 
   /** What got through while the viewer's reports showed loss, bit/s (see `LOSS_HIGH`). */
@@ -128,7 +131,7 @@ export class ViewerAdaptation {
   /** The layer for the viewer now (null: none, paused). */
   target(now = performance.now()): VideoLayer | null | undefined {
     return this.choice.choose(this.layers(), now, {
-      maxBitrate: this.estimate(now),
+      maxBitrate: this.estimate(),
       preferredRid: this.preferredRid,
       estimateFalling: this.falling,
       estimateRising: this.rising && !this.lossy,
@@ -185,7 +188,7 @@ export class ViewerAdaptation {
     // What the viewer was sent since the report before: its layer's rate (the report counts
     // only that layer's packets; the rates of the few packets between two reports are noise).
     const sent = this.current()?.bitrate(now) ?? 0;
-    const estimate = this.estimate(now);
+    const estimate = this.estimate();
     this.lossy =
       loss > LOSS_HIGH && !(estimate !== undefined && estimate >= LOSS_IGNORED_ROOM * sent);
     if (this.lossy) {
@@ -222,7 +225,7 @@ export class ViewerAdaptation {
    */
   tick(now = performance.now()): void {
     const paused = this.paused();
-    const estimate = this.estimate(now);
+    const estimate = this.estimate();
     if (paused !== this.pausedValue || this.estimateMoved(estimate, now)) {
       this.pausedValue = paused;
       this.reported = { at: now, estimate };
