@@ -107,6 +107,40 @@ describe('a viewer adapted from its REMB', () => {
   });
 });
 
+describe('a paused viewer whose REMBs stopped', () => {
+  it('is not kept paused by its last fall: once quiet, a probe resumes the lowest layer', () => {
+    const q = testVideoLayer('q');
+    const layers = new VideoLayers([q, testVideoLayer('f')]);
+    const viewer = new ViewerAdaptation({
+      layers: () => layers,
+      current: () => undefined,
+      pad: () => 0,
+      paused: () => true,
+      report: () => undefined,
+      videoSsrc: () => 1234,
+    });
+    let sequence = 0;
+    const chosen: (VideoLayer | null | undefined)[] = [];
+    for (let now = 0; now <= 12_000; now += 100) {
+      for (const [layer, bytes] of [
+        [q, 1_300],
+        [layers.all[1], 11_000],
+      ] as const) {
+        const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+        layer?.receive(new RtpPacket(header, Buffer.alloc(bytes)), now);
+      }
+      layers.update(now);
+      // The link cut: the estimate falls to 30 kbit/s, and then no REMB comes at all.
+      if (now === 1_000) viewer.onRtcp(remb(600_000), now);
+      if (now === 1_200) viewer.onRtcp(remb(30_000), now);
+      chosen.push(viewer.target(now));
+    }
+    const paused = chosen.indexOf(null);
+    expect(paused).toBeGreaterThan(0);
+    expect(chosen.slice(paused).find((each) => each !== null)).toBe(q);
+  });
+});
+
 describe('a viewer whose receiver reports show loss', () => {
   const receiverReport = (fractionLost: number, ssrc = 1234) =>
     new RtcpRrPacket({ ssrc: 7, reports: [new RtcpReceiverInfo({ ssrc, fractionLost })] });

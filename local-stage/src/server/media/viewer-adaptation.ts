@@ -21,6 +21,8 @@ export const PROBE_INTERVAL_MS = 50;
  * estimate may grow to 1.5 times what it receives, so this lets it grow.
  */
 export const PROBE_SHARE = 0.85;
+/** A REMB's fall or climb counts this long (libwebrtc sends one at least every second). */
+export const ESTIMATE_NEWS_MS = 1_500;
 /** A loss bound older than this is forgotten (no report for that long). */
 export const ESTIMATE_TTL_MS = 5_000;
 /** The estimate is told the viewer at most this often, when it moved by `REPORT_CHANGE` or more. */
@@ -133,8 +135,8 @@ export class ViewerAdaptation {
     return this.choice.choose(this.layers(), now, {
       maxBitrate: this.estimate(),
       preferredRid: this.preferredRid,
-      estimateFalling: this.falling,
-      estimateRising: this.rising && !this.lossy,
+      estimateFalling: this.falling && this.estimateRecent(now),
+      estimateRising: this.rising && !this.lossy && this.estimateRecent(now),
       sentBitrate: this.sentBitrate(now),
       lossy: this.lossy,
       loss: this.loss,
@@ -198,6 +200,15 @@ export class ViewerAdaptation {
         this.estimateValue !== undefined && now - this.estimateValue.at <= ESTIMATE_TTL_MS;
       this.lossBoundValue = rembSpeaks ? undefined : { ...this.lossBoundValue, at: now };
     }
+  }
+
+  /**
+   * Whether the last REMB is recent: its fall (or climb) is news only that long. A viewer with
+   * nothing to receive (paused) may send no more REMBs, and its last fall must not keep it from
+   * the quiet a probe toward the lowest layer waits for.
+   */
+  private estimateRecent(now: number): boolean {
+    return this.estimateValue !== undefined && now - this.estimateValue.at <= ESTIMATE_NEWS_MS;
   }
 
   /** Whether the estimate is to be told again: a second since the last, and it moved. */
