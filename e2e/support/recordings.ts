@@ -1,0 +1,149 @@
+/**
+ * The Recordings page as the recordings specs drive it (docs/product.md#recordings): a span of an
+ * aircraft played, a seek that waits for the frame there, and the time strip of the frame shown;
+ * and the recorder process (local-stage/dist/recorder.js, decision 0072) run beside the suite's
+ * shared product, which runs without one (RECORDING=off, so that other specs count only viewers).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { Locator, Page } from '@playwright/test';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { ROOT } from '@tailcam/harness/product';
+import { expect } from './fixtures';
+import { E2E_STAGE_PORT } from './environment';
+
+/** The capture time in the time strip of the frame the recording's video shows now. */
+export async function shownCaptureMs(page: Page): Promise<number | undefined> {
+  await installPageKit(page);
+  return page
+    .getByTestId('recording-video')
+    .evaluate(
+      (video: HTMLVideoElement) => window.TailcamPageKit.frameStamp(video)?.captureTimeMs ?? null,
+    )
+    .then((value) => value ?? undefined);
+}
+
+/**
+ * Seeks the recording to `seconds` and waits for `seeked` (at most 20 s); fails with the video's
+ * state (buffered ranges, ready state) when it does not come.
+ */
+export async function seek(page: Page, seconds: number): Promise<void> {
+  const outcome = await page.getByTestId('recording-video').evaluate(
+    (video: HTMLVideoElement, to) =>
+      new Promise<string>((resolve) => {
+        const state = () =>
+          JSON.stringify({
+            to,
+            currentTime: video.currentTime,
+            readyState: video.readyState,
+            buffered: Array.from({ length: video.buffered.length }, (_, index) => [
+              video.buffered.start(index),
+              video.buffered.end(index),
+            ]),
+          });
+        setTimeout(() => resolve(`no 'seeked' in 20 s: ${state()}`), 20_000);
+        // Before its metadata a video takes the time as where to start, and fires no `seeked`.
+        const go = () => {
+          video.addEventListener('seeked', () => resolve('ok'), { once: true });
+          video.currentTime = to;
+        };
+        if (video.readyState >= HTMLMediaElement.HAVE_METADATA) go();
+        else video.addEventListener('loadedmetadata', go, { once: true });
+      }),
+    seconds,
+  );
+  if (outcome !== 'ok') throw new Error(outcome);
+}
+
+/** The Play buttons of an aircraft's spans on the Recordings page. */
+export function playButtons(page: Page, stageId: string): Locator {
+  return page
+    .locator(`section[aria-labelledby="rec-${stageId}"]`)
+    .getByRole('button', { name: /^Play \d\d:\d\d:\d\d–\d\d:\d\d:\d\d UTC$/ });
+}
+
+/** The longest span listed for `stageId` (a layer switch or a key frame's wait may leave a short one). */
+export async function longestSpan(
+  page: Page,
+  stageId: string,
+): Promise<{ button: Locator; start: string; seconds: number }> {
+  const play = playButtons(page, stageId);
+  await expect(play.first()).toBeVisible();
+  const spans = await Promise.all(
+    (await play.all()).map(async (button) => {
+      const label = (await button.getAttribute('aria-label')) ?? '';
+      const [, start = '', end = ''] = /(\d\d:\d\d:\d\d)–(\d\d:\d\d:\d\d)/.exec(label) ?? [];
+      const seconds =
+        (Date.parse(`1970-01-01T${end}Z`) - Date.parse(`1970-01-01T${start}Z`)) / 1000;
+      return { button, start, seconds };
+    }),
+  );
+  const longest = spans.sort((a, b) => b.seconds - a.seconds)[0];
+  if (!longest) throw new Error(`no span listed for ${stageId}`);
+  return longest;
+}
+
+/**
+ * With a span playing: a seek to 0 shows the span's first frame, a seek to `seconds` the last
+ * frame that starts by then (at most a frame interval before it). The recording's timeline is
+ * the publisher's clock, so that frame's strip says `seconds` of capture later than the first's;
+ * returns how far off it is (ms, signed).
+ */
+export async function seekError(page: Page, seconds: number): Promise<number> {
+  await seek(page, 0.01); // (not 0, where the video already is)
+  await expect.poll(() => shownCaptureMs(page), { timeout: 15_000 }).toEqual(expect.any(Number));
+  const first = (await shownCaptureMs(page)) ?? 0;
+  await seek(page, seconds);
+  await expect.poll(() => shownCaptureMs(page), { timeout: 15_000 }).not.toBe(first);
+  const atSeek = (await shownCaptureMs(page)) ?? 0;
+  return atSeek - first - seconds * 1000;
+}
+
+/**
+ * Runs the recorder (what `npm start` runs) against the stage of the product whose data
+ * directory is `dataDir`, into that directory's recordings, where its API lists them. Resolves
+ * once it has started; `stop()` ends it as scripts/start.mjs does (SIGTERM: the segment being
+ * written is finished).
+ */
+export async function startRecorder(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stop: () => Promise<void>; log: () => string }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, 'local-stage', 'dist', 'recorder.js')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        STAGE_PORT: String(E2E_STAGE_PORT),
+        RECORDING: 'all',
+        RECORDING_SEGMENT_MS: '1000',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await expect
+    .poll(() => (child.exitCode === null ? /recording every publisher/.test(output) : 'exited'), {
+      timeout: 15_000,
+    })
+    .toBe(true);
+  return {
+    log: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killed);
+    },
+  };
+}
