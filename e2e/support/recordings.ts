@@ -24,13 +24,14 @@ export async function shownCaptureMs(page: Page): Promise<number | undefined> {
 }
 
 /**
- * Seeks the recording to `seconds` and waits for `seeked` (at most 20 s); fails with the video's
- * state (buffered ranges, ready state) when it does not come.
+ * Seeks the recording to `seconds` and waits for `seeked` (at most 20 s) and the frame shown
+ * there; fails with the video's state (buffered ranges, ready state) when it does not come.
+ * Resolves with that frame's presentation time (s, `requestVideoFrameCallback`'s `mediaTime`).
  */
-export async function seek(page: Page, seconds: number): Promise<void> {
+export async function seek(page: Page, seconds: number): Promise<number> {
   const outcome = await page.getByTestId('recording-video').evaluate(
     (video: HTMLVideoElement, to) =>
-      new Promise<string>((resolve) => {
+      new Promise<{ mediaTime: number } | { failed: string }>((resolve) => {
         const state = () =>
           JSON.stringify({
             to,
@@ -41,10 +42,19 @@ export async function seek(page: Page, seconds: number): Promise<void> {
               video.buffered.end(index),
             ]),
           });
-        setTimeout(() => resolve(`no 'seeked' in 20 s: ${state()}`), 20_000);
+        setTimeout(() => resolve({ failed: `no 'seeked' in 20 s: ${state()}` }), 20_000);
+        let seeked = false;
+        let presented: number | undefined;
+        const settle = () => {
+          if (seeked && presented !== undefined) resolve({ mediaTime: presented });
+        };
         // Before its metadata a video takes the time as where to start, and fires no `seeked`.
         const go = () => {
-          video.addEventListener('seeked', () => resolve('ok'), { once: true });
+          video.addEventListener('seeked', () => ((seeked = true), settle()), { once: true });
+          video.requestVideoFrameCallback((_, frame) => {
+            presented = frame.mediaTime;
+            settle();
+          });
           video.currentTime = to;
         };
         if (video.readyState >= HTMLMediaElement.HAVE_METADATA) go();
@@ -52,7 +62,8 @@ export async function seek(page: Page, seconds: number): Promise<void> {
       }),
     seconds,
   );
-  if (outcome !== 'ok') throw new Error(outcome);
+  if ('failed' in outcome) throw new Error(outcome.failed);
+  return outcome.mediaTime;
 }
 
 /** The Play buttons of an aircraft's spans on the Recordings page. */
@@ -83,20 +94,35 @@ export async function longestSpan(
   return longest;
 }
 
+export interface SeekLanding {
+  /** How far the frame shown is from the seek's target by its time strip, ms (signed). */
+  offMs: number;
+  /** How far the frame shown starts before the target on the recording's timeline, ms. */
+  frameBeforeMs: number;
+  /** Where the recording placed that frame, against its time strip, ms (signed). */
+  timelineErrorMs: number;
+}
+
 /**
  * With a span playing: a seek to 0 shows the span's first frame, a seek to `seconds` the last
- * frame that starts by then (at most a frame interval before it). The recording's timeline is
- * the publisher's clock, so that frame's strip says `seconds` of capture later than the first's;
- * returns how far off it is (ms, signed).
+ * frame that starts by then. The recording's timeline is the publisher's clock, so that frame's
+ * strip says `seconds` of capture later than the first's, less how far before the target the
+ * frame starts (at most a frame interval: 33 ms at 30 fps, more where the publisher dropped
+ * frames, as a starved synthetic camera does on a loaded machine).
  */
-export async function seekError(page: Page, seconds: number): Promise<number> {
-  await seek(page, 0.01); // (not 0, where the video already is)
+export async function seekLanding(page: Page, seconds: number): Promise<SeekLanding> {
+  const firstAt = await seek(page, 0.01); // (not 0, where the video already is)
   await expect.poll(() => shownCaptureMs(page), { timeout: 15_000 }).toEqual(expect.any(Number));
   const first = (await shownCaptureMs(page)) ?? 0;
-  await seek(page, seconds);
+  const shownAt = await seek(page, seconds);
   await expect.poll(() => shownCaptureMs(page), { timeout: 15_000 }).not.toBe(first);
   const atSeek = (await shownCaptureMs(page)) ?? 0;
-  return atSeek - first - seconds * 1000;
+  const offMs = atSeek - first - seconds * 1000;
+  return {
+    offMs,
+    frameBeforeMs: Math.round((seconds - shownAt) * 1000),
+    timelineErrorMs: Math.round(atSeek - first - (shownAt - firstAt) * 1000),
+  };
 }
 
 /**
