@@ -4,11 +4,9 @@
  * and the recorder process (local-stage/dist/recorder.js, decision 0072) run beside the suite's
  * shared product, which runs without one (RECORDING=off, so that other specs count only viewers).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { installPageKit } from '@tailcam/harness/page-scripts';
-import { ROOT } from '@tailcam/harness/product';
+import { startRecorderProcess, type RecorderProcess } from '@tailcam/harness/recorder-process';
 import { expect } from './fixtures';
 import { E2E_STAGE_PORT } from './environment';
 
@@ -126,50 +124,13 @@ export async function seekLanding(page: Page, seconds: number): Promise<SeekLand
 }
 
 /**
- * Runs the recorder (what `npm start` runs) against the stage of the product whose data
- * directory is `dataDir`, into that directory's recordings, where its API lists them. Resolves
- * once it has started; `stop()` ends it as scripts/start.mjs does (SIGTERM: the segment being
- * written is finished).
+ * Runs the recorder (what `npm start` runs) beside the suite's shared product, into its data
+ * directory's recordings, where its API lists them, with segments of 1 s.
  */
-export async function startRecorder(
-  dataDir: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ stop: () => Promise<void>; log: () => string }> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(ROOT, 'local-stage', 'dist', 'recorder.js')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        STAGE_PORT: String(E2E_STAGE_PORT),
-        RECORDING: 'all',
-        RECORDING_SEGMENT_MS: '1000',
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await expect
-    .poll(() => (child.exitCode === null ? /recording every publisher/.test(output) : 'exited'), {
-      timeout: 15_000,
-    })
-    .toBe(true);
-  return {
-    log: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killed = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killed);
-    },
-  };
+export function startRecorder(dataDir: string): Promise<RecorderProcess> {
+  return startRecorderProcess({
+    dataDir,
+    stagePort: E2E_STAGE_PORT,
+    env: { RECORDING_SEGMENT_MS: '1000' },
+  });
 }
