@@ -5,15 +5,16 @@
  * and one camera process. With /watch-all open, all three cameras encode and the recorder records
  * all three: its CPU (from /proc) and the bytes it adds to the recordings directory over
  * WINDOW_MS, as a share of a core and as disk per hour per aircraft. Then glass-to-glass on
- * N743AS in PASSES passes, each one sample without the recorder and one with it, in alternating
- * order (off/on, on/off, ...), the load printed with each: the recorder subscribes like a player
- * and must not cost a viewer anything.
+ * N743AS in PASSES passes, each one sample without the recorder, one with it, and one with each
+ * of two variants (its priority, its key-frame requests), in rotating order, the load printed
+ * with each: the recorder subscribes like a player and must not cost a viewer anything.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAverage } from '@tailcam/harness/load-average';
 import { framesDecodedPerVideo } from '@tailcam/harness/player';
 import { startRecorderProcess, type RecorderProcess } from '@tailcam/harness/recorder-process';
+import { stageControl } from '@tailcam/harness/stage-control';
 import { median, p95 } from '@tailcam/harness/stats';
 import { sampleG2gOn, signedInContext } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
@@ -21,8 +22,8 @@ import type { BenchRow } from '../lib/result';
 import { cpuSecondsOf, round } from '../lib/stats';
 
 const WINDOW_MS = 30_000;
-/** A/B passes (bounded: each is two samples and a recorder start, ~25 s on a loaded machine). */
-const PASSES = 6;
+/** A/B passes (bounded: each is four samples and three recorder starts, ~50 s when loaded). */
+const PASSES = 5;
 const SAMPLE_MS = 5_000;
 /** After the recorder starts: it reads the stage's health each second and subscribes. */
 const RECORDER_SETTLE_MS = 2_000;
@@ -57,16 +58,21 @@ async function g2gOn(bench: BenchContext): Promise<number[]> {
   }
 }
 
-function startRecorder(bench: BenchContext): Promise<RecorderProcess> {
+function startRecorder(bench: BenchContext, env: NodeJS.ProcessEnv = {}): Promise<RecorderProcess> {
   const stagePort = bench.product.options.stagePort;
   if (stagePort === undefined) throw new Error('the recording part needs a local stage');
-  return startRecorderProcess({ dataDir: bench.product.dataDir, stagePort });
+  return startRecorderProcess({ dataDir: bench.product.dataDir, stagePort, env });
 }
 
-interface Pass {
-  off: number[];
-  on: number[];
-  load: string;
+/** Without the recorder (no env), or with it and this environment. */
+interface Side {
+  name: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Key frames N743AS's publisher has sent so far (the stage's count). */
+async function keyFramesOf(bench: BenchContext): Promise<number> {
+  return (await stageControl(bench.product.stageUrl).stats()).stages.N743AS?.publisher?.keyFrames ?? 0;
 }
 
 export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
@@ -75,7 +81,6 @@ export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
   // All three watched: the cameras encode, the recorder records them.
   let cpuShare = NaN;
   let bytes = 0;
-  const cpuLoad = loadAverage();
   const recorder = await startRecorder(bench);
   const context = await signedInContext(bench);
   try {
@@ -104,33 +109,59 @@ export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
   }
   const mibPerHourPerAircraft = ((bytes / 3 / (WINDOW_MS / 1000)) * 3600) / 2 ** 20;
 
-  // A/B on one instance, the order alternating between passes.
-  const passes: Pass[] = [];
+  // A/B on one instance, the order rotating between passes. Besides off and on (the defaults),
+  // two variants that tell where a cost would come from: the recorder at the stage's and the
+  // cameras' priority (RECORDING_NICE=0), and with 10 s segments, so with a fifth of its key-frame
+  // requests (RECORDING_SEGMENT_MS=10000).
+  const sides: Side[] = [
+    { name: 'off' },
+    { name: 'on', env: {} },
+    { name: 'on, nice 0', env: { RECORDING_NICE: '0' } },
+    { name: 'on, 10 s segments', env: { RECORDING_SEGMENT_MS: '10000' } },
+  ];
+  const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const keyFramesPerSecond = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const passMedians: string[] = [];
+  const firstLoad = loadAverage();
   for (let index = 0; index < PASSES; index += 1) {
-    const pass: Pass = { off: [], on: [], load: loadAverage() };
-    for (const side of index % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-      if (side === 'off') {
-        pass.off = await g2gOn(bench);
-        continue;
-      }
-      const passRecorder = await startRecorder(bench);
+    const order = sides.map((_, at) => sides[(at + index) % sides.length]!);
+    const medians: string[] = [];
+    for (const side of order) {
+      const passRecorder = side.env ? await startRecorder(bench, side.env) : undefined;
       try {
-        await new Promise((done) => setTimeout(done, RECORDER_SETTLE_MS));
-        pass.on = await g2gOn(bench);
+        if (passRecorder) await new Promise((done) => setTimeout(done, RECORDER_SETTLE_MS));
+        const before = await keyFramesOf(bench);
+        const started = performance.now();
+        const got = await g2gOn(bench);
+        const seconds = (performance.now() - started) / 1000;
+        keyFramesPerSecond.get(side.name)?.push(((await keyFramesOf(bench)) - before) / seconds);
+        samples.get(side.name)?.push(...got);
+        medians.push(`${side.name} ${round(median(got))}`);
       } finally {
-        await passRecorder.stop();
+        await passRecorder?.stop();
       }
     }
-    passes.push(pass);
+    passMedians.push(medians.join(', '));
     console.log(
-      `[bench] recording A/B pass ${index + 1}: g2g median off ${round(median(pass.off))} ms, ` +
-        `on ${round(median(pass.on))} ms (n ${pass.off.length}/${pass.on.length}), load ${pass.load}`,
+      `[bench] recording A/B pass ${index + 1}: g2g median ms ${medians.join(', ')}; load ${loadAverage()}`,
     );
   }
-  const off = passes.flatMap((pass) => pass.off);
-  const on = passes.flatMap((pass) => pass.on);
+  const off = samples.get('off') ?? [];
+  const on = samples.get('on') ?? [];
   const difference = median(on) - median(off);
-  const perPass = passes.map((pass) => round(median(pass.on) - median(pass.off)));
+  const variantRows: BenchRow[] = sides.map((side) => {
+    const values = samples.get(side.name) ?? [];
+    const keyFrames = keyFramesPerSecond.get(side.name) ?? [];
+    return {
+      part: 'recording',
+      what: `glass-to-glass N743AS, recorder ${side.name}`,
+      target: 'reported',
+      median: `${round(median(values))} ms`,
+      p95: `${round(p95(values))} ms`,
+      pass: undefined,
+      note: `n = ${values.length}; N743AS key frames ${round(median(keyFrames), 2)}/s (median of passes)`,
+    };
+  });
   return [
     {
       part: 'recording',
@@ -139,7 +170,7 @@ export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
       median: `${round(cpuShare * 100, 1)} % of a core`,
       p95: '–',
       pass: Number.isFinite(cpuShare),
-      note: `over ${WINDOW_MS / 1000} s, the recorder process alone (it decodes nothing); load ${cpuLoad}`,
+      note: `over ${WINDOW_MS / 1000} s, the recorder process alone (it decodes nothing)`,
     },
     {
       part: 'recording',
@@ -152,14 +183,15 @@ export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
     },
     {
       part: 'recording',
-      what: `glass-to-glass N743AS, recorder off vs on (A/B, one instance, ${PASSES} passes, order alternating)`,
+      what: `glass-to-glass N743AS, recorder off vs on (A/B, one instance, ${PASSES} passes, order rotating)`,
       target: 'no change beyond the noise: on − off within ±10 ms (median)',
       median: `off ${round(median(off))} ms, on ${round(median(on))} ms`,
       p95: `off ${round(p95(off))} ms, on ${round(p95(on))} ms`,
       pass: off.length >= 30 && on.length >= 30 && Math.abs(difference) <= 10,
       note:
         `n = ${off.length} off, ${on.length} on; on − off ${round(difference)} ms (median); ` +
-        `per pass ${perPass.join(', ')} ms; load ${passes[0]?.load} → ${loadAverage()}`,
+        `per pass (ms): ${passMedians.join(' | ')}; load at the first pass ${firstLoad}`,
     },
+    ...variantRows,
   ];
 }
