@@ -72,15 +72,17 @@ interface Side {
 
 /** Key frames N743AS's publisher has sent so far (the stage's count). */
 async function keyFramesOf(bench: BenchContext): Promise<number> {
-  return (await stageControl(bench.product.stageUrl).stats()).stages.N743AS?.publisher?.keyFrames ?? 0;
+  return (
+    (await stageControl(bench.product.stageUrl).stats()).stages.N743AS?.publisher?.keyFrames ?? 0
+  );
 }
 
 export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
   const recordings = join(bench.product.dataDir, 'recordings');
 
   // All three watched: the cameras encode, the recorder records them.
-  let cpuShare = NaN;
-  let bytes = 0;
+  let cpuShare: number;
+  let bytes: number;
   const recorder = await startRecorder(bench);
   const context = await signedInContext(bench);
   try {

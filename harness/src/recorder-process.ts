@@ -47,7 +47,10 @@ export async function startRecorderProcess(options: {
     await exited;
     clearTimeout(killed);
   };
-  const started = await pollUntil(() => gone() || /"msg":"recording (every|real)/.test(output), 15_000);
+  const started = await pollUntil(
+    () => gone() || /"msg":"recording (every|real)/.test(output),
+    15_000,
+  );
   if (!started || gone() || child.pid === undefined) {
     await stop();
     throw new Error(`the recorder did not start:\n${output.slice(-2_000)}`);

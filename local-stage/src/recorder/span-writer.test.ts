@@ -66,7 +66,8 @@ describe('a segment', () => {
     ].sort((a, b) => a.at - b.at);
     for (const event of events) {
       clock = 1_000_000 + event.at;
-      if ('video' in event) writer.video({ data: event.video, keyFrame: event.at === 0, timeMs: event.at });
+      if ('video' in event)
+        writer.video({ data: event.video, keyFrame: event.at === 0, timeMs: event.at });
       else writer.audio({ data: event.audio, keyFrame: true, timeMs: event.at - 7 });
     }
     await writer.close();
