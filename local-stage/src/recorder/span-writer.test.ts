@@ -53,7 +53,7 @@ describe('a segment', () => {
       segmentMs: 10_000,
       requestKeyFrame: () => undefined,
       mayStartSegment: () => true,
-      log: silentLogger,
+      log: silentLogger(),
       now: () => clock,
     });
     // Video at 30 fps with frames held back (67 ms, then 166 ms between two).
