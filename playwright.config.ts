@@ -9,7 +9,6 @@ const OWN_INSTANCE_SPECS = [
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',
-  '**/recordings.spec.ts',
 ];
 
 /**

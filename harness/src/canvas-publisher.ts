@@ -26,6 +26,10 @@ export interface CanvasPublisherOptions {
   grain?: boolean;
   /** `maintain-resolution`: the encoder keeps 720p and lowers its frame rate instead. */
   holdResolution?: boolean;
+  /** A calm picture with the time strip instead of noise (page/canvas-publisher-page.ts). */
+  timeStrip?: { streamIndex: number };
+  /** The one video codec offered. */
+  videoCodec?: 'VP8' | 'H264';
 }
 
 /** One reading of the publisher's own stats. */

@@ -153,8 +153,9 @@ export class Product {
         STAGE_SOCKETS_PER_ADDRESS: '200',
         STAGE_SESSIONS_PER_USER: '64',
         // The recorder (decision 0072) is a player of its own on every aircraft: off unless an
-        // instance asks for it (e2e/recordings.spec.ts), so that the specs' and the bench's counts
-        // of the stage's sessions are the viewers'.
+        // instance asks for it (the bench's recording part; e2e/recordings.spec.ts runs one beside
+        // the shared product), so that the specs' and the bench's counts of the stage's sessions
+        // are the viewers'.
         RECORDING: 'off',
         // Cameras that never sleep (decision 0074): a spec, a lab case or the soak that joins after
         // a quiet minute must not wait for a new WHIP session, nor find health's publishers gone.

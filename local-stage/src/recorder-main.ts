@@ -6,6 +6,7 @@
  * With RECORDING=off it has nothing to do and exits at once (code 0); a configuration error exits
  * with code 2.
  */
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
@@ -34,6 +35,12 @@ async function main(config: RecorderProcessConfig, log: StageLogger): Promise<vo
   if (config.mode === 'off') {
     log.info('RECORDING=off: nothing to record; exiting');
     process.exit(0);
+  }
+  // What it writes may wait; what the stage forwards and the cameras encode may not.
+  try {
+    setPriority(config.nice);
+  } catch (error) {
+    log.warn(`recording: cannot lower the recorder's priority (${String(error)}); going on`);
   }
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)

@@ -2,8 +2,11 @@
  * A WHIP publisher of a noisy canvas, in a page of its own origin (canvas-publisher.ts drives it
  * through `window.canvasPublisher`): plain RTCPeerConnection and fetch, as any browser client.
  * Each frame is a fresh crop of noise drawn once, so the encoder always has more to send than
- * the link allows.
+ * the link allows. Or (`timeStrip`) a calm picture with the synthetic camera's time strip, so a
+ * test can tell which frame it sees and when it was drawn (e2e/recording-playback.spec.ts).
  */
+import { drawTimeStrip } from '@tailcam/local-stage/time-strip';
+
 export interface CanvasPublisherStart {
   whipUrl: string;
   token: string;
@@ -20,6 +23,13 @@ export interface CanvasPublisherStart {
   grain: boolean;
   /** The sender's `degradationPreference` set to `maintain-resolution`: 720p whatever the rate. */
   holdResolution: boolean;
+  /**
+   * Draws a moving bar on grey with the time strip (local-stage/src/time-strip.ts) of each frame:
+   * its draw time on this machine's clock, this stream index and a frame counter. No noise.
+   */
+  timeStrip?: { streamIndex: number };
+  /** The only video codec offered (setCodecPreferences); Chromium's order otherwise. */
+  videoCodec?: 'VP8' | 'H264';
 }
 
 /** One reading of the publisher's own stats (bit/s, bytes, ms). */
@@ -74,23 +84,41 @@ function noiseCanvas(width: number, height: number, grain: boolean): HTMLCanvasE
   return noise;
 }
 
-function drawnTrack(width: number, height: number, grain: boolean): MediaStreamTrack {
+function drawnTrack(
+  width: number,
+  height: number,
+  grain: boolean,
+  timeStrip: CanvasPublisherStart['timeStrip'],
+): MediaStreamTrack {
   const canvas = document.createElement('canvas');
   canvas.width = width;
   canvas.height = height;
   document.body.append(canvas);
   const context = canvas.getContext('2d');
   if (!context) throw new Error('no 2d context');
-  const noise = noiseCanvas(width * 2, height * 2, grain);
+  const noise = timeStrip ? undefined : noiseCanvas(width * 2, height * 2, grain);
   let frame = 0;
   const draw = () => {
-    const x = Math.floor(Math.random() * width);
-    const y = Math.floor(Math.random() * height);
-    context.drawImage(noise, x, y, width, height, 0, 0, width, height);
-    if (!grain) return;
     frame += 1;
-    context.fillStyle = '#f0f0f0';
-    context.fillRect((frame * 8) % width, 0, width / 16, height);
+    if (noise) {
+      const x = Math.floor(Math.random() * width);
+      const y = Math.floor(Math.random() * height);
+      context.drawImage(noise, x, y, width, height, 0, 0, width, height);
+    } else {
+      context.fillStyle = '#707070';
+      context.fillRect(0, 0, width, height);
+    }
+    if (grain || timeStrip) {
+      context.fillStyle = '#f0f0f0';
+      context.fillRect((frame * 8) % width, 0, width / 16, height);
+    }
+    if (timeStrip) {
+      drawTimeStrip(context, width, height, {
+        captureTimeMs: Math.round(performance.timeOrigin + performance.now()),
+        streamIndex: timeStrip.streamIndex,
+        frame,
+      });
+    }
   };
   draw();
   setInterval(draw, 1000 / 30);
@@ -129,9 +157,17 @@ window.canvasPublisher = {
     const connection = new RTCPeerConnection();
     peer = connection;
     const transceiver = connection.addTransceiver(
-      drawnTrack(options.width, options.height, options.grain),
+      drawnTrack(options.width, options.height, options.grain, options.timeStrip),
       { direction: 'sendonly' },
     );
+    const codec = options.videoCodec;
+    if (codec) {
+      const codecs = (RTCRtpReceiver.getCapabilities('video')?.codecs ?? []).filter(
+        ({ mimeType }) => mimeType.toLowerCase() === `video/${codec.toLowerCase()}`,
+      );
+      if (codecs.length === 0) throw new Error(`this browser cannot send ${codec}`);
+      transceiver.setCodecPreferences(codecs);
+    }
     if (options.holdResolution) {
       const parameters = transceiver.sender.getParameters();
       await transceiver.sender.setParameters({

@@ -86,7 +86,11 @@ export class Camera {
 
   /** Hands the latest frame to `source` once more, now (a key frame was asked for). */
   sendLatestFrame(source: NodeVideoSource): void {
-    if (this.hasFrame && this.sources.has(source)) source.onFrame(this.frame());
+    if (!this.hasFrame || !this.sources.has(source)) return;
+    // Its strip says now: the encoder stamps it now (a recording's seek and a glass-to-glass
+    // reading go by the strip).
+    this.scene.stamp(this.frameCount - 1, Date.now(), this.i420);
+    source.onFrame(this.frame());
   }
 
   /** Fault injection: the camera goes off air; attached sources get no more frames. */
@@ -162,6 +166,9 @@ export class Camera {
   private renderFrame(): void {
     const started = performance.now();
     this.scene.render(this.frameCount, Date.now(), this.i420);
+    // The strip again, with the time it is handed over (wrtc stamps a frame when it gets it, and
+    // drawing may take tens of ms on a loaded machine): the strip and the RTP timestamp agree.
+    this.scene.stamp(this.frameCount, Date.now(), this.i420);
     this.frameCount += 1;
     this.hasFrame = true;
     this.drawTimes.push(performance.now() - started);

@@ -239,6 +239,15 @@ export class SceneRenderer {
     }
 
     this.renderHud(frame, captureTimeMs, out);
+    this.stamp(frame, captureTimeMs, out);
+  }
+
+  /**
+   * Writes (again) the time strip alone, cheaply: the camera stamps each frame as it hands it to
+   * the encoder, whose RTP timestamp is that instant, not the instant drawing began.
+   */
+  stamp(frame: number, captureTimeMs: number, out: Uint8Array): void {
+    const { width, height } = this.options;
     writeTimeStripI420(
       { width, height, data: out },
       { captureTimeMs, streamIndex: this.options.streamIndex, frame },

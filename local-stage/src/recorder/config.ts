@@ -27,7 +27,8 @@ const envSchema = z.object({
   RECORDING_RETAIN_HOURS: integer('RECORDING_RETAIN_HOURS', 24, 1, 24 * 365),
   RECORDING_MAX_MB: integer('RECORDING_MAX_MB', 2048, 1, 100 * 1024 * 1024),
   RECORDING_MIN_FREE_MB: integer('RECORDING_MIN_FREE_MB', 1024, 0, 100 * 1024 * 1024),
-  RECORDING_SEGMENT_MS: integer('RECORDING_SEGMENT_MS', 2000, 500, 10_000),
+  RECORDING_SEGMENT_MS: integer('RECORDING_SEGMENT_MS', 4000, 500, 10_000),
+  RECORDING_NICE: integer('RECORDING_NICE', 10, 0, 19),
 });
 
 export interface RecorderProcessConfig extends StagePlayerConfig {
@@ -38,6 +39,8 @@ export interface RecorderProcessConfig extends StagePlayerConfig {
   maxBytes: number;
   minFreeBytes: number;
   segmentMs: number;
+  /** The recorder process's niceness: below the stage and the cameras, whose frames are live. */
+  nice: number;
 }
 
 const MIB = 2 ** 20;
@@ -56,5 +59,6 @@ export function loadRecorderConfig(env: NodeJS.ProcessEnv, root: string): Record
     maxBytes: value.RECORDING_MAX_MB * MIB,
     minFreeBytes: value.RECORDING_MIN_FREE_MB * MIB,
     segmentMs: value.RECORDING_SEGMENT_MS,
+    nice: value.RECORDING_NICE,
   };
 }

@@ -30,7 +30,13 @@ import {
   type SpanMeta,
 } from '@tailcam/protocol/recordings';
 import type { StageLogger } from '../stage-log';
-import { annexBNalUnits, avcCodecString, vp8FrameSize, type Frame } from './frames';
+import {
+  annexBNalUnits,
+  avcCodecString,
+  opusPacketDurationMs,
+  vp8FrameSize,
+  type Frame,
+} from './frames';
 import { h264SpsSize } from '../server/media/h264-sps';
 
 export interface SpanWriterOptions {
@@ -58,16 +64,33 @@ interface PendingFrame {
   atMs: number;
 }
 
-/** Opus frames are 20 ms unless told otherwise by the next one. */
+/** An Opus packet whose TOC says nothing of its length is taken as 20 ms. */
 const DEFAULT_AUDIO_FRAME_MS = 20;
+/** A segment's last video frame, with no next one to time it by. */
 const DEFAULT_VIDEO_FRAME_MS = 33;
 /**
- * An Opus frame of 20 ms of silence (TOC 0xF8: CELT, full band, 20 ms, one frame; RFC 6716 3.1),
- * written where the publisher sent no sound (a camera nobody listens to, DTX): a browser's
- * MediaSource buffers what every track covers, so a silent gap in the audio would stop playback.
+ * Opus packets of silence (TOC: CELT, full band, one frame of 20, 10, 5 or 2.5 ms; RFC 6716 3.1;
+ * then the range coder's silence flag), written where the publisher sent no sound (a camera
+ * nobody listens to, DTX, a lost packet): a browser's MediaSource buffers what every track covers,
+ * so a gap in the audio, even of a few ms, is a hole where playback and a seek stop. The shorter
+ * ones fill what is left of a gap that is no whole 20 ms (a segment starts on a video frame).
  */
-const OPUS_SILENCE = new Uint8Array([0xf8, 0xff, 0xfe]);
-const OPUS_SILENCE_MS = 20;
+const OPUS_SILENCES = [
+  { ms: 20, data: new Uint8Array([0xf8, 0xff, 0xfe]) },
+  { ms: 10, data: new Uint8Array([0xf0, 0xff, 0xfe]) },
+  { ms: 5, data: new Uint8Array([0xe8, 0xff, 0xfe]) },
+  { ms: 2.5, data: new Uint8Array([0xe0, 0xff, 0xfe]) },
+] as const;
+/** Float slack in ms comparisons. */
+const EPSILON_MS = 0.01;
+
+/** How long an audio frame plays: its TOC's length (what a browser goes by), else the gap. */
+function audioDurationMs(frame: PendingFrame, nextAtMs: number | undefined): number {
+  return (
+    opusPacketDurationMs(frame.data) ??
+    (nextAtMs === undefined ? DEFAULT_AUDIO_FRAME_MS : nextAtMs - frame.atMs)
+  );
+}
 
 /** A segment whose writes fall this far behind is given up (the disk does not keep up). */
 const MAX_QUEUED_FRAMES = 600;
@@ -114,7 +137,11 @@ class Segment {
     });
     if (video) {
       this.videoSource = new EncodedVideoPacketSource(video === 'h264' ? 'avc' : 'vp8');
-      this.output.addVideoTrack(this.videoSource, { frameRate: 30 });
+      // No frame rate: WebM would carry it as the track's DefaultDuration, which a browser takes
+      // as every frame's length, so a frame the encoder held longer (a camera under load, a
+      // skipped frame) left a hole in the buffered range where a seek never completed. Without
+      // it each frame lasts until the next.
+      this.output.addVideoTrack(this.videoSource);
     }
     if (audio) {
       this.audioSource = new EncodedAudioPacketSource('opus');
@@ -150,13 +177,19 @@ class Segment {
   }
 
   /**
-   * Silence from where the audio ends to `untilMs`, in whole 20 ms frames: short of it by less than
-   * a frame, or (`cover`, at the segment's end) past it by less than one.
+   * Silence from where the audio ends to `untilMs`: short of it by less than 2.5 ms, or (`cover`,
+   * at the segment's end) past it by less than that.
    */
   private fillSilence(untilMs: number, cover = false): void {
     if (!this.audioSource) return;
-    while (untilMs - this.audioEndMs >= (cover ? 1 : OPUS_SILENCE_MS)) {
-      this.addAudio({ data: OPUS_SILENCE, keyFrame: true, atMs: this.audioEndMs }, OPUS_SILENCE_MS);
+    for (const silence of OPUS_SILENCES) {
+      while (untilMs - this.audioEndMs >= silence.ms - EPSILON_MS) {
+        this.addAudio({ data: silence.data, keyFrame: true, atMs: this.audioEndMs }, silence.ms);
+      }
+    }
+    const shortest = OPUS_SILENCES[3];
+    if (cover && untilMs - this.audioEndMs > EPSILON_MS) {
+      this.addAudio({ data: shortest.data, keyFrame: true, atMs: this.audioEndMs }, shortest.ms);
     }
   }
 
@@ -299,7 +332,7 @@ export class SpanWriter {
     }
     if (!segment || atMs < segment.startMs) return;
     const pending = segment.pendingAudio;
-    if (pending) segment.writeAudio(pending, atMs - pending.atMs);
+    if (pending) segment.writeAudio(pending, audioDurationMs(pending, atMs));
     segment.pendingAudio = { data: frame.data, keyFrame: true, atMs };
   }
 
@@ -319,22 +352,32 @@ export class SpanWriter {
     this.options.requestKeyFrame();
   }
 
-  private learnVideoConfig(data: Buffer): void {
+  /** Learns the stream's configuration from a key frame; true when it differs from the last. */
+  private learnVideoConfig(data: Buffer): boolean {
+    const before = this.videoConfig;
     if (this.options.video === 'vp8') {
       const size = vp8FrameSize(data);
       if (size)
         this.videoConfig = { codec: 'vp8', codedWidth: size.width, codedHeight: size.height };
-      return;
+    } else {
+      const sps = annexBNalUnits(data).find((nal) => ((nal[0] ?? 0) & 0x1f) === 7);
+      const size = sps && h264SpsSize(sps);
+      if (sps && size) {
+        this.videoConfig = {
+          codec: avcCodecString(sps),
+          codedWidth: size.width,
+          codedHeight: size.height,
+        };
+      }
     }
-    const sps = annexBNalUnits(data).find((nal) => ((nal[0] ?? 0) & 0x1f) === 7);
-    const size = sps && h264SpsSize(sps);
-    if (sps && size) {
-      this.videoConfig = {
-        codec: avcCodecString(sps),
-        codedWidth: size.width,
-        codedHeight: size.height,
-      };
-    }
+    const after = this.videoConfig;
+    return (
+      before !== undefined &&
+      after !== undefined &&
+      (before.codec !== after.codec ||
+        before.codedWidth !== after.codedWidth ||
+        before.codedHeight !== after.codedHeight)
+    );
   }
 
   private open(atMs: number): Segment | undefined {
@@ -385,7 +428,7 @@ export class SpanWriter {
       );
     }
     const audioPending = segment.pendingAudio;
-    if (audioPending) segment.writeAudio(audioPending, DEFAULT_AUDIO_FRAME_MS);
+    if (audioPending) segment.writeAudio(audioPending, audioDurationMs(audioPending, undefined));
     const done = segment.finish().then((whole) => {
       if (!whole) {
         rmSync(segment.partPath, { force: true });

@@ -12,6 +12,7 @@ import { recordingsText } from '@/config/ui-text-recordings';
 import { apiUrl } from '@/lib/api-url';
 import { getAuthToken } from '@/lib/auth-token';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
+import { pastHole, rangesOf } from './buffered-holes';
 
 /** Fatal network errors in a row after which the player gives up (each reloads the playlist). */
 const HLS_RELOADS = 3;
@@ -66,6 +67,9 @@ function playHls(video: HTMLVideoElement, path: `/api/${string}`, onFailed: () =
 
 /** Fetched ahead of the playhead. */
 const AHEAD_S = 20;
+/** How often a stalled playhead is looked at, and how long it stalls before a hole is jumped. */
+const STALL_CHECK_MS = 250;
+const STALL_JUMP_MS = 500;
 
 interface RecordingPlayerProps {
   stageId: string;
@@ -157,6 +161,28 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
         video.addEventListener('timeupdate', onTime, { signal: abort.signal });
         video.addEventListener('seeking', onSeeking, { signal: abort.signal });
         void pump(buffer);
+        // A seek that does not complete, or playback that stops, at a hole in what is appended
+        // (buffered-holes.ts) moves on past it.
+        let stalledSince: number | undefined;
+        const watch = window.setInterval(() => {
+          const stalled =
+            video.seeking ||
+            (!video.paused && !video.ended && video.readyState < HTMLMediaElement.HAVE_FUTURE_DATA);
+          if (!stalled) {
+            stalledSince = undefined;
+            return;
+          }
+          stalledSince ??= performance.now();
+          if (performance.now() - stalledSince < STALL_JUMP_MS) return;
+          const pending = segments
+            .filter((_, index) => !loaded.has(index))
+            .map((s) => [s.offsetMs / 1000, (s.offsetMs + s.durationMs) / 1000] as const);
+          const to = pastHole(video.currentTime, rangesOf(video.buffered), pending);
+          if (to === undefined) return;
+          stalledSince = undefined;
+          video.currentTime = to;
+        }, STALL_CHECK_MS);
+        abort.signal.addEventListener('abort', () => window.clearInterval(watch));
       },
       { once: true },
     );
