@@ -20,6 +20,7 @@ import { LOGIN_VIEWER, VIEWER, type BenchContext, type BenchOptions } from './li
 import type { BenchRow, PartOutcome } from './lib/result';
 import { loadAverage } from '@tailcam/harness/load-average';
 import { addLoad } from './lib/added-load';
+import { benchPort, peerPagePort } from './lib/janus';
 import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
@@ -183,7 +184,7 @@ if ((loadavg()[0] ?? 0) > cpus().length) {
 }
 
 // The benchmark's own instance (BENCH_PORT, BENCH_STAGE_PORT: other ports).
-const apiPort = Number(process.env.BENCH_PORT ?? 29080);
+const apiPort = benchPort();
 const product = new Product({
   name: 'bench',
   port: apiPort,
@@ -201,7 +202,7 @@ const product = new Product({
       ? {
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',
-          CORS_ORIGINS: `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`,
+          CORS_ORIGINS: `http://127.0.0.1:${peerPagePort()}`,
         }
       : {}),
   },

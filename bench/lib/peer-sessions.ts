@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { peerPagePort } from './janus';
 
 /**
  * What a bench page needs to open a viewing session on either server, as source text for an
@@ -158,13 +159,13 @@ const PEER_PAGE_HTML = `<!doctype html>
 
 /**
  * Serves the bench's peer page, janus.js and our /sdk/stage.js (fetched once from the API) from
- * one loopback origin of its own (BENCH_PEER_PAGE_PORT, 30190), as a site embedding either player
+ * one loopback origin of its own (peerPagePort(): BENCH_PORT + 102), as a site embedding either player
  * would. A real server rather than Playwright's request interception: Chromium's Local Network
  * Access checks treat an intercepted page as public and refuse its connections to loopback. Our
  * API must list this origin in CORS_ORIGINS (the token request and the stage's socket).
  */
 export class PeerPageServer {
-  readonly url = `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`;
+  readonly url = `http://127.0.0.1:${peerPagePort()}`;
   private server: Server | undefined;
   /** The signalling sockets passed through: the server's own close does not end them. */
   private readonly passedThrough = new Set<Duplex>();
