@@ -1,8 +1,10 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
  * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]
- * [--load=N]` (`--hold`, `--peer-viewers`: the receive-only viewers' levels of the janus and
- * keyframes parts; `--load`: N busy processes of the bench's own for the whole run):
+ * [--load=N] [--sections=sessions,capacity,idle]` (`--hold`, `--peer-viewers`: the receive-only
+ * viewers' levels of the janus and keyframes parts; `--load`: N busy processes of the bench's own
+ * for the whole run, but for the janus part, which measures its sessions both without and with
+ * them, pass by pass; `--sections`: the janus part's sections, all three by default):
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -82,6 +84,7 @@ function benchArgs(argv: string[]): {
       hold: text,
       'peer-viewers': text,
       load: text,
+      sections: text,
       json: text,
     },
   });
@@ -104,6 +107,13 @@ function benchArgs(argv: string[]): {
     );
   }
   const load = flags.load === undefined ? 0 : count('load', 0, 16);
+  const sections = (flags.sections ?? 'sessions,capacity,idle').split(',').filter(Boolean);
+  const unknownSections = sections.filter(
+    (section) => !['sessions', 'capacity', 'idle'].includes(section),
+  );
+  if (unknownSections.length > 0) {
+    throw new Error(`--sections: sessions, capacity or idle, not ${unknownSections.join(', ')}`);
+  }
   return {
     only,
     load,
@@ -119,6 +129,8 @@ function benchArgs(argv: string[]): {
       peerPasses: count('passes', 3, 10),
       peerHoldMs: count('hold', 15, 120) * 1000,
       peerMaxViewers: count('peer-viewers', 100, 200),
+      peerSections: sections,
+      addedLoad: load,
     },
   };
 }
@@ -170,7 +182,8 @@ if (options.peer === 'janus') {
   }
 }
 const startedAt = Date.now();
-const spinners = addedLoad > 0 ? addLoad(addedLoad) : undefined;
+// The janus part adds its load itself, to half of its sessions (bench/parts/janus.ts).
+const spinners = addedLoad > 0 && !only.includes('janus') ? addLoad(addedLoad) : undefined;
 console.log(`Tailcam bench: ${only.join(', ')}`);
 if (spinners) {
   console.log(`added load: ${spinners.processes} busy process(es) of the bench's own, to its end`);
