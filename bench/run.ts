@@ -216,6 +216,8 @@ const product = new Product({
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',
           CORS_ORIGINS: `http://127.0.0.1:${peerPagePort()}`,
+          // The token's events_url the API's own, absolute: the peer page's socket goes there.
+          PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
         }
       : {}),
   },
