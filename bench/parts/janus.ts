@@ -412,11 +412,15 @@ function slope(levels: Level[]): number {
   return sxy / sxx;
 }
 
-/** Marginal CPU per viewer from 1 to `at` viewers (undefined when that level was not reached). */
+/**
+ * Marginal CPU per viewer from 1 to `at` viewers (undefined when that level was not reached, or
+ * our camera was not at its full frame rate at either end).
+ */
 function perViewerAt(levels: Level[], at: number): number | undefined {
   const first = levels.find((l) => l.viewers === 1);
   const level = levels.find((l) => l.viewers === at);
-  return first && level ? (level.cores - first.cores) / (at - 1) : undefined;
+  if (!first || !level || !cameraAtRate(first) || !cameraAtRate(level)) return undefined;
+  return (level.cores - first.cores) / (at - 1);
 }
 
 /**
@@ -508,11 +512,20 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
 /** Whether every viewer got the full frame rate at `level`: ours by the stage's count, Janus's by its pages. */
 const fullRate = (level: Level) =>
   level.forwardedShare !== undefined
-    ? level.forwardedShare >= FULL_RATE_SHARE
+    ? level.forwardedShare >= FULL_RATE_SHARE && cameraAtRate(level)
     : level.minFps >= FULL_RATE_FPS;
 
+/**
+ * Ours: whether the camera itself sent its full frame rate over the hold. Its libwebrtc encoder
+ * sends fewer frames on a loaded machine (10–18 a second were seen at load 8–10): the stage then
+ * forwards fewer, and that level's CPU says nothing about a viewer's cost at 30.
+ */
+const cameraAtRate = (level: Level) =>
+  level.publisherFps === undefined || level.publisherFps >= FULL_RATE_FPS;
+
 function cpuRows(ramps: Record<ServerKind, Level[][]>, layers: string): BenchRow[] {
-  const slopes = (kind: ServerKind) => ramps[kind].map(slope);
+  const slopes = (kind: ServerKind) =>
+    ramps[kind].map((levels) => slope(levels.filter(cameraAtRate))).filter(Number.isFinite);
   const at = (kind: ServerKind, viewers: number) =>
     ramps[kind].map((levels) => perViewerAt(levels, viewers) ?? Number.NaN);
   const ratiosAt = (viewers: number) =>
@@ -546,13 +559,14 @@ function cpuRows(ramps: Record<ServerKind, Level[][]>, layers: string): BenchRow
   const slopeCell = (kind: ServerKind) =>
     `${round(median(slopes(kind)) * 100, 3)} % (${round(Math.min(...slopes(kind)) * 100, 3)}–${round(Math.max(...slopes(kind)) * 100, 3)})`;
   const perViewerRow = (viewers: number): BenchRow => {
-    const ratios = ratiosAt(viewers);
+    const ratios = ratiosAt(viewers).filter((value) => Number.isFinite(value));
     const ratio = median(ratios);
+    const ours = at('ours', viewers).filter((value) => Number.isFinite(value));
     return {
       part: 'janus',
-      what: `CPU per viewer at ${viewers} receive-only viewers (1→${viewers}), ours (${layers}) / Janus (one layer), ${ramps.ours.length} passes`,
+      what: `CPU per viewer at ${viewers} receive-only viewers (1→${viewers}), ours (${layers}) / Janus (one layer), ${ratios.length} of ${ramps.ours.length} passes (the others: our camera under 27 fps)`,
       target: 'ratio ≤ 1.0',
-      median: `${round(median(at('ours', viewers)) * 100, 3)} / ${round(median(at('janus', viewers)) * 100, 3)} % of a core`,
+      median: `${round(median(ours) * 100, 3)} / ${round(median(at('janus', viewers).filter(Number.isFinite)) * 100, 3)} % of a core`,
       p95: `ratio ${round(ratio, 2)} (${round(Math.min(...ratios), 2)}–${round(Math.max(...ratios), 2)})`,
       pass: ratio <= 1,
       note: `slope over every level (least squares), median (min–max of passes): ours ${slopeCell('ours')}, Janus ${slopeCell('janus')} of a core a viewer`,
