@@ -1,8 +1,10 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
  * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]
- * [--load=N]` (`--hold`, `--peer-viewers`: the receive-only viewers' levels of the janus and
- * keyframes parts; `--load`: N busy processes of the bench's own for the whole run):
+ * [--load=N] [--sections=sessions,capacity,idle]` (`--hold`, `--peer-viewers`: the receive-only
+ * viewers' levels of the janus and keyframes parts; `--load`: N busy processes of the bench's own
+ * for the whole run, but for the janus part, which measures its sessions both without and with
+ * them, pass by pass; `--sections`: the janus part's sections, all three by default):
  * measures the targets of docs/benchmarks.md against the
  * production build (built by the npm script) started as `npm start` starts it, with the local
  * stage, in headless Chromium, and prints target vs measured. Every loop is bounded; the whole run
@@ -20,6 +22,7 @@ import { LOGIN_VIEWER, VIEWER, type BenchContext, type BenchOptions } from './li
 import type { BenchRow, PartOutcome } from './lib/result';
 import { loadAverage } from '@tailcam/harness/load-average';
 import { addLoad } from './lib/added-load';
+import { benchPort, peerPagePort } from './lib/janus';
 import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
@@ -81,6 +84,7 @@ function benchArgs(argv: string[]): {
       hold: text,
       'peer-viewers': text,
       load: text,
+      sections: text,
       json: text,
     },
   });
@@ -103,6 +107,13 @@ function benchArgs(argv: string[]): {
     );
   }
   const load = flags.load === undefined ? 0 : count('load', 0, 16);
+  const sections = (flags.sections ?? 'sessions,capacity,idle').split(',').filter(Boolean);
+  const unknownSections = sections.filter(
+    (section) => !['sessions', 'capacity', 'idle'].includes(section),
+  );
+  if (unknownSections.length > 0) {
+    throw new Error(`--sections: sessions, capacity or idle, not ${unknownSections.join(', ')}`);
+  }
   return {
     only,
     load,
@@ -118,6 +129,8 @@ function benchArgs(argv: string[]): {
       peerPasses: count('passes', 3, 10),
       peerHoldMs: count('hold', 15, 120) * 1000,
       peerMaxViewers: count('peer-viewers', 100, 200),
+      peerSections: sections,
+      addedLoad: load,
     },
   };
 }
@@ -169,7 +182,8 @@ if (options.peer === 'janus') {
   }
 }
 const startedAt = Date.now();
-const spinners = addedLoad > 0 ? addLoad(addedLoad) : undefined;
+// The janus part adds its load itself, to half of its sessions (bench/parts/janus.ts).
+const spinners = addedLoad > 0 && !only.includes('janus') ? addLoad(addedLoad) : undefined;
 console.log(`Tailcam bench: ${only.join(', ')}`);
 if (spinners) {
   console.log(`added load: ${spinners.processes} busy process(es) of the bench's own, to its end`);
@@ -183,7 +197,7 @@ if ((loadavg()[0] ?? 0) > cpus().length) {
 }
 
 // The benchmark's own instance (BENCH_PORT, BENCH_STAGE_PORT: other ports).
-const apiPort = Number(process.env.BENCH_PORT ?? 29080);
+const apiPort = benchPort();
 const product = new Product({
   name: 'bench',
   port: apiPort,
@@ -201,7 +215,9 @@ const product = new Product({
       ? {
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',
-          CORS_ORIGINS: `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`,
+          CORS_ORIGINS: `http://127.0.0.1:${peerPagePort()}`,
+          // The token's events_url the API's own, absolute: the peer page's socket goes there.
+          PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
         }
       : {}),
   },

@@ -18,6 +18,14 @@ export interface BenchOptions {
   peerHoldMs: number;
   /** The ramp's highest level (100 by default). */
   peerMaxViewers: number;
+  /** `--sections`: which of the janus part's sections run (sessions, capacity, idle; all by default). */
+  peerSections: string[];
+  /**
+   * `--load=N`: busy processes of the bench's own. The janus part measures its sessions both
+   * without them and with N (passes alternate), and its capacity ramp without; other parts run
+   * under them from start to end.
+   */
+  addedLoad: number;
 }
 
 export const VIEWER = { username: 'bench-viewer', password: 'bench viewer password 1' };

@@ -5,9 +5,10 @@
  * that keeps that mountpoint on air (bench/lib/janus-feed.ts: our synthetic camera's scene, time
  * strip included, encoded by GStreamer's vp8enc and sent as plain RTP).
  *
- * Ports, all within the bench's 30000-30999: BENCH_JANUS_HTTP_PORT (30188) and
- * BENCH_JANUS_WS_PORT (30189); the mountpoint's RTP/RTCP and the feed's RTCP 30210-30213; Janus's
- * ICE (media) ports 30300-30699.
+ * Ports, all derived from BENCH_PORT (29080 by default) so that two benches on one machine, each
+ * with its own BENCH_PORT, never share one (benchPorts()): Janus's HTTP and WebSocket transports
+ * at BENCH_PORT + 100 and + 101 (or BENCH_JANUS_HTTP_PORT, BENCH_JANUS_WS_PORT), the mountpoint's
+ * RTP/RTCP and the feed's RTCP at + 110 to + 113, Janus's ICE (media) ports + 200 to + 399.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -47,15 +48,26 @@ export interface JanusPorts {
   media: string;
 }
 
+/** The bench's API port; every other port of the bench is an offset from it. */
+export function benchPort(): number {
+  return Number(process.env.BENCH_PORT ?? 29080);
+}
+
+/** The peer page's loopback origin (bench/lib/peer-sessions.ts): BENCH_PORT + 102. */
+export function peerPagePort(): number {
+  return Number(process.env.BENCH_PEER_PAGE_PORT ?? benchPort() + 102);
+}
+
 export function janusPorts(): JanusPorts {
+  const base = benchPort();
   return {
-    http: Number(process.env.BENCH_JANUS_HTTP_PORT ?? 30188),
-    ws: Number(process.env.BENCH_JANUS_WS_PORT ?? 30189),
-    videoRtp: 30210,
-    videoRtcp: 30211,
-    feedRtcp: 30212,
-    feedRelay: 30213,
-    media: '30300-30699',
+    http: Number(process.env.BENCH_JANUS_HTTP_PORT ?? base + 100),
+    ws: Number(process.env.BENCH_JANUS_WS_PORT ?? base + 101),
+    videoRtp: base + 110,
+    videoRtcp: base + 111,
+    feedRtcp: base + 112,
+    feedRelay: base + 113,
+    media: `${base + 200}-${base + 399}`,
   };
 }
 

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { peerPagePort } from './janus';
 
 /**
  * What a bench page needs to open a viewing session on either server, as source text for an
@@ -158,16 +157,17 @@ const PEER_PAGE_HTML = `<!doctype html>
 
 /**
  * Serves the bench's peer page, janus.js and our /sdk/stage.js (fetched once from the API) from
- * one loopback origin of its own (BENCH_PEER_PAGE_PORT, 30190), as a site embedding either player
+ * one loopback origin of its own (peerPagePort(): BENCH_PORT + 102), as a site embedding either player
  * would. A real server rather than Playwright's request interception: Chromium's Local Network
  * Access checks treat an intercepted page as public and refuse its connections to loopback. Our
- * API must list this origin in CORS_ORIGINS (the token request and the stage's socket).
+ * API must list this origin in CORS_ORIGINS (the token request and the stage's socket), and name
+ * itself in PUBLIC_URL (bench/run.ts), so that the token's events_url is the API's own and the
+ * page opens the stage's socket there directly, as the app's page does (an earlier version passed
+ * it through this server: a hop of the bench's own in every join of ours, none in Janus's).
  */
 export class PeerPageServer {
-  readonly url = `http://127.0.0.1:${Number(process.env.BENCH_PEER_PAGE_PORT ?? 30190)}`;
+  readonly url = `http://127.0.0.1:${peerPagePort()}`;
   private server: Server | undefined;
-  /** The signalling sockets passed through: the server's own close does not end them. */
-  private readonly passedThrough = new Set<Duplex>();
 
   /** Serves the peer page, our SDK and, for the Janus comparison, janus.js. */
   async start(apiUrl: string, janusJsPath?: string): Promise<void> {
@@ -185,33 +185,6 @@ export class PeerPageServer {
       reply.writeHead(file ? 200 : 404, { 'content-type': file?.type ?? 'text/plain' });
       reply.end(file?.body ?? 'not found');
     });
-    // The participant token's events_url is a path (/stage/events) the SDK resolves on the page's
-    // origin, as in the app: the signalling socket is passed through to the API, byte for byte
-    // (the API's edge admits this origin: CORS_ORIGINS, bench/run.ts).
-    const api = new URL(apiUrl);
-    server.on('upgrade', (request, socket, head) => {
-      socket.on('error', () => socket.destroy());
-      if (new URL(request.url ?? '/', this.url).pathname !== '/stage/events') {
-        socket.destroy();
-        return;
-      }
-      this.passedThrough.add(socket);
-      const upstream = connect(Number(api.port), api.hostname, () => {
-        const headers: string[] = [];
-        for (let index = 0; index < request.rawHeaders.length; index += 2) {
-          headers.push(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}`);
-        }
-        upstream.write(`GET ${request.url} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`);
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('close', () => {
-        upstream.destroy();
-        this.passedThrough.delete(socket);
-      });
-    });
     this.server = server;
     await new Promise<void>((listening, failed) => {
       server.once('error', failed);
@@ -224,7 +197,6 @@ export class PeerPageServer {
     this.server = undefined;
     if (!server) return;
     server.closeAllConnections();
-    for (const socket of this.passedThrough) socket.destroy();
     await new Promise((closed) => server.close(closed));
   }
 }

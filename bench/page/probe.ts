@@ -62,13 +62,29 @@ function install(loginToken: string): void {
   const mark = (name: string) => bench.marks.push({ name, at: performance.now() });
   const wallClock = () => Date.now() - performance.now(); // maps the page clock onto Date.now()
 
+  // The click is stamped at the button's release: its pointerup, or the click for a click with no
+  // pointer (a key). A press can start the join (decision 0057), and on a loaded machine the card
+  // may be gone by the release, so no click event follows it at all: stamped on click alone, such a
+  // join never had a start, and read as a join that never played.
+  let releasedAt: number | undefined;
+  const stampClick = () => {
+    bench.clickAt = performance.now();
+    bench.firstFrameAt = undefined;
+    bench.loadedDataAt = undefined;
+    bench.marks = [];
+  };
+  document.addEventListener(
+    'pointerup',
+    () => {
+      releasedAt = performance.now();
+      stampClick();
+    },
+    true,
+  );
   document.addEventListener(
     'click',
     () => {
-      bench.clickAt = performance.now();
-      bench.firstFrameAt = undefined;
-      bench.loadedDataAt = undefined;
-      bench.marks = [];
+      if (releasedAt === undefined || performance.now() - releasedAt > 100) stampClick();
     },
     true,
   );

@@ -31,6 +31,22 @@ const HOVER_MS = 150;
  */
 const PRESS_MS = 80;
 
+export class JoinNeverPlayed extends Error {}
+
+/** Runs `measure`; a join that never played is added to `failures` instead of ending the part. */
+async function sampleOrFailure(
+  measure: () => Promise<JoinSample>,
+  failures: string[],
+): Promise<JoinSample | undefined> {
+  try {
+    return await measure();
+  } catch (error) {
+    if (!(error instanceof JoinNeverPlayed)) throw error;
+    failures.push(error.message);
+    return undefined;
+  }
+}
+
 export async function measureClick(
   page: Page,
   streamId: string,
@@ -44,8 +60,19 @@ export async function measureClick(
   }
   // The figure starts at the click (the release): a press of pressMs comes before it.
   await card.click({ delay: pressMs });
-  await waitForFirstFrame(page);
+  const played = await waitForFirstFrame(page).then(
+    () => true,
+    () => false,
+  );
   const join = await readJoin(page);
+  if (!played) {
+    // A join that never played (issue 31 §1 saw 1 in 152 in a soak): counted with the last step
+    // it reached, and the run goes on.
+    const last = join.marks.at(-1);
+    throw new JoinNeverPlayed(
+      `${streamId}: no frame in 20 s; last step ${last ? `${last.name} at ${Math.round(last.at - join.clickAt)} ms` : 'none'}`,
+    );
+  }
   // The last token fetch up to 2 s before the click: a prefetch (decision 0040) starts before it.
   const token = await page.evaluate((clickAt) => {
     const entry = performance
@@ -69,7 +96,12 @@ export async function measureClick(
   };
 }
 
-function rowsFor(mode: string, samples: JoinSample[], primary: boolean): BenchRow[] {
+function rowsFor(
+  mode: string,
+  samples: JoinSample[],
+  primary: boolean,
+  failures: string[] = [],
+): BenchRow[] {
   const totals = samples.map((sample) => sample.totalMs);
   const stepNames = [
     'token fetch start',
@@ -96,11 +128,15 @@ function rowsFor(mode: string, samples: JoinSample[], primary: boolean): BenchRo
     {
       part: 'join',
       what: `click → first frame (${mode}, n=${samples.length})`,
-      target: primary ? '≤ 200 ms median' : '(≤ 200 ms)',
+      target: primary ? '≤ 100 ms median' : '(≤ 100 ms)',
       median: `${round(medianMs)} ms`,
       p95: `${round(p95(totals))} ms`,
-      pass: primary ? medianMs <= 200 : undefined,
-      note: `loadeddata ${round(median(samples.map((s) => s.loadedDataMs)))} ms; medians after the click: ${steps}`,
+      pass: primary ? medianMs <= 100 && failures.length === 0 : undefined,
+      note:
+        (failures.length > 0
+          ? `${failures.length} join(s) never played (${failures.join('; ')}); `
+          : '') +
+        `loadeddata ${round(median(samples.map((s) => s.loadedDataMs)))} ms; medians after the click: ${steps}`,
     },
   ];
 }
@@ -138,35 +174,66 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
         ...rowsFor(`B: ${bench.options.ab.join('+')}`, groups[1] ?? [], false),
       ];
     }
+    const failed: Record<'fresh' | 'hovered' | 'pressed' | 'warm', string[]> = {
+      fresh: [],
+      hovered: [],
+      pressed: [],
+      warm: [],
+    };
     const fresh: JoinSample[] = [];
     // One unrecorded join first: Chromium's first video decoder in the browser process.
     for (let index = -1; index < joins; index += 1) {
       await page.goto('/home');
-      const sample = await measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS');
-      if (index >= 0) fresh.push(sample);
+      const sample = await sampleOrFailure(
+        () => measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS'),
+        failed.fresh,
+      );
+      if (index >= 0 && sample) fresh.push(sample);
     }
     const hovered: JoinSample[] = [];
     for (let index = 0; index < joins; index += 1) {
       await page.goto('/home');
-      hovered.push(await measureClick(page, STREAMS[index % 3] ?? 'N743AS', HOVER_MS));
+      const sample = await sampleOrFailure(
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', HOVER_MS),
+        failed.hovered,
+      );
+      if (sample) hovered.push(sample);
     }
     const pressed: JoinSample[] = [];
     for (let index = 0; index < joins; index += 1) {
       await page.goto('/home');
-      pressed.push(await measureClick(page, STREAMS[index % 3] ?? 'N743AS', 0, PRESS_MS));
+      const sample = await sampleOrFailure(
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', 0, PRESS_MS),
+        failed.pressed,
+      );
+      if (sample) pressed.push(sample);
     }
     const warm: JoinSample[] = [];
     await page.goto('/home');
     for (let index = 0; index < joins; index += 1) {
-      warm.push(await measureClick(page, STREAMS[index % 3] ?? 'N743AS'));
+      const sample = await sampleOrFailure(
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS'),
+        failed.warm,
+      );
+      if (sample) warm.push(sample);
       await page.getByRole('link', { name: /Back/ }).click();
       await streamCard(page, 'N743AS').waitFor();
     }
     return [
-      ...rowsFor('fresh /home', fresh, true),
-      ...rowsFor(`fresh /home, pointer on the card ${HOVER_MS} ms before`, hovered, false),
-      ...rowsFor(`fresh /home, a press of ${PRESS_MS} ms (a person's click)`, pressed, false),
-      ...rowsFor('warm, in-app', warm, false),
+      ...rowsFor('fresh /home', fresh, true, failed.fresh),
+      ...rowsFor(
+        `fresh /home, pointer on the card ${HOVER_MS} ms before`,
+        hovered,
+        false,
+        failed.hovered,
+      ),
+      ...rowsFor(
+        `fresh /home, a press of ${PRESS_MS} ms (a person's click)`,
+        pressed,
+        true,
+        failed.pressed,
+      ),
+      ...rowsFor('warm, in-app', warm, false, failed.warm),
     ];
   } finally {
     await context.close();

@@ -15,6 +15,8 @@ const layerStatsSchema = z.object({
   frameRate: z.number(),
   /** Key frames opened in it. */
   keyFrames: z.number(),
+  /** Frames received in it so far (marker bits). */
+  frames: z.number(),
 });
 export type LayerStats = z.infer<typeof layerStatsSchema>;
 
@@ -32,6 +34,11 @@ const perStage = z.object({
       /** Of the key frame requests that led to them, the viewers' own PLIs and FIRs. */
       viewerKeyFrameRequests: z.number(),
       viewers: z.number(),
+      /**
+       * Video frames sent on to each of its viewers so far, one entry a viewer (in the order they
+       * came): against the layers' `frames`, whether every viewer gets the full frame rate.
+       */
+      framesForwarded: z.array(z.number()),
       /**
        * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
        * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;

@@ -88,6 +88,8 @@ export interface FeedListener {
    */
   onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void;
   onAudioPacket(packet: RtpPacket): void;
+  /** Video frames (marker bits) sent on to the viewer so far; a viewer's subscription counts them. */
+  readonly videoFramesForwarded?: number;
 }
 
 export interface PublisherOptions {
@@ -133,6 +135,8 @@ export class Publisher implements SdpSession {
   videoPackets = 0;
   /** Key frames seen opening in the publisher's video. */
   keyFramesSeen = 0;
+  /** Video frames received (marker bits), by layer (its `rid`, null for a single layer). */
+  readonly videoFrames = new Map<string | null, number>();
   /** Key frame requests that were a viewer's PLI or FIR (not a join's). */
   viewerKeyFrameRequests = 0;
   /** The audio's capture clock, from the publisher's sender reports (each video layer has its own). */
@@ -246,6 +250,16 @@ export class Publisher implements SdpSession {
       if (listener.media.video && listener.demands !== false) count += 1;
     }
     return count;
+  }
+
+  /** Video frames sent on to each viewer so far (the viewers that count them), for the stats. */
+  get videoFramesForwarded(): number[] {
+    const frames: number[] = [];
+    for (const listener of this.listeners) {
+      if (listener.demands !== false && listener.videoFramesForwarded !== undefined)
+        frames.push(listener.videoFramesForwarded);
+    }
+    return frames;
   }
 
   get audioListenerCount(): number {
@@ -406,6 +420,8 @@ export class Publisher implements SdpSession {
     const keyFrameStart = layer.receive(packet, now);
     this.layers.update(now);
     if (keyFrameStart) this.keyFramesSeen += 1;
+    if (packet.header.marker)
+      this.videoFrames.set(layer.rid, (this.videoFrames.get(layer.rid) ?? 0) + 1);
     stripExtensions(packet);
     for (const listener of this.listeners) {
       if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart, layer);

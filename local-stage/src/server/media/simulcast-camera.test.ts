@@ -101,5 +101,16 @@ describe('a simulcast camera', () => {
     expect(f?.bitrate).toBeGreaterThan(h?.bitrate ?? 0);
     expect(h?.bitrate).toBeGreaterThan(q?.bitrate ?? 0);
     expect(new Set(layers.map((layer) => layer.ssrc)).size).toBe(3);
+
+    // The frames the stage sent on, counted at the stage (the bench's full-frame-rate check): at
+    // least what the viewer has shown, at most what the camera sent in all its layers.
+    const shownFrames = viewer.frames.length;
+    const after = (await stats()).stages[STAGE]?.publisher;
+    expect(after?.framesForwarded).toHaveLength(1);
+    const [forwarded = 0] = after?.framesForwarded ?? [];
+    expect(forwarded).toBeGreaterThanOrEqual(shownFrames);
+    expect(forwarded).toBeLessThanOrEqual(
+      (after?.layers ?? []).reduce((sum, layer) => sum + layer.frames, 0),
+    );
   }, 60_000);
 });

@@ -153,6 +153,8 @@ export class Subscription implements FeedListener {
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
+  /** Video frames sent on to the viewer (marker bits of the packets forwarded). */
+  videoFramesForwarded = 0;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
   /** The viewer's subscribe request this subscription answers (socket viewers). */
@@ -483,6 +485,7 @@ export class Subscription implements FeedListener {
 
   private forward(packet: RtpPacket): void {
     this.videoForwarder?.forward(packet);
+    if (packet.header.marker) this.videoFramesForwarded += 1;
     this.adaptation.forwarded(packet.payload.length);
   }
 

@@ -48,6 +48,7 @@ export function stageStats(input: {
             plisSent: shown.publisher.plisSent,
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
+            framesForwarded: shown.publisher.videoFramesForwarded,
             layers: layerStats(shown.publisher),
           }
         : null,
@@ -98,5 +99,9 @@ function layerStats(publisher: Publisher): LayerStats[] {
   const now = performance.now();
   return [...publisher.layers.all]
     .sort((a, b) => (isHigher(a, b, now) ? -1 : isHigher(b, a, now) ? 1 : 0))
-    .map((layer) => ({ ...layer.figures(now), keyFrames: layer.keyFramesSeen }));
+    .map((layer) => ({
+      ...layer.figures(now),
+      keyFrames: layer.keyFramesSeen,
+      frames: publisher.videoFrames.get(layer.rid) ?? 0,
+    }));
 }
