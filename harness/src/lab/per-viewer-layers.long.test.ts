@@ -231,8 +231,10 @@ describe.skipIf(!LONG || !support.ok)(
       await notice.waitFor({ state: 'hidden', timeout: 30_000 });
       const resumedAfterMs = Math.round(performance.now() - restoredAt);
       const framesBefore = (await playback(page)).frames;
+      // The notice goes as the stage moves to the lowest layer, before its key frame arrives:
+      // 10 frames of 160x90 at 15 a second take a second or more after it.
       await expect
-        .poll(async () => (await playback(page)).frames)
+        .poll(async () => (await playback(page)).frames, { timeout: 10_000 })
         .toBeGreaterThan(framesBefore + 10);
       await record(
         'link cut to 40 kbit/s, then restored',

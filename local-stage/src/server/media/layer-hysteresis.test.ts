@@ -278,6 +278,13 @@ describe('probing up', () => {
     expect(choice.choose(layers, now(), quiet)).toBe(h);
   });
 
+  it('fails without a REMB during it: a cut link sends no feedback to fall', () => {
+    const { layers, choice, q, run, now } = downToLowest();
+    const silent = { maxBitrate: 160_000, estimateAt: now() };
+    run(PROBE_QUIET_MS + PROBE_WINDOW_MS + 200, (at) => choice.choose(layers, at, silent));
+    expect(choice.choose(layers, now(), silent)).toBe(q);
+  });
+
   it('fails when a receiver report during the probe shows loss, and waits the first retry time each time', () => {
     const { layers, choice, q, run, now } = downToLowest();
     const quiet = { maxBitrate: 160_000 };

@@ -240,6 +240,11 @@ export interface LayerConstraints {
   /** The share of the video the viewer's last receiver report lost, and when it came. */
   loss?: { fraction: number; at: number } | undefined;
   /**
+   * When the estimate last came: a probe passes only on one that came during it. Undefined: an
+   * estimate with every choice.
+   */
+  estimateAt?: number | undefined;
+  /**
    * Bits a second that got through to the viewer while its reports showed loss (viewer-adaptation.ts):
    * a bound on the layer chosen, never a reason to pause the video (only the estimate pauses it).
    */
@@ -479,7 +484,7 @@ export class LayerChoice {
     }
     if (maxBitrate < next.bitrate(now) * UP_MARGIN) {
       this.roomSince = undefined;
-      return this.probeUp(current, next, maxBitrate, now, constraints.loss);
+      return this.probeUp(current, next, maxBitrate, now, constraints.loss, constraints.estimateAt);
     }
     this.probe = undefined;
     this.roomSince ??= now;
@@ -503,6 +508,7 @@ export class LayerChoice {
     maxBitrate: number,
     now: number,
     loss: LayerConstraints['loss'],
+    estimateAt: number | undefined,
   ): VideoLayer | null {
     const probe = this.probe?.layer === next ? this.probe : undefined;
     if (probe === undefined) {
@@ -521,6 +527,11 @@ export class LayerChoice {
     }
     if (now - probe.since < PROBE_WINDOW_MS) return current;
     this.probe = undefined;
+    // No REMB during the probe is no evidence: a cut link carries no feedback either.
+    if (estimateAt !== undefined && estimateAt < probe.since) {
+      this.probeFailed(next, now);
+      return current;
+    }
     this.probed = next.bitrate(now) * UP_MARGIN;
     return next;
   }

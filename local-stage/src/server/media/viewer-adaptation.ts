@@ -141,6 +141,7 @@ export class ViewerAdaptation {
       lossy: this.lossy,
       loss: this.loss,
       lossBound: this.lossBound(now),
+      estimateAt: this.estimateValue?.at,
     });
   }
 
@@ -171,7 +172,8 @@ export class ViewerAdaptation {
     const bitrate = Number(feedback.bitrate);
     if (!Number.isFinite(bitrate)) return;
     const previous = this.estimateValue?.bitrate;
-    if (previous !== undefined && bitrate !== previous) this.falling = bitrate < previous * 0.97;
+    // Each REMB is news: one equal to the last (libwebrtc's periodic one) is no fall any more.
+    this.falling = previous !== undefined && bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
   }
