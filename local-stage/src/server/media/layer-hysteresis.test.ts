@@ -107,7 +107,10 @@ describe('choosing a viewer’s layer', () => {
     expect(choice.choose(layers, now(), dip)).toBe(q);
     run(2 * DOWN_AFTER_MS + 400, (at) => choice.choose(layers, at, { maxBitrate: 60_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 60_000 })).toBeNull();
-    run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 200_000 }));
+    // The lowest layer, left for the pause, waits its retry time before it is tried again.
+    run(FIRST_RETRY_MS - 500, (at) => choice.choose(layers, at, { maxBitrate: 200_000 }));
+    expect(choice.choose(layers, now(), { maxBitrate: 200_000 })).toBeNull();
+    run(UP_AFTER_MS + 700, (at) => choice.choose(layers, at, { maxBitrate: 200_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 200_000 })).toBe(q);
   });
 });

@@ -470,9 +470,7 @@ export class LayerChoice {
           : lowest);
       if (target === current) return current;
       this.fellBackFrom = undefined;
-      // The lowest layer paused does not wait to be tried again: resuming takes room in the
-      // estimate, or a probe, and every second paused is a second without a picture.
-      if (!(target === null && current === lowest)) this.left(current, now);
+      this.left(current, now);
       return target;
     }
     this.overSince = undefined;
@@ -527,8 +525,10 @@ export class LayerChoice {
     }
     if (now - probe.since < PROBE_WINDOW_MS) return current;
     this.probe = undefined;
-    // No REMB during the probe is no evidence: a cut link carries no feedback either.
-    if (estimateAt !== undefined && estimateAt < probe.since) {
+    // No REMB during the probe is no evidence: a cut link carries no feedback either. A paused
+    // viewer, sent no video, may send none at all: its probe is the resume itself (and the layer
+    // waits longer each time it pauses again).
+    if (current !== null && estimateAt !== undefined && estimateAt < probe.since) {
       this.probeFailed(next, now);
       return current;
     }
