@@ -9,13 +9,7 @@ import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import {
-  expect,
-  expectVideoPlaying,
-  loginToken,
-  signInByApi,
-  test,
-} from './support/fixtures';
+import { expect, expectVideoPlaying, loginToken, signInByApi, test } from './support/fixtures';
 import { publishToken, servePublisherPage } from './support/whip-publisher';
 
 test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
