@@ -1,8 +1,9 @@
 /**
  * Live thumbnails on /home (docs/product.md#stream-selection): each card shows its own aircraft's
  * picture of now, read back from the synthetic camera's time strip in the image; a browser
- * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; and
- * no thumbnail is given without a login token.
+ * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; a
+ * press on a card opens its player though the picture arrives while the button is down; and no
+ * thumbnail is given without a login token.
  */
 import type { Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
