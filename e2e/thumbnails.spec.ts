@@ -1,15 +1,16 @@
 /**
  * Live thumbnails on /home (docs/product.md#stream-selection): each card shows its own aircraft's
  * picture of now, read back from the synthetic camera's time strip in the image; a browser
- * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; and
- * no thumbnail is given without a login token.
+ * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; a
+ * press on a card opens its player though the picture arrives while the button is down; and no
+ * thumbnail is given without a login token.
  */
 import type { Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import { expect, loginToken, signInByApi, test } from './support/fixtures';
+import { expect, expectVideoPlaying, loginToken, signInByApi, test } from './support/fixtures';
 import { publishToken, servePublisherPage } from './support/whip-publisher';
 
 test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
@@ -71,6 +72,48 @@ test("each card shows its own aircraft's picture of now, through a blob: URL", a
     // Drawn by the camera at most 15 s before the page shows it.
     expect((seen?.readAtMs ?? 0) - (seen?.strip?.captureTimeMs ?? 0)).toBeLessThan(15_000);
   }
+});
+
+// Issue 31 §1: a person's press (80 ms down) on a card whose picture arrived meanwhile opened
+// nothing. Chromium sends no click when the element pressed is replaced before the release, and
+// the placeholder → picture swap did replace it; the press had started the join (decision 0057),
+// which then played in no player.
+test("a press on a card opens its player though the card's picture arrives during it", async ({
+  page,
+}) => {
+  const STREAM = 'N743AS';
+  await signInByApi(page);
+  await page.goto('/home');
+  // The camera's picture exists (so the held answer below is a picture, not "none yet").
+  await expect(page.getByRole('img', { name: `${STREAM} thumbnail` })).toBeVisible({
+    timeout: 15_000,
+  });
+
+  let asked: () => void = () => undefined;
+  const requested = new Promise<void>((resolve) => (asked = resolve));
+  let answer: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (answer = resolve));
+  await page.route(`**/api/thumbnails/${STREAM}`, async (route) => {
+    const response = await route.fetch();
+    asked();
+    await released;
+    await route.fulfill({ response }).catch(() => undefined);
+  });
+  await page.reload();
+  await requested;
+  const card = page.getByRole('link', { name: new RegExp(STREAM) });
+  const placeholder = card.getByRole('img', { name: `${STREAM} placeholder image` });
+  await expect(placeholder).toBeVisible();
+  const box = await placeholder.boundingBox();
+  if (!box) throw new Error('the card has no picture box');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  answer(); // the picture replaces the placeholder under the pressed button
+  await expect(card.getByRole('img', { name: `${STREAM} thumbnail` })).toBeVisible();
+  await page.mouse.up();
+
+  await expect(page).toHaveURL(new RegExp(`/player/${STREAM}$`));
+  await expectVideoPlaying(page);
 });
 
 test('a thumbnail request without a valid login token is refused', async ({ request }) => {

@@ -70,7 +70,7 @@ export async function measureClick(
     // it reached, and the run goes on.
     const last = join.marks.at(-1);
     throw new JoinNeverPlayed(
-      `${streamId}: no frame in 20 s; last step ${last ? `${last.name} at ${Math.round(last.at - join.clickAt)} ms` : 'none'}`,
+      `${streamId}: no frame in 20 s; last step ${last ? `${last.name} at ${Math.round(last.at - join.clickAt)} ms` : 'none'}; page ${new URL(page.url()).pathname}`,
     );
   }
   // The last token fetch up to 2 s before the click: a prefetch (decision 0040) starts before it.
