@@ -83,6 +83,8 @@ export interface ForwardingCounts {
   notCached: number;
   /** NACKed packets not sent again: the retransmission budget was spent (a congested viewer). */
   overBudget: number;
+  /** NACKed packets not sent again: of a layer the viewer left (its key frame replaced them). */
+  superseded: number;
   senderReports: number;
 }
 
@@ -94,6 +96,7 @@ export class TrackForwarder {
     probePackets: 0,
     notCached: 0,
     overBudget: 0,
+    superseded: 0,
     senderReports: 0,
   };
   private readonly sender: RTCRtpSender;
@@ -119,6 +122,8 @@ export class TrackForwarder {
    * in 5.6 s on a 400 kbit/s link were measured), as libwebrtc's sender, which caps them, does not.
    */
   private retransmitBudget = RETRANSMIT_BURST_BYTES;
+  /** Packets before this sequence number are not sent again (see `retransmitFrom`). */
+  private retransmitFloor: number | undefined;
   /** The viewer's own SSRC (its receiver reports') and the round trip they measure. */
   private viewerSsrc: number | undefined;
   private roundTripMs: number | undefined;
@@ -228,6 +233,15 @@ export class TrackForwarder {
     return [{ id, payload: serializeSdesMid(mid) }];
   }
 
+  /**
+   * From now on, NACKs for packets before `sequenceNumber` go unanswered: they belong to a layer
+   * the viewer no longer gets, whose pictures the new layer's key frame (at `sequenceNumber`)
+   * replaces.
+   */
+  retransmitFrom(sequenceNumber: number): void {
+    this.retransmitFloor = sequenceNumber;
+  }
+
   private get transport(): RTCDtlsTransport | undefined {
     return this.sender.transport ?? undefined;
   }
@@ -238,6 +252,11 @@ export class TrackForwarder {
     this.counts.nacks += 1;
     const rtxPayloadType = this.rtxPayloadType();
     for (const sequenceNumber of sequenceNumbers) {
+      const floor = this.retransmitFloor;
+      if (floor !== undefined && ((sequenceNumber - floor) & 0xffff) >= 0x8000) {
+        this.counts.superseded += 1;
+        continue;
+      }
       const cached = this.cache[sequenceNumber % this.cache.length];
       if (!cached || cached.header.sequenceNumber !== sequenceNumber) {
         this.counts.notCached += 1;

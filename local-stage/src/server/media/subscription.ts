@@ -445,7 +445,13 @@ export class Subscription implements FeedListener {
   onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void {
     if (!this.videoSender) return;
     const now = performance.now();
+    const switches = this.layerSwitch.switches;
     const accepted = this.layerSwitch.accept(packet, layer, keyFrameStart, now);
+    // Another layer's key frame: what the viewer lost of the layer before is not worth sending
+    // again (this key frame replaces it), and on a congested link it would delay the key frame.
+    if (accepted && this.layerSwitch.switches !== switches) {
+      this.videoForwarder?.retransmitFrom(packet.header.sequenceNumber);
+    }
     if (this.videoOpen) {
       this.layerReports.check(
         now,
