@@ -281,6 +281,20 @@ describe('probing up', () => {
     expect(choice.choose(layers, now(), quiet)).toBe(h);
   });
 
+  it('does not move up on room in an estimate that is still coming down', () => {
+    const { layers, choice, q, h, run, now } = downToLowest();
+    // Just after a drop: the REMB falls 3 % each report, yet stays over h's need for seconds.
+    let estimate = 800_000;
+    run(UP_AFTER_MS + 400, (at) => {
+      if (at % 200 === 0) estimate *= 0.97;
+      expect(choice.choose(layers, at, { maxBitrate: estimate, estimateFalling: true })).toBe(q);
+    });
+    expect(estimate).toBeGreaterThan(h.bitrate(now()) * 1.15);
+    const steady = { maxBitrate: estimate };
+    run(UP_AFTER_MS + 300, (at) => choice.choose(layers, at, steady));
+    expect(choice.choose(layers, now(), steady)).toBe(h);
+  });
+
   it('fails without a REMB during it: a cut link sends no feedback to fall', () => {
     const { layers, choice, q, run, now } = downToLowest();
     const silent = { maxBitrate: 160_000, estimateAt: now() };

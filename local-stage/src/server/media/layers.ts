@@ -485,7 +485,10 @@ export class LayerChoice {
       return this.probeUp(current, next, maxBitrate, now, constraints.loss, constraints.estimateAt);
     }
     this.probe = undefined;
+    // Room in an estimate that is still falling is what the link carried before (just after a
+    // drop, libwebrtc's REMB comes down over seconds): up only once it has not fallen for as long.
     this.roomSince ??= now;
+    if (this.lastFallAt > this.roomSince) this.roomSince = this.lastFallAt;
     if (now - this.roomSince < UP_AFTER_MS) return current;
     this.roomSince = undefined;
     return (
