@@ -201,6 +201,7 @@ export class Subscription implements FeedListener {
         });
       },
       videoSsrc: () => this.videoSender?.ssrc,
+      sendsRemb: () => this.peer.remoteDescription?.sdp.includes('goog-remb') === true,
       onLayer: (layer, estimate) =>
         this.log.info(
           {

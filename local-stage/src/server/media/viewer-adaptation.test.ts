@@ -175,6 +175,24 @@ describe('a viewer whose receiver reports show loss', () => {
     expect(viewer.estimate()).toBe(2_000_000);
   });
 
+  it('is not taken from a viewer that negotiated no REMB (the recorder keeps the top layer)', () => {
+    const f = testVideoLayer('f');
+    const viewer = new ViewerAdaptation({
+      layers: () => new VideoLayers([f]),
+      current: () => f,
+      pad: () => 0,
+      paused: () => false,
+      report: () => undefined,
+      videoSsrc: () => 1234,
+      sendsRemb: () => false,
+    });
+    viewer.tick(0);
+    viewer.onRtcp(receiverReport(0), 100);
+    feed(f, 0, 2_000);
+    viewer.onRtcp(receiverReport(128), 2_000);
+    expect(viewer.lossBound(2_000)).toBeUndefined();
+  });
+
   it('takes loss for the line’s own while the REMB has twice what is sent', () => {
     const f = testVideoLayer('f');
     const viewer = adaptation({ current: () => f });

@@ -82,6 +82,7 @@ export class ViewerAdaptation {
   private reported: { at: number; estimate: number | undefined } | undefined;
   private readonly videoSsrc: () => number | undefined;
   private readonly onLayer: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
+  private readonly sendsRemb: () => boolean;
   private lastLayer: VideoLayer | undefined;
   /** When the layer forwarded last changed (or stopped, or started). */
   private layerChangedAt = -Infinity;
@@ -100,6 +101,12 @@ export class ViewerAdaptation {
     report: (videoPaused: boolean, estimate: number | undefined) => void;
     /** The SSRC of the video sent to the viewer (a REMB about it is its estimate). */
     videoSsrc: () => number | undefined;
+    /**
+     * Whether the viewer negotiated REMB (a browser does; the recorder and thumbnail processes'
+     * werift players do not): only then does loss bound its layer, as a stand-in for the REMB to
+     * come. A viewer without it keeps the highest layer, as before (decision 0069).
+     */
+    sendsRemb?: () => boolean;
     /** The layer forwarded changed (undefined: paused), with the estimate it was chosen by. */
     onLayer?: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
   }) {
@@ -110,6 +117,7 @@ export class ViewerAdaptation {
     this.report = options.report;
     this.videoSsrc = options.videoSsrc;
     this.onLayer = options.onLayer ?? (() => undefined);
+    this.sendsRemb = options.sendsRemb ?? (() => true);
   }
 
   /** The viewer's estimated bandwidth, bit/s: its last REMB's; undefined before its first. */
@@ -185,7 +193,11 @@ export class ViewerAdaptation {
     const loss = report.fractionLost / 256;
     const countedFrom = this.loss?.at ?? -Infinity;
     this.loss = { fraction: loss, at: now };
-    if (countedFrom - this.layerChangedAt < LOSS_SETTLE_MS || this.current() === undefined) {
+    if (
+      !this.sendsRemb() ||
+      countedFrom - this.layerChangedAt < LOSS_SETTLE_MS ||
+      this.current() === undefined
+    ) {
       this.lossy = false;
       return;
     }
