@@ -142,8 +142,17 @@ describe('a paused viewer whose estimate stays low', () => {
 });
 
 describe('a viewer whose receiver reports show loss', () => {
-  const receiverReport = (fractionLost: number, ssrc = 1234) =>
-    new RtcpRrPacket({ ssrc: 7, reports: [new RtcpReceiverInfo({ ssrc, fractionLost })] });
+  /** Receiver reports with running totals: each says `expected` more packets, `lost` of them. */
+  function reports() {
+    let highest = 1_000;
+    let lost = 0;
+    return (expected: number, lostNow: number, ssrc = 1234) => {
+      highest += expected;
+      lost += lostNow;
+      const info = new RtcpReceiverInfo({ ssrc, highestSequence: highest, packetsLost: lost });
+      return new RtcpRrPacket({ ssrc: 7, reports: [info] });
+    };
+  }
   /** A layer of 1 Mbit/s, fed in 100 ms steps from `from` to `to`. */
   function feed(layer: VideoLayer, from: number, to: number) {
     for (let at = from; at <= to; at += 100) {
@@ -155,24 +164,39 @@ describe('a viewer whose receiver reports show loss', () => {
   it('is bounded to what got through, before any REMB and until one speaks', () => {
     const f = testVideoLayer('f');
     const viewer = adaptation({ current: () => f });
+    const report = reports();
     viewer.tick(0);
-    viewer.onRtcp(receiverReport(0), 100);
+    viewer.onRtcp(report(0, 0), 100);
     feed(f, 0, 2_000);
-    // 1 Mbit/s sent; a quarter lost (64 of 256): 750 kbit/s got through.
-    viewer.onRtcp(receiverReport(64), 2_000);
+    // 1 Mbit/s sent; a quarter lost: 750 kbit/s got through.
+    viewer.onRtcp(report(100, 25), 2_000);
     expect(viewer.lossBound(2_000)).toBeCloseTo(750_000, -4);
     expect(viewer.estimate()).toBeUndefined();
-    // Reports about another stream, or under a tenth lost, do not move it; without a REMB the
-    // bound stays (no estimate would put the viewer back on the top layer).
-    viewer.onRtcp(receiverReport(200, 42), 2_500);
-    viewer.onRtcp(receiverReport(5), 3_000);
+    // Reports under a tenth lost do not move it; without a REMB the bound stays (no estimate
+    // would put the viewer back on the top layer).
+    viewer.onRtcp(report(100, 5), 3_000);
     expect(viewer.lossBound(3_000)).toBeCloseTo(750_000, -4);
     // A REMB speaks for the link: the bound goes with the next clean report.
     viewer.onRtcp(remb(2_000_000), 3_100);
     expect(viewer.lossBound(3_100)).toBeCloseTo(750_000, -4);
-    viewer.onRtcp(receiverReport(0), 4_000);
+    viewer.onRtcp(report(100, 0), 4_000);
     expect(viewer.lossBound(4_000)).toBeUndefined();
     expect(viewer.estimate()).toBe(2_000_000);
+  });
+
+  it('is judged over 20 packets or more: one lost of a report’s eight is no loss of 12 %', () => {
+    const f = testVideoLayer('f');
+    const viewer = adaptation({ current: () => f });
+    const report = reports();
+    viewer.tick(0);
+    viewer.onRtcp(report(0, 0), 100);
+    feed(f, 0, 2_000);
+    viewer.onRtcp(report(8, 1), 300);
+    viewer.onRtcp(report(8, 0), 500);
+    expect(viewer.lossBound(500)).toBeUndefined();
+    viewer.onRtcp(report(8, 0), 700);
+    expect(viewer.loss?.fraction).toBeCloseTo(1 / 24);
+    expect(viewer.lossBound(700)).toBeUndefined();
   });
 
   it('is not taken from a viewer that negotiated no REMB (the recorder keeps the top layer)', () => {
@@ -186,41 +210,43 @@ describe('a viewer whose receiver reports show loss', () => {
       videoSsrc: () => 1234,
       sendsRemb: () => false,
     });
+    const report = reports();
     viewer.tick(0);
-    viewer.onRtcp(receiverReport(0), 100);
+    viewer.onRtcp(report(0, 0), 100);
     feed(f, 0, 2_000);
-    viewer.onRtcp(receiverReport(128), 2_000);
+    viewer.onRtcp(report(100, 50), 2_000);
     expect(viewer.lossBound(2_000)).toBeUndefined();
   });
 
   it('takes loss for the line’s own while the REMB has twice what is sent', () => {
     const f = testVideoLayer('f');
     const viewer = adaptation({ current: () => f });
+    const report = reports();
     viewer.tick(0);
     viewer.onRtcp(remb(2_500_000), 50);
-    viewer.onRtcp(receiverReport(0), 100);
+    viewer.onRtcp(report(0, 0), 100);
     feed(f, 0, 2_000);
-    viewer.onRtcp(receiverReport(40), 2_000);
+    viewer.onRtcp(report(100, 16), 2_000);
     expect(viewer.lossBound(2_000)).toBeUndefined();
     viewer.onRtcp(remb(1_500_000), 2_050);
-    viewer.onRtcp(receiverReport(40), 2_100);
-    // 40 of 256 lost of what the layer sends.
-    expect(viewer.lossBound(2_100)).toBeCloseTo(f.bitrate(2_100) * (1 - 40 / 256), -3);
+    viewer.onRtcp(report(100, 16), 2_100);
+    expect(viewer.lossBound(2_100)).toBeCloseTo(f.bitrate(2_100) * 0.84, -3);
   });
 
   it('takes no report counted from before a layer change: it tells of the layer before', () => {
     let current: VideoLayer = testVideoLayer('f');
     const viewer = adaptation({ current: () => current });
+    const report = reports();
     viewer.tick(0);
-    viewer.onRtcp(receiverReport(0), 500);
+    viewer.onRtcp(report(0, 0), 500);
     current = testVideoLayer('q');
     feed(current, 0, 2_000);
     viewer.tick(1_000);
     // Counted from 500 ms, before the change at 1 s: the top layer's loss.
-    viewer.onRtcp(receiverReport(128), 1_200);
+    viewer.onRtcp(report(100, 50), 1_200);
     expect(viewer.lossBound(1_200)).toBeUndefined();
     // Counted from 1.2 s, after it: the new layer's own.
-    viewer.onRtcp(receiverReport(128), 1_400);
+    viewer.onRtcp(report(100, 50), 1_400);
     expect(viewer.lossBound(1_400)).toBeDefined();
   });
 });

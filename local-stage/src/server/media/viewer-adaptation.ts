@@ -48,6 +48,8 @@ export const LOSS_IGNORED_ROOM = 2;
  * way) tells of the layer before, so it moves nothing.
  */
 export const LOSS_SETTLE_MS = 100;
+/** Loss is judged over at least this many packets (libwebrtc's loss-based estimate: 20). */
+export const LOSS_MIN_PACKETS = 20;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -65,8 +67,12 @@ export class ViewerAdaptation {
   private lossBoundValue: { bitrate: number; at: number } | undefined;
   /** Whether the last receiver report lost more than `LOSS_HIGH` of the video. */
   private lossy = false;
-  /** The share of the video the last receiver report lost, and when it came. */
+  /** The share of the video the last reports lost (over `LOSS_MIN_PACKETS` or more), and when. */
   loss: { fraction: number; at: number } | undefined;
+  /** The last receiver report's running totals: its extended highest sequence number, lost. */
+  private lastReport: { highest: number; lost: number; at: number } | undefined;
+  /** Packets expected and lost since the loss was last judged. */
+  private lossWindow: { expected: number; lost: number } | undefined;
   /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
   private falling = false;
   /** Whether the last REMB came higher than the one before (the estimate climbing to the rate). */
@@ -190,17 +196,28 @@ export class ViewerAdaptation {
     const ssrc = this.videoSsrc();
     const report = packet.reports.find((each) => each.ssrc === ssrc);
     if (report === undefined) return;
-    const loss = report.fractionLost / 256;
-    const countedFrom = this.loss?.at ?? -Infinity;
-    this.loss = { fraction: loss, at: now };
+    const previous = this.lastReport;
+    this.lastReport = { highest: report.highestSequence, lost: report.packetsLost, at: now };
+    if (previous === undefined) return;
     if (
       !this.sendsRemb() ||
-      countedFrom - this.layerChangedAt < LOSS_SETTLE_MS ||
+      previous.at - this.layerChangedAt < LOSS_SETTLE_MS ||
       this.current() === undefined
     ) {
+      this.lossWindow = undefined;
       this.lossy = false;
       return;
     }
+    // Counted over at least `LOSS_MIN_PACKETS`, from the reports' running totals: one lost of
+    // the eight a report made 200 ms after the last may count is no 12 % loss.
+    const window = (this.lossWindow ??= { expected: 0, lost: 0 });
+    const expected = (report.highestSequence - previous.highest) >>> 0;
+    window.expected += expected < 0x10000 ? expected : 0;
+    window.lost += report.packetsLost - previous.lost;
+    if (window.expected < LOSS_MIN_PACKETS) return;
+    this.lossWindow = undefined;
+    const loss = Math.min(Math.max(window.lost / window.expected, 0), 1);
+    this.loss = { fraction: loss, at: now };
     // What the viewer was sent since the report before: its layer's rate (the report counts
     // only that layer's packets; the rates of the few packets between two reports are noise).
     const sent = this.current()?.bitrate(now) ?? 0;
