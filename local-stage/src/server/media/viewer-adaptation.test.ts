@@ -11,15 +11,19 @@ function adaptation(
     paused?: () => boolean;
     report?: (videoPaused: boolean, estimate: number | undefined) => void;
     current?: () => VideoLayer | undefined;
+    layers?: VideoLayers;
+    sendsRemb?: () => boolean;
   } = {},
 ) {
+  const layers = options.layers ?? new VideoLayers([]);
   return new ViewerAdaptation({
-    layers: () => new VideoLayers([]),
+    layers: () => layers,
     current: options.current ?? (() => undefined),
     pad: () => 0,
     paused: options.paused ?? (() => false),
     report: options.report ?? (() => undefined),
     videoSsrc: () => 1234,
+    ...(options.sendsRemb ? { sendsRemb: options.sendsRemb } : {}),
   });
 }
 
@@ -60,14 +64,7 @@ describe('a viewer adapted from its REMB', () => {
     const f = make('f');
     const layers = new VideoLayers([q, f]);
     let current: VideoLayer | undefined = f;
-    const adapted = new ViewerAdaptation({
-      layers: () => layers,
-      current: () => current,
-      pad: () => 0,
-      paused: () => false,
-      report: () => undefined,
-      videoSsrc: () => 1234,
-    });
+    const adapted = adaptation({ layers, current: () => current });
     let now = 0;
     let sequence = 0;
     /** `ms` of both layers arriving, the viewer sent `sentKbps`, a REMB of `remb(now)` each 200 ms. */
@@ -111,14 +108,7 @@ describe('a paused viewer whose estimate stays low', () => {
   it('is not kept paused by its last fall: once quiet, a probe with REMBs coming resumes the lowest layer', () => {
     const q = testVideoLayer('q');
     const layers = new VideoLayers([q, testVideoLayer('f')]);
-    const viewer = new ViewerAdaptation({
-      layers: () => layers,
-      current: () => undefined,
-      pad: () => 0,
-      paused: () => true,
-      report: () => undefined,
-      videoSsrc: () => 1234,
-    });
+    const viewer = adaptation({ layers, paused: () => true });
     let sequence = 0;
     const chosen: (VideoLayer | null | undefined)[] = [];
     for (let now = 0; now <= 12_000; now += 100) {
@@ -201,15 +191,7 @@ describe('a viewer whose receiver reports show loss', () => {
 
   it('is not taken from a viewer that negotiated no REMB (the recorder keeps the top layer)', () => {
     const f = testVideoLayer('f');
-    const viewer = new ViewerAdaptation({
-      layers: () => new VideoLayers([f]),
-      current: () => f,
-      pad: () => 0,
-      paused: () => false,
-      report: () => undefined,
-      videoSsrc: () => 1234,
-      sendsRemb: () => false,
-    });
+    const viewer = adaptation({ current: () => f, sendsRemb: () => false });
     const report = reports();
     viewer.tick(0);
     viewer.onRtcp(report(0, 0), 100);
