@@ -151,13 +151,19 @@ describe('a viewer whose receiver reports show loss', () => {
     }
   }
 
-  it('is bounded to what got through, before any REMB and until one speaks', () => {
+  /** A viewer of a 1 Mbit/s layer, 2 s in, its reports' totals taken at 100 ms. */
+  function lossyViewer(sendsRemb?: () => boolean) {
     const f = testVideoLayer('f');
-    const viewer = adaptation({ current: () => f });
+    const viewer = adaptation({ current: () => f, ...(sendsRemb ? { sendsRemb } : {}) });
     const report = reports();
     viewer.tick(0);
     viewer.onRtcp(report(0, 0), 100);
     feed(f, 0, 2_000);
+    return { f, viewer, report };
+  }
+
+  it('is bounded to what got through, before any REMB and until one speaks', () => {
+    const { viewer, report } = lossyViewer();
     // 1 Mbit/s sent; a quarter lost: 750 kbit/s got through.
     viewer.onRtcp(report(100, 25), 2_000);
     expect(viewer.lossBound(2_000)).toBeCloseTo(750_000, -4);
@@ -175,12 +181,7 @@ describe('a viewer whose receiver reports show loss', () => {
   });
 
   it('is judged over 20 packets or more: one lost of a report’s eight is no loss of 12 %', () => {
-    const f = testVideoLayer('f');
-    const viewer = adaptation({ current: () => f });
-    const report = reports();
-    viewer.tick(0);
-    viewer.onRtcp(report(0, 0), 100);
-    feed(f, 0, 2_000);
+    const { viewer, report } = lossyViewer();
     viewer.onRtcp(report(8, 1), 300);
     viewer.onRtcp(report(8, 0), 500);
     expect(viewer.lossBound(500)).toBeUndefined();
@@ -190,24 +191,14 @@ describe('a viewer whose receiver reports show loss', () => {
   });
 
   it('is not taken from a viewer that negotiated no REMB (the recorder keeps the top layer)', () => {
-    const f = testVideoLayer('f');
-    const viewer = adaptation({ current: () => f, sendsRemb: () => false });
-    const report = reports();
-    viewer.tick(0);
-    viewer.onRtcp(report(0, 0), 100);
-    feed(f, 0, 2_000);
+    const { viewer, report } = lossyViewer(() => false);
     viewer.onRtcp(report(100, 50), 2_000);
     expect(viewer.lossBound(2_000)).toBeUndefined();
   });
 
   it('takes loss for the line’s own while the REMB has twice what is sent', () => {
-    const f = testVideoLayer('f');
-    const viewer = adaptation({ current: () => f });
-    const report = reports();
-    viewer.tick(0);
-    viewer.onRtcp(remb(2_500_000), 50);
-    viewer.onRtcp(report(0, 0), 100);
-    feed(f, 0, 2_000);
+    const { f, viewer, report } = lossyViewer();
+    viewer.onRtcp(remb(2_500_000), 1_500);
     viewer.onRtcp(report(100, 16), 2_000);
     expect(viewer.lossBound(2_000)).toBeUndefined();
     viewer.onRtcp(remb(1_500_000), 2_050);
