@@ -140,7 +140,7 @@ async function encoderOnAir(): Promise<() => void> {
 async function joinMeetingChange(
   step: Step,
   change: () => void = replacePublisher,
-): Promise<{ participantId: string; ageMs: number }> {
+): Promise<{ participantId: string; ageMs: number; errors: string[] }> {
   viewers += 1;
   const token = await testParticipantToken({
     secret,
@@ -155,6 +155,9 @@ async function joinMeetingChange(
   });
   stages.push(stage);
   const before = shownParticipant();
+  // What the app would show as 'Stream Unavailable': the change is no error of the viewer's.
+  const errors: string[] = [];
+  stage.on(StageEvents.ERROR, (error) => errors.push(error.message));
   const videos: { participant: StageParticipantInfo; stream: RemoteStageStream }[] = [];
   stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, (participant, streams) => {
     for (const stream of streams) {
@@ -186,23 +189,25 @@ async function joinMeetingChange(
   );
   const { participant, stream } = videos.at(-1)!;
   const capturedAt = await liveFrame(stream, 10_000);
-  return { participantId: participant.id, ageMs: Date.now() - capturedAt };
+  return { participantId: participant.id, ageMs: Date.now() - capturedAt, errors };
 }
 
 const STEPS: Step[] = ['joined', 'offer', 'answer', 'subscribed', 'first frame'];
 
 describe('a join that meets a publisher change', { timeout: 60_000 }, () => {
   it.each(STEPS)('plays the new publisher when the change comes at the %s', async (step) => {
-    const { participantId, ageMs } = await joinMeetingChange(step);
+    const { participantId, ageMs, errors } = await joinMeetingChange(step);
     expect(participantId).toBe(shownParticipant());
+    expect(errors).toEqual([]);
     // A picture of now, not one held from before the change.
     expect(ageMs).toBeLessThan(3_000);
   });
 
   it.each(STEPS)('plays the camera again when the encoder leaves at the %s', async (step) => {
     const leave = await encoderOnAir();
-    const { participantId, ageMs } = await joinMeetingChange(step, leave);
+    const { participantId, ageMs, errors } = await joinMeetingChange(step, leave);
     expect(participantId).toBe(shownParticipant());
+    expect(errors).toEqual([]);
     expect(participantId).toContain('camera');
     expect(ageMs).toBeLessThan(3_000);
   });

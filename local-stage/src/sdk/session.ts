@@ -201,6 +201,9 @@ export class Session {
       [...this.participants.values()].find(
         (candidate) => candidate.subscription?.requestId === message.requestId,
       );
+    // The answer to a subscription no longer wanted: its participant left before the stage read
+    // the request (a publisher change mid-join). Nothing failed that the app could act on.
+    if (message.requestId && !participant) return;
     if (participant) {
       // The stage refused the subscription; the strategy is not asked again until a refresh.
       participant.subscription?.peer?.close();
