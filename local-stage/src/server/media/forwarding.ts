@@ -279,6 +279,11 @@ export class TrackForwarder {
     }
   }
 
+  /** The round trip to the viewer, ms, from its last receiver report of this track. */
+  get roundTrip(): number | undefined {
+    return this.roundTripMs;
+  }
+
   /** A receiver report about this track: the round trip from our last SR (RFC 3550 6.4.1). */
   private onReceiverReport(report: RtcpRrPacket): void {
     this.viewerSsrc = report.ssrc;

@@ -420,3 +420,68 @@ describe('a layer the publisher pauses', () => {
     expect(choice.choose(layers, now(), estimate)).toBe(f);
   });
 });
+
+describe('a viewer on a line that loses packets of its own', () => {
+  /** Layers sending the synthetic cameras' packets a second: q 20, h 40, f 90. */
+  function packetsPublisher() {
+    const all = { q: layer('q'), h: layer('h'), f: layer('f') };
+    const layers = new VideoLayers([all.q, all.h, all.f]);
+    const perStep = { q: 2, h: 4, f: 9 } as const;
+    let now = 0;
+    let sequence = 0;
+    const run = (ms: number, each?: (now: number) => void) => {
+      for (const end = now + ms; now < end; now += 100) {
+        for (const rid of ['q', 'h', 'f'] as const) {
+          const bytes = (RATES[rid] * 1000) / 8 / 10 / perStep[rid];
+          for (let packet = 0; packet < perStep[rid]; packet += 1) {
+            const header = new RtpHeader({
+              ssrc: 1,
+              sequenceNumber: sequence++ & 0xffff,
+              timestamp: now * 90,
+            });
+            all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
+          }
+        }
+        layers.update(now);
+        each?.(now);
+      }
+    };
+    run(2_000);
+    return { ...all, layers, run, now: () => now };
+  }
+
+  it('is moved to the layer whose retransmissions keep it waiting least, and not probed back up while the line stays so', () => {
+    const { layers, q, f, run, now } = packetsPublisher();
+    const choice = new LayerChoice();
+    // An estimate with room for every layer: the line loses 2 % on its own, its round trip 300 ms.
+    const line = { maxBitrate: 5_000_000, lineLoss: 0.02, roundTripMs: 300 };
+    expect(choice.choose(layers, now(), { maxBitrate: 5_000_000 })).toBe(f);
+    // f: 90 packets a second × 2 % × 0.3 s = over half the time waiting; q: 20 × 0.006 = 12 %.
+    const chosen: (VideoLayer | null | undefined)[] = [];
+    run(30_000, (at) => chosen.push(choice.choose(layers, at, line)));
+    expect(chosen.slice(DOWN_AFTER_MS / 100 + 1).every((each) => each === q)).toBe(true);
+    // Never a probe toward a layer the line does not carry.
+    expect(choice.probingUp).toBe(false);
+    expect(choice.probeTarget(layers, now(), line)).toBeUndefined();
+  });
+
+  it('keeps the top layer when the round trip is short or the line loses nothing', () => {
+    const { layers, f, run } = packetsPublisher();
+    for (const line of [
+      { maxBitrate: 5_000_000, lineLoss: 0.02, roundTripMs: 50 },
+      { maxBitrate: 5_000_000, lineLoss: 0, roundTripMs: 300 },
+      { maxBitrate: 5_000_000, roundTripMs: 300 },
+    ]) {
+      const choice = new LayerChoice();
+      run(10_000, (at) => expect(choice.choose(layers, at, line)).toBe(f));
+    }
+  });
+
+  it('is never paused for it: the lowest layer is always carried', () => {
+    const { layers, q, run } = packetsPublisher();
+    const choice = new LayerChoice();
+    const line = { maxBitrate: 5_000_000, lineLoss: 0.3, roundTripMs: 600 };
+    run(5_000, (at) => choice.choose(layers, at, line));
+    run(10_000, (at) => expect(choice.choose(layers, at, line)).toBe(q));
+  });
+});

@@ -44,12 +44,14 @@ export class RateWindow {
   private readonly buckets: number;
   private readonly bytes: Float64Array;
   private readonly frames: Float64Array;
+  private readonly packets: Float64Array;
   private readonly stamps: Float64Array;
 
   constructor(private readonly windowMs = RATE_WINDOW_MS) {
     this.buckets = windowMs / RATE_BUCKET_MS;
     this.bytes = new Float64Array(this.buckets);
     this.frames = new Float64Array(this.buckets);
+    this.packets = new Float64Array(this.buckets);
     this.stamps = new Float64Array(this.buckets).fill(-1);
   }
 
@@ -60,25 +62,33 @@ export class RateWindow {
       this.stamps[index] = bucket;
       this.bytes[index] = 0;
       this.frames[index] = 0;
+      this.packets[index] = 0;
     }
     this.bytes[index] = (this.bytes[index] ?? 0) + bytes;
     this.frames[index] = (this.frames[index] ?? 0) + frames;
+    this.packets[index] = (this.packets[index] ?? 0) + 1;
   }
 
-  /** Bits and frames a second over the window ending now. */
-  rates(now: number): { bitrate: number; frameRate: number } {
+  /** Bits, frames and packets (each `add` one) a second over the window ending now. */
+  rates(now: number): { bitrate: number; frameRate: number; packetRate: number } {
     const newest = Math.floor(now / RATE_BUCKET_MS);
     let bytes = 0;
     let frames = 0;
+    let packets = 0;
     for (let index = 0; index < this.buckets; index += 1) {
       const stamp = this.stamps[index] ?? -1;
       if (stamp > newest - this.buckets && stamp <= newest) {
         bytes += this.bytes[index] ?? 0;
         frames += this.frames[index] ?? 0;
+        packets += this.packets[index] ?? 0;
       }
     }
     const seconds = this.windowMs / 1000;
-    return { bitrate: Math.round((bytes * 8) / seconds), frameRate: frames / seconds };
+    return {
+      bitrate: Math.round((bytes * 8) / seconds),
+      frameRate: frames / seconds,
+      packetRate: packets / seconds,
+    };
   }
 }
 
@@ -157,6 +167,11 @@ export class VideoLayer {
   /** Its bits a second now (for ranking layers whose size is unknown). */
   bitrate(now: number): number {
     return this.rates.rates(now).bitrate;
+  }
+
+  /** Its packets a second now (each a chance to be lost on the viewer's line). */
+  packetRate(now: number): number {
+    return this.rates.rates(now).packetRate;
   }
 }
 
@@ -249,6 +264,13 @@ export interface LayerConstraints {
    * a bound on the layer chosen, never a reason to pause the video (only the estimate pauses it).
    */
   lossBound?: number | undefined;
+  /**
+   * The share of packets the viewer's line loses on its own (measured while its estimate had
+   * room, viewer-adaptation.ts), and its round trip, ms: with them, what a layer costs in waiting
+   * for retransmissions (`lineCarries`).
+   */
+  lineLoss?: number | undefined;
+  roundTripMs?: number | undefined;
 }
 
 /** A layer fits while its bitrate is at most this share of the estimate (audio and headers). */
@@ -301,6 +323,16 @@ export const PROBE_WINDOW_MS = 2_000;
  * of the probed rate by a little drops packets before libwebrtc's delay-based estimate falls.
  */
 export const PROBE_LOSS = 0.05;
+/**
+ * A layer the viewer's line carries keeps it waiting on retransmissions for at most this share of
+ * the time: its packets a second, times the line's own loss, times the round trip each lost one
+ * waits (libwebrtc holds a frame, and every frame after it, until its packets are whole). On 2 %
+ * loss and a 300 ms round trip, 640x360 at ~90 packets a second waits over half the time and
+ * plays 21 of its 30 frames; 160x90 at ~15 waits under a tenth. A line that loses nothing, or
+ * whose round trip is short, carries every layer. Never a reason to pause: the lowest layer is
+ * always carried.
+ */
+export const RETRANSMIT_WAIT_MAX = 0.15;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
@@ -343,6 +375,17 @@ function preferredLayer(
 const fits = (layer: VideoLayer, maxBitrate: number, now: number) =>
   layer.bitrate(now) <= FIT_SHARE * maxBitrate;
 
+/** Whether the viewer's line carries `layer` without waiting too long on retransmissions. */
+export function lineCarries(
+  layer: VideoLayer,
+  constraints: LayerConstraints,
+  now: number,
+): boolean {
+  const { lineLoss, roundTripMs } = constraints;
+  if (lineLoss === undefined || roundTripMs === undefined) return true;
+  return lineLoss * layer.packetRate(now) * (roundTripMs / 1000) <= RETRANSMIT_WAIT_MAX;
+}
+
 /**
  * One viewer's layer choice with hysteresis: down (or paused, below the lowest) once the layer
  * has not fitted the estimate for `DOWN_AFTER_MS`; up (or resumed) once the estimate has exceeded
@@ -361,7 +404,7 @@ export class LayerChoice {
   /** The layer chosen before it stopped arriving: taken again as soon as it returns. */
   private fellBackFrom: VideoLayer | undefined;
   /** The probe up under way: toward `layer`, since `since`. */
-  private probe: { layer: VideoLayer; since: number } | undefined;
+  private probe: { layer: VideoLayer; since: number; estimate: number } | undefined;
   /** A probe's rate that got through, standing in for a lower estimate until it falls. */
   private probed: number | undefined;
   private lastFallAt = -Infinity;
@@ -398,7 +441,9 @@ export class LayerChoice {
     if (constraints.maxBitrate === undefined || layers.all.length === 1) return undefined;
     if (preferredLayer(layers, now, constraints.preferredRid)) return undefined;
     const next = this.nextUp(arrivingLayers(layers, now));
-    if (next === undefined || this.waiting(next, now)) return undefined;
+    if (next === undefined || this.waiting(next, now) || !lineCarries(next, constraints, now)) {
+      return undefined;
+    }
     const target = next.bitrate(now) * UP_MARGIN;
     return target > 0 ? target : undefined;
   }
@@ -438,13 +483,14 @@ export class LayerChoice {
     if (current === undefined) return chooseLayer(layers, now, { maxBitrate }) ?? arriving.at(-1);
     // A lossy link leaves a layer for the one below at once, but never pauses the video: loss
     // with room in the estimate may be the line's own, not congestion (the estimate decides that).
-    const lossyOver =
-      constraints.lossy === true &&
-      current !== null &&
-      arriving.indexOf(current) < arriving.length - 1;
+    const aboveLowest = current !== null && arriving.indexOf(current) < arriving.length - 1;
+    const lossyOver = constraints.lossy === true && aboveLowest;
+    // The line's own loss with a long round trip: the layer waits on retransmissions too long.
+    const lineOver = aboveLowest && !lineCarries(current, constraints, now);
     const over =
       current !== null &&
       (lossyOver ||
+        lineOver ||
         (constraints.estimateFalling === true
           ? !fits(current, maxBitrate, now)
           : constraints.estimateRising !== true &&
@@ -464,7 +510,7 @@ export class LayerChoice {
       // None fits: paused, if the estimate is far under the lowest; else the lowest layer.
       const room = atOnce ? (AT_ONCE_FIT_SHARE / FIT_SHARE) * maxBitrate : maxBitrate;
       const target =
-        lower.find((layer) => fits(layer, room, now)) ??
+        lower.find((layer) => fits(layer, room, now) && lineCarries(layer, constraints, now)) ??
         (byEstimate !== undefined && byEstimate < PAUSE_SHARE * lowest.bitrate(now)
           ? null
           : lowest);
@@ -475,7 +521,7 @@ export class LayerChoice {
     }
     this.overSince = undefined;
     const next = this.nextUp(arriving);
-    if (next === undefined || this.waiting(next, now)) {
+    if (next === undefined || this.waiting(next, now) || !lineCarries(next, constraints, now)) {
       this.roomSince = undefined;
       this.probe = undefined;
       return current;
@@ -493,7 +539,10 @@ export class LayerChoice {
     this.roomSince = undefined;
     return (
       arriving.find(
-        (layer) => !this.waiting(layer, now) && maxBitrate >= layer.bitrate(now) * UP_MARGIN,
+        (layer) =>
+          !this.waiting(layer, now) &&
+          lineCarries(layer, constraints, now) &&
+          maxBitrate >= layer.bitrate(now) * UP_MARGIN,
       ) ?? next
     );
   }
@@ -516,7 +565,7 @@ export class LayerChoice {
       this.probe = undefined;
       const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
       if (quiet && (current === null || fits(current, maxBitrate, now))) {
-        this.probe = { layer: next, since: now };
+        this.probe = { layer: next, since: now, estimate: maxBitrate };
       }
       return current;
     }
@@ -535,6 +584,12 @@ export class LayerChoice {
       this.probeFailed(next, now);
       return current;
     }
+    // A paused viewer whose REMBs kept coming (its audio flows) resumes only on an estimate that
+    // rose: one that held still is a link still full of its audio, and the lowest layer on top
+    // of it would flood the link and starve its signalling of the pause's notice. Its probe is
+    // gentle (viewer-adaptation.ts), so the next one starts at once.
+    const sawEstimate = estimateAt !== undefined && estimateAt >= probe.since;
+    if (current === null && sawEstimate && maxBitrate <= probe.estimate) return current;
     this.probed = next.bitrate(now) * UP_MARGIN;
     return next;
   }

@@ -202,6 +202,7 @@ export class Subscription implements FeedListener {
       },
       videoSsrc: () => this.videoSender?.ssrc,
       sendsRemb: () => this.peer.remoteDescription?.sdp.includes('goog-remb') === true,
+      roundTripMs: () => this.videoForwarder?.roundTrip,
       onLayer: (layer, estimate) =>
         this.log.info(
           {
@@ -209,6 +210,8 @@ export class Subscription implements FeedListener {
             layer: layer?.rid ?? null,
             estimate: estimate ?? null,
             loss: this.adaptation.loss?.fraction ?? null,
+            lineLoss: this.adaptation.lineLoss() ?? null,
+            roundTripMs: this.videoForwarder?.roundTrip ?? null,
             retransmitted: this.videoForwarder?.counts.retransmitted,
             probePackets: this.videoForwarder?.counts.probePackets,
           },
@@ -499,6 +502,7 @@ export class Subscription implements FeedListener {
   onAudioPacket(packet: RtpPacket): void {
     if (!this.connected) return;
     this.audioForwarder?.forward(packet);
+    if (this.audioForwarder) this.adaptation.audioForwarded(packet.payload.length);
   }
 
   /** What the video forwarding did (NACKs answered, packets sent again), for stats and tests. */

@@ -2,7 +2,7 @@ import { RtcpPacketConverter, RtcpReceiverInfo, RtcpRrPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
 import { testVideoLayer } from '../../testing/video-layer';
-import { VideoLayer, VideoLayers } from './layers';
+import { PROBE_WINDOW_MS, VideoLayer, VideoLayers } from './layers';
 import { encodeRemb } from './remb';
 import { ViewerAdaptation } from './viewer-adaptation';
 
@@ -104,30 +104,75 @@ describe('a viewer adapted from its REMB', () => {
   });
 });
 
-describe('a paused viewer whose estimate stays low', () => {
-  it('is not kept paused by its last fall: once quiet, a probe with REMBs coming resumes the lowest layer', () => {
+describe('a paused viewer', () => {
+  /** Paused on layers of ~100 kbit/s and ~900 kbit/s; `rembAt(now)` its REMB each second. */
+  function pausedViewer(rembAt: (now: number) => number | undefined) {
     const q = testVideoLayer('q');
     const layers = new VideoLayers([q, testVideoLayer('f')]);
-    const viewer = adaptation({ layers, paused: () => true });
+    const padded: number[] = [];
+    const viewer = new ViewerAdaptation({
+      layers: () => layers,
+      current: () => undefined,
+      pad: (bytes) => {
+        padded.push(bytes);
+        return bytes;
+      },
+      paused: () => true,
+      report: () => undefined,
+      videoSsrc: () => 1234,
+    });
     let sequence = 0;
     const chosen: (VideoLayer | null | undefined)[] = [];
-    for (let now = 0; now <= 12_000; now += 100) {
-      for (const [layer, bytes] of [
-        [q, 1_300],
-        [layers.all[1], 11_000],
-      ] as const) {
-        const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
-        layer?.receive(new RtpPacket(header, Buffer.alloc(bytes)), now);
+    const run = (from: number, to: number) => {
+      for (let now = from; now < to; now += 50) {
+        if (now % 100 === 0) {
+          for (const [layer, bytes] of [
+            [q, 1_300],
+            [layers.all[1], 11_000],
+          ] as const) {
+            const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+            layer?.receive(new RtpPacket(header, Buffer.alloc(bytes)), now);
+          }
+          layers.update(now);
+        }
+        // Its audio, 32 kbit/s, never paused.
+        viewer.audioForwarded(200, now);
+        const estimate = now % 1_000 === 200 ? rembAt(now) : undefined;
+        if (estimate !== undefined) viewer.onRtcp(remb(estimate), now);
+        viewer.tick(now);
+        chosen.push(viewer.target(now));
       }
-      layers.update(now);
-      // The link cut: the estimate falls to 30 kbit/s and stays there, a REMB each second.
-      if (now === 1_000) viewer.onRtcp(remb(600_000), now);
-      if (now >= 1_200 && now % 1_000 === 200) viewer.onRtcp(remb(30_000), now);
-      chosen.push(viewer.target(now));
-    }
+    };
+    return { q, run, chosen, padded };
+  }
+
+  it('stays paused while its estimate holds still under the lowest layer: a link still full, not flooded by probes', () => {
+    // The link cut: the estimate falls to 30 kbit/s and stays there, a REMB each second.
+    const { run, chosen, padded } = pausedViewer((now) => (now < 1_000 ? 600_000 : 30_000));
+    run(0, 20_000);
     const paused = chosen.indexOf(null);
     expect(paused).toBeGreaterThan(0);
-    expect(chosen.slice(paused).find((each) => each !== null)).toBe(q);
+    expect(chosen.slice(paused).every((each) => each === null)).toBe(true);
+    // 85 % of 30 kbit/s is less than its audio's 32: no probe on top of it.
+    expect(padded.slice(-100)).toEqual([]);
+  });
+
+  it('resumes the lowest layer once its estimate rises during a probe (the link restored)', () => {
+    const restoredAt = 10_000;
+    const { q, run, chosen } = pausedViewer((now) =>
+      now < 1_000
+        ? 600_000
+        : now < restoredAt
+          ? 30_000
+          : 30_000 * 1.08 ** ((now - restoredAt) / 1000),
+    );
+    run(0, restoredAt);
+    expect(chosen.at(-1)).toBeNull();
+    run(restoredAt, restoredAt + 10_000);
+    const resumed = chosen.indexOf(q, restoredAt / 50);
+    expect(resumed).toBeGreaterThan(0);
+    // Within the probe's quiet and window of the restore.
+    expect(resumed * 50 - restoredAt).toBeLessThanOrEqual(2 * PROBE_WINDOW_MS + 1_000);
   });
 });
 
@@ -204,6 +249,24 @@ describe('a viewer whose receiver reports show loss', () => {
     viewer.onRtcp(remb(1_500_000), 2_050);
     viewer.onRtcp(report(100, 16), 2_100);
     expect(viewer.lossBound(2_100)).toBeCloseTo(f.bitrate(2_100) * 0.84, -3);
+  });
+
+  it('counts the line’s own loss only while the REMB has room, over about its last 300 packets', () => {
+    const { viewer, report } = lossyViewer();
+    // Before any REMB, loss may be congestion: not the line's.
+    viewer.onRtcp(report(100, 2), 1_900);
+    expect(viewer.lineLoss()).toBeUndefined();
+    viewer.onRtcp(remb(5_000_000), 1_950);
+    viewer.onRtcp(report(100, 2), 2_000);
+    expect(viewer.lineLoss()).toBeCloseTo(0.02);
+    // The REMB short of twice what is sent: congestion's loss, the estimate's business.
+    viewer.onRtcp(remb(1_200_000), 2_050);
+    viewer.onRtcp(report(100, 30), 2_100);
+    expect(viewer.lineLoss()).toBeCloseTo(0.02);
+    // A clean line again: the old loss fades.
+    viewer.onRtcp(remb(5_000_000), 2_150);
+    for (let at = 2_200; at <= 2_600; at += 100) viewer.onRtcp(report(100, 0), at);
+    expect(viewer.lineLoss()).toBeLessThan(0.005);
   });
 
   it('takes no report counted from before a layer change: it tells of the layer before', () => {

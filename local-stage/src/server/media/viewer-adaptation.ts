@@ -50,6 +50,12 @@ export const LOSS_IGNORED_ROOM = 2;
 export const LOSS_SETTLE_MS = 100;
 /** Loss is judged over at least this many packets (libwebrtc's loss-based estimate: 20). */
 export const LOSS_MIN_PACKETS = 20;
+/**
+ * The line's own loss (`lineLoss`) is the loss of the last this-many packets or so, counted only
+ * from reports while the estimate had `LOSS_IGNORED_ROOM` (congestion's loss is the estimate's
+ * business, and leaves with the layer that caused it).
+ */
+export const LINE_LOSS_PACKETS = 300;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -73,12 +79,17 @@ export class ViewerAdaptation {
   private lastReport: { highest: number; lost: number; at: number } | undefined;
   /** Packets expected and lost since the loss was last judged. */
   private lossWindow: { expected: number; lost: number } | undefined;
+  /** Packets expected and lost on the line while the estimate had room (see `lineLoss`). */
+  private line = { expected: 0, lost: 0 };
   /** Whether the last REMB came lower than the one before (by more than REMB's own 3 % step). */
   private falling = false;
   /** Whether the last REMB came higher than the one before (the estimate climbing to the rate). */
   private rising = false;
   /** Video bytes sent to the viewer (forwarded and probes). */
   private readonly sent = new RateWindow(SENT_WINDOW_MS);
+  /** Audio bytes sent to the viewer: never paused, it shares the link with any probe. */
+  private readonly audio = new RateWindow(SENT_WINDOW_MS);
+  private readonly roundTripMs: () => number | undefined;
   private readonly choice = new LayerChoice();
   private readonly layers: () => VideoLayers;
   private readonly current: () => VideoLayer | undefined;
@@ -115,6 +126,8 @@ export class ViewerAdaptation {
     sendsRemb?: () => boolean;
     /** The layer forwarded changed (undefined: paused), with the estimate it was chosen by. */
     onLayer?: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
+    /** The round trip to the viewer, ms, from its receiver reports of the video. */
+    roundTripMs?: () => number | undefined;
   }) {
     this.layers = options.layers;
     this.current = options.current;
@@ -124,6 +137,7 @@ export class ViewerAdaptation {
     this.videoSsrc = options.videoSsrc;
     this.onLayer = options.onLayer ?? (() => undefined);
     this.sendsRemb = options.sendsRemb ?? (() => true);
+    this.roundTripMs = options.roundTripMs ?? (() => undefined);
   }
 
   /** The viewer's estimated bandwidth, bit/s: its last REMB's; undefined before its first. */
@@ -137,6 +151,15 @@ export class ViewerAdaptation {
   /** What got through while the viewer's reports showed loss, bit/s (see `LOSS_HIGH`). */
   lossBound(now = performance.now()): number | undefined {
     return fresh(this.lossBoundValue, now);
+  }
+
+  /**
+   * The share of packets the viewer's line loses on its own, over the last `LINE_LOSS_PACKETS`
+   * or so; undefined before 20 are counted.
+   */
+  lineLoss(): number | undefined {
+    const { expected, lost } = this.line;
+    return expected < LOSS_MIN_PACKETS ? undefined : Math.min(Math.max(lost / expected, 0), 1);
   }
 
   /** Whether the viewer's video is paused: not even the lowest layer fits its link. */
@@ -156,12 +179,19 @@ export class ViewerAdaptation {
       loss: this.loss,
       lossBound: this.lossBound(now),
       estimateAt: this.estimateValue?.at,
+      lineLoss: this.lineLoss(),
+      roundTripMs: this.roundTripMs(),
     });
   }
 
   /** A video packet's payload sent to the viewer. */
   forwarded(bytes: number, now = performance.now()): void {
     this.sent.add(now, bytes);
+  }
+
+  /** An audio packet's payload sent to the viewer. */
+  audioForwarded(bytes: number, now = performance.now()): void {
+    this.audio.add(now, bytes);
   }
 
   /** Bits a second of video sent to the viewer over the last second. */
@@ -222,8 +252,9 @@ export class ViewerAdaptation {
     // only that layer's packets; the rates of the few packets between two reports are noise).
     const sent = this.current()?.bitrate(now) ?? 0;
     const estimate = this.estimate();
-    this.lossy =
-      loss > LOSS_HIGH && !(estimate !== undefined && estimate >= LOSS_IGNORED_ROOM * sent);
+    const room = estimate !== undefined && estimate >= LOSS_IGNORED_ROOM * sent;
+    if (room) this.countLineLoss(window);
+    this.lossy = loss > LOSS_HIGH && !room;
     if (this.lossy) {
       this.lossBoundValue = { bitrate: sent * (1 - loss), at: now };
     } else if (this.lossBoundValue !== undefined) {
@@ -231,6 +262,20 @@ export class ViewerAdaptation {
         this.estimateValue !== undefined && now - this.estimateValue.at <= ESTIMATE_TTL_MS;
       this.lossBoundValue = rembSpeaks ? undefined : { ...this.lossBoundValue, at: now };
     }
+  }
+
+  /** Adds a judged window to the line's loss, keeping about the last `LINE_LOSS_PACKETS`. */
+  private countLineLoss(window: { expected: number; lost: number }): void {
+    const line = this.line;
+    const total = line.expected + window.expected;
+    const keep =
+      total > LINE_LOSS_PACKETS
+        ? Math.max(LINE_LOSS_PACKETS - window.expected, 0) / line.expected
+        : 1;
+    this.line = {
+      expected: line.expected * keep + window.expected,
+      lost: line.lost * keep + Math.max(window.lost, 0),
+    };
   }
 
   /**
@@ -283,12 +328,17 @@ export class ViewerAdaptation {
     const target = this.choice.probeTarget(layers, now, {
       maxBitrate: estimate,
       preferredRid: this.preferredRid,
+      lineLoss: this.lineLoss(),
+      roundTripMs: this.roundTripMs(),
     });
     if (estimate === undefined || target === undefined || estimate >= target) return;
     const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
     // A probe up sends the next layer's whole need; otherwise the probe lets the estimate grow.
-    const room =
-      (this.choice.probingUp ? target : Math.min(target, PROBE_SHARE * estimate)) - forwarded;
+    // A paused viewer's link is already full of its audio: its probe only lets the estimate
+    // grow, beside the audio, and never floods the link its pause's notice must cross.
+    const room = paused
+      ? Math.min(target, PROBE_SHARE * estimate) - this.audio.rates(now).bitrate
+      : (this.choice.probingUp ? target : Math.min(target, PROBE_SHARE * estimate)) - forwarded;
     if (room <= 0) return;
     const padded = this.pad((room * PROBE_INTERVAL_MS) / 1000 / 8);
     this.probeBytes += padded;
