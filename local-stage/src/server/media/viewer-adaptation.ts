@@ -52,10 +52,13 @@ export const LOSS_SETTLE_MS = 100;
 export const LOSS_MIN_PACKETS = 20;
 /**
  * The line's own loss (`lineLoss`) is the loss of the last this-many packets or so, counted only
- * from reports while the estimate had `LOSS_IGNORED_ROOM` (congestion's loss is the estimate's
- * business, and leaves with the layer that caused it).
+ * from reports while the estimate, not falling, has `LINE_LOSS_ROOM` times what is sent: the
+ * delay-based estimate falls under what a congested link is sent, so loss beside one above it is
+ * the line's (congestion's loss is the estimate's business, and leaves with the layer that caused
+ * it). libwebrtc's REMB is at most 1.5 times what arrives, so the room asked is less than that.
  */
 export const LINE_LOSS_PACKETS = 300;
+export const LINE_LOSS_ROOM = 1.2;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -252,9 +255,11 @@ export class ViewerAdaptation {
     // only that layer's packets; the rates of the few packets between two reports are noise).
     const sent = this.current()?.bitrate(now) ?? 0;
     const estimate = this.estimate();
-    const room = estimate !== undefined && estimate >= LOSS_IGNORED_ROOM * sent;
-    if (room) this.countLineLoss(window);
-    this.lossy = loss > LOSS_HIGH && !room;
+    if (estimate !== undefined && !this.falling && estimate >= LINE_LOSS_ROOM * sent) {
+      this.countLineLoss(window);
+    }
+    this.lossy =
+      loss > LOSS_HIGH && !(estimate !== undefined && estimate >= LOSS_IGNORED_ROOM * sent);
     if (this.lossy) {
       this.lossBoundValue = { bitrate: sent * (1 - loss), at: now };
     } else if (this.lossBoundValue !== undefined) {
