@@ -233,25 +233,29 @@ describe('probing up', () => {
     return { ...published, choice };
   }
 
-  it('moves up a layer at a time once a probe at its rate went through, without waiting for the estimate to climb', () => {
+  it('moves up a layer at a time once the estimate rose under a probe at its rate, without waiting for the estimate to reach it', () => {
     const { layers, choice, h, f, run, now } = downToLowest();
-    const quiet = { maxBitrate: 160_000, estimateRising: true };
-    const probing: boolean[] = [];
     const startedAt = now();
     // The estimate is quiet (no fall) and climbs 8 % a second, far from h's 370 kbit/s.
+    const quiet = (at: number) => ({
+      maxBitrate: 160_000 * 1.08 ** ((at - startedAt) / 1000),
+      estimateRising: true,
+      estimateAt: at,
+    });
+    const probing: boolean[] = [];
     run(PROBE_QUIET_MS + PROBE_WINDOW_MS + 200, (at) => {
-      choice.choose(layers, at, quiet);
+      choice.choose(layers, at, quiet(at));
       probing.push(choice.probingUp);
     });
     expect(probing.slice(0, (PROBE_QUIET_MS - 200) / 100).some(Boolean)).toBe(false);
     expect(probing.at(-5)).toBe(true);
-    let chosen = choice.choose(layers, now(), quiet);
+    let chosen = choice.choose(layers, now(), quiet(now()));
     expect(chosen).toBe(h);
     // The probe's rate stands in for the estimate: h is kept, and f is probed next, once its
     // own wait (it was left for not fitting when the link fell) is over.
     let onTopAt: number | undefined;
     run(FIRST_RETRY_MS, (at) => {
-      chosen = choice.choose(layers, at, quiet);
+      chosen = choice.choose(layers, at, quiet(at));
       if (chosen === f) onTopAt ??= at;
       expect(chosen === h || chosen === f).toBe(true);
     });
@@ -277,8 +281,19 @@ describe('probing up', () => {
       probing.push(choice.probingUp);
     });
     expect(probing.some(Boolean)).toBe(false);
-    run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, quiet));
-    expect(choice.choose(layers, now(), quiet)).toBe(h);
+    // The estimate climbs again under the next probe: up.
+    const from = now();
+    const climbing = (at: number) => ({ maxBitrate: 160_000 * 1.08 ** ((at - from) / 1000) });
+    run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, climbing(at)));
+    expect(choice.choose(layers, now(), climbing(now()))).toBe(h);
+  });
+
+  it('fails when the estimate holds still under it: a link short of the probed rate', () => {
+    const { layers, choice, q, run } = downToLowest();
+    // A REMB each step, the same each time (a 400 kbit/s link the probe toward h fills).
+    run(PROBE_QUIET_MS + PROBE_WINDOW_MS + FIRST_RETRY_MS, (at) => {
+      expect(choice.choose(layers, at, { maxBitrate: 160_000, estimateAt: at })).toBe(q);
+    });
   });
 
   it('does not move up on room in an estimate that is still coming down', () => {

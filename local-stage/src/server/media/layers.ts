@@ -410,6 +410,8 @@ export class LayerChoice {
   private lastFallAt = -Infinity;
   /** Layers left for not fitting: not chosen again until `until`. */
   private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
+  /** Layers a probe failed toward: not probed again until then (the estimate may still go up). */
+  private readonly probeWaits = new Map<VideoLayer, number>();
 
   choose(
     layers: VideoLayers,
@@ -528,7 +530,7 @@ export class LayerChoice {
     }
     if (maxBitrate < next.bitrate(now) * UP_MARGIN) {
       this.roomSince = undefined;
-      return this.probeUp(current, next, maxBitrate, now, constraints.loss, constraints.estimateAt);
+      return this.probeUp(current, next, maxBitrate, now, constraints);
     }
     this.probe = undefined;
     // Room in an estimate that is still falling is what the link carried before (just after a
@@ -549,23 +551,26 @@ export class LayerChoice {
 
   /**
    * Short of the next layer by the estimate: a probe toward it once the estimate has been quiet
-   * (and the current layer fits), up when the probe's window passes without a fall, the layer
-   * waiting as one left when the estimate falls during it.
+   * (and the current layer fits), up when the estimate rose under it and never fell, the layer
+   * waiting as one left when the estimate falls during it, or holds still.
    */
   private probeUp(
     current: VideoLayer | null,
     next: VideoLayer,
     maxBitrate: number,
     now: number,
-    loss: LayerConstraints['loss'],
-    estimateAt: number | undefined,
+    constraints: LayerConstraints,
   ): VideoLayer | null {
+    const { loss, estimateAt } = constraints;
+    // The viewer's own estimate, not the probed rate standing in for it: whether it rose.
+    const estimate = constraints.maxBitrate ?? 0;
     const probe = this.probe?.layer === next ? this.probe : undefined;
     if (probe === undefined) {
       this.probe = undefined;
       const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
-      if (quiet && (current === null || fits(current, maxBitrate, now))) {
-        this.probe = { layer: next, since: now, estimate: maxBitrate };
+      const probeWait = this.probeWaits.get(next) ?? -Infinity;
+      if (quiet && probeWait <= now && (current === null || fits(current, maxBitrate, now))) {
+        this.probe = { layer: next, since: now, estimate };
       }
       return current;
     }
@@ -577,19 +582,25 @@ export class LayerChoice {
     }
     if (now - probe.since < PROBE_WINDOW_MS) return current;
     this.probe = undefined;
-    // No REMB during the probe is no evidence: a cut link carries no feedback either. A paused
-    // viewer, sent no video, may send none at all: its probe is the resume itself (and the layer
-    // waits longer each time it pauses again).
-    if (current !== null && estimateAt !== undefined && estimateAt < probe.since) {
+    // The evidence is the estimate rising under the probe: libwebrtc's REMB climbs while what
+    // arrives grows and nothing queues; on a link short of the probed rate it holds still or
+    // falls. No fall alone was too little: a probe toward 320x180 on a 400 kbit/s link passed on
+    // it, and the viewer froze 2.9 s. No REMB at all is no evidence either (a cut link sends
+    // none).
+    const sawEstimate = estimateAt === undefined || estimateAt >= probe.since;
+    const rose = sawEstimate && estimate > probe.estimate;
+    if (current !== null && !rose) {
       this.probeFailed(next, now);
       return current;
     }
-    // A paused viewer whose REMBs kept coming (its audio flows) resumes only on an estimate that
-    // rose: one that held still is a link still full of its audio, and the lowest layer on top
-    // of it would flood the link and starve its signalling of the pause's notice. Its probe is
-    // gentle (viewer-adaptation.ts), so the next one starts at once.
-    const sawEstimate = estimateAt !== undefined && estimateAt >= probe.since;
-    if (current === null && sawEstimate && maxBitrate <= probe.estimate) return current;
+    if (current === null && !rose) {
+      // A paused viewer, sent no video, may send no REMB at all (no audio asked for): then its
+      // probe is the resume itself. One whose REMBs kept coming (its audio flows) and held still
+      // has a link still full of its audio, and the lowest layer on top of it would starve its
+      // signalling of the pause's notice. Its probe is gentle (viewer-adaptation.ts): the next
+      // starts at once.
+      if (sawEstimate) return current;
+    }
     this.probed = next.bitrate(now) * UP_MARGIN;
     return next;
   }
@@ -603,12 +614,12 @@ export class LayerChoice {
   }
 
   /**
-   * A probe toward `layer` failed: it waits the first retry time, not longer each time (a failed
-   * probe costs the viewer a moment of queueing, not a freeze, and the link may come back).
+   * A probe toward `layer` failed: it is not probed again for the first retry time, not longer
+   * each time (a failed probe cost the viewer a moment of queueing, not a freeze, and the link may
+   * come back); the estimate alone may still move the viewer up to it.
    */
   private probeFailed(layer: VideoLayer, now: number): void {
-    const waitMs = this.retries.get(layer)?.waitMs ?? FIRST_RETRY_MS;
-    this.retries.set(layer, { until: now + FIRST_RETRY_MS, waitMs });
+    this.probeWaits.set(layer, now + FIRST_RETRY_MS);
   }
 
   private waiting(layer: VideoLayer, now: number): boolean {

@@ -52,13 +52,14 @@ export const LOSS_SETTLE_MS = 100;
 export const LOSS_MIN_PACKETS = 20;
 /**
  * The line's own loss (`lineLoss`) is the loss of the last this-many packets or so, counted only
- * from reports while the estimate, not falling, has `LINE_LOSS_ROOM` times what is sent: the
- * delay-based estimate falls under what a congested link is sent, so loss beside one above it is
- * the line's (congestion's loss is the estimate's business, and leaves with the layer that caused
- * it). libwebrtc's REMB is at most 1.5 times what arrives, so the room asked is less than that.
+ * from reports while the estimate, not falling, is at least what is sent (`LINE_LOSS_ROOM`
+ * times it): the delay-based estimate falls under what a congested link is sent, so loss beside
+ * one above it is the line's (congestion's loss is the estimate's business, and leaves with the
+ * layer that caused it). libwebrtc's REMB on a lossy line with room sat at 1.05–1.17 times the
+ * top layer's payload (the audio and headers count in it), never twice it.
  */
 export const LINE_LOSS_PACKETS = 300;
-export const LINE_LOSS_ROOM = 1.2;
+export const LINE_LOSS_ROOM = 1;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
