@@ -288,11 +288,16 @@ describe('probing up', () => {
     expect(choice.choose(layers, now(), climbing(now()))).toBe(h);
   });
 
-  it('fails when the estimate holds still under it: a link short of the probed rate', () => {
-    const { layers, choice, q, run } = downToLowest();
-    // A REMB each step, the same each time (a 400 kbit/s link the probe toward h fills).
+  it.each([
+    ['holds still', 0],
+    ['climbs only 2 % a second', 0.02],
+  ])('fails when the estimate %s under it: a link short of the probed rate', (_name, climb) => {
+    const { layers, choice, q, run, now } = downToLowest();
+    const from = now();
+    // A REMB each step (a 400 kbit/s link the probe toward h fills, its queue not yet seen).
     run(PROBE_QUIET_MS + PROBE_WINDOW_MS + FIRST_RETRY_MS, (at) => {
-      expect(choice.choose(layers, at, { maxBitrate: 160_000, estimateAt: at })).toBe(q);
+      const maxBitrate = 160_000 * (1 + climb) ** ((at - from) / 1000);
+      expect(choice.choose(layers, at, { maxBitrate, estimateAt: at })).toBe(q);
     });
   });
 
