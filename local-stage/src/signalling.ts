@@ -176,7 +176,10 @@ export type StageMessage =
       details?: string;
       /** A fatal error ends the session; the stage closes the socket after sending it. */
       fatal: boolean;
+      /** The subscribe request it refuses, if it does. */
       requestId?: string;
+      /** The subscription whose layer preference it refuses, if it does. */
+      subscriptionId?: string;
     }
   | { type: 'left'; reason: StageLeftReasonName };
 

@@ -42,6 +42,20 @@ describe('stage messages in the SDK', () => {
       message: '',
       fatal: false,
     });
+    // What an error is about: the SDK drops one about a subscription or request no longer wanted.
+    expect(
+      parseStageMessage(
+        '{"type":"error","code":1,"category":"SUBSCRIBE_ERROR","message":"No such subscription","subscriptionId":"s-1","requestId":"r-1"}',
+      ),
+    ).toEqual({
+      type: 'error',
+      code: 1,
+      category: 'SUBSCRIBE_ERROR',
+      message: 'No such subscription',
+      fatal: false,
+      requestId: 'r-1',
+      subscriptionId: 's-1',
+    });
   });
 
   it("reads the stage's adaptation of a video: paused or not, and the estimate when it has one", () => {

@@ -168,6 +168,7 @@ export function parseStageMessage(text: string): StageMessage | null {
         ...(isString(value.details) ? { details: value.details } : {}),
         fatal: value.fatal === true,
         ...(isString(value.requestId) ? { requestId: value.requestId } : {}),
+        ...(isString(value.subscriptionId) ? { subscriptionId: value.subscriptionId } : {}),
       };
     }
     case 'left': {

@@ -204,6 +204,9 @@ export class Session {
     // The answer to a subscription no longer wanted: its participant left before the stage read
     // the request (a publisher change mid-join). Nothing failed that the app could act on.
     if (message.requestId && !participant) return;
+    // A layer preference for a subscription already ended (its publisher left as the preference
+    // went): moot, not a failure.
+    if (message.subscriptionId && !this.subscription(message.subscriptionId)) return;
     if (participant) {
       // The stage refused the subscription; the strategy is not asked again until a refresh.
       participant.subscription?.peer?.close();

@@ -108,6 +108,14 @@ describe('a viewer choosing its layer', () => {
       'No such subscription',
     ]);
     expect(errors.every((error) => error.type === 'error' && !error.fatal)).toBe(true);
+    // A refusal names the subscription it is about (a malformed message has none to name): the
+    // SDK drops one about a subscription that has just ended (its publisher left as the
+    // preference went), which is no error of the viewer's.
+    expect(errors.map((error) => error.type === 'error' && error.subscriptionId)).toEqual([
+      subscriptionId,
+      undefined,
+      'no-such-subscription',
+    ]);
     expect(viewer.closed).toBeUndefined();
     const framesBefore = viewer.frames.length;
     await viewer.waitFor(() => viewer.frames.length > framesBefore + 10, 'frames go on');

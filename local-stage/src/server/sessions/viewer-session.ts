@@ -154,9 +154,11 @@ export class ViewerSession {
         );
       case 'preferLayer': {
         const subscription = this.subscriptions.get(message.subscriptionId);
-        if (!subscription) return this.refusePreference('No such subscription');
+        if (!subscription) {
+          return this.refusePreference('No such subscription', message.subscriptionId);
+        }
         const refused = subscription.preferLayer(message.rid);
-        if (refused) this.refusePreference(refused);
+        if (refused) this.refusePreference(refused, message.subscriptionId);
         return;
       }
       case 'answer':
@@ -261,14 +263,19 @@ export class ViewerSession {
     this.closeSocket(CLOSE_CODES.joinRefused, 'join refused');
   }
 
-  /** A layer preference the stage cannot follow: said so, and nothing else changes. */
-  private refusePreference(message: string): void {
+  /**
+   * A layer preference the stage cannot follow: said so, naming the subscription (one that just
+   * ended, its publisher gone, is no error of the viewer's: the SDK drops it), and nothing else
+   * changes.
+   */
+  private refusePreference(message: string, subscriptionId?: string): void {
     this.send({
       type: 'error',
       code: STAGE_ERROR_CODES.FAILED,
       category: 'SUBSCRIBE_ERROR',
       message,
       fatal: false,
+      ...(subscriptionId === undefined ? {} : { subscriptionId }),
     });
   }
 
