@@ -20,8 +20,11 @@ type Rid = keyof typeof RATES;
 
 const layer = (rid: Rid): VideoLayer => testVideoLayer(rid);
 
-/** Three layers, each fed its rate in 100 ms steps on a fake clock (performance.now's units). */
-function publisher() {
+/**
+ * Three layers, each fed its rate in 100 ms steps on a fake clock (performance.now's units), in
+ * `packetsPerStep` packets a step each (one by default).
+ */
+function publisher(packetsPerStep: Record<Rid, number> = { q: 1, h: 1, f: 1 }) {
   const all = { q: layer('q'), h: layer('h'), f: layer('f') };
   const layers = new VideoLayers([all.q, all.h, all.f]);
   let now = 0;
@@ -29,13 +32,15 @@ function publisher() {
   const run = (ms: number, each?: (now: number) => void) => {
     for (const end = now + ms; now < end; now += 100) {
       for (const rid of ['q', 'h', 'f'] as const) {
-        const bytes = (RATES[rid] * 1000) / 8 / 10;
-        const header = new RtpHeader({
-          ssrc: 1,
-          sequenceNumber: sequence++ & 0xffff,
-          timestamp: now * 90,
-        });
-        all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
+        const bytes = (RATES[rid] * 1000) / 8 / 10 / packetsPerStep[rid];
+        for (let packet = 0; packet < packetsPerStep[rid]; packet += 1) {
+          const header = new RtpHeader({
+            ssrc: 1,
+            sequenceNumber: sequence++ & 0xffff,
+            timestamp: now * 90,
+          });
+          all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
+        }
       }
       layers.update(now);
       each?.(now);
@@ -443,32 +448,7 @@ describe('a layer the publisher pauses', () => {
 
 describe('a viewer on a line that loses packets of its own', () => {
   /** Layers sending the synthetic cameras' packets a second: q 20, h 40, f 90. */
-  function packetsPublisher() {
-    const all = { q: layer('q'), h: layer('h'), f: layer('f') };
-    const layers = new VideoLayers([all.q, all.h, all.f]);
-    const perStep = { q: 2, h: 4, f: 9 } as const;
-    let now = 0;
-    let sequence = 0;
-    const run = (ms: number, each?: (now: number) => void) => {
-      for (const end = now + ms; now < end; now += 100) {
-        for (const rid of ['q', 'h', 'f'] as const) {
-          const bytes = (RATES[rid] * 1000) / 8 / 10 / perStep[rid];
-          for (let packet = 0; packet < perStep[rid]; packet += 1) {
-            const header = new RtpHeader({
-              ssrc: 1,
-              sequenceNumber: sequence++ & 0xffff,
-              timestamp: now * 90,
-            });
-            all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
-          }
-        }
-        layers.update(now);
-        each?.(now);
-      }
-    };
-    run(2_000);
-    return { ...all, layers, run, now: () => now };
-  }
+  const packetsPublisher = () => publisher({ q: 2, h: 4, f: 9 });
 
   it('is moved to the layer whose retransmissions keep it waiting least, and not probed back up while the line stays so', () => {
     const { layers, q, f, run, now } = packetsPublisher();
