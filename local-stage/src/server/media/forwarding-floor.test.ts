@@ -12,8 +12,10 @@ import type { RTCRtpSender, RTCRtpTransceiver } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { TrackForwarder } from './forwarding';
 
-function forwarder() {
+function forwarder(withRtx = false) {
   const sent: number[] = [];
+  /** The original sequence numbers of what went out as RTX (its payload's first two bytes). */
+  const sentAsRtx: number[] = [];
   const sender = {
     ssrc: 1111,
     rtxSsrc: 2222,
@@ -21,8 +23,9 @@ function forwarder() {
     rtcpRunning: false,
     transport: {
       state: 'connected',
-      sendRtp: (_payload: Buffer, header: RtpHeader) => {
-        sent.push(header.sequenceNumber);
+      sendRtp: (payload: Buffer, header: RtpHeader) => {
+        if (header.payloadType === 97) sentAsRtx.push(payload.readUInt16BE(0));
+        else sent.push(header.sequenceNumber);
         return Promise.resolve(0);
       },
     },
@@ -31,7 +34,7 @@ function forwarder() {
   const transceiver = {
     mid: null,
     headerExtensions: [],
-    codecs: [],
+    codecs: withRtx ? [{ mimeType: 'video/rtx', payloadType: 97, parameters: 'apt=96' }] : [],
   } as unknown as RTCRtpTransceiver;
   const track = new TrackForwarder({ sender, transceiver, clock: undefined, cachePackets: 64 });
   // As it comes off the wire: serialized, then parsed by werift.
@@ -40,7 +43,7 @@ function forwarder() {
     const wire = new RtcpTransportLayerFeedback({ feedback }).serialize();
     for (const rtcp of RtcpPacketConverter.deSerialize(wire)) sender.handleRtcpPacket(rtcp);
   };
-  return { track, sent, nack };
+  return { track, sent, sentAsRtx, nack };
 }
 
 const packet = (sequenceNumber: number) =>
@@ -57,5 +60,24 @@ describe('NACKs for a layer the viewer left', () => {
     expect(sent).toEqual([65_535, 0, 1]);
     expect(track.counts.superseded).toBe(2);
     expect(track.counts.retransmitted).toBe(3);
+  });
+});
+
+describe('redundancy on a line that loses packets with a long round trip', () => {
+  it('sends every packet forwarded since the last call again as RTX, once, and none of those forwarded while it was off', () => {
+    const { track, sentAsRtx } = forwarder(true);
+    track.resendRecent();
+    for (const sequence of [65_534, 65_535, 0]) track.forward(packet(sequence));
+    track.resendRecent();
+    expect(sentAsRtx).toEqual([65_534, 65_535, 0]);
+    track.resendRecent();
+    expect(sentAsRtx).toHaveLength(3);
+    // Off: the packets forwarded meanwhile are marked, not sent when it comes back on.
+    track.forward(packet(1));
+    track.resendRecent(false);
+    track.forward(packet(2));
+    track.resendRecent();
+    expect(sentAsRtx).toEqual([65_534, 65_535, 0, 2]);
+    expect(track.counts.redundantPackets).toBe(4);
   });
 });

@@ -205,6 +205,7 @@ export class Subscription implements FeedListener {
       videoSsrc: () => this.videoSender?.ssrc,
       sendsRemb: () => this.peer.remoteDescription?.sdp.includes('goog-remb') === true,
       roundTripMs: () => this.videoForwarder?.roundTrip,
+      resend: (send) => this.videoForwarder?.resendRecent(send) ?? 0,
       onLayer: (layer, estimate) =>
         this.log.info(
           {
@@ -216,6 +217,7 @@ export class Subscription implements FeedListener {
             roundTripMs: this.videoForwarder?.roundTrip ?? null,
             retransmitted: this.videoForwarder?.counts.retransmitted,
             probePackets: this.videoForwarder?.counts.probePackets,
+            redundant: this.adaptation.redundant,
           },
           layer || !this.layerSwitch.paused ? 'viewer layer' : 'viewer video paused',
         ),
