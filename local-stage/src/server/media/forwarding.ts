@@ -79,8 +79,6 @@ export interface ForwardingCounts {
   retransmitted: number;
   /** Packets sent again as RTX to probe the viewer's link (not asked for). */
   probePackets: number;
-  /** Packets sent again as RTX unasked, as redundancy on a line that loses them (see `resendRecent`). */
-  redundantPackets: number;
   /** NACKed packets already gone from the cache (or never sent). */
   notCached: number;
   /** NACKed packets not sent again: the retransmission budget was spent (a congested viewer). */
@@ -96,7 +94,6 @@ export class TrackForwarder {
     nacks: 0,
     retransmitted: 0,
     probePackets: 0,
-    redundantPackets: 0,
     notCached: 0,
     overBudget: 0,
     superseded: 0,
@@ -118,8 +115,6 @@ export class TrackForwarder {
   /** The last sequence number forwarded (the newest packet in the cache). */
   private lastSequence: number | undefined;
   private rtxSequenceNumber = Math.floor(Math.random() * 65_536);
-  /** Packets forwarded since `resendRecent` was last called. */
-  private forwardedSinceResend = 0;
   /**
    * Bytes that may be sent again for NACKs: each packet forwarded adds `RETRANSMIT_SHARE` of its
    * size, up to `RETRANSMIT_BURST_BYTES`. A viewer whose link cannot carry the layer NACKs nearly
@@ -178,7 +173,6 @@ export class TrackForwarder {
     void transport.sendRtp(packet.payload, header).catch(() => undefined);
     this.cache[header.sequenceNumber % this.cache.length] = packet;
     this.lastSequence = header.sequenceNumber;
-    this.forwardedSinceResend += 1;
     this.counts.packets += 1;
     this.octets += packet.payload.length;
     this.retransmitBudget = Math.min(
@@ -203,50 +197,16 @@ export class TrackForwarder {
     let sent = 0;
     for (let back = 0; sent < bytes && back < PROBE_PACKETS_BACK; back += 1) {
       const sequenceNumber = (this.lastSequence - back + 65_536) % 65_536;
-      const bytesSent = this.sendAgain(sequenceNumber, rtxPayloadType);
-      if (bytesSent === 0) break;
-      sent += bytesSent;
+      const cached = this.cache[sequenceNumber % this.cache.length];
+      if (!cached || cached.header.sequenceNumber !== sequenceNumber) break;
+      const packet = wrapRtx(cached, rtxPayloadType, this.rtxSequenceNumber, this.sender.rtxSsrc);
+      this.rtxSequenceNumber = (this.rtxSequenceNumber + 1) % 65_536;
+      packet.header.extensions = this.stampedExtensions();
+      void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
+      sent += packet.payload.length;
       this.counts.probePackets += 1;
     }
     return sent;
-  }
-
-  /**
-   * Sends again, as RTX, every packet forwarded since the last call (at most the newest
-   * `PROBE_PACKETS_BACK`): redundancy for a viewer whose line loses packets on its own with a long
-   * round trip, so that a lost one usually has its copy on the way rather than a NACK's round trip
-   * to wait (viewer-adaptation.ts). Nothing without RTX. With `send` false it only marks them as
-   * sent (redundancy off: none of them is to be sent when it comes back on). Returns the bytes sent.
-   */
-  resendRecent(send = true): number {
-    const transport = this.transport;
-    const rtxPayloadType = this.rtxPayloadType();
-    const last = this.lastSequence;
-    if (this.closed || !transport || transport.state !== 'connected') return 0;
-    if (rtxPayloadType === undefined || last === undefined) return 0;
-    const since = this.forwardedSinceResend;
-    this.forwardedSinceResend = 0;
-    if (!send) return 0;
-    let sent = 0;
-    for (let back = Math.min(since, PROBE_PACKETS_BACK) - 1; back >= 0; back -= 1) {
-      const bytesSent = this.sendAgain((last - back + 65_536) % 65_536, rtxPayloadType);
-      if (bytesSent === 0) continue;
-      sent += bytesSent;
-      this.counts.redundantPackets += 1;
-    }
-    return sent;
-  }
-
-  /** Sends the cached packet `sequenceNumber` again as RTX, stamped now; its bytes (0: none). */
-  private sendAgain(sequenceNumber: number, rtxPayloadType: number): number {
-    const cached = this.cache[sequenceNumber % this.cache.length];
-    const transport = this.transport;
-    if (!cached || cached.header.sequenceNumber !== sequenceNumber || !transport) return 0;
-    const packet = wrapRtx(cached, rtxPayloadType, this.rtxSequenceNumber, this.sender.rtxSsrc);
-    this.rtxSequenceNumber = (this.rtxSequenceNumber + 1) % 65_536;
-    packet.header.extensions = this.stampedExtensions();
-    void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
-    return packet.payload.length;
   }
 
   close(): void {

@@ -205,7 +205,6 @@ export class Subscription implements FeedListener {
       videoSsrc: () => this.videoSender?.ssrc,
       sendsRemb: () => this.peer.remoteDescription?.sdp.includes('goog-remb') === true,
       roundTripMs: () => this.videoForwarder?.roundTrip,
-      resend: (send) => this.videoForwarder?.resendRecent(send) ?? 0,
       onLayer: (layer, estimate) =>
         this.log.info(
           {
@@ -217,7 +216,6 @@ export class Subscription implements FeedListener {
             roundTripMs: this.videoForwarder?.roundTrip ?? null,
             retransmitted: this.videoForwarder?.counts.retransmitted,
             probePackets: this.videoForwarder?.counts.probePackets,
-            redundant: this.adaptation.redundant,
           },
           layer || !this.layerSwitch.paused ? 'viewer layer' : 'viewer video paused',
         ),

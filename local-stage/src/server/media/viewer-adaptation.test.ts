@@ -291,66 +291,6 @@ describe('a viewer whose receiver reports show loss', () => {
   });
 });
 
-describe('a viewer on a line that loses packets with a long round trip', () => {
-  /** On a layer of 30 packets a second, its reports losing 2 %; `roundTripMs`, `rembBitrate`. */
-  function viewerOnLossyLine(roundTripMs: number, rembBitrate: number) {
-    const q = testVideoLayer('q');
-    const asked: boolean[] = [];
-    const viewer = new ViewerAdaptation({
-      layers: () => new VideoLayers([q]),
-      current: () => q,
-      pad: () => 0,
-      paused: () => false,
-      report: () => undefined,
-      videoSsrc: () => 1234,
-      roundTripMs: () => roundTripMs,
-      resend: (send) => {
-        asked.push(send);
-        return send ? 100 : 0;
-      },
-    });
-    let highest = 0;
-    let lost = 0;
-    for (let at = 0; at <= 12_000; at += 100) {
-      for (let packet = 0; packet < 3; packet += 1) {
-        const header = new RtpHeader({ ssrc: 1, sequenceNumber: highest++, timestamp: at * 90 });
-        q.receive(new RtpPacket(header, Buffer.alloc(400)), at);
-      }
-      if (at % 1_000 === 0) {
-        viewer.onRtcp(remb(rembBitrate), at);
-        lost += at % 2_000 === 0 ? 1 : 0;
-        const info = new RtcpReceiverInfo({
-          ssrc: 1234,
-          highestSequence: highest,
-          packetsLost: lost,
-        });
-        viewer.onRtcp(new RtcpRrPacket({ ssrc: 7, reports: [info] }), at);
-      }
-      viewer.tick(at);
-    }
-    return { viewer, asked };
-  }
-
-  it('gets its packets twice, the copies as RTX, while its estimate has room for them', () => {
-    // 30 packets a second × ~1.7 % × 0.3 s: waiting 15 % of the time.
-    const { viewer, asked } = viewerOnLossyLine(300, 1_000_000);
-    expect(viewer.lineLoss()).toBeGreaterThan(0.01);
-    expect(viewer.redundant).toBe(true);
-    expect(asked.at(-1)).toBe(true);
-  });
-
-  it('does not when the round trip is short, or the estimate has no room for the copies', () => {
-    for (const [roundTripMs, rembBitrate] of [
-      [20, 1_000_000],
-      [300, 150_000],
-    ] as const) {
-      const { viewer, asked } = viewerOnLossyLine(roundTripMs, rembBitrate);
-      expect(viewer.redundant).toBe(false);
-      expect(asked.some(Boolean)).toBe(false);
-    }
-  });
-});
-
 describe('what a viewer is told of its adaptation', () => {
   it('is its pause at once, both ways, and its estimate when it moved, at most once a second', () => {
     let paused = false;

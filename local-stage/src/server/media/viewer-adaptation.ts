@@ -60,16 +60,6 @@ export const LOSS_MIN_PACKETS = 20;
  */
 export const LINE_LOSS_PACKETS = 300;
 export const LINE_LOSS_ROOM = 1;
-/**
- * A viewer whose layer keeps it waiting on retransmissions more than this share of the time (its
- * packets a second × its line's own loss × the round trip, layers.ts `lineCarries`) gets every
- * packet twice, the copy as RTX within 50 ms, when its estimate has room for them
- * (`REDUNDANCY_ROOM` times the layer, beside its audio): a lost packet then usually has its copy
- * on the way rather than a round trip to wait. On 2 % loss and 300 ms that is the lowest layer,
- * which waited about a tenth of the time and played 86–95 % of its frames.
- */
-export const REDUNDANT_WAIT = 0.02;
-export const REDUNDANCY_ROOM = 2;
 /** What the viewer was sent is measured over this window (libwebrtc's throughput window). */
 const SENT_WINDOW_MS = 1_000;
 
@@ -104,9 +94,6 @@ export class ViewerAdaptation {
   /** Audio bytes sent to the viewer: never paused, it shares the link with any probe. */
   private readonly audio = new RateWindow(SENT_WINDOW_MS);
   private readonly roundTripMs: () => number | undefined;
-  private readonly resend: (send: boolean) => number;
-  /** Whether the viewer's packets go twice (`REDUNDANT_WAIT`). */
-  redundant = false;
   private readonly choice = new LayerChoice();
   private readonly layers: () => VideoLayers;
   private readonly current: () => VideoLayer | undefined;
@@ -145,11 +132,6 @@ export class ViewerAdaptation {
     onLayer?: (layer: VideoLayer | undefined, estimate: number | undefined) => void;
     /** The round trip to the viewer, ms, from its receiver reports of the video. */
     roundTripMs?: () => number | undefined;
-    /**
-     * Sends again, as RTX, the video packets forwarded since the last call (with `send` false,
-     * only marks them sent); returns the bytes sent.
-     */
-    resend?: (send: boolean) => number;
   }) {
     this.layers = options.layers;
     this.current = options.current;
@@ -160,7 +142,6 @@ export class ViewerAdaptation {
     this.onLayer = options.onLayer ?? (() => undefined);
     this.sendsRemb = options.sendsRemb ?? (() => true);
     this.roundTripMs = options.roundTripMs ?? (() => undefined);
-    this.resend = options.resend ?? (() => 0);
   }
 
   /** The viewer's estimated bandwidth, bit/s: its last REMB's; undefined before its first. */
@@ -289,16 +270,6 @@ export class ViewerAdaptation {
     }
   }
 
-  /** Whether the viewer's packets of `layer` are to go twice (`REDUNDANT_WAIT`). */
-  private wantsRedundancy(layer: VideoLayer, estimate: number | undefined, now: number): boolean {
-    const lineLoss = this.lineLoss();
-    const roundTripMs = this.roundTripMs();
-    if (lineLoss === undefined || roundTripMs === undefined || estimate === undefined) return false;
-    const waiting = lineLoss * layer.packetRate(now) * (roundTripMs / 1000);
-    const room = REDUNDANCY_ROOM * layer.bitrate(now) + this.audio.rates(now).bitrate;
-    return waiting > REDUNDANT_WAIT && estimate >= room;
-  }
-
   /** Adds a judged window to the line's loss, keeping about the last `LINE_LOSS_PACKETS`. */
   private countLineLoss(window: { expected: number; lost: number }): void {
     const line = this.line;
@@ -359,10 +330,6 @@ export class ViewerAdaptation {
       this.layerChangedAt = now;
       this.onLayer(current, estimate);
     }
-    this.redundant =
-      !paused && current !== undefined && this.wantsRedundancy(current, estimate, now);
-    const copied = this.resend(this.redundant);
-    if (copied > 0) this.sent.add(now, copied);
     const layers = this.layers();
     const target = this.choice.probeTarget(layers, now, {
       maxBitrate: estimate,
