@@ -289,6 +289,8 @@ export class Session {
       const sdp = await peer.answer(offer.sdp);
       if (sdp !== undefined && !this.closed) {
         this.socket.send({ type: 'answer', subscriptionId, sdp });
+        // The app hears of the streams once the answer is on its way (its work would delay it).
+        peer.announce();
       }
     } catch (error) {
       if (this.closed) return;
