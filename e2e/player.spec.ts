@@ -51,9 +51,24 @@ test.describe('watching a stream', () => {
     }
   });
 
-  test('subscribes to video only: the stage sends no audio track', async ({ page }) => {
+  test('subscribes to video only, its offer sent with joined: the stage sends no audio track', async ({
+    page,
+  }) => {
+    // The player's signalling, as the browser sends and receives it (decision 0076).
+    const sent: { type?: string; offers?: unknown }[] = [];
+    const received: string[] = [];
+    page.on('websocket', (socket) => {
+      if (!socket.url().endsWith('/stage/events')) return;
+      const read = (payload: string | Buffer) =>
+        JSON.parse(payload.toString()) as { type?: string; offers?: unknown };
+      socket.on('framesent', ({ payload }) => sent.push(read(payload)));
+      socket.on('framereceived', ({ payload }) => received.push(read(payload).type ?? ''));
+    });
     await page.goto('/player/N743AS');
     await expectVideoPlaying(page);
+    expect(sent[0]).toMatchObject({ type: 'join', offers: { audio: false, video: true } });
+    expect(received.slice(0, 2)).toEqual(['joined', 'offer']);
+    expect(sent.map((message) => message.type)).not.toContain('subscribe');
     const tracks = await playerVideo(page).evaluate((element: HTMLVideoElement) => {
       const stream = element.srcObject as MediaStream | null;
       return stream?.getTracks().map((track) => track.kind) ?? [];

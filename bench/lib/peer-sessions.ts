@@ -5,8 +5,9 @@ import { peerPagePort } from './janus';
 /**
  * What a bench page needs to open a viewing session on either server, as source text for an
  * init script (so no build helper leaks into the page). It defines `window.__peer`:
- * - `joinOurs(participantToken, onTrack)`: `new IVSBroadcastClient.Stage(token, strategy)` with the
- *   web app's viewer strategy (video only, publish nothing), then `join()`; needs /sdk/stage.js.
+ * - `joinOurs(participantToken, onTrack)`: `new IVSBroadcastClient.Stage(token, strategy, config)`
+ *   with the web app's viewer strategy (video only, publish nothing) and its configuration (the
+ *   offer with `joined`), then `join()`; needs /sdk/stage.js.
  * - `joinJanus(server, mountpoint, onTrack)`: janus.js as its streaming demo uses it: `new Janus()`,
  *   attach the streaming plugin, `watch`, answer, `start`; needs janus.js.
  * Both stamp `__bench.clickAt` (the page probe's, when there is one) just before the session is
@@ -85,7 +86,9 @@ export function peerSessionsScript(chromiumMajor: number): string {
         shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
       };
       stampStart();
-      const stage = new sdk.Stage(participantToken, strategy);
+      // As the player configures it (stage-sdk.ts): the offer comes with joined.
+      const configuration = { subscribeOnJoin: [sdk.StageSubscribeStreamType.VIDEO] };
+      const stage = new sdk.Stage(participantToken, strategy, configuration);
       stage.on(sdk.StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED, (participant, streams) => {
         const video = streams.find((stream) => stream.streamType === sdk.StreamType.VIDEO);
         if (video) onTrack(video.mediaStreamTrack);

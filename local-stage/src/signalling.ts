@@ -5,7 +5,8 @@
  * (server/signalling-schema.ts); the SDK with the guards in sdk/messages.ts.
  *
  * One socket per joined participant. The first message is `join`; the stage answers `joined`
- * (or `error` and closes). Subscribing is one round trip plus trickled candidates: the SDK sends
+ * (or `error` and closes); a join with `offers` also gets an `offer` for each publisher there
+ * right after `joined`. Subscribing is one round trip plus trickled candidates: the SDK sends
  * `subscribe`, the stage answers with an `offer` (send-only media), the SDK replies `answer`, and
  * both sides trickle `candidate`s. See docs/decisions/0020-local-stage-signalling.md.
  */
@@ -97,8 +98,21 @@ export const STAGE_ERROR_MESSAGES: Record<number, string> = {
 export type StageLeftReasonName =
   'unknown' | 'token-reused' | 'participant-disconnected' | 'stage-deleted';
 
+/** The requestId of the offer a join asked for with `offers` (see the `join` message). */
+export const joinedOfferRequestId = (publisherId: string): string => `joined:${publisherId}`;
+
 export type ClientMessage =
-  | { type: 'join'; token: string }
+  | {
+      type: 'join';
+      token: string;
+      /**
+       * Offer a subscription to every publisher on the stage with `joined`, without waiting for
+       * its `subscribe`: these media of what it sends, each offer's requestId
+       * `joinedOfferRequestId(publisher)`. Saves a round trip of the join (issue 31, decision
+       * 0076). The SDK takes an offer its strategy wants as it is and unsubscribes any other.
+       */
+      offers?: { audio: boolean; video: boolean };
+    }
   | {
       type: 'subscribe';
       requestId: string;

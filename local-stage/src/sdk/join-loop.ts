@@ -10,6 +10,7 @@ import { backoffPolicy, type ReconnectPolicy } from '@tailcam/protocol/reconnect
 import type { StageMessage } from '../signalling';
 import { StageErrorCategory, StageErrorCode } from './enums';
 import { ivsError, joinRefused, type StageError } from './errors';
+import type { WantedMedia } from './session';
 import { SignalSocket } from './signal-socket';
 
 /** How long one attempt waits for the stage's answer to its join. */
@@ -55,7 +56,8 @@ export async function joinWithRetries(
 }
 
 /**
- * One attempt: opens the socket and sends the join. On `joined` hands the socket over to
+ * One attempt: opens the socket and sends the join, with the media of which the stage is to
+ * offer its publishers along with `joined` (`offers`, when the app said). On `joined` hands the socket over to
  * `onJoined` in the same turn, so no later message can slip past the session; otherwise closes it.
  */
 export function joinOnce(
@@ -64,6 +66,7 @@ export function joinOnce(
   deadline: number,
   signal: AbortSignal,
   onJoined: (socket: SignalSocket, message: JoinedMessage) => void,
+  offers?: WantedMedia,
 ): Promise<JoinOutcome> {
   return new Promise((resolve) => {
     let socket: SignalSocket | undefined;
@@ -89,7 +92,7 @@ export function joinOnce(
       return;
     }
     const opened = socket;
-    opened.onOpen = () => opened.send({ type: 'join', token });
+    opened.onOpen = () => opened.send({ type: 'join', token, ...(offers ? { offers } : {}) });
     opened.onMessage = (message) => {
       if (message.type === 'joined') {
         finish('joined');

@@ -17,7 +17,7 @@ import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import { StageEvents, StageParticipantSubscribeState, SubscribeType } from './enums';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
-import { Stage } from './stage';
+import { Stage, type LocalStageConfiguration } from './stage';
 
 const secret = new TextEncoder().encode('a-publisher-change-test-secret-long-enough');
 const STAGE = 'N954AS';
@@ -140,6 +140,7 @@ async function encoderOnAir(): Promise<() => void> {
 async function joinMeetingChange(
   step: Step,
   change: () => void = replacePublisher,
+  configuration: LocalStageConfiguration = {},
 ): Promise<{ participantId: string; ageMs: number; errors: string[] }> {
   viewers += 1;
   const token = await testParticipantToken({
@@ -148,11 +149,15 @@ async function joinMeetingChange(
     participantId: `change-viewer-${viewers}`,
     stageId: STAGE,
   });
-  const stage = new Stage(token, {
-    stageStreamsToPublish: () => [],
-    shouldPublishParticipant: () => false,
-    shouldSubscribeToParticipant: () => SubscribeType.AUDIO_VIDEO,
-  });
+  const stage = new Stage(
+    token,
+    {
+      stageStreamsToPublish: () => [],
+      shouldPublishParticipant: () => false,
+      shouldSubscribeToParticipant: () => SubscribeType.AUDIO_VIDEO,
+    },
+    configuration,
+  );
   stages.push(stage);
   const before = shownParticipant();
   // What the app would show as 'Stream Unavailable': the change is no error of the viewer's.
@@ -202,6 +207,19 @@ describe('a join that meets a publisher change', { timeout: 60_000 }, () => {
     // A picture of now, not one held from before the change.
     expect(ageMs).toBeLessThan(3_000);
   });
+
+  // The player's join: the stage sends the offer along with `joined` (decision 0076).
+  it.each(['joined', 'offer', 'answer'] as const)(
+    'plays the new publisher when the change comes at the %s of a join offered with joined',
+    async (step) => {
+      const { participantId, ageMs, errors } = await joinMeetingChange(step, replacePublisher, {
+        subscribeOnJoin: SubscribeType.AUDIO_VIDEO,
+      });
+      expect(participantId).toBe(shownParticipant());
+      expect(errors).toEqual([]);
+      expect(ageMs).toBeLessThan(3_000);
+    },
+  );
 
   it.each(STEPS)('plays the camera again when the encoder leaves at the %s', async (step) => {
     const leave = await encoderOnAir();

@@ -11,6 +11,7 @@ import type {
   StageLeftReasonName,
   StageMessage,
 } from '../signalling';
+import { joinedOfferRequestId } from '../signalling';
 import {
   RemoteStageStreamEvents,
   StageConnectionState,
@@ -87,7 +88,12 @@ export class Session {
     socket.onClose = () => this.lost();
   }
 
-  add(description: ParticipantDescription): void {
+  /**
+   * A participant there or arriving. `offered`: the media of it the stage offers along with
+   * `joined` (the join asked for them); the strategy's first answer takes that offer when it
+   * wants the same, with no initial layer of its own, instead of subscribing.
+   */
+  add(description: ParticipantDescription, offered?: WantedMedia): void {
     if (this.participants.has(description.id)) return;
     const participant: RemoteParticipant = {
       description,
@@ -106,7 +112,7 @@ export class Session {
     };
     this.participants.set(description.id, participant);
     this.host.emit(StageEvents.STAGE_PARTICIPANT_JOINED, participant.info);
-    this.applyStrategy(participant);
+    this.applyStrategy(participant, offered);
   }
 
   /** Asks the strategy again about every participant. */
@@ -220,7 +226,13 @@ export class Session {
     }
   }
 
-  private applyStrategy(participant: RemoteParticipant): void {
+  /**
+   * Subscribes, unsubscribes or leaves as the strategy says. With `offered`, a subscription the
+   * strategy wants takes the offer the stage sends after `joined` when it is the same one (the
+   * same media, the stage's starting layer); otherwise that offer is refused on arrival
+   * (`answer` unsubscribes an offer nobody asked for).
+   */
+  private applyStrategy(participant: RemoteParticipant, offered?: WantedMedia): void {
     const media = this.host.wantedMedia(participant);
     if (!media) return;
     if (!media.audio && !media.video) {
@@ -231,11 +243,20 @@ export class Session {
       return;
     }
     if (participant.subscription) return;
+    const initialLayer = this.host.initialLayer(participant.info);
+    const published = participant.description.media;
+    const takesOffer =
+      offered !== undefined &&
+      initialLayer === undefined &&
+      media.audio === (offered.audio && published.includes('audio')) &&
+      media.video === (offered.video && published.includes('video'));
     this.requests += 1;
-    const requestId = `subscribe-${this.requests}`;
+    const requestId = takesOffer
+      ? joinedOfferRequestId(participant.info.id)
+      : `subscribe-${this.requests}`;
     participant.subscription = { requestId, id: undefined, peer: undefined, preferredRid: null };
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
-    const initialLayer = this.host.initialLayer(participant.info);
+    if (takesOffer) return;
     this.socket.send({
       type: 'subscribe',
       requestId,
@@ -271,6 +292,8 @@ export class Session {
       const sdp = await peer.answer(offer.sdp);
       if (sdp !== undefined && !this.closed) {
         this.socket.send({ type: 'answer', subscriptionId, sdp });
+        // The app hears of the streams once the answer is on its way (its work would delay it).
+        peer.announce();
       }
     } catch (error) {
       if (this.closed) return;

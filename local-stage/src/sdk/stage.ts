@@ -67,15 +67,26 @@ type PreferredLayerForStream = (
 export interface LocalStageConfiguration {
   /** How long `join()` keeps trying before `Operation timed out` (default 60 000 ms). */
   joinTimeoutMs?: number;
+  /**
+   * What the strategy will answer `shouldSubscribeToParticipant` for the publishers on the stage
+   * when it joins, if the app knows. The stage then sends their offers along with its answer to
+   * the join, a round trip sooner (decision 0076). The strategy still decides: a participant it
+   * answers otherwise has that offer refused and is subscribed to as it says.
+   */
+  subscribeOnJoin?: SubscribeType | StageSubscribeStreamType[];
 }
 
 const DEFAULT_JOIN_TIMEOUT_MS = 60_000;
+/** How many publishers the stage offers with `joined` (its limit of subscriptions a session). */
+const JOINED_OFFERS_MAX = 4;
 
 export class Stage extends TypedEmitter<StageEventMap> {
   private readonly token: string;
   private readonly claims: StageTokenClaims;
   private strategy: StageStrategy;
   private readonly joinTimeoutMs: number;
+  /** The media the join asks the stage to offer of its publishers at once (none: undefined). */
+  private readonly offersOnJoin: WantedMedia | undefined;
   private state: StageConnectionState = StageConnectionState.DISCONNECTED;
   private session: Session | undefined;
   private joining: Promise<void> | undefined;
@@ -109,6 +120,14 @@ export class Stage extends TypedEmitter<StageEventMap> {
     this.token = token;
     this.strategy = strategy;
     this.joinTimeoutMs = configuration?.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS;
+    const onJoin = configuration?.subscribeOnJoin;
+    const kinds = onJoin === undefined ? new Set<string>() : subscribedKinds(onJoin);
+    const offers = {
+      audio: kinds.has(StageSubscribeStreamType.AUDIO),
+      video: kinds.has(StageSubscribeStreamType.VIDEO),
+    };
+    this.offersOnJoin =
+      this.claims.canSubscribe && (offers.audio || offers.video) ? offers : undefined;
   }
 
   /** Joins the stage; resolves once connected, rejects with a StageError. */
@@ -152,8 +171,13 @@ export class Stage extends TypedEmitter<StageEventMap> {
     try {
       await joinWithRetries(
         (deadline, signal) =>
-          joinOnce(this.claims.eventsUrl, this.token, deadline, signal, (socket, message) =>
-            this.joined(socket, message),
+          joinOnce(
+            this.claims.eventsUrl,
+            this.token,
+            deadline,
+            signal,
+            (socket, message) => this.joined(socket, message),
+            this.offersOnJoin,
           ),
         this.joinTimeoutMs,
         abort.signal,
@@ -193,7 +217,17 @@ export class Stage extends TypedEmitter<StageEventMap> {
     this.session = session;
     this.setState(StageConnectionState.CONNECTED);
     this.emit(StageEvents.STAGE_PARTICIPANT_JOINED, session.local);
-    for (const description of message.participants) session.add(description);
+    // With `offers`, the stage sends the first publishers' offers after `joined`.
+    const offered = new Set(
+      message.participants
+        .filter((each) => each.publishing)
+        .slice(0, JOINED_OFFERS_MAX)
+        .map((each) => each.id),
+    );
+    const offers = this.offersOnJoin;
+    for (const description of message.participants) {
+      session.add(description, offers && offered.has(description.id) ? offers : undefined);
+    }
   }
 
   /** What the strategy asks for, limited to what the participant publishes. */
@@ -206,15 +240,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
       console.error('[IVSBroadcastClient] shouldSubscribeToParticipant threw', error);
       answer = SubscribeType.NONE;
     }
-    const kinds = Array.isArray(answer)
-      ? new Set<string>(answer)
-      : new Set<string>(
-          answer === SubscribeType.AUDIO_VIDEO
-            ? [StageSubscribeStreamType.AUDIO, StageSubscribeStreamType.VIDEO]
-            : answer === SubscribeType.AUDIO_ONLY
-              ? [StageSubscribeStreamType.AUDIO]
-              : [],
-        );
+    const kinds = subscribedKinds(answer);
     const published = participant.description.media;
     return {
       audio: kinds.has(StageSubscribeStreamType.AUDIO) && published.includes('audio'),
@@ -237,4 +263,15 @@ export class Stage extends TypedEmitter<StageEventMap> {
     this.state = state;
     this.emit(StageEvents.STAGE_CONNECTION_STATE_CHANGED, state);
   }
+}
+
+/** The stream types a strategy's subscribe answer names. */
+function subscribedKinds(answer: SubscribeType | StageSubscribeStreamType[]): Set<string> {
+  if (Array.isArray(answer)) return new Set<string>(answer);
+  if (answer === SubscribeType.AUDIO_VIDEO) {
+    return new Set<string>([StageSubscribeStreamType.AUDIO, StageSubscribeStreamType.VIDEO]);
+  }
+  return new Set<string>(
+    answer === SubscribeType.AUDIO_ONLY ? [StageSubscribeStreamType.AUDIO] : [],
+  );
 }

@@ -62,11 +62,14 @@ function recordedPeer(connection: RTCPeerConnection) {
 }
 
 describe('a subscription peer', () => {
-  it("answers the stage's offer, reports the offer's tracks together, trickles, and reports connected", async () => {
+  it("answers the stage's offer, reports the offer's tracks together once announced, trickles, and reports connected", async () => {
     const { stage, sdp } = await stageOffer();
     const { peer, reports, tracks, candidates } = recordedPeer(peerConnection());
     const answer = await peer.answer(sdp);
     expect(answer).toContain('a=recvonly');
+    // The tracks wait until the session has sent the answer and announces them.
+    expect(reports).toEqual([]);
+    peer.announce();
     expect(reports).toEqual(['tracks']);
     expect(tracks[0]?.map((stream) => stream.streamType)).toEqual(['audio', 'video']);
     expect(tracks[0]?.every((stream) => stream.participantInfo === camera)).toBe(true);

@@ -52,14 +52,14 @@ export class SubscriptionPeer {
     };
   }
 
-  /** The answer to the stage's offer; undefined when the peer was closed meanwhile. */
+  /**
+   * The answer to the stage's offer; undefined when the peer was closed meanwhile. The offer's
+   * tracks wait for `announce()`, so that the app's work on them comes after the answer is sent.
+   */
   async answer(offer: string): Promise<string | undefined> {
     const peer = this.peer;
     try {
       await peer.setRemoteDescription({ type: 'offer', sdp: offer });
-      const added = this.pending ?? [];
-      this.pending = undefined;
-      if (added.length > 0 && !this.closed) this.events.tracks(added);
       const answer = await peer.createAnswer();
       await peer.setLocalDescription(answer);
       return this.closed ? undefined : (peer.localDescription?.sdp ?? answer.sdp ?? '');
@@ -67,6 +67,13 @@ export class SubscriptionPeer {
       if (this.closed) return undefined;
       throw error;
     }
+  }
+
+  /** Reports the offer's tracks, together (later ones are reported as they come). */
+  announce(): void {
+    const added = this.pending ?? [];
+    this.pending = undefined;
+    if (added.length > 0 && !this.closed) this.events.tracks(added);
   }
 
   /** A candidate of the stage's; one the peer refuses is dropped, as a browser would. */

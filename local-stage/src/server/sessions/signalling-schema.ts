@@ -25,7 +25,11 @@ export const preferLayerSchema = z.object({
 });
 
 export const clientMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('join'), token: z.string().min(1).max(8192) }),
+  z.object({
+    type: z.literal('join'),
+    token: z.string().min(1).max(8192),
+    offers: z.object({ audio: z.boolean(), video: z.boolean() }).optional(),
+  }),
   z.object({
     type: z.literal('subscribe'),
     requestId: id,

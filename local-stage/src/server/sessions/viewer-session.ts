@@ -15,6 +15,7 @@ import {
   type StageErrorCategoryName,
   type StageLeftReasonName,
   type StageMessage,
+  joinedOfferRequestId,
 } from '../../signalling';
 import { JoinRefusedError } from './join-token';
 import type { Publisher } from '../media/publisher';
@@ -141,7 +142,7 @@ export class ViewerSession {
     }
     if (message.type === 'join') {
       if (this.stateValue !== 'awaiting-join') return this.protocolError();
-      return this.join(message.token);
+      return this.join(message.token, message.offers);
     }
     if (this.stateValue !== 'joined') return this.protocolError();
     switch (message.type) {
@@ -176,7 +177,14 @@ export class ViewerSession {
     }
   }
 
-  private async join(token: string): Promise<void> {
+  /**
+   * Admits the session; with `offers`, also offers a subscription to these media of every
+   * publisher there, in this turn of the queue (the viewer's answer comes after its offer).
+   */
+  private async join(
+    token: string,
+    offers: { audio: boolean; video: boolean } | undefined,
+  ): Promise<void> {
     clearTimeout(this.joinTimer);
     try {
       const admitted = await this.stage.admit(this, token);
@@ -191,6 +199,11 @@ export class ViewerSession {
         stageId: admitted.stageId,
         participants: admitted.participants,
       });
+      if (!offers?.audio && !offers?.video) return;
+      const publishers = admitted.participants.filter((each) => each.publishing);
+      for (const publisher of publishers.slice(0, MAX_SUBSCRIPTIONS)) {
+        await this.subscribe(joinedOfferRequestId(publisher.id), publisher.id, offers);
+      }
     } catch (error) {
       if (error instanceof JoinRefusedError) return this.refuse(error);
       throw error;
@@ -201,7 +214,7 @@ export class ViewerSession {
     requestId: string,
     publisherId: string,
     asked: { audio: boolean; video: boolean },
-    initialLayer: InitialLayerName | undefined,
+    initialLayer?: InitialLayerName,
   ): Promise<void> {
     const publisher = this.stageId ? this.stage.publisherOf(this.stageId, publisherId) : undefined;
     const refuse = (code: number, message: string) =>

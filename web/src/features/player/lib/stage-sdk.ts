@@ -24,6 +24,7 @@ export type StageError = IvsSdk.StageError;
 export type StageParticipantInfo = IvsSdk.StageParticipantInfo;
 export type RemoteStageStream = IvsSdk.RemoteStageStream;
 export type StageStreamLayer = IvsSdk.StageStreamLayer;
+export type StageConfiguration = IvsSdk.StageConfiguration;
 
 declare global {
   interface Window {
@@ -50,4 +51,16 @@ export function createViewerStrategy(
     shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
     preferredLayerForStream: () => preferredLayer(),
   };
+}
+
+/**
+ * The player's Stage configuration. It tells the local stage's SDK what the viewer strategy
+ * answers for every publisher (`subscribeOnJoin`, a local option the real SDK ignores), so the
+ * stage sends the video's offer along with the join, a round trip sooner (decision 0076).
+ */
+export function viewerStageConfiguration(sdk: StageSdk): StageConfiguration {
+  const configuration: StageConfiguration & {
+    subscribeOnJoin: IvsSdk.StageSubscribeStreamType[];
+  } = { subscribeOnJoin: [sdk.StageSubscribeStreamType.VIDEO] };
+  return configuration;
 }

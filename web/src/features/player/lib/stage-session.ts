@@ -35,6 +35,7 @@ import {
   type StageSdk,
   type StageStream,
   type StageStreamLayer,
+  viewerStageConfiguration,
 } from './stage-sdk';
 import {
   adaptingStream,
@@ -201,6 +202,7 @@ export class StageSession {
       stage = new sdk.Stage(
         participantToken,
         createViewerStrategy(sdk, () => this.preferredLayer?.label ?? null),
+        viewerStageConfiguration(sdk),
       );
     } catch (error) {
       this.attemptFailed(errorMessage(error));
