@@ -2,13 +2,8 @@ import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
 
-/**
- * Specs that mostly wait on a timeout of a product or SDK (the real IVS SDK's join timeout alone
- * is a minute) with next to no CPU: a lane of their own, so that their wait overlaps the others'.
- */
-const WAITING_SPECS = ['**/ivs-*.spec.ts'];
 const OWN_INSTANCE_SPECS = [
-  ...WAITING_SPECS,
+  '**/ivs-*.spec.ts',
   '**/faults.spec.ts',
   '**/loss.spec.ts',
   '**/soak.spec.ts',
@@ -27,12 +22,10 @@ export default defineConfig({
   timeout: 45_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  // Three lanes, one worker each: the specs that share the product global setup starts (their
-  // assertions count the stage's viewers, so they run one at a time); beside them the specs that
-  // start instances of their own (faults, loss, soak, TURN, lab); and the IVS-mode spec, which
-  // waits a minute on the real SDK's timeout with an idle browser. The first two are the long
-  // ones and end about together (docs/development.md#how-npm-test-spends-its-time).
-  workers: 3,
+  // Two lanes, one worker each: the specs that share the product global setup starts (their
+  // assertions count the stage's viewers, so they run one at a time), and beside them the specs
+  // that start instances of their own (IVS mode, faults, soak), mostly waiting on timeouts.
+  workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [
@@ -50,12 +43,6 @@ export default defineConfig({
     {
       name: 'own-instances',
       testMatch: OWN_INSTANCE_SPECS,
-      testIgnore: WAITING_SPECS,
-      workers: 1,
-    },
-    {
-      name: 'waiting',
-      testMatch: WAITING_SPECS,
       workers: 1,
     },
   ],
