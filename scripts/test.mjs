@@ -1,6 +1,7 @@
-// The whole test command (`npm test`): type-check and lint side by side, every workspace's tests
-// (the local stage's beside the others, which get a throwaway PostgreSQL server when one can be
-// had), then the end-to-end suite in Chromium against the production build. A step that fails fails the run; a step that cannot run says so loudly.
+// The whole test command (`npm test`): type-check, lint, every workspace's tests (the server's
+// with a throwaway PostgreSQL server when one can be had) and the production build in two lanes
+// side by side, the local stage's load-sensitive tests alone, then the end-to-end suite in
+// Chromium against the production build. A step that fails fails the run; a step that cannot run says so loudly.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -39,50 +40,61 @@ function run(title, command, args, { allowStatus = [], env = {} } = {}) {
   return status;
 }
 
+/** Runs one command with its output lines prefixed with `[name] `; resolves with its status. */
+function runPrefixed(name, { command, args, env = {} }) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    const prefixLines = (stream, out) => {
+      let partial = '';
+      stream.on('data', (chunk) => {
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) out.write(`[${name}] ${line}\n`);
+      });
+      stream.on('end', () => partial && out.write(`[${name}] ${partial}\n`));
+    };
+    prefixLines(child.stdout, process.stdout);
+    prefixLines(child.stderr, process.stderr);
+    child.on('error', (error) => console.error(`[${name}] cannot run: ${error.message}`));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
 /**
- * Runs independent commands side by side (one lane per core), each output line prefixed with its
- * lane's name; the step fails if any lane fails, after all have ended. Each lane's own time is
- * printed with the step's.
+ * Runs lanes side by side (one lane per core), each a list of commands run one after the other
+ * (a lane stops at its first failure), each output line prefixed with its command's name. The
+ * step fails if any lane fails, after all have ended. Each command's own time is printed with
+ * the step's.
  */
 async function runLanes(title, lanes) {
-  console.log(`\n[tailcam test] ${title} (${lanes.map(({ name }) => name).join(' | ')})`);
+  const names = lanes.map((lane) => lane.map(({ name }) => name).join(' → '));
+  console.log(`\n[tailcam test] ${title} (${names.join(' | ')})`);
   const stepStartedAt = performance.now();
   const ends = await Promise.all(
-    lanes.map(
-      ({ name, command, args, env = {} }) =>
-        new Promise((resolve) => {
-          const laneStartedAt = performance.now();
-          const child = spawn(command, args, {
-            cwd: root,
-            stdio: ['ignore', 'pipe', 'pipe'],
-            env: { ...process.env, ...env },
-          });
-          const prefixLines = (stream, out) => {
-            let partial = '';
-            stream.on('data', (chunk) => {
-              const lines = (partial + chunk.toString()).split('\n');
-              partial = lines.pop() ?? '';
-              for (const line of lines) out.write(`[${name}] ${line}\n`);
-            });
-            stream.on('end', () => partial && out.write(`[${name}] ${partial}\n`));
-          };
-          prefixLines(child.stdout, process.stdout);
-          prefixLines(child.stderr, process.stderr);
-          child.on('error', (error) => console.error(`[${name}] cannot run: ${error.message}`));
-          child.on('close', (code, signal) => {
-            const seconds = (performance.now() - laneStartedAt) / 1000;
-            const status = code ?? (signal ? 1 : 0);
-            console.log(
-              `[tailcam test] ${name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`,
-            );
-            resolve({ name, status, seconds });
-          });
-        }),
-    ),
+    lanes.map(async (lane) => {
+      const done = [];
+      for (const command of lane) {
+        const commandStartedAt = performance.now();
+        const status = await runPrefixed(command.name, command);
+        const seconds = (performance.now() - commandStartedAt) / 1000;
+        console.log(
+          `[tailcam test] ${command.name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`,
+        );
+        done.push({ name: command.name, status, seconds });
+        if (status !== 0) break;
+      }
+      return done;
+    }),
   );
   durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
-  for (const { name, seconds } of ends) durations.push({ title: `  ${name}`, seconds });
-  const failed = ends.filter(({ status }) => status !== 0);
+  for (const lane of ends) {
+    for (const { name, seconds } of lane) durations.push({ title: `  ${name}`, seconds });
+  }
+  const failed = ends.flat().filter(({ status }) => status !== 0);
   if (failed.length > 0) {
     printDurations();
     console.error(
@@ -92,16 +104,25 @@ async function runLanes(title, lanes) {
   }
 }
 
-/** Every workspace but the local stage's, whose WebRTC tests get a lane (a core) of their own. */
-const otherWorkspaces = JSON.parse(
+/**
+ * The workspaces whose tests need no database (and are quick) run before the local stage's, in
+ * its lane; every other workspace but the local stage's runs in the second lane, with a throwaway
+ * PostgreSQL server when one can be had.
+ */
+const QUICK_WORKSPACES = ['protocol', 'web'];
+const databaseWorkspaces = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url)),
-).workspaces.filter((workspace) => workspace !== 'local-stage');
+).workspaces.filter(
+  (workspace) => workspace !== 'local-stage' && !QUICK_WORKSPACES.includes(workspace),
+);
+const workspaceTests = (workspaces) => [
+  'run',
+  'test',
+  '--if-present',
+  ...workspaces.flatMap((workspace) => ['-w', workspace]),
+];
 
 run('Debian packages the tests use', process.execPath, ['scripts/ensure-os-packages.mjs']);
-await runLanes('type-check, lint and format', [
-  { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
-  { name: 'lint', command: 'npm', args: ['run', 'lint'] },
-]);
 // Before the unit tests: the local stage's tests use the real WHIP encoder too.
 if (
   run(
@@ -113,34 +134,37 @@ if (
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
-// The local stage's tests run one file at a time, as do the server's on two cores (vitest's
-// default): side by side they take the longer one's time, not the sum. The local stage's tests
-// whose bounds need a core to themselves (LOAD_SENSITIVE in local-stage/vitest.config.ts) run
-// after, alone.
-await runLanes('unit and integration tests', [
-  {
-    name: 'local-stage',
-    command: 'npm',
-    args: ['run', 'test', '-w', 'local-stage'],
-    env: { TAILCAM_LOCAL_STAGE_TESTS: 'beside' },
-  },
-  {
-    name: otherWorkspaces.join(', '),
-    command: process.execPath,
-    args: [
-      'scripts/with-postgres.mjs',
-      'npm',
-      'run',
-      'test',
-      '--if-present',
-      ...otherWorkspaces.flatMap((workspace) => ['-w', workspace]),
-    ],
-  },
+// Two lanes, one a core, each a queue: lint, the quick workspaces' tests and the local stage's
+// (one file at a time) in one; the type-check, the other workspaces' tests (the server's one file
+// at a time on two cores, vitest's default) and the production build in the other. The queues
+// are balanced so that both lanes end together (docs/development.md#how-npm-test-spends-its-time);
+// as separate steps, the shorter of each pair left a core idle. The build writes only dist/
+// files no unit test reads. The local stage's tests whose bounds need a core to themselves
+// (LOAD_SENSITIVE in local-stage/vitest.config.ts) run after, alone.
+await runLanes('checks, unit and integration tests, production build', [
+  [
+    { name: 'lint', command: 'npm', args: ['run', 'lint'] },
+    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
+    {
+      name: 'local-stage',
+      command: 'npm',
+      args: ['run', 'test', '-w', 'local-stage'],
+      env: { TAILCAM_LOCAL_STAGE_TESTS: 'beside' },
+    },
+  ],
+  [
+    { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
+    {
+      name: databaseWorkspaces.join(', '),
+      command: process.execPath,
+      args: ['scripts/with-postgres.mjs', 'npm', ...workspaceTests(databaseWorkspaces)],
+    },
+    { name: 'production build', command: 'npm', args: ['run', 'build'] },
+  ],
 ]);
 run("the local stage's load-sensitive tests, alone", 'npm', ['run', 'test', '-w', 'local-stage'], {
   env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' },
 });
-run('production build', 'npm', ['run', 'build']);
 if (
   run('Chromium for the browser tests', process.execPath, ['scripts/ensure-chromium.mjs'], {
     allowStatus: [3],
