@@ -5,7 +5,8 @@
  * aircraft whose publisher is to be recorded (a real encoder always; the synthetic camera unless
  * `mode` is `encoders`, and it sends frames only while a person watches). A session that ends or
  * fails to start lets go of the held question, so it is tried again at the next look, at most
- * every `pollMs`. Retention runs beside it on a timer.
+ * every `pollMs`. Retention runs beside it on a timer (every 10 s while it records, else every
+ * minute).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,11 @@ export interface RecorderOptions extends RetentionLimits {
 
 type OnAir = 'camera' | 'encoder' | 'none';
 
+/**
+ * Retention's sweep while nothing is being recorded: nothing grows then, so only the age limit
+ * and the free space can change, and a minute is soon enough (it lists every segment).
+ */
+const IDLE_SWEEP_MS = 60_000;
 /** How long the stage may hold the recorder's question while nobody comes or goes on air. */
 const HOLD_SECONDS = 50;
 /** How long after the hold the answer may take. */
@@ -76,6 +82,8 @@ export class Recorder {
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Whether the sweep waiting now was timed for nothing being recorded. */
+  private sweepIdle = false;
   private readonly stopping = new AbortController();
   /** The version of who is on air last answered (undefined: ask without a hold). */
   private onAirVersion: number | undefined;
@@ -96,14 +104,7 @@ export class Recorder {
       );
     }
     await this.retention.sweep();
-    const sweep = () => {
-      this.sweepTimer = setTimeout(() => {
-        void this.retention.sweep().finally(() => {
-          if (!this.closed) sweep();
-        });
-      }, this.options.sweepMs ?? 10_000);
-    };
-    sweep();
+    this.scheduleSweep();
     const poll = () => {
       const startedAt = performance.now();
       void this.poll().finally(() => {
@@ -114,6 +115,25 @@ export class Recorder {
       });
     };
     poll();
+  }
+
+  /**
+   * The next sweep: `sweepMs` (10 s) from now while something is recorded, else a minute (a
+   * recording that starts brings it forward).
+   */
+  private scheduleSweep(): void {
+    clearTimeout(this.sweepTimer);
+    const sweepMs = this.options.sweepMs ?? 10_000;
+    this.sweepIdle = this.active.size === 0;
+    this.sweepTimer = setTimeout(
+      () => {
+        this.sweepTimer = undefined;
+        void this.retention.sweep().finally(() => {
+          if (!this.closed && this.sweepTimer === undefined) this.scheduleSweep();
+        });
+      },
+      this.sweepIdle ? Math.max(sweepMs, IDLE_SWEEP_MS) : sweepMs,
+    );
   }
 
   /** Aircraft being recorded now, with the publisher recorded. */
@@ -211,6 +231,7 @@ export class Recorder {
         return;
       }
       this.active.set(stageId, entry);
+      if (this.sweepIdle && this.sweepTimer !== undefined) this.scheduleSweep();
       this.options.log.info(`recording ${stageId} (${publisher})`);
     } catch (error) {
       this.lookAgain();

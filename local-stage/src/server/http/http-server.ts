@@ -123,13 +123,11 @@ export function createStageServer(options: StageServerOptions): Server {
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   });
 
-  // Ping every socket; one that misses a pong is cut (its peers released by its session).
+  // Ping every socket; one that misses a pong is cut (its peers released by its session). Only
+  // while a socket is open: an idle stage wakes for nothing (issue 31 §2).
   const alive = new WeakMap<object, boolean>();
-  sockets.on('connection', (socket) => {
-    alive.set(socket, true);
-    socket.on('pong', () => alive.set(socket, true));
-  });
-  const heartbeat = setInterval(() => {
+  let heartbeat: NodeJS.Timeout | undefined;
+  const ping = () => {
     for (const socket of sockets.clients) {
       if (alive.get(socket) === false) {
         socket.terminate();
@@ -138,8 +136,20 @@ export function createStageServer(options: StageServerOptions): Server {
       alive.set(socket, false);
       socket.ping();
     }
-  }, 10_000);
-  heartbeat.unref();
+  };
+  sockets.on('connection', (socket) => {
+    alive.set(socket, true);
+    socket.on('pong', () => alive.set(socket, true));
+    if (heartbeat === undefined) {
+      heartbeat = setInterval(ping, 10_000);
+      heartbeat.unref();
+    }
+    socket.on('close', () => {
+      if (sockets.clients.size > 0 || heartbeat === undefined) return;
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    });
+  });
   server.on('close', () => {
     clearInterval(heartbeat);
     sockets.close();
