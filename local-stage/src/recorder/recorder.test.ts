@@ -4,11 +4,13 @@
  * nothing is written while nobody watches), and once a person watches it writes segments that
  * mediabunny's demuxer (third-party) reads back: each starts on a key frame, holds VP8 at the
  * camera's size, and lasts what its name says. Stopping finishes the segment being written.
+ * While nobody comes or goes on air it asks the stage nothing new (its question is held), and a
+ * camera that leaves and comes back is followed at once.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readSpans } from '@tailcam/protocol/recordings-store';
 import { NodeViewer } from '../testing/node-viewer';
 import { readSegment } from '../testing/read-segment';
@@ -107,4 +109,19 @@ describe('the recorder', () => {
       10_000,
     );
   }, 40_000);
+
+  it('asks who is on air only when it changes, and follows a change at once', async () => {
+    const health = vi.spyOn(running.stage, 'health');
+    try {
+      // Every 200 ms (pollMs) when each question was answered at once: now the stage holds it.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(health.mock.calls.length).toBeLessThanOrEqual(1);
+      running.stage.faults.stopCamera('N743AS');
+      await waitUntil(() => recorder.recording().N743AS === undefined, 'recording ended', 5_000);
+      running.stage.faults.startCamera('N743AS');
+      await waitUntil(() => recorder.recording().N743AS === 'camera', 'recording again', 15_000);
+    } finally {
+      health.mockRestore();
+    }
+  }, 30_000);
 });

@@ -1,13 +1,18 @@
 /**
- * The recorder (docs/decisions/0072-recorder.md): watches the stage's health for who is on air on
- * each aircraft and keeps one WHEP recording per aircraft whose publisher is to be recorded (a
- * real encoder always; the synthetic camera unless `mode` is `encoders`, and it sends frames only
- * while a person watches). A session that ends or fails to start is tried again on the next look.
- * Retention runs beside it on a timer.
+ * The recorder (docs/decisions/0072-recorder.md): learns who is on air on each aircraft from the
+ * stage's long poll (`GET /_control/on-air`, held until it changes: an idle recorder and stage
+ * wake about once a minute, not every second; decision 0078) and keeps one WHEP recording per
+ * aircraft whose publisher is to be recorded (a real encoder always; the synthetic camera unless
+ * `mode` is `encoders`, and it sends frames only while a person watches). A session that ends or
+ * fails to start lets go of the held question, so it is tried again at the next look, at most
+ * every `pollMs`. Retention runs beside it on a timer (every 10 s while it records, else every
+ * minute).
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isStageName, parseSpanName } from '@tailcam/protocol/recordings';
+import { loopbackJson } from '@tailcam/protocol/loopback-json';
+import { ON_AIR_PATH, onAirAnswer } from '../server/http/control';
 import type { StageLogger } from '../stage-log';
 import { Retention, type RetentionLimits } from './retention';
 import { WhepRecording } from './whep-recording';
@@ -21,13 +26,25 @@ export interface RecorderOptions extends RetentionLimits {
   mode: Exclude<RecordingMode, 'off'>;
   segmentMs: number;
   log: StageLogger;
-  /** How often the stage's health is read (who is on air). */
+  /** The least time between two questions to the stage (who is on air), when one is not held. */
   pollMs?: number;
+  /** How long the stage may hold a question while nothing changes, seconds. */
+  holdSeconds?: number;
   sweepMs?: number;
   onSegment?: (stageId: string, path: string, durationMs: number) => void;
 }
 
 type OnAir = 'camera' | 'encoder' | 'none';
+
+/**
+ * Retention's sweep while nothing is being recorded: nothing grows then, so only the age limit
+ * and the free space can change, and a minute is soon enough (it lists every segment).
+ */
+const IDLE_SWEEP_MS = 60_000;
+/** How long the stage may hold the recorder's question while nobody comes or goes on air. */
+const HOLD_SECONDS = 50;
+/** How long after the hold the answer may take. */
+const ANSWER_MS = 5_000;
 
 interface Active {
   publisher: 'camera' | 'encoder';
@@ -65,6 +82,13 @@ export class Recorder {
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Whether the sweep waiting now was timed for nothing being recorded. */
+  private sweepIdle = false;
+  private readonly stopping = new AbortController();
+  /** The version of who is on air last answered (undefined: ask without a hold). */
+  private onAirVersion: number | undefined;
+  /** Lets go of the question the stage holds now, if any. */
+  private holding: AbortController | undefined;
   private lastPollProblem: string | undefined;
 
   constructor(private readonly options: RecorderOptions) {
@@ -80,20 +104,36 @@ export class Recorder {
       );
     }
     await this.retention.sweep();
-    const sweep = () => {
-      this.sweepTimer = setTimeout(() => {
-        void this.retention.sweep().finally(() => {
-          if (!this.closed) sweep();
-        });
-      }, this.options.sweepMs ?? 10_000);
-    };
-    sweep();
+    this.scheduleSweep();
     const poll = () => {
+      const startedAt = performance.now();
       void this.poll().finally(() => {
-        if (!this.closed) this.pollTimer = setTimeout(poll, this.options.pollMs ?? 1_000);
+        // A held answer is followed by the next question at once; a quick one after pollMs.
+        const pollMs = this.options.pollMs ?? 1_000;
+        const delay = Math.max(0, pollMs - (performance.now() - startedAt));
+        if (!this.closed) this.pollTimer = setTimeout(poll, delay);
       });
     };
     poll();
+  }
+
+  /**
+   * The next sweep: `sweepMs` (10 s) from now while something is recorded, else a minute (a
+   * recording that starts brings it forward).
+   */
+  private scheduleSweep(): void {
+    clearTimeout(this.sweepTimer);
+    const sweepMs = this.options.sweepMs ?? 10_000;
+    this.sweepIdle = this.active.size === 0;
+    this.sweepTimer = setTimeout(
+      () => {
+        this.sweepTimer = undefined;
+        void this.retention.sweep().finally(() => {
+          if (!this.closed && this.sweepTimer === undefined) this.scheduleSweep();
+        });
+      },
+      this.sweepIdle ? Math.max(sweepMs, IDLE_SWEEP_MS) : sweepMs,
+    );
   }
 
   /** Aircraft being recorded now, with the publisher recorded. */
@@ -105,6 +145,7 @@ export class Recorder {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     clearTimeout(this.pollTimer);
     clearTimeout(this.sweepTimer);
     await Promise.all([...this.active.values()].map((active) => active.recording.close()));
@@ -113,20 +154,34 @@ export class Recorder {
 
   private async poll(): Promise<void> {
     let publishers: Record<string, OnAir>;
+    const holding = new AbortController();
+    this.holding = holding;
     try {
-      const response = await fetch(new URL('/stage/health', this.options.stageUrl), {
-        signal: AbortSignal.timeout(2_000),
-      });
-      const body = (await response.json()) as { publishers?: Record<string, OnAir> };
-      publishers = body.publishers ?? {};
+      const holdSeconds = this.options.holdSeconds ?? HOLD_SECONDS;
+      const known = this.onAirVersion;
+      const query =
+        known === undefined ? '' : `?since=${String(known)}&wait=${String(holdSeconds)}`;
+      const answer = onAirAnswer.parse(
+        await loopbackJson(new URL(`${ON_AIR_PATH}${query}`, this.options.stageUrl).href, {
+          signal: AbortSignal.any([this.stopping.signal, holding.signal]),
+          timeoutMs: (known === undefined ? 0 : holdSeconds * 1000) + ANSWER_MS,
+        }),
+      );
+      publishers = answer.publishers;
+      this.onAirVersion = answer.version;
       this.lastPollProblem = undefined;
     } catch (error) {
+      // Let go on purpose (a recording ended, or the recorder closes): the next look comes.
+      if (holding.signal.aborted || this.closed) return;
+      this.onAirVersion = undefined;
       const problem = error instanceof Error ? error.message : String(error);
       if (problem !== this.lastPollProblem) {
         this.options.log.warn(`recording: the stage does not answer (${problem}); trying again`);
       }
       this.lastPollProblem = problem;
       return;
+    } finally {
+      if (this.holding === holding) this.holding = undefined;
     }
     for (const [stageId, onAir] of Object.entries(publishers)) {
       if (!isStageName(stageId)) continue;
@@ -140,6 +195,12 @@ export class Recorder {
         void this.startRecording(stageId, onAir);
       }
     }
+  }
+
+  /** A recording ended or could not start: the next look at who is on air comes now. */
+  private lookAgain(): void {
+    this.onAirVersion = undefined;
+    this.holding?.abort();
   }
 
   private async startRecording(stageId: string, publisher: 'camera' | 'encoder'): Promise<void> {
@@ -159,6 +220,7 @@ export class Recorder {
         onSegment: (path, durationMs) => this.options.onSegment?.(stageId, path, durationMs),
         onEnded: () => {
           entry.ended = true;
+          this.lookAgain();
         },
       }),
     };
@@ -169,8 +231,10 @@ export class Recorder {
         return;
       }
       this.active.set(stageId, entry);
+      if (this.sweepIdle && this.sweepTimer !== undefined) this.scheduleSweep();
       this.options.log.info(`recording ${stageId} (${publisher})`);
     } catch (error) {
+      this.lookAgain();
       this.options.log.warn(
         `recording ${stageId}: the stage refused (${error instanceof Error ? error.message : String(error)}); trying again`,
       );

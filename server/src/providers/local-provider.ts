@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { loopbackJson } from '@tailcam/protocol/loopback-json';
 import { createParticipantTokenSigner } from '@tailcam/protocol/participant-token-signer';
 import {
   END_USER_SESSIONS_PATH,
@@ -15,7 +16,7 @@ import { StageProviderError, type StageProvider } from './stage-provider';
 export const CONTROL_TIMEOUT_MS = 5_000;
 
 /** A call to the stage's loopback-only control surface: its parsed answer, or it throws. */
-export async function callStageControl(
+export function callStageControl(
   stageUrl: string,
   request: {
     method: 'GET' | 'PUT' | 'POST';
@@ -26,15 +27,13 @@ export async function callStageControl(
     timeoutMs?: number;
   },
 ): Promise<unknown> {
-  const timeout = AbortSignal.timeout(request.timeoutMs ?? CONTROL_TIMEOUT_MS);
-  const response = await fetch(`${stageUrl}${request.path}`, {
+  // Over node:http, not fetch: fetch's timers tick every 499 ms while the long poll is held.
+  return loopbackJson(`${stageUrl}${request.path}`, {
     method: request.method,
-    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    signal: request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]),
+    body: request.body,
+    signal: request.signal,
+    timeoutMs: request.timeoutMs ?? CONTROL_TIMEOUT_MS,
   });
-  if (!response.ok) throw new Error(`the local stage answered ${response.status}`);
-  return response.json();
 }
 
 /**

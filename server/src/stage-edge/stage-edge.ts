@@ -116,17 +116,30 @@ export function registerStageEdge(app: FastifyInstance, options: StageEdgeOption
         seat,
         joinTimeoutMs: limits.joinSeconds * 1000,
         log: request.log,
-        onClosed: (closed) => relays.delete(closed),
+        onClosed: (closed) => {
+          relays.delete(closed);
+          heartbeatWhileOpen();
+        },
       });
       relays.add(relay);
+      heartbeatWhileOpen();
     });
     if (relay === undefined) seat.release();
   });
 
-  const heartbeat = setInterval(() => {
-    for (const relay of relays) relay.heartbeat();
-  }, limits.pingSeconds * 1000);
-  heartbeat.unref();
+  // The pings run only while a relay is open: an idle API wakes for nothing (issue 31 §2).
+  let heartbeat: NodeJS.Timeout | undefined;
+  function heartbeatWhileOpen(): void {
+    if (relays.size > 0 && heartbeat === undefined) {
+      heartbeat = setInterval(() => {
+        for (const relay of relays) relay.heartbeat();
+      }, limits.pingSeconds * 1000);
+      heartbeat.unref();
+    } else if (relays.size === 0 && heartbeat !== undefined) {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    }
+  }
 
   app.addHook('preClose', async () => {
     clearInterval(heartbeat);

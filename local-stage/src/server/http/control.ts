@@ -141,3 +141,16 @@ export const lossAnswer = z.object({
   notCached: z.number(),
 });
 export type LossAnswer = z.infer<typeof lossAnswer>;
+
+/**
+ * `GET /_control/on-air?since=N&wait=S`: who is on air on each aircraft (as `/stage/health`'s
+ * `publishers`) and the version of that answer; with `since` the version the caller has, held up
+ * to `wait` seconds until it changes. The recorder's long poll: it learns of a publisher at once
+ * without asking every second (issue 31 §2).
+ */
+export const ON_AIR_PATH = '/_control/on-air';
+export const onAirAnswer = z.object({
+  version: z.number().int().min(0),
+  publishers: z.record(z.string(), z.enum(['camera', 'encoder', 'none'])),
+});
+export type OnAirAnswer = z.infer<typeof onAirAnswer>;

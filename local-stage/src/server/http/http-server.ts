@@ -17,6 +17,9 @@
  *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
  *                        a new account; each answers {loaded, users}. GET ?wait=S (1-60): the
  *                        API's long poll, held up to S s while the stage has the table
+ *   GET  /_control/on-air?since=N&wait=S   who is on air, as health's `publishers`, and the
+ *                        version of that answer: {version, publishers}; held up to S s (1-60)
+ *                        while the version is still N (the recorder's long poll)
  *   POST /_control/presence   a signed-in viewer is about (the API says so): sleeping cameras
  *                        wake now (decision 0074); answers {wasAsleep}
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
@@ -41,7 +44,7 @@ import {
 } from '@tailcam/protocol/stage-control';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../../camera-link';
 import { STAGE_ERROR_CODES } from '../../signalling';
-import { faultBodies } from './control';
+import { faultBodies, ON_AIR_PATH } from './control';
 import type { LocalStage } from '../stage/local-stage';
 import { handleSdpEndpoint, sdpEndpointOf, type IceServersFor } from './sdp-endpoint';
 
@@ -120,13 +123,11 @@ export function createStageServer(options: StageServerOptions): Server {
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   });
 
-  // Ping every socket; one that misses a pong is cut (its peers released by its session).
+  // Ping every socket; one that misses a pong is cut (its peers released by its session). Only
+  // while a socket is open: an idle stage wakes for nothing (issue 31 §2).
   const alive = new WeakMap<object, boolean>();
-  sockets.on('connection', (socket) => {
-    alive.set(socket, true);
-    socket.on('pong', () => alive.set(socket, true));
-  });
-  const heartbeat = setInterval(() => {
+  let heartbeat: NodeJS.Timeout | undefined;
+  const ping = () => {
     for (const socket of sockets.clients) {
       if (alive.get(socket) === false) {
         socket.terminate();
@@ -135,8 +136,20 @@ export function createStageServer(options: StageServerOptions): Server {
       alive.set(socket, false);
       socket.ping();
     }
-  }, 10_000);
-  heartbeat.unref();
+  };
+  sockets.on('connection', (socket) => {
+    alive.set(socket, true);
+    socket.on('pong', () => alive.set(socket, true));
+    if (heartbeat === undefined) {
+      heartbeat = setInterval(ping, 10_000);
+      heartbeat.unref();
+    }
+    socket.on('close', () => {
+      if (sockets.clients.size > 0 || heartbeat === undefined) return;
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    });
+  });
   server.on('close', () => {
     clearInterval(heartbeat);
     sockets.close();
@@ -223,6 +236,33 @@ async function handleRequest(
       return sendJson(response, 405, { error: 'Use GET, PUT or POST' });
     }
     return sendJson(response, 200, { loaded: generations.loaded, users: generations.users });
+  }
+  if (path === ON_AIR_PATH) {
+    if (method !== 'GET') return sendJson(response, 405, { error: 'Use GET' });
+    const waitMs = heldAnswerMs(request.url);
+    const since = new URLSearchParams((request.url ?? '').split('?')[1] ?? '').get('since');
+    if (waitMs === undefined || (since !== null && !/^\d{1,15}$/.test(since))) {
+      return sendJson(response, 400, {
+        error: `since must be a whole number and wait whole seconds, 1 to ${MAX_TOKEN_GENERATIONS_WAIT_SECONDS}`,
+      });
+    }
+    // The recorder's long poll: nothing to say until who is on air changes or the wait is up.
+    if (
+      waitMs > 0 &&
+      since !== null &&
+      Number(since) === stage.onAirVersion &&
+      held.answers < MAX_HELD_ANSWERS
+    ) {
+      held.answers += 1;
+      await holdAnswer(response, waitMs, (wake) => stage.onOnAirChange(wake)).finally(
+        () => (held.answers -= 1),
+      );
+      if (response.destroyed) return;
+    }
+    return sendJson(response, 200, {
+      version: stage.onAirVersion,
+      publishers: stage.health().publishers,
+    });
   }
   if (path.startsWith('/_faults/')) {
     if (!options.faultsEnabled) {
@@ -336,14 +376,24 @@ function heldAnswerMs(url: string | undefined): number | undefined {
   return seconds >= 1 && seconds <= MAX_TOKEN_GENERATIONS_WAIT_SECONDS ? seconds * 1000 : undefined;
 }
 
-/** Waits `ms`, or until the client goes (the stage's close cuts every connection). */
-function holdAnswer(response: ServerResponse, ms: number): Promise<void> {
+/**
+ * Waits `ms`, or until the client goes (the stage's close cuts every connection), or until
+ * `until` calls its `wake` (it returns what stops it calling).
+ */
+function holdAnswer(
+  response: ServerResponse,
+  ms: number,
+  until?: (wake: () => void) => () => void,
+): Promise<void> {
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    response.once('close', () => {
+    const done = () => {
       clearTimeout(timer);
+      stop?.();
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    const stop = until?.(done);
+    response.once('close', done);
   });
 }
 

@@ -129,6 +129,8 @@ export class LocalStage {
   private waitingOffers = 0;
   /** Called with a stage id whenever its shown publisher changed. */
   private readonly shownListeners = new Set<(stageId: string) => void>();
+  /** Counts the changes of who is on air (health's `publishers`): the recorder's long poll. */
+  private onAirVersionValue = 0;
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
   private closing = false;
@@ -432,7 +434,20 @@ export class LocalStage {
     if (participant) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
     }
+    this.onAirVersionValue += 1;
     for (const listener of [...this.shownListeners]) listener(stageId);
+  }
+
+  /** Changes with each change of who is on air on any aircraft (health's `publishers`). */
+  get onAirVersion(): number {
+    return this.onAirVersionValue;
+  }
+
+  /** Calls `listener` at each change of who is on air, until the returned function is called. */
+  onOnAirChange(listener: () => void): () => void {
+    const shown = () => listener();
+    this.shownListeners.add(shown);
+    return () => this.shownListeners.delete(shown);
   }
 
   // ---- The cameras' sleep (camera-sleep.ts) ----
