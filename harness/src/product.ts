@@ -137,7 +137,9 @@ export class Product {
       PORT: String(this.options.port),
       DATA_DIR: this.dataDir,
       STAGE_PROVIDER: this.mode,
-      LOG_LEVEL: 'warn',
+      // Warnings only, unless a run asks for more (PRODUCT_LOG_LEVEL=info: the stage's layer
+      // choices and sessions, for reading a failed spec's log).
+      LOG_LEVEL: process.env.PRODUCT_LOG_LEVEL ?? 'warn',
       // The bench asks one account for thousands of participant tokens a second; the specs and
       // the soak sign in one viewer for many joins. A spec that tests the limit sets its own.
       TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
