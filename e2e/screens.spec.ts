@@ -8,31 +8,10 @@
  */
 import type { Page } from '@playwright/test';
 import { framesDecoded } from '@tailcam/harness/player';
-import { Product } from '@tailcam/harness/product';
-import { signIn } from '@tailcam/harness/sign-in';
-import { ownInstance } from './support/environment';
 import { expect, expectNoSeriousAxeFindings, expectVideoPlaying, test } from './support/fixtures';
+import { useOwnProduct } from './support/own-product';
 
-const INSTANCE = ownInstance('screens', 700);
-const VIEWER = { username: 'screens-viewer', password: 'screens viewer password 1' };
-let product: Product | undefined;
-let loginToken = '';
-
-test.use({ baseURL: `http://127.0.0.1:${INSTANCE.port}` });
-
-test.beforeAll(async () => {
-  test.setTimeout(90_000);
-  product = new Product(INSTANCE);
-  product.addViewer(VIEWER);
-  await product.start();
-  loginToken = await product.loginToken(VIEWER);
-});
-
-test.afterAll(async () => {
-  await product?.dispose();
-});
-
-const signInByApi = (page: Page) => signIn(page, loginToken);
+const signInByApi = useOwnProduct('screens', 700);
 
 const WIDTHS = [375, 768, 1280] as const;
 const SHOTS = 'e2e/.artifacts/screenshots';
