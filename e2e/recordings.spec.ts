@@ -91,6 +91,14 @@ async function recordAndSeek(
           .toMatchObject({ kind: 'encoder', video: `video/${codec}` });
       }),
     );
+    // The recorder joins each aircraft over WHEP as it learns who is on air (its long poll of
+    // the stage): on a loaded machine, seconds after the publisher. The span is timed from then.
+    await expect
+      .poll(async () => (await localStage.stats()).whepSessions, {
+        timeout: 20_000,
+        message: "the recorder's WHEP session on each aircraft",
+      })
+      .toBe(CASES.length);
     await page.waitForTimeout(recordS * 1000 + 1500);
   } finally {
     for (const publisher of publishers) await stopCanvasPublisher(publisher).catch(() => undefined);
