@@ -140,7 +140,8 @@ if (
 // are balanced so that both lanes end together (docs/development.md#how-npm-test-spends-its-time);
 // as separate steps, the shorter of each pair left a core idle. The build writes only dist/
 // files no unit test reads. The local stage's tests whose bounds need a core to themselves
-// (LOAD_SENSITIVE in local-stage/vitest.config.ts) run after, alone.
+// (LOAD_SENSITIVE in local-stage/vitest.config.ts) run after, alone, two files at a time (one a
+// core), and SOLO's after them.
 await runLanes('checks, unit and integration tests, production build', [
   [
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
@@ -162,9 +163,20 @@ await runLanes('checks, unit and integration tests, production build', [
     { name: 'production build', command: 'npm', args: ['run', 'build'] },
   ],
 ]);
-run("the local stage's load-sensitive tests, alone", 'npm', ['run', 'test', '-w', 'local-stage'], {
-  env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' },
-});
+run(
+  "the local stage's load-sensitive tests, alone, two files at a time",
+  'npm',
+  ['run', 'test', '-w', 'local-stage'],
+  { env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' } },
+);
+run(
+  "the local stage's congestion-control test, alone",
+  'npm',
+  ['run', 'test', '-w', 'local-stage'],
+  {
+    env: { TAILCAM_LOCAL_STAGE_TESTS: 'solo' },
+  },
+);
 if (
   run('Chromium for the browser tests', process.execPath, ['scripts/ensure-chromium.mjs'], {
     allowStatus: [3],
