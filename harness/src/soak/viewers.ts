@@ -102,12 +102,14 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
         tally.joinMs.push(Date.now() - joinStarted);
         let counts = await inPageCounts(page);
         // Between a publisher leaving and the next one joining (N954AS's changes every few
-        // seconds here) the player holds no peer connection for a moment: read again.
-        for (let tries = 0; counts.openPeerConnections === 0 && tries < 20; tries += 1) {
+        // seconds here) the player holds no peer connection for a moment: read again. A camera
+        // killed just after the picture came can keep it without one for longer (its restart on
+        // a busy machine): that join's counts are not a reading of the instruments.
+        for (let tries = 0; counts.openPeerConnections === 0 && tries < 50; tries += 1) {
           await page.waitForTimeout(100);
           counts = await inPageCounts(page);
         }
-        tally.whilePlaying = least(tally.whilePlaying, counts);
+        if (counts.openPeerConnections > 0) tally.whilePlaying = least(tally.whilePlaying, counts);
       } else {
         const what = `viewer ${slot}, join ${round}, ${streamId}`;
         if (await heldUpByCameraKill(page, joinStarted, Date.now())) {
