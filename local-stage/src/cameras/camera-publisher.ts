@@ -30,8 +30,8 @@ import { silentLogger, type StageLogger } from '../stage-log';
 
 /**
  * What the viewers of 360p30 get: enough for the scene's detail, little for their decoders. Set
- * in the answer the encoder receives: the stage sends no congestion feedback, so without a start
- * figure the encoder would stay at its 300 kbit/s default.
+ * in the answer the encoder receives: the stage gives its own cameras no transport-wide CC
+ * (decision 0079), so without a start figure the encoder would stay at its 300 kbit/s default.
  */
 const FEED_VIDEO_KBPS = { start: 700, max: 900 } as const;
 /** Time for the encoder to take in the PLI before it is handed the frame to make a key frame of. */

@@ -40,6 +40,11 @@ const perStage = z.object({
        */
       framesForwarded: z.array(z.number()),
       /**
+       * The congestion feedback the stage has sent it (decisions 0066, 0079): transport-wide CC
+       * messages and REMBs. The camera process's own cameras get no transport-wide CC.
+       */
+      feedback: z.object({ transportCc: z.number(), remb: z.number() }),
+      /**
        * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
        * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;
        * bitrate (bits a second of payload) and frame rate over the last 2 s.

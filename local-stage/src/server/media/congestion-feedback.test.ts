@@ -102,6 +102,24 @@ describe('the feedback a publisher is answered with', () => {
     });
     expect(feedback.sendsRemb).toBe(true);
   });
+
+  it("gives the camera process's own camera no transport-wide CC, REMB only as a cap", () => {
+    const cameraOffer = offer(['goog-remb', 'transport-cc', 'nack'], [TRANSPORT_CC_URI]);
+    const camera = new CongestionFeedback({ offerSdp: cameraOffer, ownCamera: true });
+    expect(camera.transportCc).toBe(false);
+    expect(answered(camera)).toEqual({
+      feedback: ['96 nack', '96 nack pli', '96 goog-remb'],
+      extensions: [],
+    });
+    // No cap: nothing to tell it (its rate is its own configuration).
+    expect(camera.sendsRemb).toBe(false);
+    const capped = new CongestionFeedback({
+      offerSdp: cameraOffer,
+      ownCamera: true,
+      maxBitrate: 800_000,
+    });
+    expect(capped.sendsRemb).toBe(true);
+  });
 });
 
 describe('the feedback sent', () => {
@@ -219,6 +237,37 @@ describe('the feedback sent', () => {
     expect(rembs.at(-1)).toBeGreaterThan(1_000_000);
     expect(Math.max(...rembs)).toBeLessThanOrEqual(2_000_000);
     feedback.stop();
+  });
+
+  it("tells the camera process's camera nothing of a busy stage's late arrivals, only its cap", () => {
+    // Packets stamped in a stage's loop that forwards each to 100 viewers: the camera's GCC
+    // reads the spacing as its link's. The camera's must not hear of it (decision 0079).
+    const stamped = (cameraOptions: { ownCamera?: boolean }) => {
+      sent.length = 0;
+      const feedback = new CongestionFeedback({
+        offerSdp: offer(['transport-cc', 'goog-remb'], [TRANSPORT_CC_URI]),
+        maxBitrate: 900_000,
+        now: () => now,
+        ...cameraOptions,
+      });
+      feedback.answer(weriftAnswer);
+      feedback.attach(transport);
+      for (let i = 0; i < 125; i++) {
+        arrive(i, i, 1000 + i * 16);
+        vi.advanceTimersByTime(16);
+      }
+      feedback.stop();
+      return {
+        transportCc: sent.filter((packet) => packet[1] === 205).length,
+        rembs: sent.filter((packet) => packet[1] === 206).map((p) => decodeRemb(p).bitrate),
+      };
+    };
+    // An encoder from a real network is told the queue, and its GCC backs off.
+    expect(stamped({}).transportCc).toBeGreaterThan(30);
+    const camera = stamped({ ownCamera: true });
+    expect(camera.transportCc).toBe(0);
+    // Its aircraft's cap, not an estimate of what arrived (about 500 kbit/s here).
+    expect(camera.rembs).toEqual([900_000, 900_000, 900_000]);
   });
 });
 

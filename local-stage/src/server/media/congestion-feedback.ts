@@ -9,6 +9,11 @@
  * from the offer with its feedback lines, has `transport-cc`, and the offer werift is given keeps
  * NACK, PLI and FIR only (offer-sdp.ts; congestion-feedback.test.ts holds it). The answer gets the
  * line here instead, from the offer as the publisher wrote it.
+ *
+ * The camera process's own cameras (`ownCamera`: a trusted process on loopback, decision 0079) get
+ * no transport-wide CC: the arrival times the stage stamps in its busy event loop read, to GCC, as
+ * a queue that grows with the viewers (the camera's estimate fell from about 2 to 0.3–0.8 Mbit/s
+ * at 100). Their rate is their own configuration, with REMB at the aircraft's cap when it has one.
  */
 import { parse, write, type MediaDescription } from 'sdp-transform';
 import { RtcpRrPacket, type RtcpPacket, type RtpPacket } from 'werift';
@@ -36,6 +41,11 @@ export interface CongestionFeedbackOptions {
   offerSdp: string;
   /** The aircraft's cap in bit/s, sent as REMB; none when undefined. */
   maxBitrate?: number;
+  /**
+   * The publisher is the camera process's synthetic camera (a trusted process on loopback): no
+   * delay-based feedback; REMB, if it offers it, is the aircraft's cap alone, never an estimate.
+   */
+  ownCamera?: boolean;
   /** A monotonic clock in ms (tests give their own). */
   now?: () => number;
 }
@@ -60,6 +70,7 @@ export class CongestionFeedback {
   };
   private readonly offer: ReturnType<typeof parse>;
   private readonly maxBitrate: number | undefined;
+  private readonly ownCamera: boolean;
   private readonly now: () => number;
   private readonly senderSsrc = Math.floor(Math.random() * 0xffffffff) >>> 0;
   private readonly recorder = new TransportCcRecorder(this.senderSsrc);
@@ -74,18 +85,22 @@ export class CongestionFeedback {
   constructor(options: CongestionFeedbackOptions) {
     this.offer = parse(options.offerSdp);
     this.maxBitrate = options.maxBitrate;
+    this.ownCamera = options.ownCamera ?? false;
     this.now = options.now ?? (() => performance.now());
-    this.transportCc = this.offer.media.some(
-      (media) =>
-        offersFeedback(media, 'transport-cc') &&
-        (media.ext ?? []).some((ext) => ext.uri === TRANSPORT_CC_URI),
-    );
+    this.transportCc =
+      !this.ownCamera &&
+      this.offer.media.some(
+        (media) =>
+          offersFeedback(media, 'transport-cc') &&
+          (media.ext ?? []).some((ext) => ext.uri === TRANSPORT_CC_URI),
+      );
     this.remb = this.offer.media.some((media) => offersFeedback(media, 'goog-remb'));
   }
 
   /** Whether REMB goes to this publisher: its whole estimate, or the aircraft's cap. */
   get sendsRemb(): boolean {
-    return this.remb && (!this.transportCc || this.maxBitrate !== undefined);
+    const estimates = !this.transportCc && !this.ownCamera;
+    return this.remb && (estimates || this.maxBitrate !== undefined);
   }
 
   /**
@@ -169,7 +184,7 @@ export class CongestionFeedback {
     const elapsed = at - (this.lastRembAt ?? at);
     this.lastRembAt = at;
     let bitrate = this.maxBitrate ?? Infinity;
-    if (!this.transportCc && elapsed > 0) {
+    if (!this.transportCc && !this.ownCamera && elapsed > 0) {
       bitrate = Math.min(bitrate, this.estimate.update(elapsed));
     }
     if (this.ssrcs.size === 0 || !Number.isFinite(bitrate)) return;

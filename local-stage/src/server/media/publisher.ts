@@ -194,6 +194,7 @@ export class Publisher implements SdpSession {
     this.congestion = new CongestionFeedback({
       offerSdp: options.offeredSdp ?? options.offer.sdp,
       maxBitrate: options.maxBitrate,
+      ownCamera: options.kind === 'camera',
     });
     this.connection = new ConnectionWatch({
       graceMs: DISCONNECTED_GRACE_MS,

@@ -49,6 +49,10 @@ export function stageStats(input: {
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
             framesForwarded: shown.publisher.videoFramesForwarded,
+            feedback: {
+              transportCc: shown.publisher.congestion.counts.transportCcMessages,
+              remb: shown.publisher.congestion.counts.rembMessages,
+            },
             layers: layerStats(shown.publisher),
           }
         : null,
