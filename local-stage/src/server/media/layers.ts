@@ -147,9 +147,9 @@ export class VideoLayer {
     return keyFrameStart;
   }
 
-  /** Whether its packets are coming (one within `LAYER_SILENT_MS`). */
-  arriving(now: number): boolean {
-    return this.lastPacketAt !== undefined && now - this.lastPacketAt <= LAYER_SILENT_MS;
+  /** Whether its packets are coming (one within `LAYER_SILENT_MS`, or within `withinMs`). */
+  arriving(now: number, withinMs = LAYER_SILENT_MS): boolean {
+    return this.lastPacketAt !== undefined && now - this.lastPacketAt <= withinMs;
   }
 
   figures(now = performance.now()): LayerFigures {
