@@ -336,7 +336,7 @@ export const PROBE_RISE = 1.08;
  * the time: its packets a second, times the line's own loss, times the round trip each lost one
  * waits (libwebrtc holds a frame, and every frame after it, until its packets are whole). On 2 %
  * loss and a 300 ms round trip, 640x360 at ~90 packets a second waits over half the time and
- * plays 21 of its 30 frames; 160x90 at ~15 waits under a tenth. A line that loses nothing, or
+ * plays 21 of its 30 frames; 160x90 at ~20 waits about a tenth. A line that loses nothing, or
  * whose round trip is short, carries every layer. Never a reason to pause: the lowest layer is
  * always carried.
  */
