@@ -381,13 +381,18 @@ function holdAnswer(
   until?: (wake: () => void) => () => void,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
+    let finished = false;
+    let stop: (() => void) | undefined = undefined;
     const done = () => {
+      finished = true;
       clearTimeout(timer);
       stop?.();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    const stop = until?.(done);
+    stop = until?.(done);
+    // `until` may have called `wake` before it returned what stops it.
+    if (finished) stop?.();
     response.once('close', done);
   });
 }
