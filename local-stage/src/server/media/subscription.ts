@@ -444,7 +444,7 @@ export class Subscription implements FeedListener {
     if (!this.startLowest || this.videoOpen) return undefined;
     // The lowest layer heard from lately, not only the lowest arriving this instant: an encoder on
     // a loaded machine leaves its lowest layer silent for half a second now and then, and the
-    // viewer asked to start low (its first frame came from 640x360 under load).
+    // viewer asked to start low all the same.
     let lowest: VideoLayer | undefined;
     for (const layer of this.publisher.layers.all) {
       const heard = layer.arriving(now, LOWEST_HEARD_MS);
