@@ -101,6 +101,19 @@ export type StageLeftReasonName =
 /** The requestId of the offer a join asked for with `offers` (see the `join` message). */
 export const joinedOfferRequestId = (publisherId: string): string => `joined:${publisherId}`;
 
+/** Subscriptions one session may hold at once. */
+export const MAX_SUBSCRIPTIONS = 4;
+
+/**
+ * The participants of `joined` whose offers follow it when the join asked for `offers`: the
+ * publishers, in order, as many as a session may subscribe to.
+ */
+export function joinedOfferPublishers<T extends { publishing: boolean }>(
+  participants: readonly T[],
+): T[] {
+  return participants.filter((each) => each.publishing).slice(0, MAX_SUBSCRIPTIONS);
+}
+
 export type ClientMessage =
   | {
       type: 'join';

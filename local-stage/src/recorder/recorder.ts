@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isStageName, parseSpanName } from '@tailcam/protocol/recordings';
 import { loopbackJson } from '@tailcam/protocol/loopback-json';
-import { ON_AIR_PATH, onAirAnswer } from '../server/http/control';
+import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../server/http/control';
 import type { StageLogger } from '../stage-log';
 import { Retention, type RetentionLimits } from './retention';
 import { WhepRecording } from './whep-recording';
@@ -33,8 +33,6 @@ export interface RecorderOptions extends RetentionLimits {
   sweepMs?: number;
   onSegment?: (stageId: string, path: string, durationMs: number) => void;
 }
-
-type OnAir = 'camera' | 'encoder' | 'none';
 
 /**
  * Retention's sweep while nothing is being recorded: nothing grows then, so only the age limit
@@ -153,7 +151,7 @@ export class Recorder {
   }
 
   private async poll(): Promise<void> {
-    let publishers: Record<string, OnAir>;
+    let publishers: OnAirAnswer['publishers'];
     const holding = new AbortController();
     this.holding = holding;
     try {

@@ -57,8 +57,9 @@ export async function joinWithRetries(
 
 /**
  * One attempt: opens the socket and sends the join, with the media of which the stage is to
- * offer its publishers along with `joined` (`offers`, when the app said). On `joined` hands the socket over to
- * `onJoined` in the same turn, so no later message can slip past the session; otherwise closes it.
+ * offer its publishers along with `joined` (`offers`, when the app said). On `joined` hands the
+ * socket over to `onJoined` in the same turn, so no later message can slip past the session;
+ * otherwise closes it.
  */
 export function joinOnce(
   eventsUrl: string,

@@ -27,6 +27,7 @@ import {
   SubscribeType,
 } from './enums';
 import { ivsError, StageError } from './errors';
+import { joinedOfferPublishers } from '../signalling';
 import type { StageEventMap } from './events';
 import { joinOnce, joinWithRetries, type JoinedMessage } from './join-loop';
 import type { RemoteStageStream, StageParticipantInfo, StageStreamLayer } from './participant';
@@ -77,8 +78,6 @@ export interface LocalStageConfiguration {
 }
 
 const DEFAULT_JOIN_TIMEOUT_MS = 60_000;
-/** How many publishers the stage offers with `joined` (its limit of subscriptions a session). */
-const JOINED_OFFERS_MAX = 4;
 
 export class Stage extends TypedEmitter<StageEventMap> {
   private readonly token: string;
@@ -218,12 +217,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
     this.setState(StageConnectionState.CONNECTED);
     this.emit(StageEvents.STAGE_PARTICIPANT_JOINED, session.local);
     // With `offers`, the stage sends the first publishers' offers after `joined`.
-    const offered = new Set(
-      message.participants
-        .filter((each) => each.publishing)
-        .slice(0, JOINED_OFFERS_MAX)
-        .map((each) => each.id),
-    );
+    const offered = new Set(joinedOfferPublishers(message.participants).map((each) => each.id));
     const offers = this.offersOnJoin;
     for (const description of message.participants) {
       session.add(description, offers && offered.has(description.id) ? offers : undefined);

@@ -363,11 +363,6 @@ async function faultRoutes(
   }
 }
 
-/**
- * The request's path, exactly as sent. A URL parser would resolve dot segments (also encoded
- * ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`), letting a request that the API
- * proxies because it starts with /stage/ reach the loopback-only routes; such paths are refused.
- */
 /** `?wait=S` in milliseconds: 0 when absent, undefined when not whole seconds 1-60. */
 function heldAnswerMs(url: string | undefined): number | undefined {
   const wait = new URLSearchParams((url ?? '').split('?')[1] ?? '').get('wait');
@@ -386,17 +381,27 @@ function holdAnswer(
   until?: (wake: () => void) => () => void,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
+    let finished = false;
+    let stop: (() => void) | undefined = undefined;
     const done = () => {
+      finished = true;
       clearTimeout(timer);
       stop?.();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    const stop = until?.(done);
+    stop = until?.(done);
+    // `until` may have called `wake` before it returned what stops it.
+    if (finished) stop?.();
     response.once('close', done);
   });
 }
 
+/**
+ * The request's path, exactly as sent. A URL parser would resolve dot segments (also encoded
+ * ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`), letting a request that the API
+ * proxies because it starts with /stage/ reach the loopback-only routes; such paths are refused.
+ */
 function pathOf(request: IncomingMessage): string {
   const path = (request.url ?? '/').split('?')[0] ?? '/';
   if (!path.startsWith('/') || /\.\.|%2e|%2f|%5c|\\|\/\//i.test(path)) return '/invalid-path';

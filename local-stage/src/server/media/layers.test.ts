@@ -175,6 +175,16 @@ describe('a simulcast publisher', () => {
     expect(viewer.switches).toBe(3); // up, down, up again
   });
 
+  it('tells a layer silent past LAYER_SILENT_MS from one heard within a longer span (a start on the lowest)', () => {
+    const q = layer('q');
+    expect(q.arriving(0)).toBe(false);
+    q.receive(packet(1, 1, 0, true), 1_000);
+    expect(q.arriving(1_000 + LAYER_SILENT_MS)).toBe(true);
+    expect(q.arriving(1_000 + LAYER_SILENT_MS + 1)).toBe(false);
+    expect(q.arriving(2_500, 2_000)).toBe(true);
+    expect(q.arriving(3_001, 2_000)).toBe(false);
+  });
+
   it("does not forward a new layer's packets from before its key frame", () => {
     const { q, f, arrive } = simulcast();
     arrive(q, packet(1, 10, 0, true), 0);

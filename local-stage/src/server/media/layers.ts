@@ -147,9 +147,9 @@ export class VideoLayer {
     return keyFrameStart;
   }
 
-  /** Whether its packets are coming (one within `LAYER_SILENT_MS`). */
-  arriving(now: number): boolean {
-    return this.lastPacketAt !== undefined && now - this.lastPacketAt <= LAYER_SILENT_MS;
+  /** Whether its packets are coming (one within `LAYER_SILENT_MS`, or within `withinMs`). */
+  arriving(now: number, withinMs = LAYER_SILENT_MS): boolean {
+    return this.lastPacketAt !== undefined && now - this.lastPacketAt <= withinMs;
   }
 
   figures(now = performance.now()): LayerFigures {
@@ -327,8 +327,8 @@ export const PROBE_LOSS = 0.05;
  * A probe passes only on an estimate that rose under it by this factor at least: half of what
  * libwebrtc's REMB climbs in the probe's 2 s on a link with room (8 % a second, faster once it
  * adds rather than multiplies). Near a link's rate it climbs a little before its delay detector
- * sees the queue: 252 → 265 kbit/s under a probe toward 320x180 on 400 kbit/s, which passed on any
- * rise, and the viewer froze 3 s.
+ * sees the queue (252 → 265 kbit/s under a probe toward 320x180 on 400 kbit/s): a smaller rise
+ * is no proof of room (decision 0069).
  */
 export const PROBE_RISE = 1.08;
 /**
@@ -336,7 +336,7 @@ export const PROBE_RISE = 1.08;
  * the time: its packets a second, times the line's own loss, times the round trip each lost one
  * waits (libwebrtc holds a frame, and every frame after it, until its packets are whole). On 2 %
  * loss and a 300 ms round trip, 640x360 at ~90 packets a second waits over half the time and
- * plays 21 of its 30 frames; 160x90 at ~15 waits under a tenth. A line that loses nothing, or
+ * plays 21 of its 30 frames; 160x90 at ~20 waits about a tenth. A line that loses nothing, or
  * whose round trip is short, carries every layer. Never a reason to pause: the lowest layer is
  * always carried.
  */
@@ -592,8 +592,7 @@ export class LayerChoice {
     this.probe = undefined;
     // The evidence is the estimate rising under the probe: libwebrtc's REMB climbs while what
     // arrives grows and nothing queues; on a link short of the probed rate it holds still or
-    // falls (`PROBE_RISE`). No fall alone was too little: a probe toward 320x180 on a 400 kbit/s
-    // link passed on it, and the viewer froze 2.9 s. No REMB at all is no evidence either (a cut
+    // falls (`PROBE_RISE`), so the absence of a fall is no evidence, nor is no REMB at all (a cut
     // link sends none).
     const sawEstimate = estimateAt === undefined || estimateAt >= probe.since;
     const rose = sawEstimate && estimate >= PROBE_RISE * probe.estimate;

@@ -87,7 +87,10 @@ export const DTLS_HANDSHAKE_TIMEOUT_MS = 3_000;
 const KEY_FRAME_RETRY_MS = 300;
 const KEY_FRAME_RETRIES = 10;
 const KEY_FRAME_SLOW_RETRY_MS = 2_000;
-/** A layer heard from within this long counts for a start on the lowest layer. */
+/**
+ * A layer heard from within this long counts for a start on the lowest layer (longer than
+ * `LAYER_SILENT_MS`: a loaded encoder leaves its lowest layer silent half a second now and then).
+ */
 const LOWEST_HEARD_MS = 2_000;
 /** A key frame and the few frames after it (360p: about 10 packets a key frame, 3 a frame). */
 const MAX_HELD_PACKETS = 120;
@@ -441,10 +444,10 @@ export class Subscription implements FeedListener {
     if (!this.startLowest || this.videoOpen) return undefined;
     // The lowest layer heard from lately, not only the lowest arriving this instant: an encoder on
     // a loaded machine leaves its lowest layer silent for half a second now and then, and the
-    // viewer asked to start low (its first frame came from 640x360 under load).
+    // viewer asked to start low all the same.
     let lowest: VideoLayer | undefined;
     for (const layer of this.publisher.layers.all) {
-      const heard = layer.lastPacketAt !== undefined && now - layer.lastPacketAt <= LOWEST_HEARD_MS;
+      const heard = layer.arriving(now, LOWEST_HEARD_MS);
       if (heard && (lowest === undefined || isHigher(lowest, layer, now))) lowest = layer;
     }
     return lowest;

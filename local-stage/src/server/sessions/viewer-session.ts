@@ -15,7 +15,9 @@ import {
   type StageErrorCategoryName,
   type StageLeftReasonName,
   type StageMessage,
+  joinedOfferPublishers,
   joinedOfferRequestId,
+  MAX_SUBSCRIPTIONS,
 } from '../../signalling';
 import { JoinRefusedError } from './join-token';
 import type { Publisher } from '../media/publisher';
@@ -25,7 +27,6 @@ import type { PeerNetworkPlan } from '../media/peer-network';
 import type { StageLogger } from '../../stage-log';
 
 const JOIN_TIMEOUT_MS = 10_000;
-const MAX_SUBSCRIPTIONS = 4;
 const MAX_QUEUED_MESSAGES = 64;
 
 export type SessionState = 'awaiting-join' | 'joined' | 'closed';
@@ -200,8 +201,7 @@ export class ViewerSession {
         participants: admitted.participants,
       });
       if (!offers?.audio && !offers?.video) return;
-      const publishers = admitted.participants.filter((each) => each.publishing);
-      for (const publisher of publishers.slice(0, MAX_SUBSCRIPTIONS)) {
+      for (const publisher of joinedOfferPublishers(admitted.participants)) {
         await this.subscribe(joinedOfferRequestId(publisher.id), publisher.id, offers);
       }
     } catch (error) {
