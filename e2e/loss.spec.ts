@@ -214,13 +214,15 @@ test.describe('the forwarding path in Chromium', () => {
     expect(forwarding.dropped).toBeGreaterThan(0);
     expect(seen.nacksSent).toBeGreaterThan(0);
     expect(seen.retransmittedReceived).toBeGreaterThan(0);
-    // Every lost packet recovered. On a quiet machine no gap reaches 500 ms (200 ms measured);
-    // two busy cores (the suite's two lanes) add CPU stalls (850 ms seen in CI), so the bound
-    // here is what tells recovery from none: without the cache the picture stood still for
-    // 27 of 30 s, 9 s at a stretch.
+    // Every lost packet recovered. On a quiet machine no gap reaches 500 ms (0–200 ms measured);
+    // two busy cores (the suite's two lanes, a Chromium encoding three layers in the other) add
+    // CPU stalls: 850 ms seen in CI, and at load 8–16 a retransmission late enough that the
+    // player asked for a key frame, 3.0 s and 6.7 s of 30 frozen. So the bound here is what tells
+    // recovery from none: without the cache the picture stood still for 27 of 30 s, 9 s at a
+    // stretch.
     expect(seen.retransmittedReceived).toBeGreaterThanOrEqual(seen.packetsLost * 0.9);
-    expect(seen.longestGapMs).toBeLessThan(2_000);
-    expect(seen.freezesMs).toBeLessThan(LOSS_SECONDS * 1_000 * 0.2);
+    expect(seen.longestGapMs).toBeLessThan(4_500);
+    expect(seen.freezesMs).toBeLessThan(LOSS_SECONDS * 1_000 * 0.35);
     expect(seen.framesDecoded).toBeGreaterThan(LOSS_SECONDS * 20);
   });
 });
