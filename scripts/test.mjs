@@ -133,24 +133,26 @@ if (
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
-// Two lanes, each a queue: lint, the local stage's tests (one file at a time, mostly waiting on
-// real media: about two thirds of a core) and the production build in one; the type-check, the
-// server's and harness's tests (the server's two files at a time: argon2 and child processes keep
-// both cores busy) and the quick workspaces' tests in the other. The queues are balanced so that
-// both lanes end together (docs/development.md#how-npm-test-spends-its-time). The build writes
-// only dist/ files no unit test reads. The local stage's tests whose bounds need a core to
-// themselves (LOAD_SENSITIVE in local-stage/vitest.config.ts) run after, alone, two files at a
-// time (one a core), and SOLO's after them.
+// Two lanes, each a queue: lint, the quick workspaces' tests and the local stage's (one file at a
+// time, mostly waiting on real media: about two thirds of a core) in one; the type-check, the
+// server's and harness's tests (one file at a time; argon2 and child processes keep a core busy)
+// and the production build in the other. The queues are balanced so that both lanes end together
+// (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time ended the
+// step ~25 s sooner, but starved the local stage's real-encoder tests beside them (a GStreamer
+// publisher not on air in 15 s). The build writes only dist/ files no unit test reads. The local
+// stage's tests whose bounds need a core to themselves (LOAD_SENSITIVE in
+// local-stage/vitest.config.ts) run after, alone, two files at a time (one a core), and SOLO's
+// after them.
 await runLanes('checks, unit and integration tests, production build', [
   [
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
+    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
     {
       name: 'local-stage',
       command: 'npm',
       args: ['run', 'test', '-w', 'local-stage'],
       env: { TAILCAM_LOCAL_STAGE_TESTS: 'beside' },
     },
-    { name: 'production build', command: 'npm', args: ['run', 'build'] },
   ],
   [
     { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
@@ -158,9 +160,8 @@ await runLanes('checks, unit and integration tests, production build', [
       name: databaseWorkspaces.join(', '),
       command: process.execPath,
       args: ['scripts/with-postgres.mjs', 'npm', ...workspaceTests(databaseWorkspaces)],
-      env: { TAILCAM_SERVER_TEST_WORKERS: '2' },
     },
-    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
+    { name: 'production build', command: 'npm', args: ['run', 'build'] },
   ],
 ]);
 run(
