@@ -9,8 +9,6 @@ const OWN_INSTANCE_SPECS = [
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',
-  '**/screens.spec.ts',
-  '**/navigation.spec.ts',
 ];
 
 /**
@@ -26,7 +24,7 @@ export default defineConfig({
   fullyParallel: false,
   // Two lanes, one worker each: the specs that share the product global setup starts (their
   // assertions count the stage's viewers, so they run one at a time), and beside them the specs
-  // that start instances of their own (IVS mode, faults, soak, screens, navigation), mostly waiting on timeouts.
+  // that start instances of their own (IVS mode, faults, soak), mostly waiting on timeouts.
   workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,

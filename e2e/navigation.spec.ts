@@ -1,11 +1,4 @@
-/**
- * Routes, the header and the layout, on a product of the spec's own (nothing here counts the
- * stage's viewers), in the lane beside the shared product's.
- */
-import { expect, test } from './support/fixtures';
-import { useOwnProduct } from './support/own-product';
-
-const signInByApi = useOwnProduct('navigation', 800);
+import { expect, signInByApi, test } from './support/fixtures';
 
 const WIDTHS = { small: 375, medium: 768, large: 1280 } as const;
 

@@ -2,16 +2,17 @@
  * Every screen and overlay at the three widths: saved as screenshots (e2e/.artifacts/screenshots,
  * the best are copied into docs/) and checked with axe-core for serious or critical findings at
  * each width. One page per screen, resized from width to width: a new page per width would only
- * sign in and join again. On an instance of the spec's own, in the lane beside the shared
- * product's (playwright.config.ts): nothing here counts the stage's viewers, and the shared lane
- * is the suite's longest.
+ * sign in and join again.
  */
 import type { Page } from '@playwright/test';
 import { framesDecoded } from '@tailcam/harness/player';
-import { expect, expectNoSeriousAxeFindings, expectVideoPlaying, test } from './support/fixtures';
-import { useOwnProduct } from './support/own-product';
-
-const signInByApi = useOwnProduct('screens', 700);
+import {
+  expect,
+  expectNoSeriousAxeFindings,
+  expectVideoPlaying,
+  signInByApi,
+  test,
+} from './support/fixtures';
 
 const WIDTHS = [375, 768, 1280] as const;
 const SHOTS = 'e2e/.artifacts/screenshots';
