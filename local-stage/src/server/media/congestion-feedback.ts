@@ -70,7 +70,8 @@ export class CongestionFeedback {
   };
   private readonly offer: ReturnType<typeof parse>;
   private readonly maxBitrate: number | undefined;
-  private readonly ownCamera: boolean;
+  /** REMB carries the stage's own estimate (no transport-wide CC, not our camera), not only the cap. */
+  private readonly rembEstimates: boolean;
   private readonly now: () => number;
   private readonly senderSsrc = Math.floor(Math.random() * 0xffffffff) >>> 0;
   private readonly recorder = new TransportCcRecorder(this.senderSsrc);
@@ -85,22 +86,22 @@ export class CongestionFeedback {
   constructor(options: CongestionFeedbackOptions) {
     this.offer = parse(options.offerSdp);
     this.maxBitrate = options.maxBitrate;
-    this.ownCamera = options.ownCamera ?? false;
     this.now = options.now ?? (() => performance.now());
+    const ownCamera = options.ownCamera ?? false;
     this.transportCc =
-      !this.ownCamera &&
+      !ownCamera &&
       this.offer.media.some(
         (media) =>
           offersFeedback(media, 'transport-cc') &&
           (media.ext ?? []).some((ext) => ext.uri === TRANSPORT_CC_URI),
       );
     this.remb = this.offer.media.some((media) => offersFeedback(media, 'goog-remb'));
+    this.rembEstimates = !this.transportCc && !ownCamera;
   }
 
   /** Whether REMB goes to this publisher: its whole estimate, or the aircraft's cap. */
   get sendsRemb(): boolean {
-    const estimates = !this.transportCc && !this.ownCamera;
-    return this.remb && (estimates || this.maxBitrate !== undefined);
+    return this.remb && (this.rembEstimates || this.maxBitrate !== undefined);
   }
 
   /**
@@ -184,7 +185,7 @@ export class CongestionFeedback {
     const elapsed = at - (this.lastRembAt ?? at);
     this.lastRembAt = at;
     let bitrate = this.maxBitrate ?? Infinity;
-    if (!this.transportCc && !this.ownCamera && elapsed > 0) {
+    if (this.rembEstimates && elapsed > 0) {
       bitrate = Math.min(bitrate, this.estimate.update(elapsed));
     }
     if (this.ssrcs.size === 0 || !Number.isFinite(bitrate)) return;
