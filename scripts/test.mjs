@@ -171,7 +171,7 @@ run(
   { env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' } },
 );
 run(
-  "the local stage's congestion-control test, alone",
+  "the local stage's congestion-control and camera tests, alone",
   'npm',
   ['run', 'test', '-w', 'local-stage'],
   {
