@@ -84,6 +84,7 @@ function benchArgs(argv: string[]): {
       hold: text,
       'peer-viewers': text,
       load: text,
+      'capacity-load': text,
       sections: text,
       json: text,
     },
@@ -131,6 +132,7 @@ function benchArgs(argv: string[]): {
       peerMaxViewers: count('peer-viewers', 100, 200),
       peerSections: sections,
       addedLoad: load,
+      capacityLoad: flags['capacity-load'] === undefined ? 0 : count('capacity-load', 0, 16),
     },
   };
 }

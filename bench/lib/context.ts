@@ -26,6 +26,11 @@ export interface BenchOptions {
    * under them from start to end.
    */
   addedLoad: number;
+  /**
+   * `--capacity-load=N`: the janus part's capacity ramps run under N busy processes of the
+   * bench's own (issue 31 §3 on a busy machine), started after the machine is quiet.
+   */
+  capacityLoad: number;
 }
 
 export const VIEWER = { username: 'bench-viewer', password: 'bench viewer password 1' };

@@ -21,6 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import type { BrowserContext, Page } from '@playwright/test';
 import { readJoin, setG2g, takeG2gSamples, waitForFirstFrame } from '../lib/browser';
 import type { BenchContext } from '../lib/context';
+import { addLoad } from '../lib/added-load';
 import { JANUS_JS, JanusServer, MOUNTPOINT_ID } from '../lib/janus';
 import { pageProbe } from '../lib/page-probe';
 import { PeerPageServer, peerSessionsScript, type PeerPageApi } from '../lib/peer-sessions';
@@ -483,12 +484,23 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
           const order: ServerKind[] = pass % 2 === 0 ? ['janus', 'ours'] : ['ours', 'janus'];
           for (const kind of order) {
             await waitForQuiet(`CPU per viewer, ${kind}`);
-            console.log(`  CPU per viewer, pass ${pass + 1} of ${passes}: ${kind}`);
-            ramps[kind].push(await comparison.ramp(kind, levels, holdMs));
+            const { capacityLoad } = bench.options;
+            console.log(
+              `  CPU per viewer, pass ${pass + 1} of ${passes}: ${kind}${capacityLoad > 0 ? `, added load ${capacityLoad}` : ''}`,
+            );
+            const spinners = capacityLoad > 0 ? addLoad(capacityLoad) : undefined;
+            try {
+              ramps[kind].push(await comparison.ramp(kind, levels, holdMs));
+            } finally {
+              spinners?.stop();
+            }
             await sleep(3_000); // sessions closed, the server back to its feed alone
           }
         }
-        rows.push(...cpuRows(ramps, await publisherLayers(bench)), keyFrameRow(ramps));
+        rows.push(
+          ...cpuRows(ramps, await publisherLayers(bench), bench.options.capacityLoad),
+          keyFrameRow(ramps),
+        );
       } catch (error) {
         rows.push({
           part: 'janus',
@@ -523,7 +535,12 @@ const fullRate = (level: Level) =>
 const cameraAtRate = (level: Level) =>
   level.publisherFps === undefined || level.publisherFps >= FULL_RATE_FPS;
 
-function cpuRows(ramps: Record<ServerKind, Level[][]>, layers: string): BenchRow[] {
+function cpuRows(
+  ramps: Record<ServerKind, Level[][]>,
+  layers: string,
+  addedLoad: number,
+): BenchRow[] {
+  const underLoad = addedLoad > 0 ? `, added load ${addedLoad}` : '';
   const slopes = (kind: ServerKind) =>
     ramps[kind].map((levels) => slope(levels.filter(cameraAtRate))).filter(Number.isFinite);
   const at = (kind: ServerKind, viewers: number) =>
@@ -564,7 +581,7 @@ function cpuRows(ramps: Record<ServerKind, Level[][]>, layers: string): BenchRow
     const ours = at('ours', viewers).filter((value) => Number.isFinite(value));
     return {
       part: 'janus',
-      what: `CPU per viewer at ${viewers} receive-only viewers (1→${viewers}), ours (${layers}) / Janus (one layer), ${ratios.length} of ${ramps.ours.length} passes (the others: our camera under 27 fps)`,
+      what: `CPU per viewer at ${viewers} receive-only viewers (1→${viewers}), ours (${layers}) / Janus (one layer), ${ratios.length} of ${ramps.ours.length} passes (the others: our camera under 27 fps)${underLoad}`,
       target: 'ratio ≤ 1.0',
       median: `${round(median(ours) * 100, 3)} / ${round(median(at('janus', viewers).filter(Number.isFinite)) * 100, 3)} % of a core`,
       p95: `ratio ${round(ratio, 2)} (${round(Math.min(...ratios), 2)}–${round(Math.max(...ratios), 2)})`,
@@ -577,7 +594,7 @@ function cpuRows(ramps: Record<ServerKind, Level[][]>, layers: string): BenchRow
     perViewerRow(100),
     {
       part: 'janus',
-      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of the camera's frames), stage ≤ 1 core, ours (${layers}), median of passes`,
+      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of the camera's frames), stage ≤ 1 core, ours (${layers}), median of passes${underLoad}`,
       target: '≥ 100',
       median: `${capacity}`,
       p95: `passes ${capacities.join(', ')}`,

@@ -45,6 +45,11 @@ const perStage = z.object({
        */
       feedback: z.object({ transportCc: z.number(), remb: z.number() }),
       /**
+       * The stage's NACKs of its lost video packets (decision 0080): NACK messages, the packets
+       * they asked for (each retry again), and the asked packets that came.
+       */
+      nacks: z.object({ nacks: z.number(), packetsAsked: z.number(), recovered: z.number() }),
+      /**
        * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
        * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;
        * bitrate (bits a second of payload) and frame rate over the last 2 s.

@@ -42,7 +42,8 @@ import {
 import { KeyFrameRequests } from './key-frame-requests';
 import { VideoLayer, VideoLayers } from './layers';
 import { withSessionIceLite } from './sdp';
-import { nackPerSsrc, simulcastHeaderExtensions } from './simulcast-receive';
+import { pacedNackRequests, type NackRequests } from './nack-requests';
+import { simulcastHeaderExtensions } from './simulcast-receive';
 import {
   withoutParameterSets,
   withoutReceiveOnlyStreams,
@@ -154,6 +155,8 @@ export class Publisher implements SdpSession {
   private readonly network: PeerNetworkPlan;
   private audioSsrc: number | undefined;
   private videoReceiving = false;
+  /** The stage's NACKs of its lost video packets (nack-requests.ts), once its video comes. */
+  private nackRequests: NackRequests | undefined;
   private connectTimer: NodeJS.Timeout | undefined;
   private readonly connection: ConnectionWatch;
   /** Transport-wide CC feedback and REMB to the publisher (congestion-feedback.ts). */
@@ -335,6 +338,11 @@ export class Publisher implements SdpSession {
     else for (const each of this.layers.all) ask(each.keyFrames);
   }
 
+  /** NACK messages sent to the publisher, packets they asked for, and asked ones that came. */
+  get nacks(): NackRequests['counts'] {
+    return this.nackRequests?.counts ?? { nacks: 0, packetsAsked: 0, recovered: 0 };
+  }
+
   /** PLIs sent to the publisher, all layers together. */
   get plisSent(): number {
     return this.layers.all.reduce((sum, layer) => sum + layer.keyFrames.sent, 0);
@@ -359,14 +367,14 @@ export class Publisher implements SdpSession {
   private receiveVideo(track: MediaStreamTrack): void {
     if (this.videoReceiving) return;
     this.videoReceiving = true;
+    const receiver = this.videoReceiver;
+    if (receiver) this.nackRequests = pacedNackRequests(receiver);
     const single = this.layers.byRid(null);
     if (single) {
       track.onReceiveRtp.subscribe((packet) => this.onVideo(packet, single));
       return;
     }
-    const receiver = this.videoReceiver;
     if (!receiver) return;
-    nackPerSsrc(receiver);
     for (const encoding of receiver.tracks) {
       const layer = this.layers.byRid(encoding.rid ?? null);
       if (layer) encoding.onReceiveRtp.subscribe((packet) => this.onVideo(packet, layer));

@@ -49,6 +49,7 @@ export function stageStats(input: {
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
             framesForwarded: shown.publisher.videoFramesForwarded,
+            nacks: { ...shown.publisher.nacks },
             feedback: {
               transportCc: shown.publisher.congestion.counts.transportCcMessages,
               remb: shown.publisher.congestion.counts.rembMessages,
