@@ -27,7 +27,12 @@ export const SOLO = [
 ];
 
 const phase = process.env.TAILCAM_LOCAL_STAGE_TESTS;
-const include = phase === 'alone' ? LOAD_SENSITIVE : phase === 'solo' ? SOLO : ['src/**/*.test.ts'];
+const include =
+  phase === 'alone'
+    ? LOAD_SENSITIVE
+    : phase === 'solo'
+      ? SOLO
+      : ['src/**/*.test.ts', 'scripts/**/*.test.ts'];
 
 export default defineConfig({
   test: {
