@@ -7,6 +7,8 @@
 export interface Tile {
   firstFrameAt?: number;
   presented: number;
+  /** The width of the last frame presented: which simulcast layer the tile plays. */
+  width: number;
 }
 
 declare global {
@@ -29,11 +31,12 @@ document.addEventListener(
 const watch = (video: HTMLVideoElement) => {
   const id = (video.getAttribute('aria-label') || '').replace('Live video from ', '');
   if (!id || tiles[id]) return;
-  const tile: Tile = { firstFrameAt: undefined, presented: 0 };
+  const tile: Tile = { firstFrameAt: undefined, presented: 0, width: 0 };
   tiles[id] = tile;
   const onFrame = (now: number, metadata: VideoFrameCallbackMetadata) => {
     if (tile.firstFrameAt === undefined) tile.firstFrameAt = now;
     tile.presented = metadata.presentedFrames;
+    tile.width = metadata.width;
     video.requestVideoFrameCallback(onFrame);
   };
   video.requestVideoFrameCallback(onFrame);

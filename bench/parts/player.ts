@@ -78,6 +78,9 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
   await context.addInitScript({ content: await bundleForPage('bench/page/tile-probe.ts') });
   const joins: Record<string, number[]> = {};
   const fps: Record<string, number[]> = {};
+  // The frame rate of the layer each tile played, as the stage received it, and its width.
+  const layerFps: Record<string, number[]> = {};
+  const widths: Record<string, number[]> = {};
   // The B side of the A/B: each round's three first frames when the joins start at the tiles' mount.
   const mounted: number[][] = [];
   // Each step of the three joins (the page probe's marks), by order of arrival: [first, second, third].
@@ -100,10 +103,19 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       if (round < FPS_ROUNDS) await page.waitForTimeout(FPS_WINDOW_MS);
       const after = await readTiles(page);
       const seconds = (Date.now() - started) / 1000;
+      const stats = round < FPS_ROUNDS ? await bench.product.stage.stats() : undefined;
       for (const streamId of STREAMS) {
         (joins[streamId] ??= []).push((after[streamId]?.firstFrameAt ?? Number.NaN) - clickAt);
         const shown = (after[streamId]?.presented ?? 0) - (before[streamId]?.presented ?? 0);
-        if (round < FPS_ROUNDS) (fps[streamId] ??= []).push(shown / seconds);
+        if (round < FPS_ROUNDS) {
+          (fps[streamId] ??= []).push(shown / seconds);
+          // The layer the tile plays (by its frames' width), as the stage received it.
+          const layer = stats?.stages[streamId]?.publisher?.layers.find(
+            (each) => each.width === after[streamId]?.width,
+          );
+          (layerFps[streamId] ??= []).push(layer?.frameRate ?? Number.NaN);
+          (widths[streamId] ??= []).push(after[streamId]?.width ?? 0);
+        }
       }
       await page.close();
       mounted.push(await tilesJoinedAtMount(context));
@@ -132,14 +144,18 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
     ...STREAMS.map((streamId) => {
       const join = median(joins[streamId] ?? []);
       const rate = median(fps[streamId] ?? []);
+      const layerRate = median(layerFps[streamId] ?? []);
       return {
         part: 'player',
-        what: `Watch all, tile ${streamId}: frames shown a second (3 tiles at once; n=${FPS_ROUNDS} rounds)`,
-        target: '≥ 25 fps each',
-        median: `${round(rate, 1)} fps`,
+        what: `Watch all, tile ${streamId}: frames shown a second (3 tiles at once; n=${FPS_ROUNDS} rounds), against its layer's`,
+        target: "≥ 95 % of its layer's",
+        median: `${round(rate, 1)} / ${round(layerRate, 1)} fps`,
         p95: `first frame p95 ${round(p95(joins[streamId] ?? []))} ms`,
-        pass: rate >= 25,
+        pass: rate >= 0.95 * layerRate,
         note:
+          // A tile asks for the layer that fits its width (docs/product.md#watch-all); with the
+          // simulcast cameras that is often the middle one, 20 fps by IVS's pattern.
+          `the tile's layer ${median(widths[streamId] ?? [])} px wide; ` +
           `click on 'Watch all' on /home → this tile's first frame: ${round(join)} ms median, p95 ${round(p95(joins[streamId] ?? []))} ` +
           `(${(joins[streamId] ?? []).map((value) => round(value)).join(', ')}); the three joins' ` +
           `steps, first/second/third to get there, median ms after the click: ${stepNote}`,
