@@ -44,6 +44,7 @@ import { VideoLayer, VideoLayers } from './layers';
 import { withSessionIceLite } from './sdp';
 import { pacedNackRequests, type NackRequests } from './nack-requests';
 import { simulcastHeaderExtensions } from './simulcast-receive';
+import { roomForBursts } from './udp-mux';
 import {
   withoutParameterSets,
   withoutReceiveOnlyStreams,
@@ -301,6 +302,9 @@ export class Publisher implements SdpSession {
     }
     this.network.attach(this.peer);
     await this.peer.setLocalDescription(await this.peer.createAnswer());
+    for (const transport of this.peer.dtlsTransports) {
+      roomForBursts(transport.iceTransport.connection);
+    }
     if (!announcesCandidate(this.peer.localDescription?.sdp)) {
       this.log.warn(`publisher ${this.id} (${this.stageId}): ${NO_FREE_PORT}`);
       throw new NoFreePortError();

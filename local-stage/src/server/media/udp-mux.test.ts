@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, StunProtocol } from 'werift';
-import { UdpMux, stunUsername } from './udp-mux';
+import { UdpMux, roomForBursts, stunUsername } from './udp-mux';
 
 const PORT = 47450;
 let mux: UdpMux | undefined;
@@ -98,5 +98,25 @@ describe('one UDP port for every peer connection', () => {
     expect(stunUsername(request)).toBe('abcd:wxyz');
     expect(stunUsername(Buffer.from([0x80, 0x60, 0, 1, 0, 0, 0, 0]))).toBeUndefined(); // RTP
     expect(stunUsername(Buffer.alloc(40, 0x16))).toBeUndefined(); // DTLS
+  });
+
+  it("gives a peer connection's own sockets the shared port's room for bursts", async () => {
+    const peer = new RTCPeerConnection({ iceServers: [], iceUseIpv6: false });
+    peers.push(peer);
+    peer.addTransceiver('video', { direction: 'recvonly' });
+    await peer.setLocalDescription(await peer.createOffer());
+    const sockets = (
+      peer.dtlsTransports[0]?.iceTransport.connection as unknown as {
+        protocols: { transport: { socket: import('node:dgram').Socket } }[];
+      }
+    ).protocols.map((protocol) => protocol.transport.socket);
+    expect(sockets.length).toBeGreaterThan(0);
+    const before = sockets.map((socket) => socket.getRecvBufferSize());
+    roomForBursts(peer.dtlsTransports[0]?.iceTransport.connection);
+    // The system's default (208 KB on Debian) was a camera's packets for half a busy second; the
+    // shared port's 4 MB, as far as net.core.rmem_max allows (the kernel reports twice the size).
+    sockets.forEach((socket, index) =>
+      expect(socket.getRecvBufferSize()).toBeGreaterThan(before[index] ?? Infinity),
+    );
   });
 });

@@ -10,7 +10,7 @@
  * `StunProtocol.datagramReceived`. docs/decisions/0062 says why, and what a werift upgrade must
  * check (udp-mux.test.ts fails if they change).
  */
-import { createSocket, type Socket } from 'node:dgram';
+import { createSocket, Socket } from 'node:dgram';
 import { isIPv4 } from 'node:net';
 import {
   Candidate,
@@ -44,6 +44,28 @@ interface MuxEntry {
 
 const STUN_MAGIC_COOKIE = 0x2112a442;
 const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Gives the sockets a peer connection gathered itself (no shared port, `STAGE_UDP_PORTS` unset)
+ * the shared socket's room for bursts. A publisher's media all comes to its one socket: at the
+ * system's default (208 KB here) a loop busy for half a second lost a burst of the camera's
+ * packets, whose NACKed retransmissions then filled the camera's pacer until libwebrtc paused
+ * its encoder (docs/benchmarks.md, "NACKs paced by the retransmission").
+ */
+export function roomForBursts(connection: unknown): void {
+  // werift declares the ICE connection's protocols private; each holds its UDP transport.
+  const protocols = (connection as { protocols?: { transport?: { socket?: unknown } }[] })
+    .protocols;
+  for (const protocol of protocols ?? []) {
+    const socket = protocol.transport?.socket;
+    if (!(socket instanceof Socket)) continue; // the shared port's mux: sized already
+    try {
+      socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
+    } catch {
+      // Kept at the system's default.
+    }
+  }
+}
 const USERNAME = 0x0006;
 
 /** The USERNAME of a STUN message, or undefined (not STUN, or none). */
