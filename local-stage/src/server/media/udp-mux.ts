@@ -66,6 +66,7 @@ export function roomForBursts(connection: unknown): void {
     }
   }
 }
+
 const USERNAME = 0x0006;
 
 /** The USERNAME of a STUN message, or undefined (not STUN, or none). */
