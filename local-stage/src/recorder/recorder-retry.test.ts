@@ -149,8 +149,8 @@ describe("the recorder's retries", () => {
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(attemptTimes()).toEqual([0, 1_000, 2_000]);
     expect(recorder.recording()).toEqual({ N743AS: 'encoder' });
+    // Refused twice for the same reason: said once (it is tried again every second).
     expect(warnings).toEqual([
-      'recording N743AS: the stage refused (WHEP 503: {"error":"busy"}); trying again',
       'recording N743AS: the stage refused (WHEP 503: {"error":"busy"}); trying again',
     ]);
 

@@ -88,6 +88,8 @@ export class Recorder {
   /** Lets go of the question the stage holds now, if any. */
   private holding: AbortController | undefined;
   private lastPollProblem: string | undefined;
+  /** Each aircraft's last refused start, said once until it changes or a start succeeds. */
+  private readonly lastStartProblem = new Map<string, string>();
 
   constructor(private readonly options: RecorderOptions) {
     this.retention = new Retention({ ...options, log: options.log });
@@ -229,13 +231,17 @@ export class Recorder {
         return;
       }
       this.active.set(stageId, entry);
+      this.lastStartProblem.delete(stageId);
       if (this.sweepIdle && this.sweepTimer !== undefined) this.scheduleSweep();
       this.options.log.info(`recording ${stageId} (${publisher})`);
     } catch (error) {
       this.lookAgain();
-      this.options.log.warn(
-        `recording ${stageId}: the stage refused (${error instanceof Error ? error.message : String(error)}); trying again`,
-      );
+      // Tried again every second while the stage refuses: said once for each new reason.
+      const problem = error instanceof Error ? error.message : String(error);
+      if (this.lastStartProblem.get(stageId) !== problem) {
+        this.options.log.warn(`recording ${stageId}: the stage refused (${problem}); trying again`);
+      }
+      this.lastStartProblem.set(stageId, problem);
     } finally {
       this.starting.delete(stageId);
     }
