@@ -95,6 +95,8 @@ export interface Level {
   forwardedShare?: number;
   /** Ours: the publisher's frames a second in its highest layer over the hold. */
   publisherFps?: number;
+  /** Ours: how many layers the publisher sent during the hold (simulcast: 3). */
+  publisherLayers?: number;
   load: string;
 }
 
@@ -235,6 +237,7 @@ export class Comparison {
             asked: publisher.viewerKeyFrameRequests,
             published: Math.max(0, ...publisher.layers.map((layer) => layer.frames)),
             forwarded: publisher.framesForwarded,
+            layers: publisher.layers.length,
           }
         : undefined;
     };
@@ -270,6 +273,7 @@ export class Comparison {
     return {
       forwardedShare,
       publisherFps: perSecond((c) => c.published),
+      publisherLayers: requestsAfter?.layers,
       medianKeyFps: median(keysPerSecond),
       plisPerSecond: perSecond((c) => c.plis),
       viewerRequestsPerSecond: perSecond((c) => c.asked),
@@ -452,14 +456,13 @@ async function idleRow(bench: BenchContext, comparison: Comparison): Promise<Ben
   };
 }
 
-/** How our N743AS publishes (the camera process's STAGE_CAMERA_SIMULCAST), for the rows' labels. */
-async function publisherLayers(bench: BenchContext): Promise<string> {
-  const layers = (await bench.product.stage.stats()).stages[STREAM_ID]?.publisher?.layers ?? [];
-  return layers.length > 1
-    ? `simulcast, ${layers.length} layers`
-    : layers.length === 1
-      ? 'one layer'
-      : 'layers unknown';
+/**
+ * How our N743AS publishes (the camera process's STAGE_CAMERA_SIMULCAST), for the rows' labels:
+ * read during the ramps, while viewers watched (after them the camera may be asleep).
+ */
+function publisherLayers(ramps: Level[][]): string {
+  const layers = Math.max(0, ...ramps.flat().map((level) => level.publisherLayers ?? 0));
+  return layers > 1 ? `simulcast, ${layers} layers` : layers === 1 ? 'one layer' : 'layers unknown';
 }
 
 export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
@@ -498,7 +501,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
           }
         }
         rows.push(
-          ...cpuRows(ramps, await publisherLayers(bench), bench.options.capacityLoad),
+          ...cpuRows(ramps, publisherLayers(ramps.ours), bench.options.capacityLoad),
           keyFrameRow(ramps),
         );
       } catch (error) {
