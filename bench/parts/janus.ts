@@ -469,7 +469,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
   const janus = new JanusServer();
   const comparison = new Comparison(bench, janus);
   const rows: BenchRow[] = [];
-  const { peerPasses: passes, peerHoldMs: holdMs } = bench.options;
+  const { peerPasses: passes, peerHoldMs: holdMs, capacityLoad } = bench.options;
   await janus.start();
   try {
     await comparison.pages.start(bench.product.baseUrl, JANUS_JS);
@@ -487,7 +487,6 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
           const order: ServerKind[] = pass % 2 === 0 ? ['janus', 'ours'] : ['ours', 'janus'];
           for (const kind of order) {
             await waitForQuiet(`CPU per viewer, ${kind}`);
-            const { capacityLoad } = bench.options;
             console.log(
               `  CPU per viewer, pass ${pass + 1} of ${passes}: ${kind}${capacityLoad > 0 ? `, added load ${capacityLoad}` : ''}`,
             );
@@ -500,10 +499,7 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
             await sleep(3_000); // sessions closed, the server back to its feed alone
           }
         }
-        rows.push(
-          ...cpuRows(ramps, publisherLayers(ramps.ours), bench.options.capacityLoad),
-          keyFrameRow(ramps),
-        );
+        rows.push(...cpuRows(ramps, publisherLayers(ramps.ours), capacityLoad), keyFrameRow(ramps));
       } catch (error) {
         rows.push({
           part: 'janus',

@@ -40,7 +40,7 @@
  */
 
 /** vitest's pool's own words when a test worker process exits before its file is done. */
-const WORKER_DIED = /Worker exited unexpectedly/;
+export const WORKER_DIED = /Worker exited unexpectedly/;
 
 /** @param {RunError} error */
 export function isDeadWorker(error) {

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { planAfterFailure } from './rerun-plan.mjs';
+import { WORKER_DIED, planAfterFailure } from './rerun-plan.mjs';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const vitest = join(
@@ -19,7 +19,6 @@ const vitest = join(
   'vitest.mjs',
 );
 const outcomeReporter = fileURLToPath(new URL('./run-outcome-reporter.mjs', import.meta.url));
-const WORKER_CRASH = /Worker exited unexpectedly/;
 
 /** Runs vitest with its output passed through, and says how it ended and whether a worker died. */
 function runVitest(args) {
@@ -33,7 +32,7 @@ function runVitest(args) {
     const pass = (stream, out) =>
       stream.on('data', (chunk) => {
         out.write(chunk);
-        if (WORKER_CRASH.test(chunk.toString())) crashed = true;
+        if (WORKER_DIED.test(chunk.toString())) crashed = true;
       });
     pass(child.stdout, process.stdout);
     pass(child.stderr, process.stderr);

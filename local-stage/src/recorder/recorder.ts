@@ -87,9 +87,11 @@ export class Recorder {
   private onAirVersion: number | undefined;
   /** Lets go of the question the stage holds now, if any. */
   private holding: AbortController | undefined;
-  private lastPollProblem: string | undefined;
-  /** Each aircraft's last refused start, said once until it changes or a start succeeds. */
-  private readonly lastStartProblem = new Map<string, string>();
+  /**
+   * The last problem said of the on-air poll (key `poll`) and of each aircraft's start: tried
+   * again every second, each is said once until it changes or goes away.
+   */
+  private readonly lastProblem = new Map<string, string>();
 
   constructor(private readonly options: RecorderOptions) {
     this.retention = new Retention({ ...options, log: options.log });
@@ -169,16 +171,16 @@ export class Recorder {
       );
       publishers = answer.publishers;
       this.onAirVersion = answer.version;
-      this.lastPollProblem = undefined;
+      this.lastProblem.delete('poll');
     } catch (error) {
       // Let go on purpose (a recording ended, or the recorder closes): the next look comes.
       if (holding.signal.aborted || this.closed) return;
       this.onAirVersion = undefined;
-      const problem = error instanceof Error ? error.message : String(error);
-      if (problem !== this.lastPollProblem) {
-        this.options.log.warn(`recording: the stage does not answer (${problem}); trying again`);
-      }
-      this.lastPollProblem = problem;
+      this.warnOnce(
+        'poll',
+        error,
+        (problem) => `recording: the stage does not answer (${problem}); trying again`,
+      );
       return;
     } finally {
       if (this.holding === holding) this.holding = undefined;
@@ -231,19 +233,25 @@ export class Recorder {
         return;
       }
       this.active.set(stageId, entry);
-      this.lastStartProblem.delete(stageId);
+      this.lastProblem.delete(stageId);
       if (this.sweepIdle && this.sweepTimer !== undefined) this.scheduleSweep();
       this.options.log.info(`recording ${stageId} (${publisher})`);
     } catch (error) {
       this.lookAgain();
-      // Tried again every second while the stage refuses: said once for each new reason.
-      const problem = error instanceof Error ? error.message : String(error);
-      if (this.lastStartProblem.get(stageId) !== problem) {
-        this.options.log.warn(`recording ${stageId}: the stage refused (${problem}); trying again`);
-      }
-      this.lastStartProblem.set(stageId, problem);
+      this.warnOnce(
+        stageId,
+        error,
+        (problem) => `recording ${stageId}: the stage refused (${problem}); trying again`,
+      );
     } finally {
       this.starting.delete(stageId);
     }
+  }
+
+  /** Warns of `error` under `key`, unless it is the problem last said there. */
+  private warnOnce(key: string, error: unknown, say: (problem: string) => string): void {
+    const problem = error instanceof Error ? error.message : String(error);
+    if (this.lastProblem.get(key) !== problem) this.options.log.warn(say(problem));
+    this.lastProblem.set(key, problem);
   }
 }

@@ -5,22 +5,7 @@
  * so that its sockets run for real and `vi.getTimerCount()` counts the door's intervals alone.
  */
 import { expect, vi } from 'vitest';
-
-/**
- * Waits (real time) until `predicate` holds; not `vi.waitFor`, which moves a faked clock on as it
- * polls.
- */
-export async function waitUntilRealTime(
-  predicate: () => boolean,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { waitUntilRealTime } from './wait-until';
 
 /** A client socket of the door's, open, with the pings it has had. */
 export interface PingedSocket {

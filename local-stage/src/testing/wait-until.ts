@@ -17,3 +17,19 @@ export async function waitUntil(
     { timeout: timeoutMs, interval: intervalMs },
   );
 }
+
+/**
+ * Waits (real time) until `predicate` holds; not `vi.waitFor`, which moves a faked clock on as it
+ * polls.
+ */
+export async function waitUntilRealTime(
+  predicate: () => boolean,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

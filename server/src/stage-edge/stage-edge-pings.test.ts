@@ -14,8 +14,8 @@ import WebSocket, { WebSocketServer } from 'ws';
 import {
   expectPingsOnlyWhileOpen,
   expectSilentSocketCut,
-  waitUntilRealTime,
 } from '@tailcam/local-stage/testing/pings-while-open';
+import { waitUntilRealTime } from '@tailcam/local-stage/testing/wait-until';
 import { registerStageEdge } from './stage-edge';
 
 const PING_SECONDS = 5;

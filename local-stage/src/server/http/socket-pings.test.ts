@@ -12,11 +12,8 @@ import { afterEach, beforeEach, describe, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { silentLogger } from '../../stage-log';
 import type { LocalStage } from '../stage/local-stage';
-import {
-  expectPingsOnlyWhileOpen,
-  expectSilentSocketCut,
-  waitUntilRealTime,
-} from '../../testing/pings-while-open';
+import { expectPingsOnlyWhileOpen, expectSilentSocketCut } from '../../testing/pings-while-open';
+import { waitUntilRealTime } from '../../testing/wait-until';
 import { createStageServer } from './http-server';
 
 const PING_MS = 10_000;

@@ -780,7 +780,7 @@ const REORDER_WINDOW = 1_000;
 const mod32 = (value: number) => ((value % TWO_TO_32) + TWO_TO_32) % TWO_TO_32;
 
 /** `a − b` for 16-bit sequence numbers, across the wrap: negative when `a` comes before `b`. */
-function int16Difference(a: number, b: number): number {
+export function int16Difference(a: number, b: number): number {
   const difference = (a - b) & 0xffff;
   return difference >= 0x8000 ? difference - 0x10000 : difference;
 }

@@ -22,6 +22,7 @@ import {
   type RTCRtpReceiver,
   type RtpPacket,
 } from 'werift';
+import { int16Difference } from './layers';
 
 /** How long to wait before asking again while no retransmission has been timed (libwebrtc's default RTT). */
 export const RETRY_UNTIMED_MS = 100;
@@ -48,12 +49,6 @@ class SsrcState {
   readonly missing = new Map<number, Missing>();
 
   constructor(readonly ssrc: number) {}
-}
-
-/** How far `seq` is ahead of `from`, modulo 2^16: negative when it is behind. */
-function ahead(seq: number, from: number): number {
-  const forward = (seq - from) & 0xffff;
-  return forward < 0x8000 ? forward : forward - 0x10000;
 }
 
 export interface NackSender {
@@ -105,7 +100,7 @@ export class NackRequests {
       state.newest = seq;
       return;
     }
-    const step = ahead(seq, state.newest);
+    const step = int16Difference(seq, state.newest);
     if (step <= 0) {
       // Late: a retransmission, or a packet reordered on the way.
       const missing = state.missing.get(seq);
@@ -121,15 +116,15 @@ export class NackRequests {
       state.missing.clear();
       return;
     }
+    // The newest MAX_MISSING of the gap at most; older ones already missing make room for them.
     const lost: number[] = [];
-    for (let gap = step - 1; gap > 0; gap -= 1) lost.push((seq - gap) & 0xffff);
+    for (let gap = Math.min(step - 1, MAX_MISSING); gap > 0; gap -= 1) {
+      lost.push((seq - gap) & 0xffff);
+    }
     if (lost.length === 0) return;
     for (const each of lost) state.missing.set(each, { askedAt: now, asked: 1 });
     this.forgetOldest(state);
-    this.send(
-      ssrc,
-      lost.filter((each) => state.missing.has(each)),
-    );
+    this.send(ssrc, lost);
     this.schedule(now + this.retryMs);
   }
 
