@@ -42,14 +42,18 @@ test(`a Chromium WHIP publisher of a grainy 720p canvas on loopback is let past 
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)
       .toBe('encoder');
     const samples = await watchCanvasPublisher(page, {
-      maxMs: 20_000,
+      maxMs: 30_000,
       until: (sample) =>
         (sample.estimateKbps ?? 0) >= ESTIMATE_KBPS && (sample.targetKbps ?? 0) > TARGET_KBPS,
     });
     for (const sample of samples) console.log(describeSample(sample));
     const reached = (kbps: (typeof samples)[number]['estimateKbps'][]) =>
       Math.max(0, ...kbps.map((value) => value ?? 0));
-    // 20 s where the bench's figure is under 10: a loaded machine's encoder starts late.
+    // 30 s where the bench's figure is under 10. Chromium's first probes usually lift its
+    // estimate past 5 Mbit/s within a second; when the stage, busy beside the rest of the suite,
+    // reads a probe's packets late they measure low, and the estimate climbs by GCC's ~8 % a
+    // second instead (CI, 2026-11-27: 319 kbit/s at 1.2 s, 1252 at 20 s). Without the feedback
+    // it stayed near 600 kbit/s (issue 27).
     expect(reached(samples.map((sample) => sample.estimateKbps))).toBeGreaterThanOrEqual(
       ESTIMATE_KBPS,
     );
