@@ -56,6 +56,9 @@ const readingSchema = z.object({
   target: z.number().optional(),
   bytesSent: z.number(),
   framesSent: z.number(),
+  packetsSent: z.number(),
+  retransmittedPacketsSent: z.number(),
+  nackCount: z.number(),
   roundTripTime: z.number().optional(),
   reason: z.string().optional(),
   frameWidth: z.number().optional(),
@@ -71,6 +74,16 @@ export function serveCanvasPublisherPage(port = 0): Promise<ServedPage> {
 export async function framesSentBy(page: Page): Promise<number> {
   return readingSchema.parse(await page.evaluate(() => window.canvasPublisher.reading()))
     .framesSent;
+}
+
+/** Video packets the publisher has sent, those it sent again, and the NACKs that asked for them. */
+export async function retransmissionsBy(
+  page: Page,
+): Promise<{ packetsSent: number; retransmittedPacketsSent: number; nackCount: number }> {
+  const { packetsSent, retransmittedPacketsSent, nackCount } = readingSchema.parse(
+    await page.evaluate(() => window.canvasPublisher.reading()),
+  );
+  return { packetsSent, retransmittedPacketsSent, nackCount };
 }
 
 /** Starts publishing from `page` (showing serveCanvasPublisherPage's URL); once connected. */

@@ -40,6 +40,10 @@ export interface CanvasPublisherReading {
   target: number | undefined;
   bytesSent: number;
   framesSent: number;
+  packetsSent: number;
+  /** Packets sent again on the stage's NACKs, and the NACK messages that asked (outbound-rtp). */
+  retransmittedPacketsSent: number;
+  nackCount: number;
   /** Round trip from the stage's receiver reports, s: grows as a queue on the path fills. */
   roundTripTime: number | undefined;
   reason: string | undefined;
@@ -216,6 +220,9 @@ window.canvasPublisher = {
       target: numberOr(outbound?.targetBitrate),
       bytesSent: numberOr(outbound?.bytesSent) ?? 0,
       framesSent: numberOr(outbound?.framesSent) ?? 0,
+      packetsSent: numberOr(outbound?.packetsSent) ?? 0,
+      retransmittedPacketsSent: numberOr(outbound?.retransmittedPacketsSent) ?? 0,
+      nackCount: numberOr(outbound?.nackCount) ?? 0,
       roundTripTime,
       reason: typeof reason === 'string' ? reason : undefined,
       frameWidth: numberOr(outbound?.frameWidth),

@@ -45,10 +45,17 @@ const perStage = z.object({
        */
       feedback: z.object({ transportCc: z.number(), remb: z.number() }),
       /**
-       * The stage's NACKs of its lost video packets (decision 0080): NACK messages, the packets
-       * they asked for (each retry again), and the asked packets that came.
+       * The stage's NACKs of its lost video packets (decision 0080): packets found missing, NACK
+       * messages, the packets they asked for (each retry again), the asked packets that came, and
+       * those given up on after four requests.
        */
-      nacks: z.object({ nacks: z.number(), packetsAsked: z.number(), recovered: z.number() }),
+      nacks: z.object({
+        missing: z.number(),
+        nacks: z.number(),
+        packetsAsked: z.number(),
+        recovered: z.number(),
+        givenUp: z.number(),
+      }),
       /**
        * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
        * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;

@@ -62,9 +62,11 @@ describe('NackRequests', () => {
     expect(sent.map((each) => each.lost)).toEqual(Array(MAX_REQUESTS_A_PACKET).fill([103]));
     expect(requests.missingCount).toBe(0);
     expect(requests.counts).toEqual({
+      missing: 1,
       nacks: MAX_REQUESTS_A_PACKET,
       packetsAsked: MAX_REQUESTS_A_PACKET,
       recovered: 0,
+      givenUp: 1,
     });
   });
 
@@ -74,7 +76,13 @@ describe('NackRequests', () => {
     requests.addPacket(packet(103)); // the retransmission, 30 ms after the request
     vi.advanceTimersByTime(10 * RETRY_UNTIMED_MS);
     expect(sent).toHaveLength(1);
-    expect(requests.counts).toEqual({ nacks: 1, packetsAsked: 1, recovered: 1 });
+    expect(requests.counts).toEqual({
+      missing: 1,
+      nacks: 1,
+      packetsAsked: 1,
+      recovered: 1,
+      givenUp: 0,
+    });
     // The next loss is asked again after twice the time a retransmission took, not the default.
     expect(requests.retryMs).toBe(60);
     feed(107, 112, 0, [110]);

@@ -60,8 +60,11 @@ export interface NackSender {
  * to its original numbers), `close` when the receiver ends.
  */
 export class NackRequests {
-  /** NACK messages sent, packets asked for (a retry counts again), and asked ones that came. */
-  readonly counts = { nacks: 0, packetsAsked: 0, recovered: 0 };
+  /**
+   * Packets found missing (each once), NACK messages sent, packets asked for (a retry counts
+   * again), asked ones that came, and ones given up on after `MAX_REQUESTS_A_PACKET` requests.
+   */
+  readonly counts = { missing: 0, nacks: 0, packetsAsked: 0, recovered: 0, givenUp: 0 };
   private readonly states = new Map<number, SsrcState>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;
@@ -122,6 +125,7 @@ export class NackRequests {
       lost.push((seq - gap) & 0xffff);
     }
     if (lost.length === 0) return;
+    this.counts.missing += lost.length;
     for (const each of lost) state.missing.set(each, { askedAt: now, asked: 1 });
     this.forgetOldest(state);
     this.send(ssrc, lost);
@@ -174,6 +178,7 @@ export class NackRequests {
           next = Math.min(next, due);
         } else if (missing.asked >= MAX_REQUESTS_A_PACKET) {
           state.missing.delete(seq);
+          this.counts.givenUp += 1;
         } else {
           missing.asked += 1;
           missing.askedAt = now;

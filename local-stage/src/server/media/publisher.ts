@@ -344,7 +344,15 @@ export class Publisher implements SdpSession {
 
   /** NACK messages sent to the publisher, packets they asked for, and asked ones that came. */
   get nacks(): NackRequests['counts'] {
-    return this.nackRequests?.counts ?? { nacks: 0, packetsAsked: 0, recovered: 0 };
+    return (
+      this.nackRequests?.counts ?? {
+        missing: 0,
+        nacks: 0,
+        packetsAsked: 0,
+        recovered: 0,
+        givenUp: 0,
+      }
+    );
   }
 
   /** PLIs sent to the publisher, all layers together. */
