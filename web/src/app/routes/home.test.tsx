@@ -219,6 +219,41 @@ describe('opening a stream from the grid', () => {
     delete window.IVSBroadcastClient;
   });
 
+  it("fetches every stream's participant token while the pointer rests on 'Watch all', not on a pass-over, and the tiles join with them", async () => {
+    localStorage.setItem('token', 't');
+    const sdk = new FakeStageSdk();
+    sdk.install();
+    stubMedia();
+    const fetchSpy = vi.fn((input: RequestInfo | URL, init?: RequestInit) =>
+      Promise.resolve(
+        new Response(
+          JSON.stringify({ token: `prefetched-${String(JSON.parse(String(init?.body)).stageId)}` }),
+          { status: 200, headers: { 'Content-Type': 'application/json' } },
+        ),
+      ),
+    );
+    vi.stubGlobal('fetch', fetchSpy);
+    const { user } = renderApp('/home');
+    const watchAll = screen.getByRole('link', { name: uiText.home.watchAllLabel });
+
+    await user.hover(watchAll);
+    await user.unhover(watchAll);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(callsBesideThumbnails(fetchSpy)).toHaveLength(0);
+
+    await user.hover(watchAll);
+    await waitFor(() => expect(callsBesideThumbnails(fetchSpy)).toHaveLength(3));
+    await user.click(watchAll);
+    await waitFor(() => expect(sdk.stages).toHaveLength(3));
+    expect(sdk.stages.map((stage) => stage.token).sort()).toEqual([
+      'prefetched-N743AS',
+      'prefetched-N953AS',
+      'prefetched-N954AS',
+    ]);
+    expect(callsBesideThumbnails(fetchSpy)).toHaveLength(3);
+    delete window.IVSBroadcastClient;
+  });
+
   it("starts the join on a mouse's press, and the player takes it on the release", async () => {
     const { sdk, user } = renderHomeWithStageSdk();
     const card = screen.getByRole('link', { name: /N953AS/ });

@@ -6,6 +6,7 @@ import { uiText } from '@/config/ui-text';
 import { PageHeader } from '@/components/layout/page-header';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
 import { useDocumentTitle } from '@/lib/use-document-title';
+import { useRestingPointer } from '@/lib/use-resting-pointer';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
 import {
@@ -20,6 +21,12 @@ export function HomeRoute() {
   const navigate = useNavigate();
   const prefetchParticipantToken = usePrefetchParticipantToken();
   const startEarlySession = useStartEarlySession();
+  // 'Watch all' opens every stream: the pointer resting on it, its focus or a press fetch each
+  // one's participant token, as a card's do for its own (decision 0040).
+  const watchAllIntent = () => {
+    for (const stream of BUILT_IN_STREAMS) prefetchParticipantToken(stream.id);
+  };
+  const watchAllResting = useRestingPointer(watchAllIntent);
   useDocumentTitle(uiText.home.documentTitle);
   return (
     <>
@@ -40,8 +47,19 @@ export function HomeRoute() {
               to={paths.watchAll.href()}
               aria-label={uiText.home.watchAllLabel}
               // The page loads when first opened: fetched as the pointer or focus comes to its link.
-              onPointerEnter={watchAllPage.preload}
-              onFocus={watchAllPage.preload}
+              onPointerEnter={() => {
+                watchAllPage.preload();
+                watchAllResting.onPointerEnter();
+              }}
+              onPointerLeave={watchAllResting.onPointerLeave}
+              onPointerDown={() => {
+                watchAllResting.cancel();
+                watchAllIntent();
+              }}
+              onFocus={() => {
+                watchAllPage.preload();
+                watchAllIntent();
+              }}
               // Every tile's join starts with the click, as a stream card's does (decision 0057).
               onClick={(event) => {
                 if (!opensInThisPage(event)) return;

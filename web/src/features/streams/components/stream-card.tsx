@@ -1,8 +1,9 @@
 import { Video } from 'lucide-react';
-import { lazy, Suspense, useEffect, useRef, type KeyboardEvent, type MouseEvent } from 'react';
+import { lazy, Suspense, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
+import { useRestingPointer } from '@/lib/use-resting-pointer';
 import type { Stream } from '../data/streams';
 import { StreamThumbnail } from './stream-thumbnail';
 
@@ -23,14 +24,9 @@ interface StreamCardProps {
   onOpening?: (streamId: string) => void;
 }
 
-/** How long the pointer rests on a card before it counts as an intent (a pass-over does not). */
-const HOVER_INTENT_MS = 65;
-
 export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: StreamCardProps) {
-  const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const intent = () => onIntent?.(stream.id);
-  const cancelHover = () => clearTimeout(hoverTimer.current);
-  useEffect(() => () => clearTimeout(hoverTimer.current), []);
+  const resting = useRestingPointer(intent);
 
   // A link opens on Enter by itself; Space is what a button-like card is also expected to take.
   function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
@@ -51,13 +47,10 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
       to={href}
       onKeyDown={handleKeyDown}
       onClick={handleClick}
-      onPointerEnter={() => {
-        cancelHover();
-        hoverTimer.current = setTimeout(intent, HOVER_INTENT_MS);
-      }}
-      onPointerLeave={cancelHover}
+      onPointerEnter={resting.onPointerEnter}
+      onPointerLeave={resting.onPointerLeave}
       onPointerDown={(event) => {
-        cancelHover();
+        resting.cancel();
         intent();
         // A mouse's press opens the stream on its release, 50–150 ms later for a person: the join
         // starts now (decision 0057). Not a touch: a press there may be the start of a scroll.
