@@ -93,6 +93,14 @@ export interface Level {
    * share of the frames its publisher sent in its highest layer (1: the full frame rate).
    */
   forwardedShare?: number;
+  /**
+   * Ours, counted at the stage: the frames it sent on to its slowest viewer over the hold, as a
+   * share of the frames of that viewer's own layer (`/_stats` viewerVideo); a paused viewer 0. A
+   * viewer the per-viewer layers moved down (its page starved, issue 28) gets its layer's rate.
+   */
+  ownLayerShare?: number;
+  /** Ours: which layer the viewers got at the end of the hold ("99 on f, 1 on h"). */
+  viewerLayers?: string;
   /** Ours: the publisher's frames a second in its highest layer over the hold. */
   publisherFps?: number;
   /** Ours: how many layers the publisher sent during the hold (simulcast: 3). */
@@ -237,6 +245,7 @@ export class Comparison {
             asked: publisher.viewerKeyFrameRequests,
             published: Math.max(0, ...publisher.layers.map((layer) => layer.frames)),
             forwarded: publisher.framesForwarded,
+            viewers: publisher.viewerVideo,
             layers: publisher.layers.length,
           }
         : undefined;
@@ -270,8 +279,23 @@ export class Comparison {
             ),
           )
         : undefined;
+    const ownLayerShare =
+      requestsBefore &&
+      requestsAfter &&
+      requestsBefore.viewers.length === requestsAfter.viewers.length
+        ? Math.min(
+            ...requestsAfter.viewers.map((viewer, index) => {
+              const was = requestsBefore.viewers[index];
+              const offered = viewer.framesOffered - (was?.framesOffered ?? 0);
+              if (viewer.paused || offered <= 0) return 0;
+              return (viewer.framesForwarded - (was?.framesForwarded ?? 0)) / offered;
+            }),
+          )
+        : undefined;
     return {
       forwardedShare,
+      ownLayerShare,
+      viewerLayers: requestsAfter && describeViewerLayers(requestsAfter.viewers),
       publisherFps: perSecond((c) => c.published),
       publisherLayers: requestsAfter?.layers,
       medianKeyFps: median(keysPerSecond),
@@ -332,7 +356,10 @@ export class Comparison {
             `${round(entry.minFps, 1)} fps (median ${round(entry.medianFps, 1)}` +
             (entry.forwardedShare === undefined
               ? ''
-              : `; the stage sent its slowest viewer ${round(entry.forwardedShare * 100)} % of the camera's ${round(entry.publisherFps ?? 0, 1)} frames a second`) +
+              : `; the stage sent its slowest viewer ${round(entry.forwardedShare * 100)} % of the camera's ${round(entry.publisherFps ?? 0, 1)} frames a second` +
+                (entry.ownLayerShare === undefined
+                  ? ''
+                  : ` and ${round(entry.ownLayerShare * 100)} % of its own layer's (${entry.viewerLayers})`)) +
             `, key frames ` +
             `${round(entry.medianKeyFps, 1)} a second` +
             (entry.plisPerSecond === undefined
@@ -353,15 +380,28 @@ export class Comparison {
   }
 }
 
+/** "99 on f, 1 on h": how many viewers got each layer (or none: paused). */
+function describeViewerLayers(viewers: { layer: string | null; paused: boolean }[]): string {
+  const counts = new Map<string, number>();
+  for (const viewer of viewers) {
+    const name = viewer.paused
+      ? 'paused'
+      : viewer.layer === null
+        ? 'its one layer'
+        : `on ${viewer.layer}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, count]) => `${count} ${name}`).join(', ');
+}
+
 /**
  * A level whose viewers fall behind: ours by the stage's own count (the frames it sent on, under
  * two thirds of the camera's), Janus's by its viewers' pages (under SATURATED_FPS), which on a
  * loaded machine also counts Chromium's own lateness.
  */
 function behind(level: Level): boolean {
-  return level.forwardedShare !== undefined
-    ? level.forwardedShare < 2 / 3
-    : level.minFps < SATURATED_FPS;
+  const share = level.ownLayerShare ?? level.forwardedShare;
+  return share !== undefined ? share < 2 / 3 : level.minFps < SATURATED_FPS;
 }
 
 /** The ramp's levels: 1, 25, 50 and 100 viewers, up to `max`. */
@@ -520,11 +560,16 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
   }
 }
 
-/** Whether every viewer got the full frame rate at `level`: ours by the stage's count, Janus's by its pages. */
-const fullRate = (level: Level) =>
-  level.forwardedShare !== undefined
-    ? level.forwardedShare >= FULL_RATE_SHARE && cameraAtRate(level)
+/**
+ * Whether every viewer got the full frame rate at `level`: ours by the stage's count (each viewer
+ * its own layer's frames, the camera at its rate), Janus's by its pages.
+ */
+const fullRate = (level: Level) => {
+  const share = level.ownLayerShare ?? level.forwardedShare;
+  return share !== undefined
+    ? share >= FULL_RATE_SHARE && cameraAtRate(level)
     : level.minFps >= FULL_RATE_FPS;
+};
 
 /**
  * Ours: whether the camera itself sent its full frame rate over the hold. Its libwebrtc encoder
@@ -557,7 +602,10 @@ function cpuRows(
                 `${l.viewers}→${percent(l.cores)} (slowest page ${round(l.minFps, 1)} fps` +
                 (l.forwardedShare === undefined
                   ? ''
-                  : `, sent on to the slowest ${round(l.forwardedShare * 100)} % of ${round(l.publisherFps ?? 0, 1)} fps`) +
+                  : `, sent on to the slowest ${round(l.forwardedShare * 100)} % of ${round(l.publisherFps ?? 0, 1)} fps` +
+                    (l.ownLayerShare === undefined
+                      ? ''
+                      : `, ${round(l.ownLayerShare * 100)} % of its own layer's (${l.viewerLayers})`)) +
                 `, key frames ${round(l.medianKeyFps, 1)}/s, ` +
                 `${kind === 'ours' ? 'cameras' : 'feed'} ${percent(l.companionCores)}, load ${l.load.split(' ')[0]})`,
             )
@@ -593,7 +641,7 @@ function cpuRows(
     perViewerRow(100),
     {
       part: 'janus',
-      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of the camera's frames), stage ≤ 1 core, ours (${layers}), median of passes${underLoad}`,
+      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of its layer's frames, the camera at ≥ 27 a second), stage ≤ 1 core, ours (${layers}), median of passes${underLoad}`,
       target: '≥ 100',
       median: `${capacity}`,
       p95: `passes ${capacities.join(', ')}`,

@@ -40,6 +40,20 @@ const perStage = z.object({
        */
       framesForwarded: z.array(z.number()),
       /**
+       * Each viewer's video, in the same order: frames sent on, frames of its layer (or the one
+       * it moves to) that came while its video was open, that layer's rid (null: one encoding,
+       * or none yet) and whether its video is paused for a slow link. A viewer the per-viewer
+       * layers moved down gets its own layer's full rate when the two counts keep together.
+       */
+      viewerVideo: z.array(
+        z.object({
+          framesForwarded: z.number(),
+          framesOffered: z.number(),
+          layer: z.string().nullable(),
+          paused: z.boolean(),
+        }),
+      ),
+      /**
        * The congestion feedback the stage has sent it (decisions 0066, 0079): transport-wide CC
        * messages and REMBs. The camera process's own cameras get no transport-wide CC.
        */

@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StageMessage } from '../../signalling';
+import { stageStatsSchema } from '../http/control';
 import { NodeViewer } from '../../testing/node-viewer';
 import { testParticipantToken } from '../../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
@@ -40,6 +41,11 @@ async function watchingViewer(participantId: string): Promise<NodeViewer> {
   );
   await viewer.subscribe();
   return viewer;
+}
+
+async function publisherStats() {
+  const response = await fetch(`${running.url}/_stats`);
+  return stageStatsSchema.parse(await response.json()).stages[STAGE]?.publisher;
 }
 
 const subscriptionIdOf = (viewer: NodeViewer): string => {
@@ -82,6 +88,20 @@ describe('a viewer choosing its layer', () => {
     await viewer.waitFor(() => lastFramesAre(viewer, 160, 90), '160x90 frames', 10_000);
     await viewer.waitFor(() => lastSelected(viewer)?.rid === 'q', 'q told as selected');
     expect(lastSelected(viewer)).toMatchObject({ adapting: false, reason: 'selected' });
+    // /_stats says which layer the viewer gets, and counts its frames against that layer's own
+    // (the bench's full rate for a viewer moved down): over 2 s, every 'q' frame that came.
+    const before = await publisherStats();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const after = await publisherStats();
+    const [was, is] = [before?.viewerVideo[0], after?.viewerVideo[0]];
+    expect(is).toMatchObject({ layer: 'q', paused: false });
+    const framesOfQ = (stats: typeof after) =>
+      stats?.layers.find((layer) => layer.rid === 'q')?.frames ?? 0;
+    const offered = (is?.framesOffered ?? 0) - (was?.framesOffered ?? 0);
+    const forwarded = (is?.framesForwarded ?? 0) - (was?.framesForwarded ?? 0);
+    expect(offered).toBeGreaterThan(5);
+    expect(Math.abs(offered - (framesOfQ(after) - framesOfQ(before)))).toBeLessThanOrEqual(1);
+    expect(forwarded).toBeGreaterThanOrEqual(offered - 1);
 
     viewer.send({ type: 'preferLayer', subscriptionId, rid: null });
     await viewer.waitFor(() => lastFramesAre(viewer, 640, 360), '640x360 again', 10_000);

@@ -90,8 +90,23 @@ export interface FeedListener {
    */
   onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void;
   onAudioPacket(packet: RtpPacket): void;
-  /** Video frames (marker bits) sent on to the viewer so far; a viewer's subscription counts them. */
-  readonly videoFramesForwarded?: number;
+  /** What of the video reached the viewer so far; a viewer's subscription counts it. */
+  readonly videoDelivery?: VideoDelivery;
+}
+
+/** One viewer's video so far (`/_stats`, control.ts's `viewerVideo`). */
+export interface VideoDelivery {
+  /** Frames (marker bits) sent on to the viewer. */
+  framesForwarded: number;
+  /**
+   * Frames of the layer the viewer gets, or is moving to, that reached the stage while its video
+   * was open, sent on or not: against `framesForwarded`, whether it gets its layer's full rate.
+   */
+  framesOffered: number;
+  /** That layer's rid (null: the video has one encoding); undefined while there is none. */
+  layer: string | null | undefined;
+  /** Its video paused for a slow link (decision 0069): no layer is sent. */
+  paused: boolean;
 }
 
 export interface PublisherOptions {
@@ -258,13 +273,13 @@ export class Publisher implements SdpSession {
   }
 
   /** Video frames sent on to each viewer so far (the viewers that count them), for the stats. */
-  get videoFramesForwarded(): number[] {
-    const frames: number[] = [];
+  get videoDeliveries(): VideoDelivery[] {
+    const deliveries: VideoDelivery[] = [];
     for (const listener of this.listeners) {
-      if (listener.demands !== false && listener.videoFramesForwarded !== undefined)
-        frames.push(listener.videoFramesForwarded);
+      if (listener.demands !== false && listener.videoDelivery !== undefined)
+        deliveries.push(listener.videoDelivery);
     }
-    return frames;
+    return deliveries;
   }
 
   get audioListenerCount(): number {

@@ -43,7 +43,7 @@ import {
 import { LayerReports } from './layer-reports';
 import { isHigher, LayerSwitch, type VideoLayer } from './layers';
 import { ViewerAdaptation } from './viewer-adaptation';
-import type { FeedListener, Publisher } from './publisher';
+import type { FeedListener, Publisher, VideoDelivery } from './publisher';
 import {
   NO_FREE_PORT,
   NoFreePortError,
@@ -159,7 +159,9 @@ export class Subscription implements FeedListener {
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
   /** Video frames sent on to the viewer (marker bits of the packets forwarded). */
-  videoFramesForwarded = 0;
+  private videoFramesForwarded = 0;
+  /** Frames of the viewer's layer (or the one it moves to) that came while its video was open. */
+  private videoFramesOffered = 0;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
   /** The viewer's subscribe request this subscription answers (socket viewers). */
@@ -477,6 +479,9 @@ export class Subscription implements FeedListener {
     if (wanted !== undefined && wanted !== this.layerSwitch.current && this.videoOpen) {
       this.publisher.requestKeyFrame(false, wanted);
     }
+    if (this.videoOpen && packet.header.marker && layer === this.layerSwitch.wanted) {
+      this.videoFramesOffered += 1;
+    }
     if (!accepted) return;
     if (this.videoOpen) {
       this.forward(packet);
@@ -510,6 +515,15 @@ export class Subscription implements FeedListener {
     if (!this.connected) return;
     this.audioForwarder?.forward(packet);
     if (this.audioForwarder) this.adaptation.audioForwarded(packet.payload.length);
+  }
+
+  get videoDelivery(): VideoDelivery {
+    return {
+      framesForwarded: this.videoFramesForwarded,
+      framesOffered: this.videoFramesOffered,
+      layer: this.layerSwitch.wanted?.rid,
+      paused: this.layerSwitch.paused,
+    };
   }
 
   /** What the video forwarding did (NACKs answered, packets sent again), for stats and tests. */

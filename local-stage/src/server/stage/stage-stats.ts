@@ -48,7 +48,13 @@ export function stageStats(input: {
             plisSent: shown.publisher.plisSent,
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
-            framesForwarded: shown.publisher.videoFramesForwarded,
+            framesForwarded: shown.publisher.videoDeliveries.map(
+              (delivery) => delivery.framesForwarded,
+            ),
+            viewerVideo: shown.publisher.videoDeliveries.map((delivery) => ({
+              ...delivery,
+              layer: delivery.layer ?? null,
+            })),
             nacks: { ...shown.publisher.nacks },
             feedback: {
               transportCc: shown.publisher.congestion.counts.transportCcMessages,
