@@ -49,6 +49,8 @@ const VIEWERS_PER_PAGE = 25;
 const FULL_RATE_FPS = 27;
 /** Full frame rate counted at the stage: each viewer is sent this share of the camera's frames. */
 const FULL_RATE_SHARE = 0.95;
+/** At most this share of a level's viewers below the top layer (a starved page or two of 100). */
+const MAX_BELOW_TOP_SHARE = 0.05;
 /** Below this a level is measured again, and the ramp stops if it stays there: saturated. */
 const SATURATED_FPS = 20;
 /** How long the bench waits for the load average to fall below the cores before a section. */
@@ -101,6 +103,8 @@ export interface Level {
   ownLayerShare?: number;
   /** Ours: which layer the viewers got at the end of the hold ("99 on f, 1 on h"). */
   viewerLayers?: string;
+  /** Ours: viewers not on the camera's top layer at the end of the hold (moved down, or paused). */
+  viewersBelowTop?: number;
   /** Ours: the publisher's frames a second in its highest layer over the hold. */
   publisherFps?: number;
   /** Ours: how many layers the publisher sent during the hold (simulcast: 3). */
@@ -246,6 +250,7 @@ export class Comparison {
             published: Math.max(0, ...publisher.layers.map((layer) => layer.frames)),
             forwarded: publisher.framesForwarded,
             viewers: publisher.viewerVideo,
+            topLayer: publisher.layers[0]?.rid ?? null,
             layers: publisher.layers.length,
           }
         : undefined;
@@ -266,35 +271,48 @@ export class Comparison {
     const keysPerSecond = after.keys.map(
       (count, index) => (count - (before.keys[index] ?? 0)) / seconds,
     );
-    // The same viewers before and after (none came or went during the hold): sent on, each.
+    // Each viewer held through the hold, matched by its subscription: what it was sent over the
+    // hold, against the camera's top layer and against its own layer (a pause meanwhile: 0).
+    // Undefined when a viewer came or went during the hold.
+    const held =
+      requestsBefore && requestsAfter
+        ? requestsAfter.viewers.flatMap((viewer) => {
+            const was = requestsBefore.viewers.find((each) => each.id === viewer.id);
+            return was ? [{ was, viewer }] : [];
+          })
+        : [];
+    const sameViewers =
+      requestsBefore !== undefined &&
+      requestsAfter !== undefined &&
+      held.length === requestsBefore.viewers.length &&
+      held.length === requestsAfter.viewers.length;
+    const published =
+      requestsBefore && requestsAfter && requestsAfter.published - requestsBefore.published;
     const forwardedShare =
-      requestsBefore &&
-      requestsAfter &&
-      requestsBefore.forwarded.length === requestsAfter.forwarded.length
+      sameViewers && published
         ? Math.min(
-            ...requestsAfter.forwarded.map(
-              (frames, index) =>
-                (frames - (requestsBefore.forwarded[index] ?? 0)) /
-                (requestsAfter.published - requestsBefore.published),
+            ...held.map(
+              ({ was, viewer }) => (viewer.framesForwarded - was.framesForwarded) / published,
             ),
           )
         : undefined;
-    const ownLayerShare =
-      requestsBefore &&
-      requestsAfter &&
-      requestsBefore.viewers.length === requestsAfter.viewers.length
-        ? Math.min(
-            ...requestsAfter.viewers.map((viewer, index) => {
-              const was = requestsBefore.viewers[index];
-              const offered = viewer.framesOffered - (was?.framesOffered ?? 0);
-              if (viewer.paused || offered <= 0) return 0;
-              return (viewer.framesForwarded - (was?.framesForwarded ?? 0)) / offered;
-            }),
-          )
-        : undefined;
+    const ownLayerShare = sameViewers
+      ? Math.min(
+          ...held.map(({ was, viewer }) => {
+            const offered = viewer.framesOffered - was.framesOffered;
+            if (viewer.paused || viewer.pauses > was.pauses || offered <= 0) return 0;
+            return (viewer.framesForwarded - was.framesForwarded) / offered;
+          }),
+        )
+      : undefined;
+    const topLayer = requestsAfter?.topLayer;
+    const viewersBelowTop = requestsAfter?.viewers.filter(
+      (viewer) => viewer.paused || viewer.layer !== topLayer,
+    ).length;
     return {
       forwardedShare,
       ownLayerShare,
+      viewersBelowTop,
       viewerLayers: requestsAfter && describeViewerLayers(requestsAfter.viewers),
       publisherFps: perSecond((c) => c.published),
       publisherLayers: requestsAfter?.layers,
@@ -395,9 +413,10 @@ function describeViewerLayers(viewers: { layer: string | null; paused: boolean }
 }
 
 /**
- * A level whose viewers fall behind: ours by the stage's own count (the frames it sent on, under
- * two thirds of the camera's), Janus's by its viewers' pages (under SATURATED_FPS), which on a
- * loaded machine also counts Chromium's own lateness.
+ * A level whose viewers fall behind: ours by the stage's own count (the frames it sent its slowest
+ * viewer, under two thirds of that viewer's own layer's, else of the camera's), Janus's by its
+ * viewers' pages (under SATURATED_FPS), which on a loaded machine also counts Chromium's own
+ * lateness.
  */
 function behind(level: Level): boolean {
   const share = level.ownLayerShare ?? level.forwardedShare;
@@ -562,12 +581,16 @@ export async function runJanus(bench: BenchContext): Promise<BenchRow[]> {
 
 /**
  * Whether every viewer got the full frame rate at `level`: ours by the stage's count (each viewer
- * its own layer's frames, the camera at its rate), Janus's by its pages.
+ * its own layer's frames, none paused, the camera at its rate, and no more than
+ * `MAX_BELOW_TOP_SHARE` of the viewers moved below its top layer, so that a stage whose own load
+ * pushed its viewers down does not pass), Janus's by its pages.
  */
 const fullRate = (level: Level) => {
   const share = level.ownLayerShare ?? level.forwardedShare;
   return share !== undefined
-    ? share >= FULL_RATE_SHARE && cameraAtRate(level)
+    ? share >= FULL_RATE_SHARE &&
+        cameraAtRate(level) &&
+        (level.viewersBelowTop ?? 0) <= MAX_BELOW_TOP_SHARE * level.viewers
     : level.minFps >= FULL_RATE_FPS;
 };
 
@@ -641,7 +664,7 @@ function cpuRows(
     perViewerRow(100),
     {
       part: 'janus',
-      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of its layer's frames, the camera at ≥ 27 a second), stage ≤ 1 core, ours (${layers}), median of passes${underLoad}`,
+      what: `viewers one stage forwards at full frame rate (the stage sends each ≥ 95 % of its layer's frames, none paused, ≤ 5 % below the top layer, the camera at ≥ 27 a second), stage ≤ 1 core, ours (${layers}), median of passes${underLoad}`,
       target: '≥ 100',
       median: `${capacity}`,
       p95: `passes ${capacities.join(', ')}`,

@@ -232,7 +232,7 @@ describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink (issues 
     expect(withFeedback.longestFreezeMs).toBeLessThanOrEqual(1000);
   }, 240_000);
 
-  it("recovers a publisher's 3 % loss with one NACK a lost packet: the viewer sees ≥ 95 % of its frames, never frozen over 1 s after 10 s", async () => {
+  it("recovers a publisher's 3 % loss with ≤ 2.5 NACKs a lost packet (werift: ten): the viewer sees ≥ 95 % of its frames, never frozen over 1 s after 10 s", async () => {
     await lab.setConditions('publisher', LOSSY_UPLINK);
     const lossy = await deliver('losing 3 % each way, 60 ms round trip');
     const { stageNacks: asked } = lossy;
@@ -248,7 +248,9 @@ describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink (issues 
     // About one request a lost packet: werift's receiver sent ten, 5 ms apart, for each one,
     // all before a retransmission could come back over a 60 ms round trip.
     expect(lossy.nackCount).toBeLessThanOrEqual(2.5 * asked.missing);
-    // What the loss costs the publisher: about what it lost, not a multiple of it.
+    // What the loss costs the publisher: about what it lost. (Chromium resends a packet once a
+    // round trip, so werift's ten requests cost about this too over 60 ms; on loopback they did
+    // not, docs/benchmarks.md.)
     expect(lossy.retransmittedPacketsSent).toBeLessThanOrEqual(1.5 * asked.missing);
     expect(lossy.retransmittedPacketsSent).toBeLessThanOrEqual(0.08 * lossy.packetsSent);
   }, 240_000);

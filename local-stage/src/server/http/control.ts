@@ -40,17 +40,20 @@ const perStage = z.object({
        */
       framesForwarded: z.array(z.number()),
       /**
-       * Each viewer's video, in the same order: frames sent on, frames of its layer (or the one
-       * it moves to) that came while its video was open, that layer's rid (null: one encoding,
-       * or none yet) and whether its video is paused for a slow link. A viewer the per-viewer
-       * layers moved down gets its own layer's full rate when the two counts keep together.
+       * Each viewer's video, in the same order: its subscription's id, frames sent on, frames of
+       * its layer (or the one it moves to) that came while its video was open, that layer's rid
+       * (null: one encoding, none yet, or paused), whether its video is paused for a slow link
+       * and how many times it has been. A viewer the per-viewer layers moved down gets its own
+       * layer's full rate when the two counts keep together.
        */
       viewerVideo: z.array(
         z.object({
+          id: z.string(),
           framesForwarded: z.number(),
           framesOffered: z.number(),
           layer: z.string().nullable(),
           paused: z.boolean(),
+          pauses: z.number(),
         }),
       ),
       /**

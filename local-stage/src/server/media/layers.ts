@@ -679,6 +679,11 @@ export class LayerSwitch {
     return this.pending ?? this.current ?? this.target() ?? undefined;
   }
 
+  /** The layer forwarded now, or the one being moved to; no choice is made to tell it. */
+  get forwarding(): VideoLayer | undefined {
+    return this.pending ?? this.current;
+  }
+
   /** Whether no layer is forwarded because none is chosen (the viewer's picture stays as it was). */
   get paused(): boolean {
     return this.current === undefined && this.last !== undefined && this.pending === undefined;

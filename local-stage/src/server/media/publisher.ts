@@ -96,6 +96,8 @@ export interface FeedListener {
 
 /** One viewer's video so far (`/_stats`, control.ts's `viewerVideo`). */
 export interface VideoDelivery {
+  /** The subscription's id: the same viewer from one reading to the next. */
+  id: string;
   /** Frames (marker bits) sent on to the viewer. */
   framesForwarded: number;
   /**
@@ -107,6 +109,8 @@ export interface VideoDelivery {
   layer: string | null | undefined;
   /** Its video paused for a slow link (decision 0069): no layer is sent. */
   paused: boolean;
+  /** Times its video has been paused so far (a pause between two readings shows here). */
+  pauses: number;
 }
 
 export interface PublisherOptions {
@@ -276,7 +280,7 @@ export class Publisher implements SdpSession {
   get videoDeliveries(): VideoDelivery[] {
     const deliveries: VideoDelivery[] = [];
     for (const listener of this.listeners) {
-      if (listener.demands !== false && listener.videoDelivery !== undefined)
+      if (listener.media.video && listener.demands !== false && listener.videoDelivery)
         deliveries.push(listener.videoDelivery);
     }
     return deliveries;

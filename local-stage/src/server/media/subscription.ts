@@ -162,6 +162,9 @@ export class Subscription implements FeedListener {
   private videoFramesForwarded = 0;
   /** Frames of the viewer's layer (or the one it moves to) that came while its video was open. */
   private videoFramesOffered = 0;
+  /** Times its video was paused for a slow link, and whether it is now (counted at packets). */
+  private videoPauses = 0;
+  private videoWasPaused = false;
   private keyFrameTimer: NodeJS.Timeout | undefined;
   private answerTimer: NodeJS.Timeout | undefined;
   /** The viewer's subscribe request this subscription answers (socket viewers). */
@@ -479,9 +482,12 @@ export class Subscription implements FeedListener {
     if (wanted !== undefined && wanted !== this.layerSwitch.current && this.videoOpen) {
       this.publisher.requestKeyFrame(false, wanted);
     }
-    if (this.videoOpen && packet.header.marker && layer === this.layerSwitch.wanted) {
+    if (this.videoOpen && packet.header.marker && layer === this.layerSwitch.forwarding) {
       this.videoFramesOffered += 1;
     }
+    const paused = this.layerSwitch.paused;
+    if (paused && !this.videoWasPaused) this.videoPauses += 1;
+    this.videoWasPaused = paused;
     if (!accepted) return;
     if (this.videoOpen) {
       this.forward(packet);
@@ -517,12 +523,15 @@ export class Subscription implements FeedListener {
     if (this.audioForwarder) this.adaptation.audioForwarded(packet.payload.length);
   }
 
+  /** What of the video reached the viewer so far, for `/_stats` (read without side effects). */
   get videoDelivery(): VideoDelivery {
     return {
+      id: this.id,
       framesForwarded: this.videoFramesForwarded,
       framesOffered: this.videoFramesOffered,
-      layer: this.layerSwitch.wanted?.rid,
+      layer: this.layerSwitch.forwarding?.rid,
       paused: this.layerSwitch.paused,
+      pauses: this.videoPauses,
     };
   }
 

@@ -21,6 +21,15 @@ export class ConnectTimes {
   }
 }
 
+/** Each viewer's video, read once: what it was sent (the older count) and all of it. */
+function videoDeliveryStats(publisher: Publisher) {
+  const deliveries = publisher.videoDeliveries;
+  return {
+    framesForwarded: deliveries.map((delivery) => delivery.framesForwarded),
+    viewerVideo: deliveries.map((delivery) => ({ ...delivery, layer: delivery.layer ?? null })),
+  };
+}
+
 export function stageStats(input: {
   stages: Iterable<AircraftStage>;
   sessions: ReadonlySet<ViewerSession>;
@@ -48,13 +57,7 @@ export function stageStats(input: {
             plisSent: shown.publisher.plisSent,
             viewerKeyFrameRequests: shown.publisher.viewerKeyFrameRequests,
             viewers: shown.publisher.videoListenerCount,
-            framesForwarded: shown.publisher.videoDeliveries.map(
-              (delivery) => delivery.framesForwarded,
-            ),
-            viewerVideo: shown.publisher.videoDeliveries.map((delivery) => ({
-              ...delivery,
-              layer: delivery.layer ?? null,
-            })),
+            ...videoDeliveryStats(shown.publisher),
             nacks: { ...shown.publisher.nacks },
             feedback: {
               transportCc: shown.publisher.congestion.counts.transportCcMessages,
