@@ -50,20 +50,18 @@ const waitForEveryTile = (page: Page) =>
 const readTiles = (page: Page) => page.evaluate(() => window.__tiles);
 
 /**
- * Opens /watch-all from a fresh /home without a click (the router's own history event), so each
- * tile's join starts when the tile mounts: the time from the navigation to each tile's first frame.
+ * A fresh /home, then `open` (which returns when, by the page's clock, it opened /watch-all):
+ * each tile's first frame after that.
  */
-async function tilesJoinedAtMount(context: BrowserContext): Promise<number[]> {
+async function tileFirstFrames(
+  context: BrowserContext,
+  open: (page: Page) => Promise<number>,
+): Promise<number[]> {
   const page = await context.newPage();
   try {
     await page.goto('/home');
     await streamCard(page, 'N743AS').waitFor();
-    const startedAt = await page.evaluate(() => {
-      const now = performance.now();
-      history.pushState(null, '', '/watch-all');
-      dispatchEvent(new PopStateEvent('popstate'));
-      return now;
-    });
+    const startedAt = await open(page);
     await waitForEveryTile(page);
     const tiles = await readTiles(page);
     return STREAMS.map((streamId) => (tiles[streamId]?.firstFrameAt ?? Number.NaN) - startedAt);
@@ -72,27 +70,29 @@ async function tilesJoinedAtMount(context: BrowserContext): Promise<number[]> {
   }
 }
 
+/** /watch-all by the router's own history event, no click: each tile's join starts at its mount. */
+const tilesJoinedAtMount = (context: BrowserContext) =>
+  tileFirstFrames(context, (page) =>
+    page.evaluate(() => {
+      const now = performance.now();
+      history.pushState(null, '', '/watch-all');
+      dispatchEvent(new PopStateEvent('popstate'));
+      return now;
+    }),
+  );
+
 /**
- * A click on 'Watch all' from a fresh /home after the pointer rested on the link for `restMs` (a
- * mouse user): each tile's first frame after the click. The rest fetches the tiles' tokens
- * (decision 0040, amended).
+ * A click on 'Watch all' after the pointer rested on the link for `restMs` (a mouse user): the
+ * rest fetches the tiles' tokens (decision 0040, amended).
  */
-async function tilesAfterRestingClick(context: BrowserContext, restMs: number): Promise<number[]> {
-  const page = await context.newPage();
-  try {
-    await page.goto('/home');
+const tilesAfterRestingClick = (context: BrowserContext, restMs: number) =>
+  tileFirstFrames(context, async (page) => {
     const link = page.getByRole('link', { name: 'Watch all streams at once' });
     await link.hover();
     await page.waitForTimeout(restMs);
     await link.click();
-    await waitForEveryTile(page);
-    const clickAt = await page.evaluate(() => window.__clickAt ?? Number.NaN);
-    const tiles = await readTiles(page);
-    return STREAMS.map((streamId) => (tiles[streamId]?.firstFrameAt ?? Number.NaN) - clickAt);
-  } finally {
-    await page.close();
-  }
-}
+    return page.evaluate(() => window.__clickAt ?? Number.NaN);
+  });
 
 const REST_MS = 150;
 

@@ -70,20 +70,17 @@ export function serveCanvasPublisherPage(port = 0): Promise<ServedPage> {
   return servePage('harness/src/page/canvas-publisher-page.ts', 'Canvas publisher', port);
 }
 
-/** Video frames the publisher has sent so far. */
-export async function framesSentBy(page: Page): Promise<number> {
-  return readingSchema.parse(await page.evaluate(() => window.canvasPublisher.reading()))
-    .framesSent;
-}
-
-/** Video packets the publisher has sent, those it sent again, and the NACKs that asked for them. */
-export async function retransmissionsBy(
-  page: Page,
-): Promise<{ packetsSent: number; retransmittedPacketsSent: number; nackCount: number }> {
-  const { packetsSent, retransmittedPacketsSent, nackCount } = readingSchema.parse(
+/** What the publisher has sent so far, in one reading: video frames, packets, packets sent again, and the NACKs that asked for them. */
+export async function sentCountsBy(page: Page): Promise<{
+  framesSent: number;
+  packetsSent: number;
+  retransmittedPacketsSent: number;
+  nackCount: number;
+}> {
+  const { framesSent, packetsSent, retransmittedPacketsSent, nackCount } = readingSchema.parse(
     await page.evaluate(() => window.canvasPublisher.reading()),
   );
-  return { packetsSent, retransmittedPacketsSent, nackCount };
+  return { framesSent, packetsSent, retransmittedPacketsSent, nackCount };
 }
 
 /** Starts publishing from `page` (showing serveCanvasPublisherPage's URL); once connected. */

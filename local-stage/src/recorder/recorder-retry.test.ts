@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStageLogger } from '../stage-log';
 import { Recorder } from './recorder';
+import { testRecorderOptions } from '../testing/test-recorder';
 
 const fake = vi.hoisted(() => {
   interface Attempt {
@@ -101,24 +102,22 @@ beforeEach(async () => {
   fake.asked.length = 0;
   warnings = [];
   root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-retry-'));
-  recorder = new Recorder({
-    stageUrl: 'http://127.0.0.1:9',
-    secret: new Uint8Array(32),
-    root,
-    mode: 'encoders',
-    segmentMs: 1_000,
-    maxAgeMs: 3_600_000,
-    maxBytes: 2 ** 30,
-    minFreeBytes: 0,
-    pollMs: POLL_MS,
-    log: createStageLogger({
-      level: 'warn',
-      format: 'json',
-      destination: {
-        write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg),
-      },
+  recorder = new Recorder(
+    testRecorderOptions({
+      stageUrl: 'http://127.0.0.1:9',
+      secret: new Uint8Array(32),
+      root,
+      mode: 'encoders',
+      pollMs: POLL_MS,
+      log: createStageLogger({
+        level: 'warn',
+        format: 'json',
+        destination: {
+          write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg),
+        },
+      }),
     }),
-  });
+  );
 });
 
 afterEach(async () => {

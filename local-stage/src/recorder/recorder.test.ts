@@ -17,8 +17,9 @@ import { readSegment } from '../testing/read-segment';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
-import { createStageLogger, silentLogger } from '../stage-log';
+import { createStageLogger } from '../stage-log';
 import { Recorder } from './recorder';
+import { testRecorderOptions } from '../testing/test-recorder';
 
 const secret = new TextEncoder().encode('a-recorder-test-secret-of-enough-length!!');
 let running: StageWithCameras;
@@ -34,19 +35,16 @@ beforeAll(async () => {
     camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
   });
   root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-test-'));
-  recorder = new Recorder({
-    stageUrl: running.url,
-    secret,
-    root,
-    mode: 'all',
-    segmentMs: 1_000,
-    maxAgeMs: 3_600_000,
-    maxBytes: 2 ** 30,
-    minFreeBytes: 0,
-    log: process.env.REC_DEBUG ? createStageLogger({ level: 'debug' }) : silentLogger(),
-    pollMs: 200,
-    onSegment: (_stageId, path, durationMs) => segments.push({ path, durationMs }),
-  });
+  recorder = new Recorder(
+    testRecorderOptions({
+      stageUrl: running.url,
+      secret,
+      root,
+      mode: 'all',
+      ...(process.env.REC_DEBUG ? { log: createStageLogger({ level: 'debug' }) } : {}),
+      onSegment: (_stageId, path, durationMs) => segments.push({ path, durationMs }),
+    }),
+  );
   await recorder.start();
 }, 30_000);
 

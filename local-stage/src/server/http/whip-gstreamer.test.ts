@@ -14,13 +14,14 @@ import { testParticipantToken } from '../../testing/participant-tokens';
 import { NodeViewer } from '../../testing/node-viewer';
 import { stageStatsSchema } from './control';
 import type { RunningStage } from '../start';
-import { createStageLogger, silentLogger } from '../../stage-log';
+import { createStageLogger } from '../../stage-log';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSpans } from '@tailcam/protocol/recordings-store';
 import { Recorder } from '../../recorder/recorder';
 import { readSegment } from '../../testing/read-segment';
+import { testRecorderOptions } from '../../testing/test-recorder';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -209,19 +210,15 @@ describe.skipIf(clientMissing !== undefined)('GStreamer simple-whip-client publi
     const root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-h264-'));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
     const written: string[] = [];
-    const recorder = new Recorder({
-      stageUrl: running.url,
-      secret,
-      root,
-      mode: 'encoders',
-      segmentMs: 1_000,
-      maxAgeMs: 3_600_000,
-      maxBytes: 2 ** 30,
-      minFreeBytes: 0,
-      log: silentLogger(),
-      pollMs: 200,
-      onSegment: (_stageId, path) => written.push(path),
-    });
+    const recorder = new Recorder(
+      testRecorderOptions({
+        stageUrl: running.url,
+        secret,
+        root,
+        mode: 'encoders',
+        onSegment: (_stageId, path) => written.push(path),
+      }),
+    );
     await recorder.start();
     try {
       await expect.poll(() => written.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);

@@ -36,6 +36,26 @@ export const MAX_MISSING = 150;
 /** A jump this far ahead is the stream starting anew (a new encoder), not thousands of losses. */
 export const MAX_GAP = 1_000;
 
+/**
+ * Packets found missing (each once), NACK messages sent, packets asked for (a retry counts
+ * again), asked ones that came, and ones given up on after `MAX_REQUESTS_A_PACKET` requests.
+ */
+export interface NackCounts {
+  missing: number;
+  nacks: number;
+  packetsAsked: number;
+  recovered: number;
+  givenUp: number;
+}
+
+export const emptyNackCounts = (): NackCounts => ({
+  missing: 0,
+  nacks: 0,
+  packetsAsked: 0,
+  recovered: 0,
+  givenUp: 0,
+});
+
 interface Missing {
   /** When it was last asked for. */
   askedAt: number;
@@ -60,11 +80,7 @@ export interface NackSender {
  * to its original numbers), `close` when the receiver ends.
  */
 export class NackRequests {
-  /**
-   * Packets found missing (each once), NACK messages sent, packets asked for (a retry counts
-   * again), asked ones that came, and ones given up on after `MAX_REQUESTS_A_PACKET` requests.
-   */
-  readonly counts = { missing: 0, nacks: 0, packetsAsked: 0, recovered: 0, givenUp: 0 };
+  readonly counts = emptyNackCounts();
   private readonly states = new Map<number, SsrcState>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;

@@ -42,7 +42,12 @@ import {
 import { KeyFrameRequests } from './key-frame-requests';
 import { VideoLayer, VideoLayers } from './layers';
 import { withSessionIceLite } from './sdp';
-import { pacedNackRequests, type NackRequests } from './nack-requests';
+import {
+  emptyNackCounts,
+  pacedNackRequests,
+  type NackCounts,
+  type NackRequests,
+} from './nack-requests';
 import { simulcastHeaderExtensions } from './simulcast-receive';
 import { roomForBursts } from './udp-mux';
 import {
@@ -105,8 +110,8 @@ export interface VideoDelivery {
    * was open, sent on or not: against `framesForwarded`, whether it gets its layer's full rate.
    */
   framesOffered: number;
-  /** That layer's rid (null: the video has one encoding); undefined while there is none. */
-  layer: string | null | undefined;
+  /** That layer's rid; null when the video has one encoding, or no layer is sent (yet). */
+  layer: string | null;
   /** Its video paused for a slow link (decision 0069): no layer is sent. */
   paused: boolean;
   /** Times its video has been paused so far (a pause between two readings shows here). */
@@ -361,17 +366,9 @@ export class Publisher implements SdpSession {
     else for (const each of this.layers.all) ask(each.keyFrames);
   }
 
-  /** NACK messages sent to the publisher, packets they asked for, and asked ones that came. */
-  get nacks(): NackRequests['counts'] {
-    return (
-      this.nackRequests?.counts ?? {
-        missing: 0,
-        nacks: 0,
-        packetsAsked: 0,
-        recovered: 0,
-        givenUp: 0,
-      }
-    );
+  /** The stage's NACKs to the publisher (nack-requests.ts), none before its video comes. */
+  get nacks(): NackCounts {
+    return this.nackRequests?.counts ?? emptyNackCounts();
   }
 
   /** PLIs sent to the publisher, all layers together. */

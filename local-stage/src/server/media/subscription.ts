@@ -482,12 +482,13 @@ export class Subscription implements FeedListener {
     if (wanted !== undefined && wanted !== this.layerSwitch.current && this.videoOpen) {
       this.publisher.requestKeyFrame(false, wanted);
     }
-    if (this.videoOpen && packet.header.marker && layer === this.layerSwitch.forwarding) {
-      this.videoFramesOffered += 1;
+    // Counted once a frame (its last packet): a pause begins at a frame's first packet.
+    if (packet.header.marker && this.videoOpen) {
+      if (layer === this.layerSwitch.forwarding) this.videoFramesOffered += 1;
+      const paused = this.layerSwitch.paused;
+      if (paused && !this.videoWasPaused) this.videoPauses += 1;
+      this.videoWasPaused = paused;
     }
-    const paused = this.layerSwitch.paused;
-    if (paused && !this.videoWasPaused) this.videoPauses += 1;
-    this.videoWasPaused = paused;
     if (!accepted) return;
     if (this.videoOpen) {
       this.forward(packet);
@@ -529,7 +530,7 @@ export class Subscription implements FeedListener {
       id: this.id,
       framesForwarded: this.videoFramesForwarded,
       framesOffered: this.videoFramesOffered,
-      layer: this.layerSwitch.forwarding?.rid,
+      layer: this.layerSwitch.forwarding?.rid ?? null,
       paused: this.layerSwitch.paused,
       pauses: this.videoPauses,
     };

@@ -26,7 +26,7 @@ function videoDeliveryStats(publisher: Publisher) {
   const deliveries = publisher.videoDeliveries;
   return {
     framesForwarded: deliveries.map((delivery) => delivery.framesForwarded),
-    viewerVideo: deliveries.map((delivery) => ({ ...delivery, layer: delivery.layer ?? null })),
+    viewerVideo: deliveries,
   };
 }
 
