@@ -1,19 +1,16 @@
 /**
  * Live thumbnails on /home (docs/product.md#stream-selection): each card shows its own aircraft's
  * picture of now, read back from the synthetic camera's time strip in the image; a browser
- * publishing over WHIP (Chromium's fake camera, 4:3 and green) shows on its card once on air; a
+ * publishing over WHIP (the camera its page draws: 4:3, one colour the test chose) shows on its card once on air; a
  * press on a card opens its player though the picture arrives while the button is down; and no
  * thumbnail is given without a login token.
  */
 import type { Page } from '@playwright/test';
-import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { expect, expectVideoPlaying, loginToken, signInByApi, test } from './support/fixtures';
-import { publishToken, servePublisherPage } from './support/whip-publisher';
-
-test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
+import { isDrawnPicture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 interface CardPicture {
   src: string;
@@ -21,8 +18,8 @@ interface CardPicture {
   height: number;
   /** The time strip's payload, null when the picture has none. */
   strip: { captureTimeMs: number; streamIndex: number } | null;
-  /** Share of the pixels in the fake camera's greens. */
-  green: number;
+  /** Share of the pixels in the drawn publisher's colour (harness/src/drawn-picture.ts). */
+  drawnColour: number;
   readAtMs: number;
 }
 
@@ -40,17 +37,12 @@ async function cardPicture(page: Page, streamId: string): Promise<CardPicture | 
     if (!context || canvas.width === 0) return null;
     context.drawImage(image, 0, 0);
     const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
-    let green = 0;
-    for (let index = 0; index < pixels.data.length; index += 4) {
-      const [r = 0, g = 0, b = 0] = pixels.data.subarray(index, index + 3);
-      if (g > 90 && g > r + 50 && g > b + 50) green += 1;
-    }
     return {
       src: image.src,
       width: canvas.width,
       height: canvas.height,
       strip: window.TailcamPageKit.decodeTimeStrip(pixels),
-      green: green / (pixels.data.length / 4),
+      drawnColour: window.TailcamPageKit.shareOfColour(pixels.data),
       readAtMs: Date.now(),
     };
   }, `${streamId} thumbnail`);
@@ -147,18 +139,10 @@ test("a WHIP publisher's picture shows on its card once it is on air", async ({
 
     await signInByApi(page);
     await page.goto('/home');
-    // Chromium's fake camera: 4:3, nearly all green, no time strip.
+    // The drawn camera: 4:3, nearly all its colour, no time strip.
     await expect
-      .poll(
-        async () => {
-          const seen = await cardPicture(page, STREAM);
-          return (
-            seen && { ratio: Math.round((seen.width / seen.height) * 100), green: seen.green > 0.8 }
-          );
-        },
-        { timeout: 25_000 },
-      )
-      .toEqual({ ratio: 133, green: true });
+      .poll(async () => isDrawnPicture(await cardPicture(page, STREAM)), { timeout: 25_000 })
+      .toBe(true);
     await client.stop();
     await publisher.close();
   } finally {

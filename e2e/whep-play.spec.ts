@@ -2,24 +2,21 @@
  * Any player out: a third-party WHEP player from npm (Eyevinn's @eyevinn/webrtc-player), on a
  * page of another origin than the app's, plays an aircraft with what `npm run subscribe-token`
  * prints (docs/decisions/0055-whep-playback.md): the synthetic camera of N743AS (its time strip
- * names it), and a real publisher's picture on N954AS (Eyevinn's WHIP client publishing Chromium's
- * fake camera, as in whip-publish.spec.ts).
+ * names it), and a real publisher's picture on N954AS (Eyevinn's WHIP client publishing the camera its
+ * page draws, as in whip-publish.spec.ts).
  */
 import type { Page } from '@playwright/test';
-import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { whepPlayer, whipPublisher } from '@tailcam/harness/third-party-pages';
 import { expect, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 import {
-  isFakeCamera,
+  isDrawnPicture,
   picture,
   publishToken,
   servePlayerPage,
   servePublisherPage,
   subscribeToken,
 } from './support/whip-publisher';
-
-test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let playerPage: Awaited<ReturnType<typeof servePlayerPage>>;
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
@@ -81,7 +78,7 @@ test("a WHEP player plays a real publisher's picture on N954AS", async ({ page, 
   try {
     await play(page, 'N954AS');
     await expect
-      .poll(async () => isFakeCamera(await picture(page.locator('video'))), { timeout: 20_000 })
+      .poll(async () => isDrawnPicture(await picture(page.locator('video'))), { timeout: 20_000 })
       .toBe(true);
     expect(await readFrameStamp(page)).toBeNull();
   } finally {

@@ -1,15 +1,15 @@
 /**
  * A real camera in, end to end: a third-party WHIP client from npm (@eyevinn/whip-web-client), on
- * a page of another origin, publishes Chromium's fake camera to N954AS with the URL and token
+ * a page of another origin, publishes the camera its page draws to N954AS with the URL and token
  * `npm run publish-token` prints; a viewer signed in to the app sees that picture instead of the
  * synthetic camera's, and the synthetic camera's again when the publisher stops, in the same
  * player, with no 'Connection lost' and no reload. Once with H.264, once with VP8.
  *
  * The two pictures are told apart by their pixels: the synthetic camera's frames carry the time
- * strip (16:9), Chromium's fake camera draws a mostly green 4:3 frame with no strip.
+ * strip (16:9), the publisher's page draws a 4:3 field of one colour the test chose, with no strip
+ * (harness/src/drawn-picture.ts).
  */
 import type { Response } from '@playwright/test';
-import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
   countLoads,
   expect,
@@ -21,11 +21,9 @@ import {
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
-import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
+import { isDrawnPicture, picture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 const STREAM = 'N954AS';
-
-test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
 /** What the operator's command printed, once for both tests (it takes seconds to run). */
@@ -53,7 +51,7 @@ for (const codec of ['H264', 'VP8'] as const) {
     await expectVideoPlaying(page);
     await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe(STREAM);
     // The criterion tells the synthetic camera apart.
-    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(false);
+    expect(isDrawnPicture(await picture(playerVideo(page)))).toBe(false);
 
     const { whipUrl, token } = publishing;
     expect(whipUrl).toMatch(new RegExp(`/stage/whip/${STREAM}$`));
@@ -80,9 +78,9 @@ for (const codec of ['H264', 'VP8'] as const) {
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher)
       .toMatchObject({ kind: 'encoder', video: `video/${codec}` });
 
-    // The viewer sees the fake camera: no time strip, its size and its greens.
+    // The viewer sees the drawn picture: no time strip, its shape and its colour.
     await expect
-      .poll(async () => isFakeCamera(await picture(playerVideo(page))), { timeout: 20_000 })
+      .poll(async () => isDrawnPicture(await picture(playerVideo(page))), { timeout: 20_000 })
       .toBe(true);
     expect(await readFrameStamp(page)).toBeNull();
     await expectVideoPlaying(page);
@@ -97,7 +95,7 @@ for (const codec of ['H264', 'VP8'] as const) {
     await expect
       .poll(async () => (await readFrameStamp(page))?.streamId, { timeout: 20_000 })
       .toBe(STREAM);
-    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(false);
+    expect(isDrawnPicture(await picture(playerVideo(page)))).toBe(false);
     await expectVideoPlaying(page);
     await expect
       .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind)

@@ -1,21 +1,20 @@
 /**
- * Simulcast in, end to end: Chromium publishes its fake camera to N954AS over WHIP (VP8, then
+ * Simulcast in, end to end: Chromium publishes a camera its page draws to N954AS over WHIP (VP8, then
  * H.264) as three encodings (`sendEncodings` q, h and f, each half the size of the next, on
  * Amazon IVS's bitrates and frame rates), through a third-party WHIP client on a page of another
  * origin; the stage lists the three layers with their rates in `/_stats`, and a viewer signed in
  * to the app plays the highest of them, the next one down while the highest is paused, and the
  * synthetic camera again when the publisher stops.
  */
-import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { whipPublisher, type SimulcastOptions } from '@tailcam/harness/third-party-pages';
 import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import { isFakeCamera, picture, publishToken, servePublisherPage } from './support/whip-publisher';
+import { isDrawnPicture, picture, publishToken, servePublisherPage } from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 
 /**
- * 960x720: 4:3 as the fake camera's own picture, and large enough for libwebrtc to send three
+ * 960x720: 4:3 as the drawn camera's other sizes, and large enough for libwebrtc to send three
  * layers (it sends two below 960x540). Start at the three layers' sum.
  */
 const SIMULCAST: SimulcastOptions = {
@@ -28,8 +27,6 @@ const SIMULCAST: SimulcastOptions = {
     { rid: 'f', maxBitrate: 1_700_000, maxFramerate: 30 },
   ],
 };
-
-test.use({ launchOptions: chromiumLaunchOptions({ fakeMedia: true }) });
 
 let publisherPage: Awaited<ReturnType<typeof servePublisherPage>>;
 
@@ -75,12 +72,14 @@ for (const codec of ['VP8', 'H264'] as const) {
       )
       .toEqual(['f 960x720', 'h 480x360', 'q 240x180']);
     // Rates past their start (a 2 s window): loose floors that tell flowing from stuck on a loaded
-    // 2-core machine, and never above what each layer was asked for.
+    // 2-core machine, and never above what each layer was asked for. The drawn picture is one
+    // colour and a bar: an encoder sends its smallest layer in 10–20 kbit/s, so the bitrate's
+    // floor is only above nothing.
     const rates = async () => (await localStage.stats()).stages[STREAM]?.publisher?.layers ?? [];
     await expect
       .poll(
-        async () => (await rates()).map((layer) => layer.frameRate >= 5 && layer.bitrate >= 20_000),
-        { timeout: 20_000, message: 'each layer at 5 fps and 20 kbit/s at least' },
+        async () => (await rates()).map((layer) => layer.frameRate >= 5 && layer.bitrate >= 5_000),
+        { timeout: 20_000, message: 'each layer at 5 fps and 5 kbit/s at least' },
       )
       .toEqual([true, true, true]);
     const [f, h, q] = await rates();
@@ -96,7 +95,7 @@ for (const codec of ['VP8', 'H264'] as const) {
     await expect
       .poll(async () => picture(playerVideo(page)), { timeout: 20_000 })
       .toMatchObject({ width: 960, height: 720 });
-    expect(isFakeCamera(await picture(playerVideo(page)))).toBe(true);
+    expect(isDrawnPicture(await picture(playerVideo(page)))).toBe(true);
 
     // The highest stops (as an encoder short of bandwidth pauses it): the viewer falls back to the
     // next one down, at its key frame, and goes back up when it comes again, playing throughout.

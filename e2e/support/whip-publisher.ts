@@ -5,6 +5,7 @@
  * or play with Eyevinn's WHEP player, on ports moved with E2E_PORT.
  */
 import type { Locator } from '@playwright/test';
+import type { PictureReading } from '@tailcam/harness/drawn-picture';
 import { operatorToken } from '@tailcam/harness/operator-token';
 import { installPageKit, type ServedPage } from '@tailcam/harness/page-scripts';
 import {
@@ -47,31 +48,18 @@ export function servePlayerPage(): Promise<ServedPage> {
   return servePlayer(WHEP_PLAYER_PORT);
 }
 
-export interface Picture {
-  width: number;
-  height: number;
-  /** Share of the pixels in the fake camera's greens (its background and its pacman). */
-  green: number;
-}
+export { isDrawnPicture } from '@tailcam/harness/drawn-picture';
 
-/** The size of the frame `video` shows now and how green it is. */
-export async function picture(video: Locator): Promise<Picture | null> {
+/** The size of the frame `video` shows now and how much of it is the drawn publisher's colour. */
+export async function picture(video: Locator): Promise<PictureReading | null> {
   await installPageKit(video.page());
   return video.evaluate((video: HTMLVideoElement) => {
     const image = window.TailcamPageKit.videoPixels(video);
     if (!image) return null;
-    const { data } = image;
-    let green = 0;
-    for (let index = 0; index < data.length; index += 4) {
-      const [r = 0, g = 0, b = 0] = [data[index], data[index + 1], data[index + 2]];
-      if (g > 90 && g > r + 50 && g > b + 50) green += 1;
-    }
-    return { width: image.width, height: image.height, green: green / (data.length / 4) };
+    return {
+      width: image.width,
+      height: image.height,
+      drawnColour: window.TailcamPageKit.shareOfColour(image.data),
+    };
   });
-}
-
-/** Chromium's fake camera: 4:3, nearly all green (the synthetic camera's cabin is 16:9, grey). */
-export function isFakeCamera(seen: Picture | null): boolean {
-  if (!seen) return false;
-  return Math.abs(seen.width / seen.height - 4 / 3) < 0.02 && seen.green > 0.8;
 }

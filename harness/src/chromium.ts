@@ -20,17 +20,6 @@ export const CHROMIUM_ARGS = [
   '--disable-backgrounding-occluded-windows',
 ];
 
-/** Chromium's own camera and microphone, granted without asking: for pages that publish. */
-export const FAKE_MEDIA_ARGS = [
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-];
-
-export interface ChromiumOptions {
-  /** getUserMedia answers with Chromium's fake camera (a green 4:3 pacman) and microphone. */
-  fakeMedia?: boolean;
-}
-
 export function chromiumExecutable(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
   return (
@@ -39,13 +28,10 @@ export function chromiumExecutable(): string {
 }
 
 /** What Playwright launches: for `launchOptions` in a config or a spec's `test.use`. */
-export function chromiumLaunchOptions(options: ChromiumOptions = {}): LaunchOptions {
-  return {
-    executablePath: chromiumExecutable(),
-    args: options.fakeMedia ? [...CHROMIUM_ARGS, ...FAKE_MEDIA_ARGS] : CHROMIUM_ARGS,
-  };
+export function chromiumLaunchOptions(): LaunchOptions {
+  return { executablePath: chromiumExecutable(), args: CHROMIUM_ARGS };
 }
 
-export function launchChromium(options: ChromiumOptions = {}): Promise<Browser> {
-  return chromium.launch(chromiumLaunchOptions(options));
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch(chromiumLaunchOptions());
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, FAKE_MEDIA_ARGS, chromiumExecutable } from '../chromium';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
 import { operatorToken } from '../operator-token';
 import { bundleForPage } from '../page-scripts';
 import { playback } from '../player';
@@ -326,7 +326,6 @@ describe.skipIf(!LONG || !support.ok)('Tailcam through real networks (issue 26 Â
       const { whipUrl, token } = product.publishToken('N954AS');
       const publish = async (role: LabNamespace) => {
         const browser = await browserIn(role, [
-          ...FAKE_MEDIA_ARGS,
           `--unsafely-treat-insecure-origin-as-secure=${PAGES_ORIGIN}`,
         ]);
         const page = await browser.newPage();

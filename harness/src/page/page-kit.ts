@@ -1,7 +1,8 @@
 /**
  * What a browser test reads from inside a page, bundled by esbuild (page-scripts.ts) and added to
  * the page as `window.TailcamPageKit`: the pixels of the frame a video shows, the time strip in
- * them (the synthetic camera's stream, frame and capture time), and the frames a video decoded.
+ * them (the synthetic camera's stream, frame and capture time), how much of them is the drawn
+ * publisher's colour (drawn-picture.ts), and the frames a video decoded.
  */
 import {
   decodeTimeStrip,
@@ -10,6 +11,7 @@ import {
   TIME_STRIP_COLUMNS,
   type TimeStripPayload,
 } from '@tailcam/local-stage/time-strip';
+import { shareOfColour } from '../drawn-picture';
 
 export interface Region {
   x: number;
@@ -29,6 +31,7 @@ export interface PageKit {
   decodeTimeStripWith: typeof decodeTimeStripWith;
   timeStripGeometry: typeof timeStripGeometry;
   TIME_STRIP_COLUMNS: number;
+  shareOfColour: typeof shareOfColour;
 }
 
 declare global {
@@ -65,6 +68,7 @@ function pageKit(): PageKit {
     decodeTimeStripWith,
     timeStripGeometry,
     TIME_STRIP_COLUMNS,
+    shareOfColour,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The publisher's page of the e2e specs and the soak, bundled by esbuild and served from another
- * origin than the app's (third-party-pages.ts): Eyevinn's WHIP client from npm publishes the
- * browser's camera (Chromium's fake one, `launchChromium({ fakeMedia: true })`). The page only picks the video codec, as a publishing page may, by
+ * origin than the app's (third-party-pages.ts): Eyevinn's WHIP client from npm publishes a
+ * camera the page draws itself (drawn-camera.ts: one colour the tests look for, 4:3, any
+ * browser). The page only picks the video codec, as a publishing page may, by
  * setting the codec preferences of the client's own peer connection before it makes its offer;
  * the WHIP requests are all the client's. With `simulcast` the page also sends its video as
  * several encodings (`sendEncodings`, as a publishing page does with `addTransceiver`), and gives
@@ -10,6 +11,8 @@
  * while (issue 27 §1).
  */
 import { WHIPClient } from '@eyevinn/whip-web-client';
+import { DRAWN_PICTURE_SIZE } from '../drawn-picture';
+import { drawnCamera } from './drawn-camera';
 
 export interface PublisherState {
   connectionState: string;
@@ -18,7 +21,7 @@ export interface PublisherState {
   offeredVideo: string | undefined;
 }
 
-/** A simulcast publisher: its encodings, the camera size asked for, the encoder's start. */
+/** A simulcast publisher: its encodings, the drawn camera's size, the encoder's start. */
 export interface SimulcastOptions {
   encodings: RTCRtpEncodingParameters[];
   width: number;
@@ -121,8 +124,7 @@ function publisherPage(): WhipPublisherPage {
   let offeredVideo: string | undefined;
   return {
     async start({ endpoint, token, videoCodec, simulcast }) {
-      const video = simulcast ? { width: simulcast.width, height: simulcast.height } : true;
-      const stream = await navigator.mediaDevices.getUserMedia({ video, audio: true });
+      const stream = drawnCamera(simulcast ?? DRAWN_PICTURE_SIZE);
       const preview = document.querySelector('video');
       if (preview) preview.srcObject = stream;
       client = new WHIPClient({

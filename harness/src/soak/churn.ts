@@ -1,7 +1,7 @@
 /**
  * The churn beside the viewers, until they are done: the camera process killed with SIGKILL every
  * few minutes (the start script restarts it), and a browser WHIP publisher (Eyevinn's client on
- * the harness's page, Chromium's fake camera) coming and going on N954AS.
+ * the harness's page, the camera it draws) coming and going on N954AS.
  */
 import { pollUntil } from '../poll';
 import { servePublisherPage, whipPublisher } from '../third-party-pages';

@@ -27,7 +27,7 @@ export interface SoakOptions {
   /** The camera process killed with SIGKILL this often (the start script restarts it). */
   cameraKillEveryMs?: number;
   /**
-   * A browser WHIP publisher (Eyevinn's client, Chromium's fake camera) on N954AS: on air for
+   * A browser WHIP publisher (Eyevinn's client, the camera its page draws) on N954AS: on air for
    * half of each such period, then gone.
    */
   whipPublisherEveryMs?: number;

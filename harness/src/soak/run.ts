@@ -45,8 +45,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       options,
       product,
       loginToken: await product.loginToken(VIEWER),
-      // Chromium's fake camera for the WHIP publisher's page.
-      browser: await launchChromium({ fakeMedia: true }),
+      browser: await launchChromium(),
       started: Date.now(),
       log: options.log ?? (() => {}),
       pageErrors: [],

@@ -11,6 +11,7 @@ import { startStageWithCameras, type StageWithCameras } from '../testing/stage-w
 import { waitUntil } from '../testing/wait-until';
 import { decodeTimeStrip } from '../time-strip';
 import { silentLogger } from '../stage-log';
+import { AircraftFeed, type ReceivedKeyFrame } from './aircraft-feed';
 import { startThumbnailService, type ThumbnailService } from './thumbnail-service';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
@@ -96,4 +97,74 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a synthetic camera', () => {
   it('refuses an aircraft it does not serve', async () => {
     await expect(service.thumbnail('N000XX')).rejects.toThrow('No aircraft N000XX');
   });
+});
+
+/**
+ * A camera that wakes slowly, as on a busy machine: every key frame of the first WAKE_MS of a
+ * session is hidden from the service (the real stage and camera send them; the service sees none).
+ */
+const WAKE_MS = 5_000;
+class SlowWakingFeed extends AircraftFeed {
+  private awakeAt = 0;
+
+  override start(): void {
+    if (!this.watching) this.awakeAt = Date.now() + WAKE_MS;
+    super.start();
+  }
+
+  override get newestKeyFrame(): ReceivedKeyFrame | undefined {
+    const newest = super.newestKeyFrame;
+    return newest && newest.receivedAtMs >= this.awakeAt ? newest : undefined;
+  }
+
+  override keyFrameAfter(afterMs: number, timeoutMs: number) {
+    return super.keyFrameAfter(Math.max(afterMs, this.awakeAt), timeoutMs);
+  }
+}
+
+/** A service whose cameras wake slowly; its first picture taken, then its session ended. */
+async function slowService(staleMs?: number): Promise<ThumbnailService> {
+  const slow = startThumbnailService({
+    stageUrl: running.url,
+    secret,
+    stageIds: [STAGE],
+    log: silentLogger(),
+    feed: (options) => new SlowWakingFeed(options),
+    ...(staleMs === undefined ? {} : { staleMs }),
+  });
+  // As the page asks: again 3 s after an answer without a picture.
+  await waitUntil(
+    async () => (await slow.thumbnail(STAGE)) !== undefined,
+    'a first picture',
+    WAKE_MS + 8_000,
+    3_000,
+  );
+  await waitUntil(() => slow.stats().watching.length === 0, 'the session ended', 10_000, 100);
+  return slow;
+}
+
+describe.skipIf(!hasFfmpeg)('thumbnails of a camera slow to wake', () => {
+  const services: ThumbnailService[] = [];
+  afterAll(() => services.forEach((service) => service.close()));
+
+  it("decodes the key frame that came too late for its request, and the page's next request has it", async () => {
+    const slow = await slowService();
+    services.push(slow);
+    const asked = Date.now();
+    const first = await slow.thumbnail(STAGE);
+    expect(first, 'the last picture while the camera wakes').toBeDefined();
+    expect((await readStrip(first as Buffer)).strip?.captureTimeMs).toBeLessThan(asked);
+    // The page asks again 10 s after a picture; by then the session has been closed for a while
+    // had it ended 4 s after the answer, and the camera would start waking again.
+    await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() - asked)));
+    const next = await slow.thumbnail(STAGE);
+    expect((await readStrip(next as Buffer)).strip?.captureTimeMs).toBeGreaterThan(asked);
+  }, 40_000);
+
+  it('gives no picture older than its bound while the camera wakes again', async () => {
+    const slow = await slowService(2_000);
+    services.push(slow);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await slow.thumbnail(STAGE)).toBeUndefined();
+  }, 40_000);
 });

@@ -8,20 +8,28 @@
  * seconds, not a stream watched all along (the bench measured half the CPU so). Within a session
  * a request gets a key frame at most FRESH_MS old, asking the publisher for one (a PLI) when the
  * newest is older, and waiting for it up to KEY_FRAME_WAIT_MS. A key frame is decoded once,
- * however many ask. Between requests nothing is received, drawn or decoded for the aircraft; the
- * last picture is kept for the next request in case its key frame is late, unless the stage said
- * nothing is on air.
+ * however many ask. Between requests nothing is received, drawn or decoded for the aircraft.
+ *
+ * A key frame later than that (a camera waking on a busy machine takes seconds) gets the
+ * aircraft's last picture, unless it is older than STALE_MS or the stage said nothing is on air:
+ * then none, and the card shows its placeholder rather than a picture that is no longer of now.
+ * The session stays open for the late key frame (up to LATE_KEY_FRAME_MS) and decodes it when it
+ * comes, so the next request has it; a session that ended at DEMAND_MS as before would close
+ * before each wake was over, and the last picture would only age.
  */
 import { randomUUID } from 'node:crypto';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import type { StageLogger } from '../stage-log';
-import { AircraftFeed, type ReceivedKeyFrame } from './aircraft-feed';
+import { AircraftFeed, type AircraftFeedOptions, type ReceivedKeyFrame } from './aircraft-feed';
 import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
 
 const DEMAND_MS = 4_000;
 const FRESH_MS = 3_000;
 const KEY_FRAME_WAIT_MS = 4_000;
+const LATE_KEY_FRAME_MS = 20_000;
+/** Three of the page's refreshes (every 10 s) missed. */
+export const STALE_MS = 30_000;
 /** A SUBSCRIBE token is checked once, at the POST. */
 const TOKEN_TTL_SECONDS = 300;
 
@@ -32,6 +40,10 @@ export interface ThumbnailServiceOptions {
   stageIds: readonly string[];
   log: StageLogger;
   ffmpeg?: string;
+  /** How an aircraft is watched (tests slow its wake down). */
+  feed?: (options: AircraftFeedOptions) => AircraftFeed;
+  /** A picture older than this is not given (STALE_MS). */
+  staleMs?: number;
 }
 
 export interface ThumbnailStats {
@@ -59,6 +71,8 @@ interface Aircraft {
   stopTimer: NodeJS.Timeout | undefined;
   picture: { jpeg: Buffer; from: ReceivedKeyFrame } | undefined;
   pending: Promise<Buffer | undefined> | undefined;
+  /** Waiting for a key frame that came too late for its request; the session stays open. */
+  late: Promise<void> | undefined;
   lastFailure: string | undefined;
 }
 
@@ -68,8 +82,10 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   const stageBaseUrl = new URL('/stage', options.stageUrl).toString();
   const counts = { decodes: 0, decodeFailures: 0 };
   const aircraft = new Map<string, Aircraft>();
+  const newFeed = options.feed ?? ((feedOptions) => new AircraftFeed(feedOptions));
+  const staleMs = options.staleMs ?? STALE_MS;
   for (const stageId of options.stageIds) {
-    const feed = new AircraftFeed({
+    const feed = newFeed({
       stageUrl: options.stageUrl,
       stageId,
       log,
@@ -90,25 +106,20 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       stopTimer: undefined,
       picture: undefined,
       pending: undefined,
+      late: undefined,
       lastFailure: undefined,
     });
   }
 
-  async function picture(entry: Aircraft): Promise<Buffer | undefined> {
-    const { feed } = entry;
-    const newest = feed.newestKeyFrame;
-    let keyFrame = newest && Date.now() - newest.receivedAtMs < FRESH_MS ? newest : undefined;
-    if (!keyFrame) {
-      const askedAt = Date.now();
-      feed.requestKeyFrame();
-      keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
-    }
-    if (!keyFrame) {
-      // Late (a camera waking on a loaded machine): the last picture of this aircraft will do,
-      // unless nobody is on air there any more.
-      if (feed.offAir) entry.picture = undefined;
-      return entry.picture?.jpeg;
-    }
+  /** The last picture, unless it is stale or nothing is on air any more. */
+  function lastPicture(entry: Aircraft): Buffer | undefined {
+    if (entry.feed.offAir) entry.picture = undefined;
+    const picture = entry.picture;
+    if (!picture || Date.now() - picture.from.receivedAtMs > staleMs) return undefined;
+    return picture.jpeg;
+  }
+
+  async function decoded(entry: Aircraft, keyFrame: ReceivedKeyFrame): Promise<Buffer | undefined> {
     if (entry.picture?.from === keyFrame) return entry.picture.jpeg;
     try {
       const jpeg = await decodeKeyFrame(keyFrame, ffmpeg);
@@ -123,7 +134,36 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       if (message !== entry.lastFailure)
         log.warn(`thumbnails: no picture of a key frame: ${message}`);
       entry.lastFailure = message;
-      return entry.picture?.jpeg;
+      return lastPicture(entry);
+    }
+  }
+
+  async function picture(entry: Aircraft, stopLater: () => void): Promise<Buffer | undefined> {
+    const { feed } = entry;
+    const newest = feed.newestKeyFrame;
+    if (newest && Date.now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest);
+    const askedAt = Date.now();
+    feed.requestKeyFrame();
+    const keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
+    if (keyFrame) return decoded(entry, keyFrame);
+    entry.late ??= lateKeyFrame(entry, askedAt).finally(() => {
+      entry.late = undefined;
+      stopLater();
+    });
+    return lastPicture(entry);
+  }
+
+  /** Decodes the first key frame after `askedAt` when it comes, asking again as a player does. */
+  async function lateKeyFrame(entry: Aircraft, askedAt: number): Promise<void> {
+    const deadline = askedAt + LATE_KEY_FRAME_MS;
+    while (entry.feed.watching && Date.now() < deadline) {
+      entry.feed.requestKeyFrame();
+      const wait = Math.min(KEY_FRAME_WAIT_MS, deadline - Date.now());
+      const late = await entry.feed.keyFrameAfter(askedAt, wait);
+      if (late) {
+        await decoded(entry, late);
+        return;
+      }
     }
   }
 
@@ -131,10 +171,12 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     thumbnail(stageId) {
       const entry = aircraft.get(stageId);
       if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
-      // The session ends DEMAND_MS after the last request, or after its picture if that is later.
+      // The session ends DEMAND_MS after the last request, its picture or its late key frame.
       const stopLater = () => {
         clearTimeout(entry.stopTimer);
         entry.stopTimer = setTimeout(() => {
+          // A request or a late key frame still pending calls stopLater when it ends.
+          if (entry.pending || entry.late) return;
           entry.feed.stop();
           log.debug(`thumbnails: stopped watching ${stageId}`);
         }, DEMAND_MS);
@@ -144,7 +186,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
         log.debug(`thumbnails: watching ${stageId}`);
         entry.feed.start();
       }
-      entry.pending ??= picture(entry).finally(() => {
+      entry.pending ??= picture(entry, stopLater).finally(() => {
         entry.pending = undefined;
         stopLater();
       });
