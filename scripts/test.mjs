@@ -1,37 +1,78 @@
 // The whole test command (`npm test`): type-check, lint, every workspace's tests (the server's
 // with a throwaway PostgreSQL server when one can be had) and the production build in two lanes
 // side by side, the local stage's load-sensitive tests alone, then the end-to-end suite in
-// Chromium against the production build. A step that fails fails the run; a step that cannot run says so loudly.
+// Chromium and Firefox against the production build. A step that fails fails the run; a step
+// that cannot run says so loudly. The table at the end gives each step's time and the machine's
+// load average during it (mean and peak of the 1-minute figure), with the browsers' versions.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const skipped = [];
-/** Each step's title and seconds, printed at the end (also when a step fails). */
+/** Each step's title, seconds and load, printed at the end (also when a step fails). */
 const durations = [];
 const startedAt = performance.now();
+const CORES = availableParallelism();
+
+/** The 1-minute load average, read every 5 s while a step runs: its mean and peak. */
+function sampleLoad() {
+  const samples = [loadavg()[0]];
+  const timer = setInterval(() => samples.push(loadavg()[0]), 5_000);
+  return () => {
+    clearInterval(timer);
+    samples.push(loadavg()[0]);
+    const mean = samples.reduce((sum, value) => sum + value, 0) / samples.length;
+    return { mean, peak: Math.max(...samples) };
+  };
+}
+
+/** What a browser says of its own version, or why it has none here. */
+function browserVersion(command) {
+  const result = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return result.status === 0 ? result.stdout.trim() : `${command}: not found`;
+}
 
 function printDurations() {
   const total = (performance.now() - startedAt) / 1000;
-  const width = Math.max(...durations.map(({ title }) => title.length));
-  console.log('\n[tailcam test] time per step:');
-  for (const { title, seconds } of durations) {
-    console.log(`  ${title.padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s`);
+  const width = Math.max(...durations.map(({ title }) => title.length), 'total'.length);
+  console.log(
+    `\n[tailcam test] time per step (${CORES} cores; load: mean / peak of the 1-min average):`,
+  );
+  for (const { title, seconds, load } of durations) {
+    const shown = load ? `  load ${load.mean.toFixed(1)} / ${load.peak.toFixed(1)}` : '';
+    console.log(`  ${title.padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s${shown}`);
   }
   console.log(`  ${'total'.padEnd(width)}  ${total.toFixed(1).padStart(6)} s`);
+  console.log(
+    `  browsers: ${browserVersion(chromiumCommand())}; ${browserVersion(firefoxCommand())}`,
+  );
 }
 
-function run(title, command, args, { allowStatus = [], env = {} } = {}) {
+function chromiumCommand() {
+  return process.env.CHROMIUM_PATH || 'chromium';
+}
+
+function firefoxCommand() {
+  return process.env.FIREFOX_PATH || 'firefox-esr';
+}
+
+/** Runs one step, its output as it comes; fails the run when it fails (unless allowed). */
+async function run(title, command, args, { allowStatus = [], env = {} } = {}) {
   console.log(`\n[tailcam test] ${title}`);
   const stepStartedAt = performance.now();
-  const result = spawnSync(command, args, {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
+  const load = sampleLoad();
+  const status = await new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
+    child.on('error', (error) => console.error(`[tailcam test] cannot run: ${error.message}`));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
-  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
-  const status = result.status ?? 1;
+  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000, load: load() });
   if (status !== 0 && !allowStatus.includes(status)) {
     printDurations();
     console.error(`\n[tailcam test] FAILED: ${title}`);
@@ -74,6 +115,7 @@ async function runLanes(title, lanes) {
   const names = lanes.map((lane) => lane.map(({ name }) => name).join(' → '));
   console.log(`\n[tailcam test] ${title} (${names.join(' | ')})`);
   const stepStartedAt = performance.now();
+  const load = sampleLoad();
   const ends = await Promise.all(
     lanes.map(async (lane) => {
       const done = [];
@@ -90,7 +132,7 @@ async function runLanes(title, lanes) {
       return done;
     }),
   );
-  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000 });
+  durations.push({ title, seconds: (performance.now() - stepStartedAt) / 1000, load: load() });
   for (const lane of ends) {
     for (const { name, seconds } of lane) durations.push({ title: `  ${name}`, seconds });
   }
@@ -121,15 +163,15 @@ const workspaceTests = (workspaces) => [
   ...workspaces.flatMap((workspace) => ['-w', workspace]),
 ];
 
-run('Debian packages the tests use', process.execPath, ['scripts/ensure-os-packages.mjs']);
+await run('Debian packages the tests use', process.execPath, ['scripts/ensure-os-packages.mjs']);
 // Before the unit tests: the local stage's tests use the real WHIP encoder too.
 if (
-  run(
+  (await run(
     'GStreamer WHIP client for the real-encoder tests',
     process.execPath,
     ['scripts/ensure-whip-client.mjs'],
     { allowStatus: [3] },
-  ) === 3
+  )) === 3
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
@@ -142,8 +184,8 @@ if (
 // publisher not on air in 15 s). The build writes only dist/ files no unit test reads. The local
 // stage's tests whose bounds need a core to themselves (LOAD_SENSITIVE in
 // local-stage/vitest.config.ts) run after, alone, two files at a time (one a core), and SOLO's
-// after them.
-await runLanes('checks, unit and integration tests, production build', [
+// after them. On a machine of one core the two queues run as one.
+const laneQueues = [
   [
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
     { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
@@ -163,14 +205,18 @@ await runLanes('checks, unit and integration tests, production build', [
     },
     { name: 'production build', command: 'npm', args: ['run', 'build'] },
   ],
-]);
-run(
+];
+await runLanes(
+  'checks, unit and integration tests, production build',
+  CORES >= 2 ? laneQueues : [laneQueues.flat()],
+);
+await run(
   "the local stage's load-sensitive tests, alone, two files at a time",
   'npm',
   ['run', 'test', '-w', 'local-stage'],
   { env: { TAILCAM_LOCAL_STAGE_TESTS: 'alone' } },
 );
-run(
+await run(
   "the local stage's congestion-control and camera tests, alone",
   'npm',
   ['run', 'test', '-w', 'local-stage'],
@@ -179,13 +225,16 @@ run(
   },
 );
 if (
-  run('Chromium for the browser tests', process.execPath, ['scripts/ensure-chromium.mjs'], {
+  (await run('Chromium for the browser tests', process.execPath, ['scripts/ensure-chromium.mjs'], {
     allowStatus: [3],
-  }) === 3
+  })) === 3
 ) {
   skipped.push('end-to-end tests (no Chromium)');
 } else {
-  run('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test']);
+  await run('end-to-end tests (Playwright: Chromium, and Firefox over WebDriver BiDi)', 'npx', [
+    'playwright',
+    'test',
+  ]);
 }
 
 printDurations();
