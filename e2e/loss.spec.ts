@@ -20,14 +20,15 @@ const STAGE = 'N743AS';
 const LOSS_PERCENT = 2;
 const LOSS_SECONDS = 30;
 
+/**
+ * The player's inbound video as far as every browser version reports it. The claims below read
+ * the stage's counts and the frames the page saw presented; these figures are printed beside them.
+ */
 const inboundVideo = inboundVideoRtp.extend({
   retransmittedPacketsReceived: z.number().default(0),
-  framesDecoded: z.number(),
-  freezeCount: z.number().default(0),
-  totalFreezesDuration: z.number().default(0),
+  framesDecoded: z.number().default(0),
   pliCount: z.number().default(0),
   firCount: z.number().default(0),
-  keyFramesDecoded: z.number().default(0),
 });
 type InboundVideo = z.infer<typeof inboundVideo>;
 
@@ -185,18 +186,24 @@ test.describe('the forwarding path in Chromium', () => {
     const forwarding = await product.stage.loss({ stageId: STAGE, percent: 0 });
 
     const after = await inboundVideoStats(page);
-    const longestGapMs = await page.evaluate(() => {
+    // The picture as the viewer saw it, from the presented frames' times: the longest gap, and
+    // the time frozen (gaps over 200 ms, as a browser's freeze count would take them at 30 fps:
+    // three frame times and 100 ms more).
+    const presented = await page.evaluate(() => {
       const { e2ePresented } = window as unknown as { e2ePresented: number[] };
       let longest = 0;
+      let frozen = 0;
       for (let index = 1; index < e2ePresented.length; index += 1) {
-        longest = Math.max(longest, (e2ePresented[index] ?? 0) - (e2ePresented[index - 1] ?? 0));
+        const gap = (e2ePresented[index] ?? 0) - (e2ePresented[index - 1] ?? 0);
+        longest = Math.max(longest, gap);
+        if (gap > 200) frozen += gap;
       }
-      return longest;
+      return { frames: e2ePresented.length, longest, frozen };
     });
     const seen = {
-      longestGapMs: Math.round(longestGapMs),
-      freezes: after.freezeCount - before.freezeCount,
-      freezesMs: Math.round((after.totalFreezesDuration - before.totalFreezesDuration) * 1000),
+      longestGapMs: Math.round(presented.longest),
+      frozenMs: Math.round(presented.frozen),
+      framesPresented: presented.frames,
       nacksSent: after.nackCount - before.nackCount,
       retransmittedReceived:
         after.retransmittedPacketsReceived - before.retransmittedPacketsReceived,
@@ -205,24 +212,24 @@ test.describe('the forwarding path in Chromium', () => {
       // A key frame lost beyond NACK's reach: the player asks (PLI), and the stage passes viewers'
       // requests on at most once a second, so a freeze it ends lasts at most about a second more.
       keyFrameRequests: after.pliCount + after.firCount - before.pliCount - before.firCount,
-      keyFramesDecoded: after.keyFramesDecoded - before.keyFramesDecoded,
       stage: forwarding,
     };
     test.info().annotations.push({ type: 'under loss', description: JSON.stringify(seen) });
     console.log(`under ${LOSS_PERCENT} % loss for ${LOSS_SECONDS} s: ${JSON.stringify(seen)}`);
 
+    // The player asked for what was lost (its NACKs, as the stage received them) and the stage
+    // sent it again.
     expect(forwarding.dropped).toBeGreaterThan(0);
-    expect(seen.nacksSent).toBeGreaterThan(0);
-    expect(seen.retransmittedReceived).toBeGreaterThan(0);
+    expect(forwarding.nacks).toBeGreaterThan(0);
     // Every lost packet recovered. On a quiet machine no gap reaches 500 ms (0–200 ms measured);
     // two busy cores (the suite's two lanes, a Chromium encoding three layers in the other) add
     // CPU stalls: 850 ms seen in CI, and at load 8–16 a retransmission late enough that the
     // player asked for a key frame, 3.0 s and 6.7 s of 30 frozen. So the bound here is what tells
     // recovery from none: without the cache the picture stood still for 27 of 30 s, 9 s at a
     // stretch.
-    expect(seen.retransmittedReceived).toBeGreaterThanOrEqual(seen.packetsLost * 0.9);
+    expect(forwarding.retransmitted).toBeGreaterThanOrEqual(forwarding.dropped * 0.9);
     expect(seen.longestGapMs).toBeLessThan(4_500);
-    expect(seen.freezesMs).toBeLessThan(LOSS_SECONDS * 1_000 * 0.35);
-    expect(seen.framesDecoded).toBeGreaterThan(LOSS_SECONDS * 20);
+    expect(seen.frozenMs).toBeLessThan(LOSS_SECONDS * 1_000 * 0.35);
+    expect(seen.framesPresented).toBeGreaterThan(LOSS_SECONDS * 20);
   });
 });
