@@ -21,7 +21,12 @@ import {
 } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
-import { isDrawnPicture, picture, publishToken, servePublisherPage } from './support/whip-publisher';
+import {
+  isDrawnPicture,
+  picture,
+  publishToken,
+  servePublisherPage,
+} from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 

@@ -9,7 +9,12 @@
 import { whipPublisher, type SimulcastOptions } from '@tailcam/harness/third-party-pages';
 import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
 import { localStage, readFrameStamp } from './support/local-stage';
-import { isDrawnPicture, picture, publishToken, servePublisherPage } from './support/whip-publisher';
+import {
+  isDrawnPicture,
+  picture,
+  publishToken,
+  servePublisherPage,
+} from './support/whip-publisher';
 
 const STREAM = 'N954AS';
 
