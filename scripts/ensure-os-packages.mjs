@@ -11,6 +11,8 @@ import { existsSync } from 'node:fs';
 /** What each step of the tests needs, by Debian package name. */
 const TEST_PACKAGES = {
   'browser tests': ['chromium', 'fonts-dejavu-core'],
+  // e2e/firefox-*.spec.ts drive Debian's Firefox ESR over WebDriver BiDi (harness/src/firefox.ts).
+  'Firefox tests': ['firefox-esr'],
   'real WHIP encoder tests': [
     'simple-whip-client',
     'gstreamer1.0-plugins-good',
