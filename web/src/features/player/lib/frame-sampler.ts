@@ -75,31 +75,45 @@ export class FrameSampler implements FrameCounter {
 }
 
 export class PlaybackQualityCounter implements FrameCounter {
-  private lastShown: number | undefined;
+  private last: PlaybackCounts | undefined;
   private windowStart = performance.now();
 
   constructor(private readonly video: HTMLVideoElement) {
-    this.lastShown = this.shownSoFar();
+    this.last = this.countsSoFar();
   }
 
   take(): FrameWindow | undefined {
     const now = performance.now();
-    const shown = this.shownSoFar();
-    const last = this.lastShown;
+    const counts = this.countsSoFar();
+    const last = this.last;
     const elapsedMs = now - this.windowStart;
-    this.lastShown = shown;
+    this.last = counts;
     this.windowStart = now;
-    if (shown === undefined || last === undefined) return undefined;
+    // None counted at all is not known, not zero: Firefox counts no frames here for a WebRTC
+    // video (totalVideoFrames stays 0 while it plays), and before the first frame nothing is
+    // known either. The connection quality then goes by the frames decoded (playback-stats.ts).
+    if (counts === undefined || counts.total === 0) return undefined;
+    // Counted from the window's start, or from zero where the element counted none then.
+    const before = last !== undefined && last.total > 0 ? last.shown : 0;
     // A new source starts its count again: the window then counts from zero.
-    return { frames: shown >= last ? shown - last : shown, elapsedMs, glassToGlassMs: [] };
+    const frames = counts.shown >= before ? counts.shown - before : counts.shown;
+    return { frames, elapsedMs, glassToGlassMs: [] };
   }
 
   stop(): void {}
 
-  /** Frames shown so far: those decoded, less those dropped before they were shown. */
-  private shownSoFar(): number | undefined {
+  /** Frames decoded so far, and those shown: decoded less those dropped before they were shown. */
+  private countsSoFar(): PlaybackCounts | undefined {
     if (typeof this.video.getVideoPlaybackQuality !== 'function') return undefined;
     const quality = this.video.getVideoPlaybackQuality();
-    return quality.totalVideoFrames - quality.droppedVideoFrames;
+    return {
+      total: quality.totalVideoFrames,
+      shown: quality.totalVideoFrames - quality.droppedVideoFrames,
+    };
   }
+}
+
+interface PlaybackCounts {
+  total: number;
+  shown: number;
 }

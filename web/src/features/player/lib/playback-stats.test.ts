@@ -61,14 +61,19 @@ const frames = (over: Partial<FrameWindow> = {}): FrameWindow => ({
   ...over,
 });
 
+/** `window` null: the video element counted no frames (undefined takes the default window). */
 function figuresOf(
   previous: RTCStatsReport | undefined,
   current: RTCStatsReport,
-  window = frames(),
+  window: FrameWindow | null = frames(),
 ) {
   const currentSample = readReceiveSample(current);
   if (!currentSample) throw new Error('no video in the report');
-  return playbackFigures(previous && readReceiveSample(previous), currentSample, window);
+  return playbackFigures(
+    previous && readReceiveSample(previous),
+    currentSample,
+    window ?? undefined,
+  );
 }
 
 describe('the live stats figures', () => {
@@ -152,6 +157,251 @@ describe('the live stats figures', () => {
   });
 });
 
+/**
+ * Two reports from Debian's Firefox ESR 140 playing N954AS from the local stage, a second apart
+ * (the stream's `getStats()`, captured in e2e, local candidates left out). Firefox reports no
+ * `transport`, no `transportId` on the inbound-rtp and no round trip on the candidate pair (it
+ * marks the pair in use `selected`), and its remote-outbound-rtp has no `roundTripTime` either.
+ */
+const FIREFOX_140_REPORTS: Record<string, unknown>[][] = [
+  [
+    {
+      id: 'b3e87a5d',
+      timestamp: 1795936719327,
+      type: 'inbound-rtp',
+      codecId: '9a087cce',
+      kind: 'video',
+      mediaType: 'video',
+      ssrc: 4202553719,
+      discardedPackets: 0,
+      jitter: 0.006511111111111111,
+      packetsDiscarded: 0,
+      packetsLost: 0,
+      packetsReceived: 563,
+      bytesReceived: 562273,
+      firCount: 0,
+      frameHeight: 360,
+      frameWidth: 640,
+      framesDecoded: 170,
+      framesDropped: 0,
+      framesPerSecond: 30,
+      framesReceived: 170,
+      headerBytesReceived: 13512,
+      jitterBufferDelay: 4.09866,
+      jitterBufferEmittedCount: 170,
+      lastPacketReceivedTimestamp: 1795936719310,
+      mid: '0',
+      nackCount: 0,
+      pliCount: 0,
+      remoteId: 'c38dcee8',
+      totalDecodeTime: 0.432,
+      totalInterFrameDelay: 5.667,
+      totalProcessingDelay: 4.558091999999999,
+      totalSquaredInterFrameDelay: 0.19517500000000004,
+      trackIdentifier: '{886d042a-37eb-4770-8889-46e5528199a7}',
+    },
+    {
+      id: 'c38dcee8',
+      timestamp: 1795936718823,
+      type: 'remote-outbound-rtp',
+      codecId: '9a087cce',
+      kind: 'video',
+      mediaType: 'video',
+      ssrc: 4202553719,
+      bytesSent: 499642,
+      packetsSent: 503,
+      localId: 'b3e87a5d',
+      remoteTimestamp: 1795936718823,
+    },
+    {
+      id: 'd304674a',
+      timestamp: 1795936719327,
+      type: 'candidate-pair',
+      bytesReceived: 585883,
+      bytesSent: 1740,
+      localCandidateId: '71142f8f',
+      nominated: true,
+      readable: true,
+      remoteCandidateId: 'f1014a70',
+      selected: true,
+      state: 'succeeded',
+      transportId: 'transport_0',
+      writable: true,
+    },
+    {
+      id: 'a594fc09',
+      timestamp: 1795936719327,
+      type: 'candidate-pair',
+      bytesReceived: 0,
+      bytesSent: 0,
+      nominated: false,
+      selected: false,
+      state: 'cancelled',
+      transportId: 'transport_0',
+    },
+    {
+      id: '9a087cce',
+      timestamp: 1795936719327,
+      type: 'codec',
+      clockRate: 90000,
+      codecType: 'decode',
+      mimeType: 'video/VP8',
+      payloadType: 96,
+      sdpFmtpLine: 'max-fs=12288;max-fr=60',
+      transportId: 'transport_0',
+    },
+  ],
+  [
+    {
+      id: 'b3e87a5d',
+      timestamp: 1795936720353,
+      type: 'inbound-rtp',
+      codecId: '9a087cce',
+      kind: 'video',
+      mediaType: 'video',
+      ssrc: 4202553719,
+      discardedPackets: 0,
+      jitter: 0.005733333333333333,
+      packetsDiscarded: 0,
+      packetsLost: 0,
+      packetsReceived: 684,
+      bytesReceived: 687433,
+      firCount: 0,
+      frameHeight: 360,
+      frameWidth: 640,
+      framesDecoded: 201,
+      framesDropped: 0,
+      framesPerSecond: 30,
+      framesReceived: 201,
+      headerBytesReceived: 16416,
+      jitterBufferDelay: 5.0263,
+      jitterBufferEmittedCount: 201,
+      lastPacketReceivedTimestamp: 1795936720344,
+      mid: '0',
+      nackCount: 0,
+      pliCount: 0,
+      remoteId: 'c38dcee8',
+      totalDecodeTime: 0.506,
+      totalInterFrameDelay: 6.699,
+      totalProcessingDelay: 5.563065,
+      totalSquaredInterFrameDelay: 0.22960500000000003,
+      trackIdentifier: '{886d042a-37eb-4770-8889-46e5528199a7}',
+    },
+    {
+      id: 'c38dcee8',
+      timestamp: 1795936719823,
+      type: 'remote-outbound-rtp',
+      codecId: '9a087cce',
+      kind: 'video',
+      mediaType: 'video',
+      ssrc: 4202553719,
+      bytesSent: 624592,
+      packetsSent: 623,
+      localId: 'b3e87a5d',
+      remoteTimestamp: 1795936719822,
+    },
+    {
+      id: 'd304674a',
+      timestamp: 1795936720353,
+      type: 'candidate-pair',
+      bytesReceived: 715955,
+      bytesSent: 2120,
+      localCandidateId: '71142f8f',
+      nominated: true,
+      readable: true,
+      remoteCandidateId: 'f1014a70',
+      selected: true,
+      state: 'succeeded',
+      transportId: 'transport_0',
+      writable: true,
+    },
+    {
+      id: '9a087cce',
+      timestamp: 1795936720353,
+      type: 'codec',
+      clockRate: 90000,
+      codecType: 'decode',
+      mimeType: 'video/VP8',
+      payloadType: 96,
+      sdpFmtpLine: 'max-fs=12288;max-fr=60',
+      transportId: 'transport_0',
+    },
+  ],
+];
+
+function reportOf(entries: Record<string, unknown>[] = []): RTCStatsReport {
+  return new Map(entries.map((entry) => [String(entry.id), entry])) as unknown as RTCStatsReport;
+}
+
+const firefoxFirst = reportOf(FIREFOX_140_REPORTS[0]);
+const firefoxSecond = reportOf(FIREFOX_140_REPORTS[1]);
+
+describe("the live stats from Firefox's reports", () => {
+  it('reads every figure Firefox reports, and no round trip where it reports none', () => {
+    // Live stats open: requestVideoFrameCallback counts the frames, with no capture times here.
+    const figures = figuresOf(
+      firefoxFirst,
+      firefoxSecond,
+      frames({ frames: 30, glassToGlassMs: [] }),
+    );
+    expect(figures).toEqual({
+      width: 640,
+      height: 360,
+      codec: 'VP8',
+      decodedFps: expect.closeTo(31 / 1.026, 6) as number,
+      shownFps: 30,
+      bitrateKbps: expect.closeTo(((687433 - 562273) * 8) / 1000 / 1.026, 6) as number,
+      lossPercent: 0,
+      jitterMs: expect.closeTo(5.73, 2) as number,
+      roundTripMs: undefined,
+      jitterBufferMs: expect.closeTo(((5.0263 - 4.09866) / 31) * 1000, 6) as number,
+      decodeMs: expect.closeTo(((0.506 - 0.432) / 31) * 1000, 6) as number,
+      // No round trip to halve: the receive side alone, still a floor, and said to be one.
+      glassToGlassMs: expect.closeTo(((5.0263 - 4.09866 + 0.506 - 0.432) / 31) * 1000, 6) as number,
+      glassToGlassIsEstimate: true,
+    });
+    const rows = figureRows(figures);
+    expect(rows[0]).toEqual({ label: 'Glass to glass (estimate)', value: '32 ms' });
+    expect(rows).toContainEqual({ label: 'Round trip', value: '–' });
+  });
+
+  it('measures glass to glass from the capture times where Firefox gives them', () => {
+    const figures = figuresOf(
+      firefoxFirst,
+      firefoxSecond,
+      frames({ glassToGlassMs: [60, 65, 70] }),
+    );
+    expect(figures.glassToGlassMs).toBe(65);
+    expect(figures.glassToGlassIsEstimate).toBe(false);
+  });
+
+  it('takes the round trip from the sender report where the pair has none', () => {
+    const entries = (FIREFOX_140_REPORTS[1] ?? []).map((entry) =>
+      entry.type === 'remote-outbound-rtp' ? { ...entry, roundTripTime: 0.012 } : entry,
+    );
+    expect(readReceiveSample(reportOf(entries))?.roundTripTime).toBe(0.012);
+  });
+
+  it("is 'good' on a clean link where the video element counts no frames (stats closed)", () => {
+    // What the reader gets in Firefox with the stats closed: getVideoPlaybackQuality() counts no
+    // frame of a WebRTC video, so the frames shown are unknown; 30 decoded a second stand in.
+    const figures = figuresOf(firefoxFirst, firefoxSecond, null);
+    expect(figures.shownFps).toBeUndefined();
+    expect(connectionQuality(figures)).toBe('good');
+  });
+
+  it("is still 'poor' when the decoded frames stop and nothing counts the frames shown", () => {
+    const frozen = reportOf(
+      (FIREFOX_140_REPORTS[1] ?? []).map((entry) =>
+        entry.type === 'inbound-rtp'
+          ? { ...entry, timestamp: 1795936721353, framesDecoded: 202 }
+          : entry,
+      ),
+    );
+    expect(connectionQuality(figuresOf(firefoxSecond, frozen, null))).toBe('poor');
+  });
+});
+
 describe('the connection quality', () => {
   const clean: PlaybackFigures = {
     lossPercent: 0,
@@ -173,6 +423,14 @@ describe('the connection quality', () => {
     ['5 % loss', { lossPercent: 5 }, 'poor'],
     ['a 400 ms round trip', { roundTripMs: 400 }, 'poor'],
     ['a frozen picture', { shownFps: 0 }, 'poor'],
+    [
+      'frames shown not counted (Firefox), 30 decoded',
+      { shownFps: undefined, decodedFps: 30 },
+      'good',
+    ],
+    ['frames shown not counted, 8 decoded', { shownFps: undefined, decodedFps: 8 }, 'fair'],
+    ['frames shown not counted, none decoded', { shownFps: undefined, decodedFps: 0 }, 'poor'],
+    ['30 decoded but none shown', { shownFps: 0, decodedFps: 30 }, 'poor'],
     [
       'figures not known yet',
       { lossPercent: undefined, roundTripMs: undefined, shownFps: undefined },

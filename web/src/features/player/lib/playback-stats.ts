@@ -22,7 +22,10 @@ export interface ReceiveSample {
   frameHeight?: number;
   /** The codec's name without `video/`, e.g. `H264` or `VP8`. */
   codec?: string;
-  /** The selected candidate pair's current round-trip time, in seconds. */
+  /**
+   * The round-trip time in seconds: the selected candidate pair's current one, else the
+   * remote-outbound-rtp's; undefined where the browser reports neither (Firefox, receiving only).
+   */
   roundTripTime?: number;
 }
 
@@ -75,12 +78,16 @@ export function readReceiveSample(report: RTCStatsReport): ReceiveSample | undef
 
   const codec = entries.get(String(inbound.codecId));
   const mimeType = typeof codec?.mimeType === 'string' ? codec.mimeType : undefined;
+  // The pair in use: the transport's selected one (Chromium); Firefox reports no transport, and
+  // marks the pair itself `selected` (its own field), else the nominated one.
   const transport = entries.get(String(inbound.transportId));
+  const pairs = [...entries.values()].filter((entry) => entry.type === 'candidate-pair');
   const pair =
     entries.get(String(transport?.selectedCandidatePairId)) ??
-    [...entries.values()].find(
-      (entry) => entry.type === 'candidate-pair' && entry.nominated === true,
-    );
+    pairs.find((entry) => entry.selected === true) ??
+    pairs.find((entry) => entry.nominated === true);
+  // The sender's own view of the stream, where it measured a round trip (an SR with DLRR).
+  const remote = entries.get(String(inbound.remoteId));
 
   return {
     at: number(inbound.timestamp) ?? 0,
@@ -95,7 +102,7 @@ export function readReceiveSample(report: RTCStatsReport): ReceiveSample | undef
     frameWidth: number(inbound.frameWidth),
     frameHeight: number(inbound.frameHeight),
     codec: mimeType?.replace(/^video\//i, ''),
-    roundTripTime: number(pair?.currentRoundTripTime),
+    roundTripTime: number(pair?.currentRoundTripTime) ?? number(remote?.roundTripTime),
   };
 }
 
@@ -116,8 +123,9 @@ function median(values: number[]): number | undefined {
 /**
  * The overlay's figures for the last second: rates from the growth of the counters between two
  * samples (none before the second sample), the frames shown and the glass-to-glass figure from
- * the video element (none where it cannot count them). Without capture times, glass to glass is estimated as half the round trip +
- * the jitter buffer's delay + the decode time: the receive side only, so a floor.
+ * the video element (none where it cannot count them). Without capture times, glass to glass is
+ * estimated as half the round trip (where the browser reports one) + the jitter buffer's delay +
+ * the decode time: the receive side only, so a floor.
  */
 export function playbackFigures(
   previous: ReceiveSample | undefined,
@@ -156,12 +164,10 @@ export function playbackFigures(
   const measured = median(frames?.glassToGlassMs ?? []);
   if (measured !== undefined) {
     figures.glassToGlassMs = measured;
-  } else if (
-    figures.roundTripMs !== undefined &&
-    figures.jitterBufferMs !== undefined &&
-    figures.decodeMs !== undefined
-  ) {
-    figures.glassToGlassMs = figures.roundTripMs / 2 + figures.jitterBufferMs + figures.decodeMs;
+  } else if (figures.jitterBufferMs !== undefined && figures.decodeMs !== undefined) {
+    // A round trip the browser does not report adds nothing: the estimate stays a floor.
+    figures.glassToGlassMs =
+      (figures.roundTripMs ?? 0) / 2 + figures.jitterBufferMs + figures.decodeMs;
     figures.glassToGlassIsEstimate = true;
   }
   return figures;
@@ -172,12 +178,14 @@ export type ConnectionQuality = 'good' | 'fair' | 'poor';
 /**
  * The indicator's rule (docs/product.md#connection-quality): poor at 5 % loss, a 400 ms round
  * trip or under 5 frames shown a second; fair at 1 %, 150 ms or under 12 frames; good otherwise.
- * A figure not known yet does not count against the connection.
+ * Where the video element cannot count the frames it shows (Firefox counts none for a WebRTC
+ * video), the frames decoded stand in for them. A figure not known, not yet or not in this
+ * browser, does not count against the connection.
  */
 export function connectionQuality(figures: PlaybackFigures): ConnectionQuality {
   const loss = figures.lossPercent ?? 0;
   const roundTrip = figures.roundTripMs ?? 0;
-  const fps = figures.shownFps ?? Number.POSITIVE_INFINITY;
+  const fps = figures.shownFps ?? figures.decodedFps ?? Number.POSITIVE_INFINITY;
   if (loss >= 5 || roundTrip >= 400 || fps < 5) return 'poor';
   if (loss >= 1 || roundTrip >= 150 || fps < 12) return 'fair';
   return 'good';
