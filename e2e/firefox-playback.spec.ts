@@ -1,0 +1,199 @@
+/**
+ * Playback beyond the live player, in Firefox (Debian's Firefox ESR over WebDriver BiDi,
+ * e2e/support/firefox.ts) against the suite's product: a recording of N743AS's synthetic camera
+ * played on the Recordings page (through Media Source Extensions), its pixels naming N743AS and
+ * its frames moving on; and Eyevinn's WHEP player, on a page of another origin, playing N743AS with
+ * what `npm run subscribe-token` prints (docs/decisions/0055-whep-playback.md).
+ *
+ * One Firefox for the file, signed in with the run's login token.
+ */
+import type { ServedPage } from '@tailcam/harness/page-scripts';
+import type { WhepPlayerPage } from '@tailcam/harness/third-party-pages';
+import { z } from 'zod';
+import { E2E_BASE_URL } from './support/environment';
+import {
+  appUrl,
+  clickWhenThere,
+  expectPlayingIn,
+  firefoxForFile,
+  firefoxPage,
+  frameStampIn,
+  named,
+  pathOf,
+  skipWithoutFirefox,
+  stayOrSignIn,
+  videoProgress,
+  type Page,
+} from './support/firefox';
+import { expect, loginToken, test } from './support/fixtures';
+import { localStage } from './support/local-stage';
+import { startRecorder } from './support/recordings';
+import { servePlayerPage, subscribeToken } from './support/whip-publisher';
+
+skipWithoutFirefox();
+const firefox = firefoxForFile({ width: 1280, height: 900 });
+
+const recordingsSchema = z.object({
+  aircraft: z.array(
+    z.object({
+      stageId: z.string(),
+      spans: z.array(z.object({ startMs: z.number(), endMs: z.number() })),
+    }),
+  ),
+});
+
+/** The longest span the API lists for `stageId` that started at `sinceMs` or later, in seconds. */
+async function longestRecordedSeconds(stageId: string, sinceMs: number): Promise<number> {
+  const response = await fetch(`${E2E_BASE_URL}/api/recordings`, {
+    headers: { authorization: `Bearer ${loginToken()}` },
+  });
+  if (!response.ok) return 0;
+  const { aircraft } = recordingsSchema.parse(await response.json());
+  const spans = aircraft.find((entry) => entry.stageId === stageId)?.spans ?? [];
+  return Math.max(
+    0,
+    ...spans
+      .filter((span) => span.startMs >= sinceMs)
+      .map((span) => (span.endMs - span.startMs) / 1000),
+  );
+}
+
+/** Whether the video at `selector` has its metadata, or the error the browser gave instead. */
+function mediaState(page: Page, selector: string) {
+  return page.evaluate((wanted) => {
+    const video = document.querySelector(wanted);
+    if (!(video instanceof HTMLVideoElement)) return { metadata: false, error: null };
+    return {
+      metadata: video.readyState >= HTMLMediaElement.HAVE_METADATA,
+      error: video.error?.message ?? null,
+    };
+  }, selector);
+}
+
+/** Clicks the Play button of the longest span listed for `stageId`; resolves with its start. */
+function playLongestSpan(page: Page, stageId: string): Promise<string | null> {
+  return page.evaluate((id) => {
+    const buttons = [
+      ...document.querySelectorAll(
+        `section[aria-labelledby="rec-${id}"] button[aria-label^="Play "]`,
+      ),
+    ];
+    const spans = buttons.map((button) => {
+      const [, start = '', end = ''] =
+        /(\d\d:\d\d:\d\d)–(\d\d:\d\d:\d\d)/.exec(button.getAttribute('aria-label') ?? '') ?? [];
+      const seconds = Date.parse(`1970-01-01T${end}Z`) - Date.parse(`1970-01-01T${start}Z`);
+      return { button, start, seconds };
+    });
+    const longest = spans.sort((a, b) => b.seconds - a.seconds)[0];
+    if (!(longest?.button instanceof HTMLElement)) return null;
+    longest.button.click();
+    return longest.start;
+  }, stageId);
+}
+
+test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS', async () => {
+  // Known fault, in the recorder (local-stage/src/recorder/span-writer.ts, not mended here): its
+  // WebM's Opus track has no CodecPrivate (OpusHead). Chromium plays it; Firefox refuses the whole
+  // file (NS_ERROR_DOM_MEDIA_METADATA_ERR) and the page says 'This recording cannot be played in
+  // this browser.'. The same file with its video alone, or with an OpusHead, plays in Firefox.
+  // When the recorder writes one, this test passes, Playwright reports it, and this line goes.
+  test.fail(true, "the recorder's WebM has no OpusHead, which Firefox requires");
+  test.setTimeout(90_000);
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir)
+    throw new Error('E2E_DATA_DIR is not set: run the suite through playwright.config.ts');
+  const page = await firefoxPage(firefox());
+  await stayOrSignIn(page);
+
+  // A synthetic camera is recorded while someone watches it: Firefox watches N743AS while the
+  // recorder `npm start` runs (off in the suite's product) records it, until a span of 3 s from
+  // now on is listed.
+  const since = Date.now();
+  const recorder = await startRecorder(dataDir);
+  try {
+    await page.goto(appUrl('/player/N743AS'));
+    await expectPlayingIn(page, named('Live video from N743AS'));
+    await expect
+      .poll(async () => (await localStage.stats()).whepSessions, {
+        timeout: 20_000,
+        message: "the recorder's WHEP session on N743AS",
+      })
+      .toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => longestRecordedSeconds('N743AS', since), {
+        timeout: 30_000,
+        message: 'a span of N743AS of 3 s listed',
+      })
+      .toBeGreaterThanOrEqual(3);
+  } finally {
+    await recorder.stop();
+  }
+
+  await page.goto(appUrl('/home'));
+  await clickWhenThere(page, 'a[href="/recordings"]');
+  await expect.poll(() => pathOf(page)).toBe('/recordings');
+  await page.waitForSelector('section[aria-labelledby="rec-N743AS"] button[aria-label^="Play "]');
+  const start = await playLongestSpan(page, 'N743AS');
+  expect(start, 'a span listed for N743AS').not.toBeNull();
+  const video = '[data-testid="recording-video"]';
+  await page.waitForSelector(named(`Recording of N743AS from ${start} UTC`));
+  // Played as a viewer plays it from the keyboard (Space or K on the focused video), unless it
+  // already plays.
+  await page.focus(video);
+  if (
+    await page.evaluate(
+      (selector) => document.querySelector<HTMLVideoElement>(selector)?.paused,
+      video,
+    )
+  ) {
+    await page.keyboard.press('k');
+  }
+  // Its metadata first, or the browser's refusal: a refusal fails here at once, with its error.
+  await expect
+    .poll(
+      async () => {
+        const state = await mediaState(page, video);
+        return state.metadata || state.error !== null;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(true);
+  expect(await mediaState(page, video)).toMatchObject({ metadata: true, error: null });
+  await expectPlayingIn(page, video);
+  // The recorded pixels: N743AS's time strip, its frame counter moving on as it plays.
+  await expect.poll(async () => (await frameStampIn(page, video))?.streamId).toBe('N743AS');
+  const first = (await frameStampIn(page, video))?.frame ?? 0;
+  await expect
+    .poll(async () => (await frameStampIn(page, video))?.frame ?? 0)
+    .toBeGreaterThan(first + 10);
+  expect((await videoProgress(page, video))?.time).toBeGreaterThan(0);
+});
+
+test.describe('a WHEP player on another origin', () => {
+  let playerPage: ServedPage;
+
+  test.beforeAll(async () => {
+    playerPage = await servePlayerPage();
+  });
+
+  test.afterAll(async () => {
+    await playerPage.close();
+  });
+
+  test("Eyevinn's WHEP player plays N743AS's synthetic camera in Firefox, and its session ends with it", async () => {
+    const page = await firefoxPage(firefox());
+    const { whepUrl, token } = subscribeToken('N743AS');
+    await page.goto(playerPage.url);
+    const options: Parameters<WhepPlayerPage['start']>[0] = { endpoint: whepUrl, token };
+    await page.evaluate((given) => window.whepPlayer.start(given), options);
+    await expectPlayingIn(page, 'video');
+    await expect.poll(async () => (await frameStampIn(page, 'video'))?.streamId).toBe('N743AS');
+    await expect.poll(async () => (await localStage.stats()).whepSessions).toBe(1);
+    const first = (await frameStampIn(page, 'video'))?.frame ?? 0;
+    await expect
+      .poll(async () => (await frameStampIn(page, 'video'))?.frame ?? 0)
+      .toBeGreaterThan(first + 10);
+    await page.evaluate(() => window.whepPlayer.stop());
+    await expect.poll(async () => (await localStage.stats()).whepSessions).toBe(0);
+  });
+});
