@@ -187,17 +187,15 @@ test('the live stats in Firefox show every figure Firefox reports, and their gla
       `frames shown: overlay ${JSON.stringify(shown)}, strip ~${stripShownPerSecond.toFixed(1)}/s`,
   );
   expect(run.strip.length, 'frames read back from their pixels').toBeGreaterThan(30);
+  // A figure not marked estimate is a measurement: it must agree with the pixels. An estimate
+  // (a second whose frames carried no capture time) is the receive side only: a floor.
+  expect(measured.length + estimated.length).toBeGreaterThan(2);
   if (measured.length > 0) {
-    // A figure not marked estimate is a measurement: it must agree with the pixels.
-    expect(estimated, 'the overlay never switches between measured and estimated').toEqual([]);
     expect(Math.abs(median(measured) - stripGlassToGlass)).toBeLessThanOrEqual(
       Math.max(20, stripGlassToGlass / 2),
     );
-  } else {
-    // An estimate is the receive side only: a floor, never above the truth.
-    expect(estimated.length).toBeGreaterThan(0);
-    expect(median(estimated)).toBeLessThanOrEqual(stripGlassToGlass);
   }
+  for (const estimate of estimated) expect(estimate).toBeLessThanOrEqual(stripGlassToGlass);
   expect(shown.length).toBeGreaterThan(2);
   const shownMean = shown.reduce((sum, value) => sum + value, 0) / shown.length;
   expect(shownMean).toBeGreaterThan(5);

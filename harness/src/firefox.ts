@@ -7,10 +7,14 @@
 import { existsSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
-/** Where Firefox is, or undefined when it is not installed (the specs then skip, loudly). */
+/**
+ * Where Firefox is, or undefined when it is not installed (the specs then skip, loudly). A
+ * FIREFOX_PATH that is set is the one asked for: never another Firefox in its place.
+ */
 export function firefoxExecutable(): string | undefined {
-  const candidates = [process.env.FIREFOX_PATH, '/usr/bin/firefox-esr', '/usr/bin/firefox'];
-  return candidates.find((path): path is string => !!path && existsSync(path));
+  const given = process.env.FIREFOX_PATH;
+  const candidates = given ? [given] : ['/usr/bin/firefox-esr', '/usr/bin/firefox'];
+  return candidates.find((path) => existsSync(path));
 }
 
 /** Why the Firefox specs skip, for `test.skip` (undefined when Firefox is there). */
