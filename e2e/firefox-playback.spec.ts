@@ -92,12 +92,6 @@ function playLongestSpan(page: Page, stageId: string): Promise<string | null> {
 }
 
 test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS', async () => {
-  // Known fault, in the recorder (local-stage/src/recorder/span-writer.ts, not mended here): its
-  // WebM's Opus track has no CodecPrivate (OpusHead). Chromium plays it; Firefox refuses the whole
-  // file (NS_ERROR_DOM_MEDIA_METADATA_ERR) and the page says 'This recording cannot be played in
-  // this browser.'. The same file with its video alone, or with an OpusHead, plays in Firefox.
-  // When the recorder writes one, this test passes, Playwright reports it, and this line goes.
-  test.fail(true, "the recorder's WebM has no OpusHead, which Firefox requires");
   test.setTimeout(90_000);
   const dataDir = process.env.E2E_DATA_DIR;
   if (!dataDir)

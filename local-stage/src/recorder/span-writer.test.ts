@@ -99,5 +99,11 @@ describe('a segment', () => {
     }
     expect(widestGap).toBeLessThanOrEqual(2.5);
     expect(end).toBeGreaterThanOrEqual(400);
+    // Its Opus identification header as the track's CodecPrivate (Firefox plays no Opus track
+    // without one).
+    const description = (await audio.getDecoderConfig())?.description;
+    expect(description && Buffer.from(description as Uint8Array).toString('latin1', 0, 8)).toBe(
+      'OpusHead',
+    );
   });
 });

@@ -83,6 +83,23 @@ const OPUS_SILENCES = [
 ] as const;
 /** Float slack in ms comparisons. */
 const EPSILON_MS = 0.01;
+/**
+ * The Opus identification header (RFC 7845 §5.1) a WebM track needs as its CodecPrivate: Firefox
+ * refuses a track without one (Chromium plays it). Two channels at 48 kHz, as WebRTC's Opus;
+ * libopus's look-ahead at 48 kHz (312 samples) as the pre-skip; no gain, mapping family 0.
+ */
+export const OPUS_HEAD = (() => {
+  const head = new Uint8Array(19);
+  const view = new DataView(head.buffer);
+  head.set(new TextEncoder().encode('OpusHead'));
+  view.setUint8(8, 1); // version
+  view.setUint8(9, 2); // channels
+  view.setUint16(10, 312, true); // pre-skip
+  view.setUint32(12, 48_000, true); // input sample rate
+  view.setInt16(16, 0, true); // output gain
+  view.setUint8(18, 0); // channel mapping family
+  return head;
+})();
 
 /** How long an audio frame plays: its TOC's length (what a browser goes by), else the gap. */
 function audioDurationMs(frame: PendingFrame, nextAtMs: number | undefined): number {
@@ -205,7 +222,14 @@ class Segment {
     );
     const meta = this.audioConfigured
       ? undefined
-      : { decoderConfig: { codec: 'opus', numberOfChannels: 2, sampleRate: 48_000 } };
+      : {
+          decoderConfig: {
+            codec: 'opus',
+            numberOfChannels: 2,
+            sampleRate: 48_000,
+            description: OPUS_HEAD,
+          },
+        };
     this.audioConfigured = true;
     if (!this.videoSource) this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
     this.enqueue(() => source.add(packet, meta));
