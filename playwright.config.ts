@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
@@ -12,6 +13,25 @@ const OWN_INSTANCE_SPECS = [
 ];
 
 /**
+ * Specs whose bounds are times that other work on the machine moves: a picture frozen under loss,
+ * a thumbnail's age, a join's 20 s, glass to glass, a publisher's bandwidth estimate, an encoder's
+ * simulcast layers. `npm test` runs them after the others (`--project=alone`), one at a time, so
+ * that they time the product and not the suite's other lane (docs/development.md).
+ */
+const ALONE_SPECS = [
+  '**/loss.spec.ts',
+  '**/soak.spec.ts',
+  '**/thumbnails.spec.ts',
+  '**/player-features.spec.ts',
+  '**/firefox-player.spec.ts',
+  '**/whip-congestion-feedback.spec.ts',
+  '**/whip-simulcast.spec.ts',
+];
+
+/** One Playwright worker a core, two at most (the two lanes below). */
+const LANES = Math.min(2, availableParallelism());
+
+/**
  * End-to-end tests: the production build started as `npm start` starts it (API, database, local
  * stage, WebRTC), driven in Debian's Chromium. `npx playwright test` runs the suite.
  */
@@ -24,8 +44,9 @@ export default defineConfig({
   fullyParallel: false,
   // Two lanes, one worker each: the specs that share the product global setup starts (their
   // assertions count the stage's viewers, so they run one at a time), and beside them the specs
-  // that start instances of their own (IVS mode, faults, soak), mostly waiting on timeouts.
-  workers: 2,
+  // that start instances of their own (IVS mode, faults, the lab), mostly waiting on timeouts.
+  // Then, in a run of their own, the timing-bound specs one at a time.
+  workers: LANES,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [
@@ -37,12 +58,18 @@ export default defineConfig({
   projects: [
     {
       name: 'shared-product',
-      testIgnore: OWN_INSTANCE_SPECS,
+      testIgnore: [...OWN_INSTANCE_SPECS, ...ALONE_SPECS],
       workers: 1,
     },
     {
       name: 'own-instances',
       testMatch: OWN_INSTANCE_SPECS,
+      testIgnore: ALONE_SPECS,
+      workers: 1,
+    },
+    {
+      name: 'alone',
+      testMatch: ALONE_SPECS,
       workers: 1,
     },
   ],

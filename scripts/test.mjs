@@ -231,9 +231,16 @@ if (
 ) {
   skipped.push('end-to-end tests (no Chromium)');
 } else {
-  await run('end-to-end tests (Playwright: Chromium, and Firefox over WebDriver BiDi)', 'npx', [
+  // Two lanes (playwright.config.ts), then the specs whose bounds are times, alone.
+  await run(
+    'end-to-end tests (Playwright: Chromium, and Firefox over WebDriver BiDi), two lanes',
+    'npx',
+    ['playwright', 'test', '--project=shared-product', '--project=own-instances'],
+  );
+  await run('end-to-end tests whose bounds are times, one at a time', 'npx', [
     'playwright',
     'test',
+    '--project=alone',
   ]);
 }
 
