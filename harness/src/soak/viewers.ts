@@ -111,7 +111,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
         }
         if (counts.openPeerConnections > 0) tally.whilePlaying = least(tally.whilePlaying, counts);
       } else {
-        const what = `viewer ${slot}, join ${round}, ${streamId}`;
+        const what = `viewer ${slot}, join ${round}, ${streamId} (${await whatThePageShows(page)})`;
         if (await heldUpByCameraKill(page, joinStarted, Date.now())) {
           tally.joinsDuringCameraRestart.push(what);
         } else {
@@ -175,4 +175,15 @@ export async function tilesPlayingAtEnd(run: SoakRun, tab: Page): Promise<number
   }, 20_000);
   await tab.screenshot({ path: `${run.options.logFile}.watch-all.png` });
   return playing;
+}
+
+/** Where a join that did not play stands, as its viewer sees it: the path and any notice. */
+async function whatThePageShows(page: Page): Promise<string> {
+  const path = new URL(page.url()).pathname;
+  const notices = await page
+    .locator('[role="alert"], [role="status"]')
+    .allInnerTexts()
+    .catch(() => []);
+  const shown = notices.map((text) => text.trim().replace(/\s+/g, ' ')).filter(Boolean);
+  return `at ${path}${shown.length > 0 ? `, showing ${shown.map((text) => `'${text}'`).join(', ')}` : ', no notice'}`;
 }
