@@ -72,4 +72,41 @@ describe('WHEP through the /stage/ proxy', () => {
     });
     expect(stage.received).toHaveLength(2);
   });
+
+  it("counts an OPTIONS with a token, which hands out TURN credentials, under the offers' limit, and never a preflight", async () => {
+    const stage = await startStandInStage(answerAsTheStage);
+    const base = testConfig();
+    const { app } = await build({
+      config: { localStage: { ...base.localStage, url: stage.url }, whepRateLimitPerMinute: 2 },
+    });
+    const ask = (authorization?: string) =>
+      app.inject({
+        method: 'OPTIONS',
+        url: '/stage/whep/N743AS',
+        headers: {
+          origin: 'https://player.example',
+          'access-control-request-method': 'POST',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        remoteAddress: '192.0.2.30',
+      });
+    expect((await ask('Bearer a.b.c')).statusCode).toBe(200);
+    expect((await ask('Bearer a.b.c')).statusCode).toBe(200);
+    const limited = await ask('Bearer a.b.c');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    // The same limit as the offers': the address's next offer waits too.
+    expect((await app.inject(offer('192.0.2.30'))).statusCode).toBe(429);
+    // A browser's preflight carries no token and gets no credentials: it is never counted.
+    for (let preflight = 0; preflight < 3; preflight += 1) {
+      expect((await ask()).statusCode).toBe(200);
+    }
+    expect(stage.received.map((request) => request.method)).toEqual([
+      'OPTIONS',
+      'OPTIONS',
+      'OPTIONS',
+      'OPTIONS',
+      'OPTIONS',
+    ]);
+  });
 });

@@ -94,8 +94,12 @@ export async function registerStageProxy(
         },
       );
       scope.addHook('onRequest', async (request) => {
+        // An OPTIONS with a token gets TURN credentials from the stage (decision 0063), so it
+        // counts as an offer; a browser's CORS preflight never carries one and passes uncounted.
+        const handsOutCredentials =
+          request.method === 'OPTIONS' && request.headers.authorization !== undefined;
         const limited =
-          request.method === 'POST'
+          request.method === 'POST' || handsOutCredentials
             ? { rule: door.rule, what: `${door.what} offers` }
             : request.method === 'PATCH'
               ? { rule: options.trickleRateLimit, what: 'ICE candidate updates' }
