@@ -141,6 +141,13 @@ export type ClientMessage =
   | { type: 'unsubscribe'; subscriptionId: string }
   | { type: 'leave' };
 
+/** A TURN server with its short-lived credential (the participant token's `ice_servers` entry). */
+export interface OfferedIceServer {
+  urls: string[];
+  username: string;
+  credential: string;
+}
+
 export type StageMessage =
   | {
       type: 'joined';
@@ -157,6 +164,12 @@ export type StageMessage =
       subscriptionId: string;
       participantId: string;
       sdp: string;
+      /**
+       * TURN servers with a credential made for this offer's peer connection (decision 0063):
+       * fresh whenever the SDK makes one, so a credential shorter than the session never
+       * leaves a later subscription without a relay. Absent without TURN.
+       */
+      iceServers?: OfferedIceServer[];
     }
   | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
   | { type: 'subscriptionEnded'; subscriptionId: string; reason: string }

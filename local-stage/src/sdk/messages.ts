@@ -8,6 +8,7 @@ import type {
   StageLeftReasonName,
   StageMessage,
 } from '../signalling';
+import { iceServersOf } from './token';
 
 type Json = Record<string, unknown>;
 
@@ -114,6 +115,10 @@ export function parseStageMessage(text: string): StageMessage | null {
             subscriptionId: value.subscriptionId,
             participantId: value.participantId,
             sdp: value.sdp,
+            // Only well-formed entries; none at all keeps the token's servers (session.ts).
+            ...(Array.isArray(value.iceServers) && iceServersOf(value.iceServers).length > 0
+              ? { iceServers: iceServersOf(value.iceServers) }
+              : {}),
           }
         : null;
     case 'candidate': {

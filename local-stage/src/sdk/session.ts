@@ -277,7 +277,9 @@ export class Session {
     subscription.id = subscriptionId;
     // The peer reports nothing once closed, and it is closed whenever it stops being current.
     const peer = new SubscriptionPeer(
-      new RTCPeerConnection({ iceServers: this.iceServers }),
+      // The offer's servers carry a credential made for this connection; the token's may have
+      // expired by now (decision 0063).
+      new RTCPeerConnection({ iceServers: offer.iceServers ?? this.iceServers }),
       participant.info,
       {
         candidate: (candidate) =>

@@ -2,6 +2,7 @@
  * Reads a participant token in the browser (no signature check: the stage does that). Like the
  * IVS SDK, a string that is not a JWT with the stage's claims is refused at once.
  */
+import type { OfferedIceServer } from '../signalling';
 import { StageErrorCategory, StageErrorCode } from './enums';
 import { ivsError } from './errors';
 
@@ -61,9 +62,9 @@ function endpointUrl(value: unknown, kind: 'socket' | 'http'): string | undefine
  * The `ice_servers` claim's well-formed entries (`turn:`/`turns:`/`stun:` URLs, string
  * credentials); anything else is left out, so that a bad entry never stops a join.
  */
-function iceServersOf(value: unknown): RTCIceServer[] {
+export function iceServersOf(value: unknown): OfferedIceServer[] {
   if (!Array.isArray(value)) return [];
-  const servers: RTCIceServer[] = [];
+  const servers: OfferedIceServer[] = [];
   for (const entry of value) {
     if (!isRecord(entry)) continue;
     const { urls, username, credential } = entry;

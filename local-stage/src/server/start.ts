@@ -46,7 +46,10 @@ export async function startLocalStage(options: {
 }): Promise<RunningStage> {
   const network = options.network ?? (await interfacesPeerNetwork());
   await network.open();
+  const iceServersFor = (userId: string) =>
+    options.turn === undefined ? [] : turnIceServers(options.turn, userId);
   const stage = new LocalStage({
+    iceServersFor,
     network,
     stageIds: STREAM_IDS,
     secret: options.secret,
@@ -63,8 +66,7 @@ export async function startLocalStage(options: {
     faultsEnabled: options.faultsEnabled,
     requestTimeoutMs: options.requestTimeoutMs,
     onExitRequested: options.onExitRequested,
-    iceServersFor: (userId) =>
-      options.turn === undefined ? [] : turnIceServers(options.turn, userId),
+    iceServersFor,
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -20,6 +20,7 @@
  * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
  * all end with the one peer connection it owns.
  */
+import type { IceServer } from '@tailcam/protocol/participant-token';
 import {
   RTCPeerConnection,
   RTCRtpCodecParameters,
@@ -121,6 +122,8 @@ export interface SubscriptionOptions {
   initialLayer?: InitialLayerName;
   /** False for the recorder's: not counted as a viewer (FeedListener.demands). */
   demands?: boolean;
+  /** TURN servers with a fresh credential for the viewer, sent with the offer (decision 0063). */
+  iceServers?: () => IceServer[];
 }
 
 export class Subscription implements FeedListener {
@@ -129,6 +132,7 @@ export class Subscription implements FeedListener {
   readonly media: { audio: boolean; video: boolean };
   readonly demands: boolean;
   private readonly publisher: Publisher;
+  private readonly iceServers: (() => IceServer[]) | undefined;
   private readonly send: (message: StageMessage) => void;
   private readonly onClosed: (subscription: Subscription) => void;
   private readonly onConnected: (subscription: Subscription) => void;
@@ -183,6 +187,7 @@ export class Subscription implements FeedListener {
     this.publisher = options.publisher;
     this.media = options.media;
     this.demands = options.demands ?? true;
+    this.iceServers = options.iceServers;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);
@@ -347,12 +352,14 @@ export class Subscription implements FeedListener {
     // The key frame is asked for now, not once connected: it is encoded and paced out while the
     // viewer answers and connects, and held until then.
     if (this.media.video) this.requestKeyFrame();
+    const iceServers = this.iceServers?.() ?? [];
     this.send({
       type: 'offer',
       requestId,
       subscriptionId: this.id,
       participantId: this.publisherId,
       sdp: asDtlsServer(this.peer.localDescription?.sdp ?? offer.sdp),
+      ...(iceServers.length > 0 ? { iceServers } : {}),
     });
     this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
     return true;

@@ -4,6 +4,7 @@
  * connection of the session. What the session needs of its stage comes in as a `ViewerSessionHost`, so
  * the session knows nothing of the stage that made it.
  */
+import type { IceServer } from '@tailcam/protocol/participant-token';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import {
@@ -36,6 +37,8 @@ export interface Admission {
   participantId: string;
   stageId: string;
   participants: ParticipantDescription[];
+  /** TURN servers with a credential made now for the admitted user (none without TURN). */
+  iceServers?: () => IceServer[];
 }
 
 /** The stage, as one of its sessions sees it. */
@@ -55,6 +58,7 @@ export interface ViewerSessionHost {
 export class ViewerSession {
   participantId: string | undefined;
   stageId: string | undefined;
+  private iceServers: (() => IceServer[]) | undefined;
   private stateValue: SessionState = 'awaiting-join';
   private readonly subscriptions = new Map<string, Subscription>();
   private queue: Promise<void> = Promise.resolve();
@@ -192,6 +196,7 @@ export class ViewerSession {
       if (this.stateValue === 'closed') return;
       this.participantId = admitted.participantId;
       this.stageId = admitted.stageId;
+      this.iceServers = admitted.iceServers;
       this.stateValue = 'joined';
       this.send({
         type: 'joined',
@@ -250,6 +255,7 @@ export class ViewerSession {
       send: (message) => this.send(message),
       log: this.stage.log,
       network: this.stage.peerNetwork,
+      ...(this.iceServers ? { iceServers: this.iceServers } : {}),
       ...(initialLayer ? { initialLayer } : {}),
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);

@@ -10,6 +10,7 @@
  * whole past 400 lines because it is the doors, and the socket's, WHIP's and WHEP's admissions
  * share the seats, the sessions and the shown publisher.
  */
+import type { IceServer } from '@tailcam/protocol/participant-token';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { ParticipantTokenClaims } from '@tailcam/protocol/participant-token';
@@ -68,6 +69,8 @@ export interface LocalStageOptions {
    * CAMERA_SLEEP_AFTER_MS); 0 or unset: never (tests that do not test it).
    */
   cameraSleepAfterMs?: number;
+  /** TURN servers with a credential for a user, made when asked (decision 0063); none unset. */
+  iceServersFor?: (userId: string) => IceServer[];
 }
 
 /**
@@ -226,10 +229,12 @@ export class LocalStage {
       }
     }
     const shown = this.stages.get(claims.topic)?.describeShown();
+    const { iceServersFor } = this.options;
     return {
       participantId: claims.jti,
       stageId: claims.topic,
       participants: shown ? [shown] : [],
+      ...(iceServersFor ? { iceServers: () => iceServersFor(claims.user_id) } : {}),
     };
   }
 
