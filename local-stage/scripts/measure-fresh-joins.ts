@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { issueStageControlToken } from '@tailcam/protocol/stage-control';
 import { NodeViewer } from '../src/testing/node-viewer';
 
 const rounds = Number(process.argv[2] ?? 40);
@@ -45,7 +46,10 @@ async function startStage(port: number) {
     // As the API does: the stage is not ready before it has a table of token generations.
     await fetch(`http://127.0.0.1:${port}/_control/token-generations`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await issueStageControlToken(new TextEncoder().encode(secretText))}`,
+      },
       body: JSON.stringify({ generations: {} }),
     }).catch(() => undefined);
     const health = await fetch(`http://127.0.0.1:${port}/stage/health`).catch(() => undefined);

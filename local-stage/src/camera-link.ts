@@ -12,8 +12,8 @@
  * The camera process's WHIP sessions are recognised by their token's `user_id`
  * (`SYNTHETIC_CAMERA_USER_ID`): only a holder of the secret can sign one.
  */
-import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
+import { issueLoopbackToken, verifyLoopbackToken } from '@tailcam/protocol/loopback-token';
 import { SYNTHETIC_CAMERA_USER_ID } from '@tailcam/protocol/participant-token';
 
 /** The `user_id` of the camera process's publish tokens (an operator's token never has it). */
@@ -22,8 +22,7 @@ export { SYNTHETIC_CAMERA_USER_ID };
 /** The link's path on the stage process: not under /stage/, so the API never proxies it. */
 export const CAMERA_LINK_PATH = '/_control/cameras';
 
-const LINK_AUDIENCE = 'tailcam-camera-link';
-const LINK_TOKEN_TTL_SECONDS = 60;
+const LINK_TOKEN = { audience: 'tailcam-camera-link', subject: SYNTHETIC_CAMERA_USER_ID };
 
 export const cameraLinkMessageSchema = z.discriminatedUnion('type', [
   /** Whether the aircraft's synthetic camera has viewers of its video, of its sound. */
@@ -52,26 +51,12 @@ export type CameraLinkMessage = z.infer<typeof cameraLinkMessageSchema>;
 
 /** The Bearer token the camera process opens the link with (short-lived: one per connection). */
 export function issueCameraLinkToken(secret: Uint8Array, now = new Date()): Promise<string> {
-  const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ sub: SYNTHETIC_CAMERA_USER_ID })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setAudience(LINK_AUDIENCE)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + LINK_TOKEN_TTL_SECONDS)
-    .sign(secret);
+  return issueLoopbackToken(secret, LINK_TOKEN, now);
 }
 
 /** True when `token` is a live link token signed with `secret`. */
-export async function verifyCameraLinkToken(token: string, secret: Uint8Array): Promise<boolean> {
-  try {
-    const { payload } = await jwtVerify(token, secret, {
-      algorithms: ['HS256'],
-      audience: LINK_AUDIENCE,
-    });
-    return payload.sub === SYNTHETIC_CAMERA_USER_ID;
-  } catch {
-    return false;
-  }
+export function verifyCameraLinkToken(token: string, secret: Uint8Array): Promise<boolean> {
+  return verifyLoopbackToken(token, secret, LINK_TOKEN);
 }
 
 /** Parses one message from the stage; undefined when it is not one. */

@@ -11,6 +11,8 @@ export interface LoopbackJsonRequest {
   method?: 'GET' | 'PUT' | 'POST';
   body?: unknown;
   signal?: AbortSignal;
+  /** Sent as `Authorization: Bearer …` (the stage's control routes need one). */
+  bearer?: string;
   /** The whole answer must have come by then. */
   timeoutMs: number;
 }
@@ -23,10 +25,12 @@ export function loopbackJson(url: string, options: LoopbackJsonRequest): Promise
       url,
       {
         method: options.method ?? 'GET',
-        headers:
-          body === undefined
+        headers: {
+          ...(body === undefined
             ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          ...(options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` }),
+        },
         signal: options.signal,
       },
       (response) => {

@@ -511,6 +511,8 @@ export function parseStageControlConfig(env: Env): StageControlConfig {
     .transform((stage): StageControlConfig => ({
       stageProvider: stage.STAGE_PROVIDER,
       localStageUrl: stage.LOCAL_STAGE_URL.replace(/\/$/, ''),
+  /** STAGE_TOKEN_SECRET (else DATA_DIR's file): the stage's control routes need a token signed with it. */
+  localStage: { tokenSecret: string | undefined };
       ivs: { region: stage.AWS_REGION, stageArns: stage.IVS_STAGE_ARNS ?? {} },
     }));
   return parseOrThrow(schema, env);
@@ -519,12 +521,14 @@ export function parseStageControlConfig(env: Env): StageControlConfig {
 /** What `npm run publish-token` needs: the provider, and with the local one how to sign. */
 export interface PublishTokenConfig {
   stageProvider: 'local' | 'ivs';
+      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
   dataDir: string;
   localStage: { tokenSecret: string | undefined };
   /** Where encoders reach this server: PUBLIC_URL, else `http://localhost:PORT`. */
   publicOrigin: string;
   /** Whether PUBLIC_URL was set (the fallback names this machine only). */
   publicUrlSet: boolean;
+      localStage: { tokenSecret: stage.STAGE_TOKEN_SECRET },
   /** HOST, the address the server listens on. */
   host: string;
 }

@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const generationSync =
     config.stageProvider === 'local'
       ? new TokenGenerationSync({
-          stageUrl: config.localStage.url,
+          stage: { url: config.localStage.url, secret: await loadStageTokenSecret(config) },
           readTable: () => store.listTokenGenerations(),
           log: logger,
         })

@@ -4,6 +4,7 @@
 // TokenGenerationSync does (decision 0058).
 import http from 'node:http';
 import net from 'node:net';
+import { SignJWT } from 'jose';
 
 // As the API does when its configuration is wrong.
 if (process.env.FAKE_API_EXIT_CODE) process.exit(Number(process.env.FAKE_API_EXIT_CODE));
@@ -68,13 +69,26 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   }
 });
 const generations = `${stage.origin}/_control/token-generations`;
+/**
+ * The control routes take the API's token (decision 0082): the one
+ * @tailcam/protocol/stage-control issues, signed here with jose as this plain .mjs cannot import
+ * TypeScript.
+ */
+const controlToken = () =>
+  new SignJWT({ sub: 'tailcam-api' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setAudience('tailcam-stage-control')
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(new TextEncoder().encode(process.env.STAGE_TOKEN_SECRET ?? ''));
 setInterval(async () => {
   try {
-    const state = await (await fetch(generations)).json();
+    const authorization = `Bearer ${await controlToken()}`;
+    const state = await (await fetch(generations, { headers: { authorization } })).json();
     if (state.loaded === false) {
       await fetch(generations, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization },
         body: JSON.stringify({ generations: {} }),
       });
     }

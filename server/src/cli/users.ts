@@ -89,17 +89,25 @@ async function parseRequest(args: string[]): Promise<AdminRequest> {
  * (local stage), and after passwd, disable or remove the new generation and the end of the
  * user's sessions. What the stage missed, the API's next table gives it (decision 0058).
  */
-async function directStageHooks(stage: StageControlConfig): Promise<AccountsOptions> {
+async function directStageHooks(
+  stage: StageControlConfig,
+  dataDir: string,
+): Promise<AccountsOptions> {
   const { stageAccountHooks } = await import('../providers/stage-provider');
   const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   if (stage.stageProvider === 'local') {
     const { addLocalStageAccount, endLocalStageSessions } =
       await import('../providers/local-provider');
-    const url = stage.localStageUrl;
+    const { loadStageTokenSecret } = await import('../secrets');
+    // The stage's control routes take only a token signed with the secret it shares with the API.
+    const control = {
+      url: stage.localStageUrl,
+      secret: await loadStageTokenSecret({ dataDir, localStage: stage.localStage }),
+    };
     return stageAccountHooks(
       {
-        endUserSessions: (change) => endLocalStageSessions(url, change),
-        accountAdded: (account) => addLocalStageAccount(url, account),
+        endUserSessions: (change) => endLocalStageSessions(control, change),
+        accountAdded: (account) => addLocalStageAccount(control, account),
       },
       {
         ended: (_userId, count) => {
@@ -154,7 +162,8 @@ async function runDirect(
     throw error;
   }
   try {
-    const hooks = config.databaseUrl === undefined ? {} : await directStageHooks(stage);
+    const hooks =
+      config.databaseUrl === undefined ? {} : await directStageHooks(stage, config.dataDir);
     return await runAdminRequest(createAccounts(store, hooks), request);
   } finally {
     await store.close();

@@ -108,7 +108,10 @@ describe('local stage provider: ending a user’s sessions', () => {
   });
 
   it("posts a new account's token generation to the stage's table", async () => {
-    const stage = await stageControl({ status: 200, body: '{"loaded":true,"users":4}' });
+    const stage = await stageControl({
+      status: 200,
+      body: '{"loaded":true,"users":4,"stageRun":"run-1"}',
+    });
     await provider(stage.url).accountAdded({ userId: 'user-2', tokenGeneration: 0 });
     expect(stage.requests).toEqual([
       {

@@ -4,6 +4,7 @@ import { createParticipantTokenSigner } from '@tailcam/protocol/participant-toke
 import {
   END_USER_SESSIONS_PATH,
   endUserSessionsAnswer,
+  issueStageControlToken,
   PRESENCE_PATH,
   presenceAnswer,
   TOKEN_GENERATIONS_PATH,
@@ -15,9 +16,16 @@ import { StageProviderError, type StageProvider } from './stage-provider';
 
 export const CONTROL_TIMEOUT_MS = 5_000;
 
+/** Where the stage's control routes are (LOCAL_STAGE_URL), and the secret their token is signed with. */
+export interface StageControl {
+  url: string;
+  /** The participant-token secret the stage shares with the API (decision 0082). */
+  secret: Uint8Array;
+}
+
 /** A call to the stage's loopback-only control surface: its parsed answer, or it throws. */
-export function callStageControl(
-  stageUrl: string,
+export async function callStageControl(
+  stage: StageControl,
   request: {
     method: 'GET' | 'PUT' | 'POST';
     path: string;
@@ -28,25 +36,26 @@ export function callStageControl(
   },
 ): Promise<unknown> {
   // Over node:http, not fetch: fetch's timers tick every 499 ms while the long poll is held.
-  return loopbackJson(`${stageUrl}${request.path}`, {
+  return loopbackJson(`${stage.url}${request.path}`, {
     method: request.method,
     body: request.body,
     signal: request.signal,
+    bearer: await issueStageControlToken(stage.secret),
     timeoutMs: request.timeoutMs ?? CONTROL_TIMEOUT_MS,
   });
 }
 
 /**
- * Tells the local stage at `stageUrl` (LOCAL_STAGE_URL) that a user's sign-in was ended: their
+ * Tells the local stage (LOCAL_STAGE_URL) that a user's sign-in was ended: their
  * tokens of older generations are refused, and their sessions end. Through its loopback-only
  * control route, which the `/stage/` proxy never reaches. Throws when the stage does not answer
  * as expected.
  */
 export async function endLocalStageSessions(
-  stageUrl: string,
+  stage: StageControl,
   change: UserTokenGeneration,
 ): Promise<number> {
-  const answer = await callStageControl(stageUrl, {
+  const answer = await callStageControl(stage, {
     method: 'POST',
     path: END_USER_SESSIONS_PATH,
     body: change,
@@ -56,10 +65,10 @@ export async function endLocalStageSessions(
 
 /** Tells the local stage of a new account's token generation (else it refuses its tokens). */
 export async function addLocalStageAccount(
-  stageUrl: string,
+  stage: StageControl,
   account: UserTokenGeneration,
 ): Promise<void> {
-  const answer = await callStageControl(stageUrl, {
+  const answer = await callStageControl(stage, {
     method: 'POST',
     path: TOKEN_GENERATIONS_PATH,
     body: account,
@@ -77,7 +86,7 @@ export const PRESENCE_INTERVAL_MS = 5_000;
  * its health, and the viewer's join wakes the cameras anyway.
  */
 export function localStagePresence(
-  stageUrl: string,
+  stage: StageControl,
   options: { intervalMs?: number; now?: () => number } = {},
 ): () => void {
   const intervalMs = options.intervalMs ?? PRESENCE_INTERVAL_MS;
@@ -87,7 +96,7 @@ export function localStagePresence(
     const at = now();
     if (lastCallMs !== undefined && at - lastCallMs < intervalMs) return;
     lastCallMs = at;
-    callStageControl(stageUrl, { method: 'POST', path: PRESENCE_PATH })
+    callStageControl(stage, { method: 'POST', path: PRESENCE_PATH })
       .then((answer) => presenceAnswer.parse(answer))
       .catch(() => undefined);
   };
@@ -112,6 +121,7 @@ export function createLocalStageProvider(options: {
   presence?: { now?: () => number };
 }): StageProvider {
   const sign = createParticipantTokenSigner(options.secret);
+  const stage: StageControl = { url: options.stageUrl, secret: options.secret };
   return {
     name: 'local',
     async createParticipantToken(request) {
@@ -134,8 +144,8 @@ export function createLocalStageProvider(options: {
         });
       }
     },
-    endUserSessions: (change) => endLocalStageSessions(options.stageUrl, change),
-    accountAdded: (account) => addLocalStageAccount(options.stageUrl, account),
-    viewerPresent: localStagePresence(options.stageUrl, options.presence),
+    endUserSessions: (change) => endLocalStageSessions(stage, change),
+    accountAdded: (account) => addLocalStageAccount(stage, account),
+    viewerPresent: localStagePresence(stage, options.presence),
   };
 }

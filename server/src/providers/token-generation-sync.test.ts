@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { verifyStageControlToken } from '@tailcam/protocol/stage-control';
+import { stageTokenSecret } from '../test/helpers';
 import { startStandInStage, type StandInStage } from '../test/stand-in-stage';
 import { TokenGenerationSync, type TokenGenerationSyncOptions } from './token-generation-sync';
 
@@ -8,15 +10,18 @@ afterEach(async () => {
   for (const sync of syncs.splice(0)) await sync.close();
 });
 
-/** A stand-in for the stage's `/_control/token-generations`: it has a table once one is PUT. */
+/**
+ * A stand-in for the stage's `/_control/token-generations`: it has a table once one is PUT, and
+ * says which run of the stage it is.
+ */
 async function stageWithTable(): Promise<
-  StandInStage & { state: { loaded: boolean }; puts: () => unknown[] }
+  StandInStage & { state: { loaded: boolean; run: string }; puts: () => unknown[] }
 > {
-  const state = { loaded: false };
+  const state = { loaded: false, run: 'run-1' };
   const stage = await startStandInStage((request, res) => {
     if (request.method === 'PUT') state.loaded = true;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ loaded: state.loaded, users: 1 }));
+    res.end(JSON.stringify({ loaded: state.loaded, users: 1, stageRun: state.run }));
   });
   return Object.assign(stage, {
     state,
@@ -29,14 +34,16 @@ async function stageWithTable(): Promise<
 
 function sync(options: Partial<TokenGenerationSyncOptions> & { stageUrl: string }) {
   const lines: string[] = [];
+  const { stageUrl, ...rest } = options;
   const started = new TokenGenerationSync({
+    stage: { url: stageUrl, secret: stageTokenSecret },
     readTable: async () => ({ 'user-1': 2 }),
     log: {
       info: (_details, message) => lines.push(`info ${message}`),
       warn: (_details, message) => lines.push(`warn ${message}`),
     },
     pollMs: 10,
-    ...options,
+    ...rest,
   });
   syncs.push(started);
   started.start();
@@ -78,6 +85,28 @@ describe('TokenGenerationSync', () => {
     expect(stage.puts()).toHaveLength(2);
   });
 
+  it('sends the whole table at once to a restarted stage that someone else loaded (an empty table locks no account out)', async () => {
+    const stage = await stageWithTable();
+    let now = 0;
+    sync({ stageUrl: stage.url, now: () => now });
+    await expect.poll(() => stage.puts()).toHaveLength(1);
+    now = 1_000; // well inside RESEND_MS
+    // The stage restarted and another caller loaded it with an empty table before this API asked.
+    stage.state.run = 'run-2';
+    await expect.poll(() => stage.puts()).toHaveLength(2);
+    expect(stage.puts()[1]).toEqual({ generations: { 'user-1': 2 } });
+  });
+
+  it("carries the API's control token, signed with the stage's secret, on every call", async () => {
+    const stage = await stageWithTable();
+    sync({ stageUrl: stage.url });
+    await expect.poll(() => stage.puts()).toHaveLength(1);
+    for (const request of stage.received) {
+      const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      expect(await verifyStageControlToken(token, stageTokenSecret), request.url).toBe(true);
+    }
+  });
+
   it('sends it again every RESEND_MS, and at the next poll when a change could not be sent', async () => {
     const stage = await stageWithTable();
     let now = 0;
@@ -95,7 +124,7 @@ describe('TokenGenerationSync', () => {
       if (request.method === 'PUT') state.loaded = true;
       const answer = () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ loaded: state.loaded, users: 1 }));
+        res.end(JSON.stringify({ loaded: state.loaded, users: 1, stageRun: 'run-1' }));
       };
       const wait = /[?&]wait=(\d+)/.exec(request.url)?.[1];
       if (request.method === 'GET' && state.loaded && wait) setTimeout(answer, Number(wait) * 1000);
@@ -108,7 +137,7 @@ describe('TokenGenerationSync', () => {
     // Held: one question in a second, where a 50 ms poll would have asked ~20.
     const gets = stage.received.filter((request) => request.method === 'GET');
     expect(gets.length).toBeLessThanOrEqual(3);
-    expect(gets.at(-1)?.url).toBe('/_control/token-generations?wait=30');
+    expect(gets.at(-1)?.url).toBe('/_control/token-generations?wait=30&run=run-1');
 
     const asked = performance.now();
     running.resendSoon();

@@ -4,12 +4,13 @@
  * holds the answer up to HOLD_SECONDS (a restarted one answers at once, and a stage that goes
  * cuts the poll), so an idle API and stage wake about once a minute, not twice a second. It
  * sends the whole table, read from the store, when the stage has none (the stage started or
- * restarted), when a change could not be sent, and every RESEND_MS whatever happened. Each change itself is sent
- * as it is made (local-provider.ts). The stage merges every table and change by the larger
+ * restarted, which it tells by the run id each answer carries, even when another caller loaded
+ * it first: decision 0082), when a change could not be sent, and every RESEND_MS whatever
+ * happened. Each change itself is sent as it is made (local-provider.ts). The stage merges every table and change by the larger
  * generation, so any number of instances, in any order, leave it the same.
  */
 import { TOKEN_GENERATIONS_PATH, tokenGenerationsAnswer } from '@tailcam/protocol/stage-control';
-import { callStageControl, CONTROL_TIMEOUT_MS } from './local-provider';
+import { callStageControl, CONTROL_TIMEOUT_MS, type StageControl } from './local-provider';
 
 /**
  * The least time between two questions: a stage that does not answer (down, or starting) is
@@ -22,8 +23,8 @@ export const HOLD_SECONDS = 50;
 export const RESEND_MS = 60_000;
 
 export interface TokenGenerationSyncOptions {
-  /** LOCAL_STAGE_URL. */
-  stageUrl: string;
+  /** LOCAL_STAGE_URL, and the secret the control routes' token is signed with. */
+  stage: StageControl;
   /** Every account's token generation, by user id. */
   readTable: () => Promise<Record<string, number>>;
   log: {
@@ -43,6 +44,8 @@ export class TokenGenerationSync {
   private readonly stopping = new AbortController();
   /** When the whole table was last taken by the stage (undefined: not since this API started). */
   private sentAt: number | undefined;
+  /** The stage run that took it: another run is a restarted stage, which gets it at once. */
+  private sentToRun: string | undefined;
   private resendNow = false;
   /** Whether the last attempt failed (a failure is logged once, until one succeeds). */
   private failing = false;
@@ -87,21 +90,24 @@ export class TokenGenerationSync {
 
   /** One round: ask the stage, and send the whole table if it is due. Never throws. */
   private async poll(): Promise<void> {
-    const { stageUrl, log } = this.options;
+    const { stage, log } = this.options;
     const now = this.options.now ?? Date.now;
     const signal = this.stopping.signal;
     let stageAnswered = false;
     let requested = false;
     try {
       const holdSeconds = this.options.holdSeconds ?? HOLD_SECONDS;
-      // Nothing to wait for when the table is due anyway.
+      // Nothing to wait for when the table is due anyway. The run it went to is named, so that a
+      // restarted stage answers at once rather than hold a table someone else gave it.
       const hold =
-        this.resendNow || this.sentAt === undefined ? '' : `?wait=${String(holdSeconds)}`;
+        this.resendNow || this.sentAt === undefined || this.sentToRun === undefined
+          ? ''
+          : `?wait=${String(holdSeconds)}&run=${encodeURIComponent(this.sentToRun)}`;
       const holding = new AbortController();
       this.holding = holding;
       let asked: unknown;
       try {
-        asked = await callStageControl(stageUrl, {
+        asked = await callStageControl(stage, {
           method: 'GET',
           path: `${TOKEN_GENERATIONS_PATH}${hold}`,
           signal: AbortSignal.any([signal, holding.signal]),
@@ -118,6 +124,9 @@ export class TokenGenerationSync {
       stageAnswered = true;
       const due =
         !state.loaded ||
+        // A restarted stage may have been loaded by someone else (an empty table would refuse
+        // every account until the next resend): ours goes at once.
+        state.stageRun !== this.sentToRun ||
         this.resendNow ||
         this.sentAt === undefined ||
         now() - this.sentAt >= (this.options.resendMs ?? RESEND_MS);
@@ -127,7 +136,7 @@ export class TokenGenerationSync {
       this.resendNow = false;
       const generations = await this.options.readTable();
       const answer = tokenGenerationsAnswer.parse(
-        await callStageControl(stageUrl, {
+        await callStageControl(stage, {
           method: 'PUT',
           path: TOKEN_GENERATIONS_PATH,
           body: { generations },
@@ -135,6 +144,7 @@ export class TokenGenerationSync {
         }),
       );
       this.sentAt = now();
+      this.sentToRun = answer.stageRun;
       if (!state.loaded || this.failing) {
         log.info(
           { accounts: Object.keys(generations).length, stageAccounts: answer.users },

@@ -72,7 +72,7 @@ async function product(stageUrl: string): Promise<Product> {
   );
   const silent = { info: () => undefined, warn: () => undefined };
   const sync = new TokenGenerationSync({
-    stageUrl,
+    stage: { url: stageUrl, secret: stageTokenSecret },
     readTable: () => test.store.listTokenGenerations(),
     log: silent,
     pollMs: 50,

@@ -79,7 +79,7 @@ describe('a room of viewers behind one address, default limits', () => {
     for (const name of names) await store.createUser(name, 'not-argon2: fastPasswords checks');
     // The stage admits the accounts the API tells it of, as server.ts wires it.
     const sync = new TokenGenerationSync({
-      stageUrl: stage.url,
+      stage: { url: stage.url, secret: stageTokenSecret },
       readTable: () => store.listTokenGenerations(),
       log: { info: () => undefined, warn: () => undefined },
       pollMs: 50,

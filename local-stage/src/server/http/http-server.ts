@@ -1,4 +1,7 @@
 /**
+ * Kept as one file: every door of the stage process and the rule that guards it (public,
+ * loopback only, the API's token, faults on) read together, so none is missed.
+ *
  * The stage process's HTTP surface.
  *
  * Public (the API passes these through to it unchanged):
@@ -7,7 +10,9 @@
  *   WS   /stage/events   the signalling socket (../../signalling.ts)
  *   /stage/whip/...      the WHIP endpoint for publishers (sdp-endpoint.ts)
  *   /stage/whep/...      the WHEP endpoint for players (sdp-endpoint.ts)
- * Loopback only, never under /stage/ (so the API's proxy cannot expose them):
+ * Loopback only, never under /stage/ (so the API's proxy cannot expose them); the routes that
+ * change the table or the sessions, or wake the cameras, also need the API's stage control token
+ * (`Authorization: Bearer`, signed with the stage's secret; 401 without: decision 0082):
  *   GET  /_stats         counts: sockets, peer connections, publishers per stage
  *   WS   /_control/cameras  the camera process's link (../../camera-link.ts): Bearer link token
  *   POST /_control/end-user-sessions {userId, tokenGeneration}   the API ended this user's
@@ -15,8 +20,9 @@
  *                        sessions end (`participant-disconnected`); answers {ended}. Always on.
  *   GET|PUT|POST /_control/token-generations   the accounts' token generations (decision 0058):
  *                        PUT {generations} the API's whole table, POST {userId, tokenGeneration}
- *                        a new account; each answers {loaded, users}. GET ?wait=S (1-60): the
- *                        API's long poll, held up to S s while the stage has the table
+ *                        a new account; each answers {loaded, users, stageRun}. GET ?wait=S
+ *                        (1-60)&run=R: the API's long poll, held up to S s while the stage has
+ *                        the table and is run R. Over MAX_TOKEN_GENERATION_ACCOUNTS: 413
  *   GET  /_control/on-air?since=N&wait=S   who is on air, as health's `publishers`, and the
  *                        version of that answer: {version, publishers}; held up to S s (1-60)
  *                        while the version is still N (the recorder's long poll)
@@ -32,15 +38,18 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   requestTimeoutOptions,
 } from '@tailcam/protocol/node-http-answers';
+import { bearerToken } from '@tailcam/protocol/loopback-token';
 import {
   END_USER_SESSIONS_PATH,
   endUserSessionsBody,
+  MAX_TOKEN_GENERATION_ACCOUNTS,
   PRESENCE_PATH,
   MAX_TOKEN_GENERATIONS_BYTES,
   MAX_TOKEN_GENERATIONS_WAIT_SECONDS,
   TOKEN_GENERATIONS_PATH,
   tokenGenerationBody,
   tokenGenerationsBody,
+  verifyStageControlToken,
 } from '@tailcam/protocol/stage-control';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../../camera-link';
 import { STAGE_ERROR_CODES } from '../../signalling';
@@ -49,13 +58,18 @@ import type { LocalStage } from '../stage/local-stage';
 import { handleSdpEndpoint, sdpEndpointOf, type IceServersFor } from './sdp-endpoint';
 
 const MAX_BODY_BYTES = 16 * 1024;
+/**
+ * The routes only the API may call (decision 0082): loopback alone let any process of the host
+ * lock accounts out, end sessions, grow the table or keep the cameras awake.
+ */
+const API_ONLY_PATHS = new Set([TOKEN_GENERATIONS_PATH, END_USER_SESSIONS_PATH, PRESENCE_PATH]);
 const MAX_SOCKETS = 256;
 /** Long polls held at once (one per API instance); more are answered at once. */
 const MAX_HELD_ANSWERS = 16;
 
 export interface StageServerOptions {
   stage: LocalStage;
-  /** The participant-token secret: the camera link's token is signed with it. */
+  /** The participant-token secret: the camera link's and the API's control tokens are signed with it. */
   secret: Uint8Array;
   faultsEnabled: boolean;
   /** A request (headers and body) not wholly received within this is answered 408 and closed. */
@@ -97,7 +111,7 @@ export function createStageServer(options: StageServerOptions): Server {
     // or after a refusal, would otherwise be an uncaught exception that ends the stage.
     socket.on('error', () => socket.destroy());
     if (pathOf(request) === CAMERA_LINK_PATH) {
-      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const token = bearerToken(request.headers.authorization);
       if (!isLoopback(request)) {
         socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
         return;
@@ -181,6 +195,17 @@ async function handleRequest(
   if (path.startsWith('/_') && !isLoopback(request)) {
     return sendJson(response, 403, { error: 'Loopback only' });
   }
+  if (
+    API_ONLY_PATHS.has(path) &&
+    !(await verifyStageControlToken(bearerToken(request.headers.authorization), options.secret))
+  ) {
+    return sendJson(
+      response,
+      401,
+      { error: "The stage's control routes need the API's control token" },
+      { 'www-authenticate': 'Bearer' },
+    );
+  }
   if (path === '/_stats' && method === 'GET') return sendJson(response, 200, stage.stats());
   if (path === END_USER_SESSIONS_PATH) {
     if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
@@ -208,7 +233,7 @@ async function handleRequest(
         return sendJson(response, 400, { error: 'Body must be {"generations": {"userId": n}}' });
       }
       const first = !generations.loaded;
-      generations.load(parsed.data.generations);
+      if (!generations.load(parsed.data.generations)) return tableFull(response);
       if (first) stage.log.info(`token generations received: ${generations.users} account(s)`);
     } else if (method === 'POST') {
       const parsed = tokenGenerationBody.safeParse(await readJson(request));
@@ -217,7 +242,9 @@ async function handleRequest(
           error: 'Body must be {"userId": "...", "tokenGeneration": n}',
         });
       }
-      generations.record(parsed.data.userId, parsed.data.tokenGeneration);
+      if (!generations.record(parsed.data.userId, parsed.data.tokenGeneration)) {
+        return tableFull(response);
+      }
     } else if (method === 'GET') {
       const waitMs = heldAnswerMs(request.url);
       if (waitMs === undefined) {
@@ -227,7 +254,14 @@ async function handleRequest(
       }
       // The API's long poll: a stage that has the table has nothing new to say until the wait
       // is up (a restarted stage answers at once), so an idle API and stage wake once a minute.
-      if (waitMs > 0 && generations.loaded && held.answers < MAX_HELD_ANSWERS) {
+      // A run other than the one the API sent its table to is a restart: answered at once.
+      const run = new URLSearchParams((request.url ?? '').split('?')[1] ?? '').get('run');
+      if (
+        waitMs > 0 &&
+        generations.loaded &&
+        (run === null || run === generations.run) &&
+        held.answers < MAX_HELD_ANSWERS
+      ) {
         held.answers += 1;
         await holdAnswer(response, waitMs).finally(() => (held.answers -= 1));
         if (response.destroyed) return;
@@ -235,7 +269,11 @@ async function handleRequest(
     } else {
       return sendJson(response, 405, { error: 'Use GET, PUT or POST' });
     }
-    return sendJson(response, 200, { loaded: generations.loaded, users: generations.users });
+    return sendJson(response, 200, {
+      loaded: generations.loaded,
+      users: generations.users,
+      stageRun: generations.run,
+    });
   }
   if (path === ON_AIR_PATH) {
     if (method !== 'GET') return sendJson(response, 405, { error: 'Use GET' });
@@ -431,9 +469,22 @@ async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Pr
   }
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+/** A table or a new account past MAX_TOKEN_GENERATION_ACCOUNTS: refused, nothing changed. */
+function tableFull(response: ServerResponse): void {
+  sendJson(response, 413, {
+    error: `The table of token generations holds at most ${MAX_TOKEN_GENERATION_ACCOUNTS} accounts`,
+  });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
+import { issueStageControlToken } from '@tailcam/protocol/stage-control';
 import { NodeViewer } from '../../testing/node-viewer';
 import { rawRequest } from '../../testing/raw-request';
 import { startLocalStage, type RunningStage } from '../start';
@@ -59,12 +60,16 @@ function join(stage: RunningStage, participantToken: string) {
   return { viewer, answer: viewer.join(participantToken) };
 }
 
-function control(stage: RunningStage, method: string, path: string, body?: unknown) {
+/** A call as the API makes it: with its control token (decision 0082). */
+async function control(stage: RunningStage, method: string, path: string, body?: unknown) {
   return rawRequest(
     stage.url,
     method,
     path,
-    { 'content-type': 'application/json' },
+    {
+      'content-type': 'application/json',
+      authorization: `Bearer ${await issueStageControlToken(secret)}`,
+    },
     body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   );
 }
@@ -105,6 +110,7 @@ describe("the stage's table of token generations", () => {
     expect(JSON.parse((await control(stage, 'GET', '/_control/token-generations')).text)).toEqual({
       loaded: false,
       users: 0,
+      stageRun: stage.stage.generations.run,
     });
     const waiting = join(stage, await token(stage, 'alice', 0));
 
@@ -113,7 +119,7 @@ describe("the stage's table of token generations", () => {
     });
     expect({ status: put.status, body: JSON.parse(put.text) as unknown }).toEqual({
       status: 200,
-      body: { loaded: true, users: 2 },
+      body: { loaded: true, users: 2, stageRun: stage.stage.generations.run },
     });
     expect(await waiting.answer).toMatchObject({ type: 'joined' });
     expect(stage.stage.health()).toMatchObject({ ready: true });
@@ -172,7 +178,11 @@ describe("the stage's table of token generations", () => {
 
     await control(stage, 'PUT', '/_control/token-generations', { generations: { alice: 0 } });
     const held = await timed('/_control/token-generations?wait=2');
-    expect(JSON.parse(held.text)).toEqual({ loaded: true, users: 1 });
+    expect(JSON.parse(held.text)).toEqual({
+      loaded: true,
+      users: 1,
+      stageRun: stage.stage.generations.run,
+    });
     expect(held.ms).toBeGreaterThanOrEqual(1_900);
 
     for (const wait of ['0', '61', '1.5', 'soon', '']) {

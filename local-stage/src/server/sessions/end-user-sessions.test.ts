@@ -5,6 +5,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueStageControlToken } from '@tailcam/protocol/stage-control';
 import { startTestStage } from '../../testing/test-stage';
 import { NodeViewer } from '../../testing/node-viewer';
 import { testParticipantToken } from '../../testing/participant-tokens';
@@ -40,9 +41,13 @@ async function joinedViewer(userId: string, stageId = 'N743AS'): Promise<NodeVie
   return viewer;
 }
 
-/** A request with the path sent exactly as given (fetch would normalise it first). */
-function rawPost(path: string, body: string): Promise<{ status?: number; body: string }> {
+/**
+ * A request with the path sent exactly as given (fetch would normalise it first), with the API's
+ * control token (decision 0082).
+ */
+async function rawPost(path: string, body: string): Promise<{ status?: number; body: string }> {
   const { hostname, port } = new URL(running.url);
+  const authorization = `Bearer ${await issueStageControlToken(secret)}`;
   return new Promise((resolve, reject) => {
     const outgoing = request(
       {
@@ -50,7 +55,7 @@ function rawPost(path: string, body: string): Promise<{ status?: number; body: s
         port,
         path,
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization },
       },
       (response) => {
         let text = '';
@@ -94,7 +99,9 @@ describe('POST /_control/end-user-sessions', () => {
   it('refuses a body without a user id, and any method but POST', async () => {
     expect((await rawPost('/_control/end-user-sessions', '{}')).status).toBe(400);
     expect((await rawPost('/_control/end-user-sessions', 'not json')).status).toBe(400);
-    const get = await fetch(`${running.url}/_control/end-user-sessions`);
+    const get = await fetch(`${running.url}/_control/end-user-sessions`, {
+      headers: { authorization: `Bearer ${await issueStageControlToken(secret)}` },
+    });
     expect(get.status).toBe(405);
   });
 

@@ -8,7 +8,14 @@
  * and every minute, and each change as it is made. Generations only go up, so every entry is
  * merged by the larger: pushes from several API instances agree in any order. A user the table
  * does not name (a removed account, once the stage restarted) is refused.
+ *
+ * The table holds at most `maxUsers` accounts (decision 0082): merging keeps the rows of
+ * accounts removed since the stage started, so a whole table that would take it past the bound
+ * replaces those rows (an account a table does not name is refused either way), and a table or
+ * a new account past it is refused, changing nothing.
  */
+import { randomUUID } from 'node:crypto';
+import { MAX_TOKEN_GENERATION_ACCOUNTS } from '@tailcam/protocol/stage-control';
 
 /** What the table says of an account's token: `no-table` until the API has sent the table. */
 export type GenerationVerdict = 'current' | 'revoked' | 'unknown-user' | 'no-table';
@@ -17,10 +24,17 @@ export class TokenGenerations {
   private readonly byUser = new Map<string, number>();
   private hasTable: boolean;
   private readonly waiters = new Set<(loaded: boolean) => void>();
+  private readonly maxUsers: number;
+  /**
+   * This run of the stage process, in every answer: the API resends its table to a run it has
+   * not sent it to, even one that says it has a table (someone else may have loaded it).
+   */
+  readonly run = randomUUID();
 
   /** `loaded`: the stage starts with a (so far empty) table, as a stage with no API does. */
-  constructor(options: { loaded: boolean }) {
+  constructor(options: { loaded: boolean; maxUsers?: number }) {
     this.hasTable = options.loaded;
+    this.maxUsers = options.maxUsers ?? MAX_TOKEN_GENERATION_ACCOUNTS;
   }
 
   /** Whether the whole table has come (at least once since the stage started). */
@@ -32,21 +46,37 @@ export class TokenGenerations {
     return this.byUser.size;
   }
 
-  /** The whole table, every account: merged, and the stage has a table from now on. */
-  load(generations: Readonly<Record<string, number>>): void {
-    for (const [userId, generation] of Object.entries(generations)) {
-      this.record(userId, generation);
+  /**
+   * The whole table, every account: merged, and the stage has a table from now on. False when it
+   * names more than the bound: nothing changed.
+   */
+  load(generations: Readonly<Record<string, number>>): boolean {
+    const entries = Object.entries(generations);
+    if (entries.length > this.maxUsers) return false;
+    let added = 0;
+    for (const [userId] of entries) if (!this.byUser.has(userId)) added += 1;
+    if (this.byUser.size + added > this.maxUsers) {
+      // Only rows this table does not name go: the generations it names stay merged by the larger.
+      const named = new Set(entries.map(([userId]) => userId));
+      for (const userId of this.byUser.keys()) if (!named.has(userId)) this.byUser.delete(userId);
     }
-    if (this.hasTable) return;
+    for (const [userId, generation] of entries) this.record(userId, generation);
+    if (this.hasTable) return true;
     this.hasTable = true;
     for (const waiter of this.waiters) waiter(true);
     this.waiters.clear();
+    return true;
   }
 
-  /** One account's generation: a change, or a new account. Never lowers it. */
-  record(userId: string, generation: number): void {
+  /**
+   * One account's generation: a change, or a new account. Never lowers it. False when it names
+   * a new account and the table is full: nothing changed (the API's next whole table makes room).
+   */
+  record(userId: string, generation: number): boolean {
     const known = this.byUser.get(userId);
+    if (known === undefined && this.byUser.size >= this.maxUsers) return false;
     if (known === undefined || generation > known) this.byUser.set(userId, generation);
+    return true;
   }
 
   /**

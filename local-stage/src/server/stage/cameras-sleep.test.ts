@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection } from 'werift';
 import { RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
-import { PRESENCE_PATH } from '@tailcam/protocol/stage-control';
+import { issueStageControlToken, PRESENCE_PATH } from '@tailcam/protocol/stage-control';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { NodeViewer } from '../../testing/node-viewer';
 import { testParticipantToken } from '../../testing/participant-tokens';
@@ -19,6 +19,13 @@ import { vp8Codec } from '../../testing/werift-codecs';
 import type { ParticipantDescription } from '../../signalling';
 
 const secret = new TextEncoder().encode('a-cameras-sleep-test-secret-of-enough-length');
+
+/** The API's presence call, with its control token (decision 0082). */
+const presence = async () =>
+  fetch(`${running.url}${PRESENCE_PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await issueStageControlToken(secret)}` },
+  });
 const STAGE = 'N743AS';
 const SLEEP_AFTER_MS = 1_500;
 let running: StageWithCameras;
@@ -149,7 +156,7 @@ describe('cameras sleep', { timeout: 30_000 }, () => {
     expect(running.stage.stats().cameras).toBe('asleep');
 
     // Woken by someone, then recorded alone: asleep again a spell later, the recording ended.
-    await fetch(`${running.url}${PRESENCE_PATH}`, { method: 'POST' });
+    await presence();
     await waitUntil(
       () => running.stage.stats().stages[STAGE]?.publisher?.kind === 'camera',
       'the camera back on air',
@@ -166,7 +173,6 @@ describe('cameras sleep', { timeout: 30_000 }, () => {
 
   it("the API's presence call wakes them; a camera held off air stays off through a wake", async () => {
     await asleep();
-    const presence = () => fetch(`${running.url}${PRESENCE_PATH}`, { method: 'POST' });
     const woken = await presence();
     expect(await woken.json()).toEqual({ wasAsleep: true });
     await waitUntil(
