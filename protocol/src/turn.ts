@@ -45,26 +45,13 @@ export function turnRestCredential(
   return { username, credential };
 }
 
-/**
- * Expiries are rounded up to this many seconds, so one account's username (`<expiry>:<userId>`)
- * stays the same through a window and coturn's `user-quota`, which counts allocations per
- * username, bounds that account's relays (docs/deployment.md §11). Ten minutes: short enough to
- * add little to a credential's life, long enough that a viewer's reconnections share a name.
- */
-export const TURN_USERNAME_WINDOW_SECONDS = 600;
-
-/**
- * The ICE servers for one holder (`userId`, a name in coturn's log), valid from `now` for at least
- * `credentialMinutes` and less than a window longer (the expiry rounded up to the window).
- */
+/** The ICE servers for one holder (`userId`, a name in coturn's log), valid from `now`. */
 export function turnIceServers(
   settings: TurnSettings,
   userId: string,
   now: Date = new Date(),
 ): IceServer[] {
-  const earliest = Math.floor(now.getTime() / 1000) + settings.credentialMinutes * 60;
-  const expiresAtSeconds =
-    Math.ceil(earliest / TURN_USERNAME_WINDOW_SECONDS) * TURN_USERNAME_WINDOW_SECONDS;
+  const expiresAtSeconds = Math.floor(now.getTime() / 1000) + settings.credentialMinutes * 60;
   return [
     { urls: settings.urls, ...turnRestCredential(settings.secret, userId, expiresAtSeconds) },
   ];
