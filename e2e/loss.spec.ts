@@ -5,7 +5,7 @@
  *   wrote into its pixels: the stage's sender reports carry the camera's clock;
  * - with 2 % of the RTP the stage sends dropped (the loopback-only loss fault: this machine's
  *   kernel has no netem, docs/reliability.md), the picture never stops for more than 500 ms over
- *   30 s, and the player's stats show NACKs sent and packets retransmitted.
+ *   20 s, and the player's stats show NACKs sent and packets retransmitted.
  */
 import { z } from 'zod';
 import { installPageKit } from '@tailcam/harness/page-scripts';
@@ -18,7 +18,7 @@ import { expect, expectVideoPlaying, test } from './support/fixtures';
 const VIEWER = { username: 'loss-viewer', password: 'loss viewer password 1' };
 const STAGE = 'N743AS';
 const LOSS_PERCENT = 2;
-const LOSS_SECONDS = 30;
+const LOSS_SECONDS = 20;
 
 /**
  * The player's inbound video as far as every browser version reports it. The claims below read
@@ -221,11 +221,11 @@ test.describe('the forwarding path in Chromium', () => {
     // sent it again.
     expect(forwarding.dropped).toBeGreaterThan(0);
     expect(forwarding.nacks).toBeGreaterThan(0);
-    // Every lost packet recovered. On a quiet machine no gap reaches 500 ms (0–200 ms measured);
-    // two busy cores (the suite's two lanes, a Chromium encoding three layers in the other) add
-    // CPU stalls: 850 ms seen in CI, and at load 8–16 a retransmission late enough that the
-    // player asked for a key frame, 3.0 s and 6.7 s of 30 frozen. So the bound here is what tells
-    // recovery from none: without the cache the picture stood still for 27 of 30 s, 9 s at a
+    // Every lost packet recovered. Alone (as `npm test` runs it) no gap reaches 500 ms: 150–383 ms
+    // and 0–0.8 s frozen in 30 s, Chromium 150. Two busy cores add CPU stalls: beside other work
+    // (load 7–12) the camera drew 12 frames a second and a retransmission came late enough that
+    // the player asked for a key frame: a 3 s gap, 6.8 s of 30 frozen. So the bound here is what
+    // tells recovery from none: without the cache the picture stood still for 27 of 30 s, 9 s at a
     // stretch.
     expect(forwarding.retransmitted).toBeGreaterThanOrEqual(forwarding.dropped * 0.9);
     expect(seen.longestGapMs).toBeLessThan(4_500);

@@ -175,8 +175,8 @@ if (
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
-// Two lanes, each a queue: lint, the quick workspaces' tests and the local stage's (one file at a
-// time, mostly waiting on real media: about two thirds of a core) in one; the type-check, the
+// Two lanes, each a queue: lint and the local stage's tests (one file at a time, mostly waiting on
+// real media: about two thirds of a core) in one; the type-check, the quick workspaces' tests, the
 // server's and harness's tests (one file at a time; argon2 and child processes keep a core busy)
 // and the production build in the other. The queues are balanced so that both lanes end together
 // (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time ended the
@@ -188,7 +188,6 @@ if (
 const laneQueues = [
   [
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
-    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
     {
       name: 'local-stage',
       command: 'npm',
@@ -198,6 +197,7 @@ const laneQueues = [
   ],
   [
     { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
+    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
     {
       name: databaseWorkspaces.join(', '),
       command: process.execPath,
