@@ -42,7 +42,7 @@ import {
   type ForwardingCounts,
 } from './forwarding';
 import { LayerReports } from './layer-reports';
-import { isHigher, LayerSwitch, type VideoLayer } from './layers';
+import { arrivingLayers, isHigher, LayerSwitch, type VideoLayer } from './layers';
 import { ViewerAdaptation } from './viewer-adaptation';
 import type { FeedListener, Publisher, VideoDelivery } from './publisher';
 import {
@@ -122,6 +122,12 @@ export interface SubscriptionOptions {
   initialLayer?: InitialLayerName;
   /** False for the recorder's: not counted as a viewer (FeedListener.demands). */
   demands?: boolean;
+  /**
+   * A media worker on the stage's own host (the recorder, the thumbnail process): it gets the
+   * highest layer arriving, never one chosen from a bandwidth estimate. Its link is loopback, and
+   * what it keeps should be as sharp as the camera.
+   */
+  topLayer?: boolean;
   /** TURN servers with a fresh credential for the viewer, sent with the offer (decision 0063). */
   iceServers?: () => IceServer[];
 }
@@ -196,9 +202,15 @@ export class Subscription implements FeedListener {
     this.network = options.network;
     this.startLowest = options.initialLayer === 'lowest_quality';
     this.layerReports = new LayerReports(this.id, this.send);
+    const topLayer = options.topLayer ?? false;
     this.layerSwitch = new LayerSwitch({
-      // The viewer's own choice wins; else the layer its link carries (viewer-adaptation.ts).
-      target: () => this.preferredLayer() ?? this.adaptation.target(),
+      // The viewer's own choice wins; else the layer its link carries (viewer-adaptation.ts), or
+      // the highest arriving for a worker on the stage's host.
+      target: () =>
+        this.preferredLayer() ??
+        (topLayer
+          ? arrivingLayers(this.publisher.layers, performance.now())[0]
+          : this.adaptation.target()),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
     });
     this.adaptation = new ViewerAdaptation({

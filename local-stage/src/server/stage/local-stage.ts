@@ -365,6 +365,8 @@ export class LocalStage {
       log: this.log,
       // The recorder is not a viewer: a synthetic camera still encodes only for people.
       demands: !recorder,
+      // The stage's own workers keep the camera's sharpest picture (their link is loopback).
+      topLayer: recorder || claims.user_id === THUMBNAILS_USER_ID,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);
