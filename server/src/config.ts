@@ -497,6 +497,8 @@ export type StoreConfig = Pick<Config, 'repoRoot' | 'dataDir' | 'databaseUrl'>;
 export interface StageControlConfig {
   stageProvider: 'local' | 'ivs';
   localStageUrl: string;
+  /** STAGE_TOKEN_SECRET (else DATA_DIR's file): the stage's control routes need a token signed with it. */
+  localStage: { tokenSecret: string | undefined };
   ivs: { region: string | undefined; stageArns: StageArns };
 }
 
@@ -505,14 +507,14 @@ export function parseStageControlConfig(env: Env): StageControlConfig {
     .object({
       STAGE_PROVIDER: variables.STAGE_PROVIDER,
       LOCAL_STAGE_URL: variables.LOCAL_STAGE_URL,
+      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
       AWS_REGION: variables.AWS_REGION,
       IVS_STAGE_ARNS: variables.IVS_STAGE_ARNS,
     })
     .transform((stage): StageControlConfig => ({
       stageProvider: stage.STAGE_PROVIDER,
       localStageUrl: stage.LOCAL_STAGE_URL.replace(/\/$/, ''),
-  /** STAGE_TOKEN_SECRET (else DATA_DIR's file): the stage's control routes need a token signed with it. */
-  localStage: { tokenSecret: string | undefined };
+      localStage: { tokenSecret: stage.STAGE_TOKEN_SECRET },
       ivs: { region: stage.AWS_REGION, stageArns: stage.IVS_STAGE_ARNS ?? {} },
     }));
   return parseOrThrow(schema, env);
@@ -521,14 +523,12 @@ export function parseStageControlConfig(env: Env): StageControlConfig {
 /** What `npm run publish-token` needs: the provider, and with the local one how to sign. */
 export interface PublishTokenConfig {
   stageProvider: 'local' | 'ivs';
-      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
   dataDir: string;
   localStage: { tokenSecret: string | undefined };
   /** Where encoders reach this server: PUBLIC_URL, else `http://localhost:PORT`. */
   publicOrigin: string;
   /** Whether PUBLIC_URL was set (the fallback names this machine only). */
   publicUrlSet: boolean;
-      localStage: { tokenSecret: stage.STAGE_TOKEN_SECRET },
   /** HOST, the address the server listens on. */
   host: string;
 }
