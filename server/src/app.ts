@@ -23,6 +23,7 @@ import {
   createMemoryRateLimitStore,
   createRateLimiter,
   loginRateLimits,
+  thumbnailRateLimit,
   tokenRateLimit,
   trickleRateLimit,
   whepRateLimit,
@@ -66,6 +67,7 @@ export type AppConfig = Pick<
   | 'publicUrl'
   | 'loginLimits'
   | 'tokenRateLimitPerMinute'
+  | 'thumbnailRateLimitPerMinute'
   | 'whipRateLimitPerMinute'
   | 'whepRateLimitPerMinute'
   | 'trickleRateLimitPerMinute'
@@ -214,7 +216,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateLimiter,
     rateLimit: tokenRateLimit(config.tokenRateLimitPerMinute),
   });
-  registerThumbnailRoute(app, { store, loginTokens, viewerPresent, thumbnails: deps.thumbnails });
+  registerThumbnailRoute(app, {
+    store,
+    loginTokens,
+    viewerPresent,
+    thumbnails: deps.thumbnails,
+    rateLimiter,
+    rateLimit: thumbnailRateLimit(config.thumbnailRateLimitPerMinute),
+  });
   registerStageSdkRoute(app, {
     stageProvider: config.stageProvider,
     sdkFile: config.stageProvider === 'ivs' ? config.ivs.sdkFile : config.localStage.sdkFile,

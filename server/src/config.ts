@@ -261,6 +261,7 @@ const variables = {
   // At most 10 minutes: shorter than the 15-minute window whose count the delays follow.
   LOGIN_MAX_DELAY_SECONDS: integer(60, 1, 600),
   TOKEN_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
+  THUMBNAIL_RATE_LIMIT_PER_MINUTE: integer(120, 1, 1_000_000),
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHEP_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
   TRICKLE_RATE_LIMIT_PER_MINUTE: integer(1_500, 1, 1_000_000),
@@ -387,6 +388,8 @@ export interface Config {
   loginLimits: LoginLimitSettings;
   /** Participant tokens one user may get a minute (`POST /api/token`). */
   tokenRateLimitPerMinute: number;
+  /** Thumbnails one user may ask for a minute (`GET /api/thumbnails/{id}`). */
+  thumbnailRateLimitPerMinute: number;
   /** WHIP offers one address may make a minute (`POST /stage/whip/...`, local stage). */
   whipRateLimitPerMinute: number;
   /** WHEP offers one address may make a minute (`POST /stage/whep/...`, local stage). */
@@ -461,6 +464,7 @@ function configSchema(repoRoot: string) {
         maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,
       },
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
+      thumbnailRateLimitPerMinute: env.THUMBNAIL_RATE_LIMIT_PER_MINUTE,
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
       trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,

@@ -4,7 +4,7 @@
  * and the camera idle again once nobody asks. Skipped, saying so, where ffmpeg is missing.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
@@ -35,6 +35,8 @@ beforeAll(async () => {
     secret,
     stageIds: [STAGE],
     log: silentLogger(),
+    // A picture a few seconds apart without waiting the page's 10 s.
+    keyFrameIntervalMs: 3_000,
   });
 }, 30_000);
 
@@ -131,6 +133,8 @@ async function slowService(staleMs?: number): Promise<ThumbnailService> {
     log: silentLogger(),
     feed: (options) => new SlowWakingFeed(options),
     ...(staleMs === undefined ? {} : { staleMs }),
+    // Each ask below comes after the interval, so that it wakes the camera again.
+    keyFrameIntervalMs: 1_000,
   });
   // As the page asks: again 3 s after an answer without a picture.
   await waitUntil(
@@ -167,4 +171,61 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a camera slow to wake', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await slow.thumbnail(STAGE)).toBeUndefined();
   }, 40_000);
+});
+
+/** A feed that counts the key frames it forces: sessions opened and PLIs. */
+class CountingFeed extends AircraftFeed {
+  forced = 0;
+
+  override start(): void {
+    if (!this.watching) this.forced += 1;
+    super.start();
+  }
+
+  override requestKeyFrame(): void {
+    this.forced += 1;
+    super.requestKeyFrame();
+  }
+}
+
+describe.skipIf(!hasFfmpeg)('thumbnails asked by many', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('answers thirty asks at once with one picture, and forces no key frame again within the interval however many ask', async () => {
+    const feeds: CountingFeed[] = [];
+    const many = startThumbnailService({
+      stageUrl: running.url,
+      secret,
+      stageIds: [STAGE],
+      log: silentLogger(),
+      feed: (options) => {
+        const feed = new CountingFeed(options);
+        feeds.push(feed);
+        return feed;
+      },
+    });
+    try {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => many.thumbnail(STAGE)));
+      expect(answers[0], 'a picture').toBeDefined();
+      for (const answer of answers) expect(answer).toBe(answers[0]);
+      expect(many.stats().decodes).toBe(1);
+      const forcedForIt = feeds[0]?.forced ?? 0;
+
+      // Thirty more at each of 4 s and 9 s later, past FRESH_MS (pages out of step with each
+      // other): the same picture at once, and nothing forced. Only Date moves.
+      const asked = Date.now();
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const later: Promise<Buffer | undefined>[] = [];
+      for (const afterMs of [4_000, 9_000]) {
+        vi.setSystemTime(asked + afterMs);
+        for (let ask = 0; ask < 30; ask += 1) later.push(many.thumbnail(STAGE));
+      }
+      expect(feeds[0]?.forced).toBe(forcedForIt);
+      vi.useRealTimers();
+      for (const answer of await Promise.all(later)) expect(answer).toBe(answers[0]);
+      expect(many.stats().decodes).toBe(1);
+    } finally {
+      many.close();
+    }
+  });
 });

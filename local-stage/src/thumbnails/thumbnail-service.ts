@@ -10,6 +10,11 @@
  * newest is older, and waiting for it up to KEY_FRAME_WAIT_MS. A key frame is decoded once,
  * however many ask. Between requests nothing is received, drawn or decoded for the aircraft.
  *
+ * However many ask, a key frame is forced (a session opened, or a PLI) at most about once per
+ * KEY_FRAME_INTERVAL_MS, the page's refresh: a request while the aircraft's picture is younger
+ * than that gets it at once, with no session and no PLI. Thirty viewers' /home pages out of step
+ * (or thirty requests of one) otherwise forced a key frame every FRESH_MS and each waited for it.
+ *
  * A key frame later than that (a camera waking on a busy machine takes seconds) gets the
  * aircraft's last picture, unless it is older than STALE_MS or the stage said nothing is on air:
  * then none, and the card shows its placeholder rather than a picture that is no longer of now.
@@ -26,6 +31,8 @@ import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
 
 const DEMAND_MS = 4_000;
 const FRESH_MS = 3_000;
+/** The page asks every 10 s: one forced key frame per aircraft in that time serves every page. */
+export const KEY_FRAME_INTERVAL_MS = 10_000;
 const KEY_FRAME_WAIT_MS = 4_000;
 const LATE_KEY_FRAME_MS = 20_000;
 /** Three of the page's refreshes (every 10 s) missed. */
@@ -44,6 +51,8 @@ export interface ThumbnailServiceOptions {
   feed?: (options: AircraftFeedOptions) => AircraftFeed;
   /** A picture older than this is not given (STALE_MS). */
   staleMs?: number;
+  /** A key frame is forced at most once in this (KEY_FRAME_INTERVAL_MS). */
+  keyFrameIntervalMs?: number;
 }
 
 export interface ThumbnailStats {
@@ -84,6 +93,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   const aircraft = new Map<string, Aircraft>();
   const newFeed = options.feed ?? ((feedOptions) => new AircraftFeed(feedOptions));
   const staleMs = options.staleMs ?? STALE_MS;
+  const keyFrameIntervalMs = options.keyFrameIntervalMs ?? KEY_FRAME_INTERVAL_MS;
   for (const stageId of options.stageIds) {
     const feed = newFeed({
       stageUrl: options.stageUrl,
@@ -109,6 +119,14 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
       late: undefined,
       lastFailure: undefined,
     });
+  }
+
+  /** A picture young enough to answer without forcing another key frame, if the aircraft has one. */
+  function recentPicture(entry: Aircraft): Buffer | undefined {
+    const picture = entry.picture;
+    if (entry.feed.offAir || !picture) return undefined;
+    const age = Date.now() - picture.from.receivedAtMs;
+    return age < Math.min(keyFrameIntervalMs, staleMs) ? picture.jpeg : undefined;
   }
 
   /** The last picture, unless it is stale or nothing is on air any more. */
@@ -171,6 +189,9 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     thumbnail(stageId) {
       const entry = aircraft.get(stageId);
       if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
+      if (entry.pending) return entry.pending;
+      const recent = recentPicture(entry);
+      if (recent) return Promise.resolve(recent);
       // The session ends DEMAND_MS after the last request, its picture or its late key frame.
       const stopLater = () => {
         clearTimeout(entry.stopTimer);

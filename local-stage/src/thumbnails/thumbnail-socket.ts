@@ -7,12 +7,14 @@
  * Anything else is 404. The API checks the viewer's login token; this socket checks nothing.
  */
 import { createServer, type Server } from 'node:http';
-import { chmod, mkdir, unlink } from 'node:fs/promises';
+import { mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { StageLogger } from '../stage-log';
 import { UnknownAircraftError, type ThumbnailService } from './thumbnail-service';
 
 const THUMBNAIL_PATH = /^\/thumbnails\/([A-Za-z0-9_-]{1,64})$/;
+/** Read and write for the owner only (0600), whatever the process's own umask. */
+export const SOCKET_UMASK = 0o177;
 
 export async function listenOnSocket(
   service: ThumbnailService,
@@ -48,8 +50,15 @@ export async function listenOnSocket(
   await unlink(socketPath).catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    // The socket file is made by bind(), inside listen() and before it returns, with the mode
+    // the umask leaves: under 0o177 it is 0600 from its first instant. A chmod afterwards left
+    // it open to every local user for as long as the chmod took.
+    const umask = process.umask(SOCKET_UMASK);
+    try {
+      server.listen(socketPath, () => resolve());
+    } finally {
+      process.umask(umask);
+    }
   });
-  await chmod(socketPath, 0o600);
   return server;
 }

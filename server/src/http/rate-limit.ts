@@ -186,6 +186,15 @@ export function tokenRateLimit(perMinute: number): RateLimitRule {
 }
 
 /**
+ * Thumbnails per user (`THUMBNAIL_RATE_LIMIT_PER_MINUTE`): an open /home asks for each of its
+ * three cards every 10 s, or 3 s after an answer without a picture (60 a minute at most), so
+ * two /home pages of one account stay within the default; thirty requests in parallel do not.
+ */
+export function thumbnailRateLimit(perMinute: number): RateLimitRule {
+  return { name: 'thumbnail-user', max: perMinute, windowMs: 60_000 };
+}
+
+/**
  * WHIP offers per address (`WHIP_RATE_LIMIT_PER_MINUTE`): an encoder reconnecting after a drop
  * stays well under it. Kept at the API, since the stage sees only the API's address.
  */

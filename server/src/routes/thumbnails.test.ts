@@ -77,3 +77,71 @@ describe('GET /api/thumbnails/{streamId}', () => {
     expect(response.json()).toEqual({ error: 'Unknown stream: N000XX' });
   });
 });
+
+describe('GET /api/thumbnails/{streamId} under load', () => {
+  it("never limits a normal /home (three cards asking every 3 s for a minute, the page's quickest), but does thirty asks at a time beyond it", async () => {
+    const { app, token } = await signedIn(source());
+    for (let ask = 0; ask < 20; ask += 1) {
+      for (const streamId of ['N743AS', 'N953AS', 'N954AS']) {
+        const response = await app.inject(get(`/api/thumbnails/${streamId}`, token));
+        expect(response.statusCode, `ask ${ask} of ${streamId}`).not.toBe(429);
+      }
+    }
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      const burst = Array.from({ length: 30 }, () =>
+        app.inject(get('/api/thumbnails/N743AS', token)),
+      );
+      for (const response of await Promise.all(burst)) statuses.push(response.statusCode);
+    }
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+  });
+
+  it('answers 429 with Retry-After past THUMBNAIL_RATE_LIMIT_PER_MINUTE asks of one account, without asking the source; another account is not held', async () => {
+    const thumbnails = source();
+    const test = await build({ config: { thumbnailRateLimitPerMinute: 5 }, deps: { thumbnails } });
+    await test.addUser('alice', 'correct horse');
+    await test.addUser('bob', 'battery staple');
+    const alice = await test.login('alice', 'correct horse');
+    const bob = await test.login('bob', 'battery staple');
+    for (let ask = 0; ask < 5; ask += 1) {
+      expect((await test.app.inject(get('/api/thumbnails/N743AS', alice))).statusCode).toBe(200);
+    }
+    const refused = await test.app.inject(get('/api/thumbnails/N743AS', alice));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.json()).toEqual({
+      error: `Too many thumbnail requests for this account; try again in ${String(refused.headers['retry-after'])} seconds`,
+    });
+    expect(refused.headers['cache-control']).toBe('private, no-store');
+    expect(thumbnails.asked).toHaveLength(5);
+    expect((await test.app.inject(get('/api/thumbnails/N743AS', bob))).statusCode).toBe(200);
+  });
+
+  it('asks the source once for concurrent asks of one aircraft, and gives every asker its answer', async () => {
+    let answer: (thumbnail: { body: Buffer; contentType: 'image/jpeg' }) => void = () => {};
+    const asked: string[] = [];
+    const slow: ThumbnailSource = {
+      latest: (stageId) => {
+        asked.push(stageId);
+        return new Promise((resolve) => (answer = resolve));
+      },
+    };
+    const { app, token } = await signedIn(slow);
+    const responses = Array.from({ length: 30 }, () =>
+      app.inject(get('/api/thumbnails/N743AS', token)),
+    );
+    await expect.poll(() => asked.length).toBe(1);
+    answer({ body: JPEG, contentType: 'image/jpeg' });
+    for (const response of await Promise.all(responses)) {
+      expect(response.statusCode).toBe(200);
+      expect(response.rawPayload).toEqual(JPEG);
+    }
+    expect(asked).toEqual(['N743AS']);
+    // Answered: the next ask is a new one.
+    const next = app.inject(get('/api/thumbnails/N743AS', token));
+    await expect.poll(() => asked.length).toBe(2);
+    answer({ body: JPEG, contentType: 'image/jpeg' });
+    expect((await next).statusCode).toBe(200);
+  });
+});

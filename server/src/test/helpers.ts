@@ -101,6 +101,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     publicUrl: undefined,
     loginLimits: defaults.loginLimits,
     tokenRateLimitPerMinute: defaults.tokenRateLimitPerMinute,
+    thumbnailRateLimitPerMinute: defaults.thumbnailRateLimitPerMinute,
     whipRateLimitPerMinute: defaults.whipRateLimitPerMinute,
     whepRateLimitPerMinute: defaults.whepRateLimitPerMinute,
     trickleRateLimitPerMinute: defaults.trickleRateLimitPerMinute,
