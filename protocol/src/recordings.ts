@@ -88,3 +88,35 @@ export function parseSpanMeta(text: string): SpanMeta | undefined {
     return undefined;
   }
 }
+
+/**
+ * Each span's index of its finished segments (decision 0081), appended by the recorder and read
+ * by the API from where it last stopped, so the list never reads or stats every file: a line
+ * `+{segment name} {bytes}` when a segment is renamed into place, `-{segment name}` when retention
+ * removes it. A span without one (recorded before it existed) is read from its directory.
+ */
+export const SEGMENT_INDEX_FILE = 'segments.log';
+
+export type SegmentIndexEntry =
+  | { change: 'added'; name: string; segment: SegmentName; bytes: number }
+  | { change: 'removed'; name: string };
+
+export function segmentIndexLine(entry: SegmentIndexEntry): string {
+  return entry.change === 'added' ? `+${entry.name} ${entry.bytes}\n` : `-${entry.name}\n`;
+}
+
+/** One line of an index (without its newline) read back; undefined for anything else. */
+export function parseSegmentIndexLine(line: string): SegmentIndexEntry | undefined {
+  const match = /^([+-])(\S+)(?: (\d{1,15}))?$/.exec(line);
+  if (!match) return undefined;
+  const name = match[2]!;
+  const segment = parseSegmentFileName(name);
+  if (!segment) return undefined;
+  if (match[1] === '-') return { change: 'removed', name };
+  if (match[3] === undefined) return undefined;
+  return { change: 'added', name, segment, bytes: Number(match[3]) };
+}
+
+/** Who may read recordings: their owner only, wherever `RECORDINGS_DIR` is (decision 0081). */
+export const RECORDING_DIR_MODE = 0o700;
+export const RECORDING_FILE_MODE = 0o600;

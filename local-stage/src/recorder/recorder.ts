@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isStageName, parseSpanName } from '@tailcam/protocol/recordings';
+import { isStageName, parseSpanName, RECORDING_DIR_MODE } from '@tailcam/protocol/recordings';
 import { loopbackJson } from '@tailcam/protocol/loopback-json';
 import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../server/http/control';
 import type { StageLogger } from '../stage-log';
@@ -98,7 +98,7 @@ export class Recorder {
   }
 
   async start(): Promise<void> {
-    mkdirSync(this.options.root, { recursive: true });
+    mkdirSync(this.options.root, { recursive: true, mode: RECORDING_DIR_MODE });
     const leftovers = removeLeftoverParts(this.options.root);
     if (leftovers > 0) {
       this.options.log.warn(

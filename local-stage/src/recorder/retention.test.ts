@@ -3,12 +3,17 @@
  * free-space floor that holds recording, against a real directory with a fake clock and a fake
  * free-space reading.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSpans, type StoredSpan } from '@tailcam/protocol/recordings-store';
-import { partFileName, segmentFileName, spanName } from '@tailcam/protocol/recordings';
+import {
+  partFileName,
+  SEGMENT_INDEX_FILE,
+  segmentFileName,
+  spanName,
+} from '@tailcam/protocol/recordings';
 import { createStageLogger } from '../stage-log';
 import { floorAllows, planRemovals, Retention } from './retention';
 
@@ -129,6 +134,29 @@ describe('the free-space floor', () => {
     expect(lines.filter((line) => line.level >= 50)).toHaveLength(1);
     expect(lines.map((line) => line.msg)).toContainEqual(
       expect.stringMatching(/^recording resumed/),
+    );
+  });
+});
+
+describe('the span index', () => {
+  it('hears of each segment retention removes, so that the API stops listing it', async () => {
+    const root = recordings([{ stageId: 'N743AS', startMs: T0, segments: 3, bytes: 10 }]);
+    const spanDir = join(root, 'N743AS', spanName(T0));
+    const added = '+0000000000-2000.webm 10\n+0000002000-2000.webm 10\n+0000004000-2000.webm 10\n';
+    writeFileSync(join(spanDir, SEGMENT_INDEX_FILE), added);
+    const { log } = logLines();
+    const retention = new Retention({
+      root,
+      log,
+      maxAgeMs: 24 * HOUR,
+      maxBytes: 1e9,
+      minFreeBytes: 0,
+      freeBytes: async () => 1e12,
+      now: () => T0 + 24 * HOUR + 4_001,
+    });
+    await retention.sweep();
+    expect(readFileSync(join(spanDir, SEGMENT_INDEX_FILE), 'utf8')).toBe(
+      `${added}-0000000000-2000.webm\n-0000002000-2000.webm\n`,
     );
   });
 });

@@ -6,8 +6,14 @@
  *
  * `planRemovals` is the rule, pure; `Retention` applies it to the directory on a timer.
  */
-import { rm, rmdir, statfs } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, rm, rmdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  RECORDING_FILE_MODE,
+  SEGMENT_INDEX_FILE,
+  segmentIndexLine,
+} from '@tailcam/protocol/recordings';
 import { readSpans, type StoredSpan } from '@tailcam/protocol/recordings-store';
 import type { StageLogger } from '../stage-log';
 
@@ -87,6 +93,14 @@ export class Retention {
       const spans = await readSpans(root);
       for (const removal of planRemovals(spans, this.now(), this.options)) {
         await rm(join(removal.dir, removal.name), { force: true });
+        // The API's list reads the span's index, not its directory: it must hear of the removal.
+        // A span without one (recorded before indexes) is listed from its directory: left so.
+        const indexPath = join(removal.dir, SEGMENT_INDEX_FILE);
+        if (existsSync(indexPath)) {
+          await appendFile(indexPath, segmentIndexLine({ change: 'removed', name: removal.name }), {
+            mode: RECORDING_FILE_MODE,
+          }).catch(() => undefined);
+        }
         removed.push(removal);
       }
       // A span left with no segment (and not being written: no .part) goes too.
@@ -96,6 +110,7 @@ export class Retention {
         );
         if (left.length === 0 && span.startMs < this.now() - 60_000) {
           await rm(join(span.dir, 'span.json'), { force: true });
+          await rm(join(span.dir, SEGMENT_INDEX_FILE), { force: true });
           await rmdir(span.dir).catch(() => undefined);
         }
       }

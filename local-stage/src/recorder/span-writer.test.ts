@@ -6,11 +6,12 @@
  * what its TOC says and silence fills the rest, to within 2.5 ms. Read back by mediabunny's
  * demuxer and from the file's bytes.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from 'mediabunny';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseSegmentIndexLine, SEGMENT_INDEX_FILE } from '@tailcam/protocol/recordings';
 import { silentLogger } from '../stage-log';
 import { opusPacketDurationMs } from './frames';
 import { SpanWriter } from './span-writer';
@@ -104,6 +105,72 @@ describe('a segment', () => {
     const description = (await audio.getDecoderConfig())?.description;
     expect(description && Buffer.from(description as Uint8Array).toString('latin1', 0, 8)).toBe(
       'OpusHead',
+    );
+  });
+});
+
+describe('a span on disk', () => {
+  it('is readable by its owner only: folders 0700, segments, span.json and index 0600', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
+    const stageDir = join(dir, 'N743AS');
+    let clock = 1_000_000;
+    const writer = new SpanWriter({
+      stageDir,
+      video: 'vp8',
+      audio: false,
+      publisher: 'camera',
+      segmentMs: 100,
+      requestKeyFrame: () => undefined,
+      mayStartSegment: () => true,
+      log: silentLogger(),
+      now: () => clock,
+    });
+    // Two segments: a key frame at 0 and at 200 ms cuts the first.
+    for (const at of [0, 33, 66, 200, 233]) {
+      clock = 1_000_000 + at;
+      writer.video({ data: at % 200 === 0 ? KEY : DELTA, keyFrame: at % 200 === 0, timeMs: at });
+    }
+    await writer.close();
+
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(stageDir)).toBe(0o700);
+    expect(mode(writer.dir)).toBe(0o700);
+    const files = readdirSync(writer.dir);
+    expect(files.filter((name) => name.endsWith('.webm'))).toHaveLength(2);
+    for (const name of files)
+      expect({ name, mode: mode(join(writer.dir, name)) }).toEqual({ name, mode: 0o600 });
+  });
+
+  it('appends each finished segment to the span’s index with its size', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
+    let clock = 1_000_000;
+    const writer = new SpanWriter({
+      stageDir: dir,
+      video: 'vp8',
+      audio: false,
+      publisher: 'camera',
+      segmentMs: 100,
+      requestKeyFrame: () => undefined,
+      mayStartSegment: () => true,
+      log: silentLogger(),
+      now: () => clock,
+    });
+    for (const at of [0, 33, 200, 233]) {
+      clock = 1_000_000 + at;
+      writer.video({ data: at % 200 === 0 ? KEY : DELTA, keyFrame: at % 200 === 0, timeMs: at });
+    }
+    await writer.close();
+
+    const lines = readFileSync(join(writer.dir, SEGMENT_INDEX_FILE), 'utf8').trimEnd().split('\n');
+    const segments = readdirSync(writer.dir).filter((name) => name.endsWith('.webm'));
+    expect(lines.map((line) => parseSegmentIndexLine(line))).toEqual(
+      segments.map((name) =>
+        expect.objectContaining({
+          change: 'added',
+          name,
+          bytes: statSync(join(writer.dir, name)).size,
+        }),
+      ),
     );
   });
 });

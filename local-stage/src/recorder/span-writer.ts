@@ -10,7 +10,16 @@
  * places a track's clock at the wall-clock arrival of its first frame, so that audio and video
  * line up within the arrival jitter (tens of ms on loopback).
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import {
   EncodedAudioPacketSource,
@@ -23,6 +32,10 @@ import {
 } from 'mediabunny';
 import {
   partFileName,
+  RECORDING_DIR_MODE,
+  RECORDING_FILE_MODE,
+  SEGMENT_INDEX_FILE,
+  segmentIndexLine,
   SPAN_META_FILE,
   segmentFileName,
   spanName,
@@ -407,7 +420,9 @@ export class SpanWriter {
   private open(atMs: number): Segment | undefined {
     if (!this.options.mayStartSegment()) return undefined;
     try {
-      mkdirSync(this.dir, { recursive: true });
+      // Owner only (the stage's and the span's folders alike): recordings are for signed-in users,
+      // not for every local account, wherever RECORDINGS_DIR is.
+      mkdirSync(this.dir, { recursive: true, mode: RECORDING_DIR_MODE });
       if (!this.metaWritten) {
         const codecs = [
           ...(this.options.video ? [this.videoConfig?.codec ?? 'vp8'] : []),
@@ -418,16 +433,27 @@ export class SpanWriter {
           codecs,
           publisher: this.options.publisher,
         };
-        writeFileSync(join(this.dir, SPAN_META_FILE), JSON.stringify(meta));
+        writeFileSync(join(this.dir, SPAN_META_FILE), JSON.stringify(meta), {
+          mode: RECORDING_FILE_MODE,
+        });
         this.metaWritten = true;
       }
     } catch (error) {
       this.options.log.error({ err: error }, `recording: cannot write in ${this.dir}`);
       return undefined;
     }
+    const partPath = join(this.dir, partFileName(atMs));
+    try {
+      // Created here with its mode, before the muxer opens it ('w' keeps an existing file's mode),
+      // so the segment is never readable by others, not even for a moment.
+      closeSync(openSync(partPath, 'w', RECORDING_FILE_MODE));
+    } catch (error) {
+      this.options.log.error({ err: error }, `recording: cannot write in ${this.dir}`);
+      return undefined;
+    }
     const config = this.videoConfig;
     this.segment = new Segment(
-      join(this.dir, partFileName(atMs)),
+      partPath,
       atMs,
       this.container,
       this.options.video,
@@ -459,12 +485,25 @@ export class SpanWriter {
         return;
       }
       const durationMs = segment.endMs - segment.startMs;
-      const path = join(
-        this.dir,
-        segmentFileName({ offsetMs: segment.startMs, durationMs, container: this.container }),
-      );
+      const name = segmentFileName({
+        offsetMs: segment.startMs,
+        durationMs,
+        container: this.container,
+      });
+      const path = join(this.dir, name);
       try {
         renameSync(segment.partPath, path);
+        // The API lists from this index rather than reading the directory (decision 0081).
+        appendFileSync(
+          join(this.dir, SEGMENT_INDEX_FILE),
+          segmentIndexLine({
+            change: 'added',
+            name,
+            segment: { offsetMs: segment.startMs, durationMs, container: this.container },
+            bytes: statSync(path).size,
+          }),
+          { mode: RECORDING_FILE_MODE },
+        );
         this.segments += 1;
         this.options.onSegment?.(path, durationMs);
       } catch (error) {
