@@ -17,6 +17,8 @@ await build({
     'publish-token': 'src/cli/publish-token.ts',
     'subscribe-token': 'src/cli/subscribe-token.ts',
     doctor: 'src/cli/doctor.ts',
+    // A worker thread's own entry: remux-stream.ts starts dist/remux-worker.js beside the server.
+    'remux-worker': 'src/recordings/remux-worker.ts',
   },
   outdir: 'dist',
   bundle: true,

@@ -68,6 +68,7 @@ export type AppConfig = Pick<
   | 'loginLimits'
   | 'tokenRateLimitPerMinute'
   | 'thumbnailRateLimitPerMinute'
+  | 'recordingLimits'
   | 'whipRateLimitPerMinute'
   | 'whepRateLimitPerMinute'
   | 'trickleRateLimitPerMinute'
@@ -248,6 +249,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     // With IVS the recordings are Amazon's (issue 30 §IVS); none are local.
     recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
     ivs: config.stageProvider === 'ivs' ? deps.ivsRecordings : undefined,
+    rateLimiter,
+    limits: config.recordingLimits,
   });
   await registerWebApp(app, { webDistDir: config.webDistDir, repoRoot: config.repoRoot });
   return app;

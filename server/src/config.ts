@@ -265,6 +265,9 @@ const variables = {
   WHIP_RATE_LIMIT_PER_MINUTE: integer(30, 1, 1_000_000),
   WHEP_RATE_LIMIT_PER_MINUTE: integer(300, 1, 1_000_000),
   TRICKLE_RATE_LIMIT_PER_MINUTE: integer(1_500, 1, 1_000_000),
+  RECORDING_DOWNLOADS_PER_ACCOUNT: integer(1, 1, 1_000),
+  RECORDING_DOWNLOADS_MAX: integer(2, 1, 1_000),
+  RECORDINGS_LIST_PER_MINUTE: integer(60, 1, 1_000_000),
   TURN_SECRET: turnVariables.TURN_SECRET,
   TURN_CREDENTIAL_MINUTES: turnVariables.TURN_CREDENTIAL_MINUTES,
   TRUST_PROXY: trustProxy,
@@ -390,6 +393,12 @@ export interface Config {
   tokenRateLimitPerMinute: number;
   /** Thumbnails one user may ask for a minute (`GET /api/thumbnails/{id}`). */
   thumbnailRateLimitPerMinute: number;
+  /** Recording downloads at once per account and in all, and list calls (decision 0081). */
+  recordingLimits: {
+    downloadsPerAccount: number;
+    downloadsMax: number;
+    listPerMinute: number;
+  };
   /** WHIP offers one address may make a minute (`POST /stage/whip/...`, local stage). */
   whipRateLimitPerMinute: number;
   /** WHEP offers one address may make a minute (`POST /stage/whep/...`, local stage). */
@@ -465,6 +474,11 @@ function configSchema(repoRoot: string) {
       },
       tokenRateLimitPerMinute: env.TOKEN_RATE_LIMIT_PER_MINUTE,
       thumbnailRateLimitPerMinute: env.THUMBNAIL_RATE_LIMIT_PER_MINUTE,
+      recordingLimits: {
+        downloadsPerAccount: env.RECORDING_DOWNLOADS_PER_ACCOUNT,
+        downloadsMax: env.RECORDING_DOWNLOADS_MAX,
+        listPerMinute: env.RECORDINGS_LIST_PER_MINUTE,
+      },
       whipRateLimitPerMinute: env.WHIP_RATE_LIMIT_PER_MINUTE,
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
       trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,

@@ -15,20 +15,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ALL_FORMATS,
-  EncodedAudioPacketSource,
-  EncodedPacketSink,
-  EncodedVideoPacketSource,
-  FilePathSource,
-  Input,
-  Mp4OutputFormat,
-  Output,
-  StreamTarget,
-  WebMOutputFormat,
-  type StreamTargetChunk,
-} from 'mediabunny';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
   parseSegmentFileName,
@@ -36,17 +23,31 @@ import {
   segmentMimeType,
   spanName,
 } from '@tailcam/protocol/recordings';
-import { readSpans, type StoredSegment, type StoredSpan } from '@tailcam/protocol/recordings-store';
+import type { StoredSegment, StoredSpan } from '@tailcam/protocol/recordings-store';
 import type { LoginTokens } from '../auth/login-token';
 import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
+import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
+import { DownloadSlots } from '../recordings/download-slots';
 import { BadRecordingPath, type IvsRecordings } from '../recordings/ivs-recordings';
+import { LocalRecordingsIndex } from '../recordings/local-recordings-index';
+import { RemuxStream, type DownloadOutcome } from '../recordings/remux-stream';
 
 /** Segments closer than this make one span on the page (a key frame's wait, a jitter). */
 const CONTIGUOUS_MS = 1_000;
 /** The longest stretch one download remuxes. */
 const MAX_DOWNLOAD_MS = 60 * 60 * 1000;
+/**
+ * A download whose reader takes nothing for this long is ended (its worker and slot freed): far
+ * longer than any pause of a browser saving a file, far shorter than holding a slot for ever.
+ */
+export const DOWNLOAD_STALL_MS = 30_000;
+/**
+ * What a 429 for a download says to wait: downloads take seconds (an hour of recording, ~13 s on
+ * two cores: docs/benchmarks.md), so a slot is likely free by then.
+ */
+export const DOWNLOAD_RETRY_AFTER_SECONDS = 10;
 
 export interface RecordedSpan {
   /** Its span directory: the segment and download URLs' second part. */
@@ -120,22 +121,56 @@ export function registerRecordingRoutes(
     loginTokens: LoginTokens;
     recordingsDir: string | undefined;
     ivs?: IvsRecordings | undefined;
+    rateLimiter: RateLimiter;
+    limits: { downloadsPerAccount: number; downloadsMax: number; listPerMinute: number };
+    /** Tests shorten it; DOWNLOAD_STALL_MS otherwise. */
+    downloadStallMs?: number;
   },
 ): void {
   const signedIn = async (request: FastifyRequest) => {
-    await signedInViewer(request, deps);
+    request.user = await signedInViewer(request, deps);
   };
   const root = deps.recordingsDir;
+  const index = root === undefined ? undefined : new LocalRecordingsIndex(root);
+  const slots = new DownloadSlots({
+    perAccount: deps.limits.downloadsPerAccount,
+    total: deps.limits.downloadsMax,
+  });
+  const listRule: RateLimitRule = {
+    name: 'recordings-list-user',
+    max: deps.limits.listPerMinute,
+    windowMs: 60_000,
+  };
+  const stallMs = deps.downloadStallMs ?? DOWNLOAD_STALL_MS;
+  const runsOf = new WeakMap<StoredSegment[], RecordedSpan[]>();
+  const signedInAndCounted = async (request: FastifyRequest) => {
+    const user = await signedInViewer(request, deps);
+    request.user = user;
+    const verdict = await deps.rateLimiter.check(listRule, user.id);
+    if (!verdict.allowed) {
+      throw new HttpError(
+        429,
+        `Too many recording lists for this account; try again in ${verdict.retryAfterSeconds} seconds`,
+        { 'retry-after': String(verdict.retryAfterSeconds) },
+      );
+    }
+  };
 
   const ivs = deps.ivs;
-  app.get('/api/recordings', { onRequest: signedIn }, async () => {
+  app.get('/api/recordings', { onRequest: signedInAndCounted }, async () => {
     if (ivs) return { aircraft: await ivs.list() };
-    const spans = root === undefined ? [] : await readSpans(root);
+    const spans = index === undefined ? [] : await index.read();
     const byAircraft = new Map<string, RecordedSpan[]>();
     for (const stored of spans) {
       if (!isStreamId(stored.stageId)) continue;
       const list = byAircraft.get(stored.stageId) ?? [];
-      list.push(...contiguousSpans(stored));
+      // An indexed span's segments are the same array until its index changes: its runs too.
+      let runs = runsOf.get(stored.segments);
+      if (!runs) {
+        runs = contiguousSpans(stored);
+        runsOf.set(stored.segments, runs);
+      }
+      list.push(...runs);
       byAircraft.set(stored.stageId, list);
     }
     return {
@@ -179,7 +214,7 @@ export function registerRecordingRoutes(
     if (from !== undefined && to !== undefined && to <= from) {
       throw new HttpError(400, '`to` must be after `from`');
     }
-    const [stored] = root === undefined ? [] : await readSpans(root, stageId, span);
+    const [stored] = index === undefined ? [] : await index.read(stageId, span);
     const segments = (stored?.segments ?? []).filter(
       (segment) =>
         (from === undefined || segment.endMs > from) && (to === undefined || segment.startMs < to),
@@ -191,12 +226,65 @@ export function registerRecordingRoutes(
     if (segments.at(-1)!.endMs - first.startMs > MAX_DOWNLOAD_MS) {
       throw new HttpError(400, 'A download is at most one hour: give `from` and `to`');
     }
+    const user = request.user;
+    if (user === undefined) throw new Error('authentication hook did not run');
+    const slot = slots.take(user.id);
+    if (!slot.granted) {
+      request.log.info(
+        { stageId, span, outcome: 'refused', limit: slot.reason },
+        'recording download',
+      );
+      throw new HttpError(
+        429,
+        slot.reason === 'account'
+          ? `This account is downloading already; try again in ${DOWNLOAD_RETRY_AFTER_SECONDS} seconds`
+          : `Too many downloads at once; try again in ${DOWNLOAD_RETRY_AFTER_SECONDS} seconds`,
+        { 'retry-after': String(DOWNLOAD_RETRY_AFTER_SECONDS) },
+      );
+    }
     const stamp = new Date(first.startMs).toISOString().replace(/[:.]/g, '-');
     const extension = stored.meta.container;
+    const stream = new RemuxStream(
+      {
+        dir: stored.dir,
+        container: extension,
+        segments: segments.map((segment) => ({
+          name: segment.name,
+          shiftSeconds: (segment.startMs - first.startMs) / 1000,
+        })),
+      },
+      stallMs,
+    );
+    const startedAt = performance.now();
+    // The answer ended, whichever way: the worker is stopped if it still runs. Once it has exited
+    // the slot is free and the download has its one log line.
+    reply.raw.once('close', () => {
+      if (!stream.destroyed) stream.destroy();
+      const outcome: DownloadOutcome = reply.raw.writableFinished
+        ? 'complete'
+        : stream.outcome === 'stalled' || stream.outcome === 'failed'
+          ? stream.outcome
+          : 'aborted';
+      void stream.finished.then(() => {
+        slot.release();
+        request.log.info(
+          {
+            stageId,
+            span,
+            segments: segments.length,
+            bytes: stream.bytes,
+            ms: Math.round(performance.now() - startedAt),
+            outcome,
+          },
+          'recording download',
+        );
+      });
+    });
     reply.header('cache-control', 'private, no-store');
     reply.header('content-type', extension === 'webm' ? 'video/webm' : 'video/mp4');
     reply.header('content-disposition', `attachment; filename="${stageId}-${stamp}.${extension}"`);
-    return remux(stored, segments, reply);
+    // Sent through the reply (no hijack): the security headers and the request id go with it.
+    return reply.send(stream);
   });
 
   app.get<{ Params: { stageId: string; span: string; segment: string } }>(
@@ -219,88 +307,4 @@ export function registerRecordingRoutes(
       return reply.send(createReadStream(path));
     },
   );
-}
-
-/**
- * The segments as one file of the span's container, their packets copied as they are (nothing
- * decoded), each segment's timestamps moved to its place; streamed as it is written.
- */
-async function remux(
-  stored: StoredSpan,
-  segments: StoredSegment[],
-  reply: FastifyReply,
-): Promise<FastifyReply> {
-  const raw = reply.raw;
-  let written = 0;
-  const writable = new WritableStream<StreamTargetChunk>({
-    write(chunk) {
-      // The formats below write straight through; a seek back would corrupt the stream.
-      if (chunk.position !== written) throw new Error('the muxer seeks back');
-      written += chunk.data.byteLength;
-      if (!raw.write(chunk.data)) {
-        return new Promise((resolve) => raw.once('drain', () => resolve()));
-      }
-      return undefined;
-    },
-  });
-  const container = stored.meta?.container ?? 'webm';
-  const output = new Output({
-    format:
-      container === 'mp4'
-        ? new Mp4OutputFormat({ fastStart: 'fragmented' })
-        : new WebMOutputFormat({ appendOnly: true }),
-    target: new StreamTarget(writable),
-  });
-  const firstStart = segments[0]!.startMs;
-  const inputs = segments.map(
-    (segment) =>
-      new Input({
-        source: new FilePathSource(join(stored.dir, segment.name)),
-        formats: ALL_FORMATS,
-      }),
-  );
-  const probe = inputs[0]!;
-  const videoTrack = await probe.getPrimaryVideoTrack();
-  const audioTrack = await probe.getPrimaryAudioTrack();
-  const video = videoTrack?.codec
-    ? new EncodedVideoPacketSource(videoTrack.codec as 'vp8' | 'avc')
-    : undefined;
-  const audio = audioTrack?.codec ? new EncodedAudioPacketSource('opus') : undefined;
-  if (video) output.addVideoTrack(video);
-  if (audio) output.addAudioTrack(audio);
-  reply.hijack();
-  raw.writeHead(200, reply.getHeaders() as Record<string, string>);
-  try {
-    await output.start();
-    for (const [index, input] of inputs.entries()) {
-      const shift = (segments[index]!.startMs - firstStart) / 1000;
-      const inVideo = await input.getPrimaryVideoTrack();
-      const inAudio = await input.getPrimaryAudioTrack();
-      // Video first, then the segment's sound: each track's timestamps only go forward.
-      if (video && inVideo) {
-        const config = await inVideo.getDecoderConfig();
-        for await (const packet of new EncodedPacketSink(inVideo).packets()) {
-          await video.add(packet.clone({ timestamp: packet.timestamp + shift }), {
-            decoderConfig: config ?? undefined,
-          });
-        }
-      }
-      if (audio && inAudio) {
-        const config = await inAudio.getDecoderConfig();
-        for await (const packet of new EncodedPacketSink(inAudio).packets()) {
-          await audio.add(packet.clone({ timestamp: packet.timestamp + shift }), {
-            decoderConfig: config ?? undefined,
-          });
-        }
-      }
-      input.dispose();
-    }
-    await output.finalize();
-    raw.end();
-  } catch (error) {
-    reply.log.error({ err: error }, 'recording download failed');
-    await output.cancel().catch(() => undefined);
-    raw.destroy();
-  }
-  return reply;
 }

@@ -102,6 +102,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     loginLimits: defaults.loginLimits,
     tokenRateLimitPerMinute: defaults.tokenRateLimitPerMinute,
     thumbnailRateLimitPerMinute: defaults.thumbnailRateLimitPerMinute,
+    recordingLimits: defaults.recordingLimits,
     whipRateLimitPerMinute: defaults.whipRateLimitPerMinute,
     whepRateLimitPerMinute: defaults.whepRateLimitPerMinute,
     trickleRateLimitPerMinute: defaults.trickleRateLimitPerMinute,
