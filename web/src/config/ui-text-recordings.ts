@@ -15,6 +15,8 @@ export const recordingsText = {
   play: 'Play {start}–{end} UTC',
   download: 'Download {start}–{end} UTC',
   downloadFailed: 'The download failed.',
+  downloadPreparing: 'Preparing the download... {size} MB',
+  downloadBusy: 'Too many downloads at once. Try again in {seconds} seconds.',
   player: 'Recording of {streamId} from {start} UTC',
   playFailed: 'This recording cannot be played in this browser.',
   live: 'Jump to live',

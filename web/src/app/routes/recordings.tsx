@@ -6,6 +6,7 @@ import { recordingsText } from '@/config/ui-text-recordings';
 import { PageHeader } from '@/components/layout/page-header';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import {
+  DownloadBusy,
   downloadSpan,
   getRecordings,
   utcTime,
@@ -18,6 +19,12 @@ import { BackIcon, DownloadIcon, LiveIcon, PlayIcon } from '@/features/recording
 const BUTTON =
   'inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none';
 
+type DownloadState =
+  | { state: 'idle' }
+  | { state: 'preparing'; receivedBytes: number }
+  | { state: 'busy'; retryAfterSeconds: number }
+  | { state: 'failed' };
+
 type Loaded =
   { state: 'loading' } | { state: 'failed' } | { state: 'ready'; recordings: Recordings };
 
@@ -26,7 +33,7 @@ export function RecordingsRoute() {
   useDocumentTitle(recordingsText.documentTitle);
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [playing, setPlaying] = useState<{ stageId: string; span: RecordedSpan }>();
-  const [downloadFailed, setDownloadFailed] = useState(false);
+  const [download, setDownload] = useState<DownloadState>({ state: 'idle' });
 
   useEffect(() => {
     const abort = new AbortController();
@@ -72,7 +79,19 @@ export function RecordingsRoute() {
           </div>
         </section>
       )}
-      {downloadFailed && (
+      {download.state === 'preparing' && (
+        <p role="status" className="mb-4 text-sm text-slate-300">
+          {fillText(recordingsText.downloadPreparing, {
+            size: (download.receivedBytes / 1_000_000).toFixed(1),
+          })}
+        </p>
+      )}
+      {download.state === 'busy' && (
+        <p role="alert" className="mb-4 text-sm text-red-300">
+          {fillText(recordingsText.downloadBusy, { seconds: String(download.retryAfterSeconds) })}
+        </p>
+      )}
+      {download.state === 'failed' && (
         <p role="alert" className="mb-4 text-sm text-red-300">
           {recordingsText.downloadFailed}
         </p>
@@ -123,9 +142,21 @@ export function RecordingsRoute() {
                           type="button"
                           className={BUTTON}
                           aria-label={fillText(recordingsText.download, times(span))}
+                          // One download at a time: the API allows an account one at once.
+                          disabled={download.state === 'preparing'}
                           onClick={() => {
-                            setDownloadFailed(false);
-                            downloadSpan(stageId, span).catch(() => setDownloadFailed(true));
+                            setDownload({ state: 'preparing', receivedBytes: 0 });
+                            downloadSpan(stageId, span, (receivedBytes) =>
+                              setDownload({ state: 'preparing', receivedBytes }),
+                            ).then(
+                              () => setDownload({ state: 'idle' }),
+                              (error: unknown) =>
+                                setDownload(
+                                  error instanceof DownloadBusy
+                                    ? { state: 'busy', retryAfterSeconds: error.retryAfterSeconds }
+                                    : { state: 'failed' },
+                                ),
+                            );
                           }}
                         >
                           <DownloadIcon />

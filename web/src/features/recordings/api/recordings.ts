@@ -93,17 +93,56 @@ export async function getSegment(
   return (await authorizedFetch(path, signal)).arrayBuffer();
 }
 
-/** The span (its last hour at most) as one file, saved by the browser. */
-export async function downloadSpan(stageId: string, span: RecordedSpan): Promise<void> {
+/** A download refused for now (429): too many at once for the account or the server. */
+export class DownloadBusy extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`download refused; retry after ${retryAfterSeconds} s`);
+    this.name = 'DownloadBusy';
+  }
+}
+
+/** What a 429 says to wait, in whole seconds (at least 1; 10 when it says nothing usable). */
+function retryAfterSeconds(header: string | null): number {
+  const seconds = Number(header);
+  return Number.isInteger(seconds) && seconds >= 1 ? seconds : 10;
+}
+
+/**
+ * The span (its last hour at most) as one file, saved by the browser. The API remuxes it as it
+ * sends it, so `onProgress` hears the bytes received so far while it is being prepared.
+ */
+export async function downloadSpan(
+  stageId: string,
+  span: RecordedSpan,
+  onProgress: (receivedBytes: number) => void = () => undefined,
+): Promise<void> {
   const from = Math.max(span.startMs, span.endMs - 3_600_000);
-  const response = await authorizedFetch(
-    `${spanPath(stageId, span)}/download?from=${from}&to=${span.endMs}`,
-  );
+  const path: `/api/${string}` = `${spanPath(stageId, span)}/download?from=${from}&to=${span.endMs}`;
+  const response = await fetch(apiUrl(path), {
+    headers: { Authorization: `Bearer ${getAuthToken() ?? ''}` },
+  });
+  if (response.status === 429) {
+    throw new DownloadBusy(retryAfterSeconds(response.headers.get('retry-after')));
+  }
+  if (!response.ok) {
+    throw new ApiError(`${path} answered ${response.status}`, response.status, undefined);
+  }
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let received = 0;
+  const reader = response.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.byteLength;
+    onProgress(received);
+  }
   const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
-  const url = URL.createObjectURL(await response.blob());
+  const type = span.mimeType.includes('mp4') ? 'video/mp4' : 'video/webm';
+  const url = URL.createObjectURL(new Blob(chunks, { type }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = name ?? `${stageId}.${span.mimeType.includes('mp4') ? 'mp4' : 'webm'}`;
+  link.download = name ?? `${stageId}.${type === 'video/mp4' ? 'mp4' : 'webm'}`;
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
