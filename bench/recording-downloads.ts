@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/recording-downloads.ts SPAN_DIR [SPAN_DIR...]`: what a recording download costs
- * (issue 40 §1, decision 0081), for each span directory the recorder wrote: the remux the API
+ * (decision 0081), for each span directory the recorder wrote: the remux the API
  * does (remux-worker.ts in a worker thread, as the download runs it) and `ffmpeg -c copy` over
  * the concat demuxer (each segment's duration set from its offsets, as the remux places them), the
  * two candidates; wall time and CPU seconds (the process's or ffmpeg's), three runs each, the

@@ -1,4 +1,4 @@
-// Issue 40 §2: the coturn configuration docs/deployment.md §11 documents, run as written (its
+// Decision 0063: the coturn configuration docs/deployment.md §11 documents, run as written (its
 // example addresses swapped for the lab's) with Debian's coturn on the lab's public segment, is
 // a relay to the stage and to nothing else, IPv4 and IPv6, and bounds one account's relays by
 // `user-quota`. The client is coturn's own turnutils_uclient behind the lab's NAT, its peers

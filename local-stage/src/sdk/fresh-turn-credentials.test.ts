@@ -1,5 +1,5 @@
 /**
- * A TURN credential shorter than the session (decision 0063, issue 40 §2): the stage puts a
+ * A TURN credential shorter than the session (decision 0063): the stage puts a
  * credential made for this viewer on every offer, and the SDK gives that to the peer connection
  * instead of the token's, which may have expired since the join. No coturn needed: what is
  * checked is the configuration each RTCPeerConnection gets (the relay itself is

@@ -1,6 +1,6 @@
 /**
  * The thumbnail process's socket in DATA_DIR is its owner's alone from the instant it exists
- * (issue 40 §4): made under a umask, never made wider and then chmodded.
+ * (decision 0070): made under a umask, never made wider and then chmodded.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { Server as NetServer } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Issue 40's findings on the recordings routes (decision 0081), against a real listener where the
+ * The recordings routes' bounds (decision 0081), against a real listener where the
  * socket matters: a download remuxed off the API's thread, bounded per account and in all, ended
  * with every file closed when its reader goes, with the security headers, one log line each; the
  * list served from the recorder's index and bounded per account.

@@ -1,5 +1,5 @@
 /**
- * The Recordings page's download (docs/product.md#recordings, issue 40): the download being
+ * The Recordings page's download (docs/product.md#recordings, decision 0081): the download being
  * prepared as its bytes come, and a 429's wait.
  */
 import { render, screen, waitFor } from '@testing-library/react';
