@@ -8,10 +8,10 @@ import { defineConfig } from 'vitest/config';
  * Unset, all run, one file at a time.
  */
 export const LOAD_SENSITIVE = [
-  'src/server/media/forwarding.test.ts',
-  'src/server/media/key-frames.test.ts',
-  'src/server/media/layer-choice.test.ts',
-  'src/server/media/simulcast-camera.test.ts',
+  'src/server/media/viewer/forwarding.test.ts',
+  'src/server/media/publisher/key-frames.test.ts',
+  'src/server/media/viewer/layer-choice.test.ts',
+  'src/server/media/publisher/simulcast-camera.test.ts',
   'src/server/stage/local-stage.test.ts',
   'src/sdk/stage-layers.test.ts',
   'src/sdk/stage.test.ts',

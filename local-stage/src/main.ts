@@ -13,7 +13,7 @@ import {
   resolveStageNetwork,
   type StageConfig,
 } from './server/config';
-import { describePeerNetwork, type PeerNetwork } from './server/media/peer-network';
+import { describePeerNetwork, type PeerNetwork } from './server/media/transport/peer-network';
 import { startLocalStage } from './server/start';
 import { loadSharedSecret, orExitOnConfigError } from './env-config';
 import { exitOnShutdown } from './process-shutdown';

@@ -10,11 +10,11 @@ import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyParticipantToken } from '@tailcam/protocol/participant-token';
 import { SYNTHETIC_CAMERA_USER_ID } from '../camera-link';
-import { withSessionIceLite } from '../server/media/sdp';
+import { withSessionIceLite } from '../server/media/sdp/werift-sdp';
 import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
 import { waitUntil } from '../testing/wait-until';
 import { vp8Codec } from '../testing/werift-codecs';
-import { isVp8KeyFrameStart } from '../server/media/vp8';
+import { isVp8KeyFrameStart } from '../codecs/vp8';
 import { CameraPublisher } from './camera-publisher';
 
 const secret = new TextEncoder().encode('a-camera-publisher-test-secret-of-enough-length');

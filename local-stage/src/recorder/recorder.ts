@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isStageName, parseSpanName, RECORDING_DIR_MODE } from '@tailcam/protocol/recordings';
 import { loopbackJson } from '@tailcam/protocol/loopback-json';
-import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../server/http/control';
+import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../control';
 import type { StageLogger } from '../stage-log';
 import { Retention, type RetentionLimits } from './retention';
 import { WhepRecording } from './whep-recording';

@@ -13,7 +13,7 @@ import { ALL_FORMATS, EncodedPacketSink, FilePathSource, Input } from 'mediabunn
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSegmentIndexLine, SEGMENT_INDEX_FILE } from '@tailcam/protocol/recordings';
 import { silentLogger } from '../stage-log';
-import { opusPacketDurationMs } from './frames';
+import { opusPacketDurationMs } from '../codecs/opus';
 import { SpanWriter } from './span-writer';
 
 /** A VP8 key frame's first bytes for 320x180 (RFC 6386 9.1), then a body. */

@@ -43,14 +43,11 @@ import {
   type SpanMeta,
 } from '@tailcam/protocol/recordings';
 import type { StageLogger } from '../stage-log';
-import {
-  annexBNalUnits,
-  avcCodecString,
-  opusPacketDurationMs,
-  vp8FrameSize,
-  type Frame,
-} from './frames';
-import { h264SpsSize } from '../server/media/h264-sps';
+import { annexBNalUnits, avcCodecString } from '../codecs/h264';
+import { h264SpsSize } from '../codecs/h264-sps';
+import { opusPacketDurationMs } from '../codecs/opus';
+import type { Frame } from '../codecs/rtp-frames';
+import { vp8FrameSize } from '../codecs/vp8';
 
 export interface SpanWriterOptions {
   /** RECORDINGS_DIR/{STAGE}: the span's directory goes in it. */

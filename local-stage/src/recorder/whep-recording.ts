@@ -5,16 +5,12 @@
  * Its frames go to a SpanWriter; it ends when its connection does, or when told to.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  type RTCRtpTransceiver,
-  type RtpPacket,
-} from 'werift';
+import type { RTCPeerConnection, RTCRtpTransceiver, RtpPacket } from 'werift';
 import { issueParticipantToken, RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import type { StageLogger } from '../stage-log';
-import { FrameAssembler, type TrackCodec } from './frames';
+import { FrameAssembler, type TrackCodec } from '../codecs/rtp-frames';
 import { SpanWriter } from './span-writer';
+import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
 
 export interface WhepRecordingOptions {
   stageUrl: string;
@@ -30,36 +26,23 @@ export interface WhepRecordingOptions {
   onEnded: () => void;
 }
 
-const FEEDBACK = [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }];
-
-function codecs() {
-  return {
-    video: [
-      new RTCRtpCodecParameters({
-        mimeType: 'video/VP8',
-        clockRate: 90_000,
-        rtcpFeedback: FEEDBACK,
-      }),
-      new RTCRtpCodecParameters({
-        mimeType: 'video/H264',
-        clockRate: 90_000,
-        rtcpFeedback: FEEDBACK,
-        parameters: 'packetization-mode=1;profile-level-id=42e01f;level-asymmetry-allowed=1',
-      }),
-    ],
-    audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
-  };
-}
-
 export class WhepRecording {
   private readonly peer: RTCPeerConnection;
+  private readonly video: RTCRtpTransceiver;
+  private readonly audio: RTCRtpTransceiver | undefined;
   private writer: SpanWriter | undefined;
   private location: URL | undefined;
   private token = '';
   private ended = false;
 
   constructor(private readonly options: WhepRecordingOptions) {
-    this.peer = new RTCPeerConnection({ codecs: codecs(), iceServers: [], iceUseIpv6: false });
+    const { peer, video, audio } = whepPeer({
+      audio: true,
+      h264Parameters: 'packetization-mode=1;profile-level-id=42e01f;level-asymmetry-allowed=1',
+    });
+    this.peer = peer;
+    this.video = video;
+    this.audio = audio;
   }
 
   get segments(): number {
@@ -69,8 +52,7 @@ export class WhepRecording {
   /** Posts the offer; resolves once the answer is applied (throws with the stage's refusal). */
   async start(): Promise<void> {
     const { stageUrl, stageId } = this.options;
-    const video = this.peer.addTransceiver('video', { direction: 'recvonly' });
-    const audio = this.peer.addTransceiver('audio', { direction: 'recvonly' });
+    const { video, audio } = this;
     await this.peer.setLocalDescription(await this.peer.createOffer());
     // All candidates in the offer (loopback: gathering is immediate).
     await new Promise<void>((resolve) => {
@@ -92,20 +74,18 @@ export class WhepRecording {
       stageBaseUrl: `${stageUrl}/stage`,
       ttlSeconds: 300,
     });
-    const endpoint = new URL(`/stage/whep/${encodeURIComponent(stageId)}`, stageUrl);
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/sdp' },
-      body: this.peer.localDescription?.sdp ?? '',
-      signal: AbortSignal.timeout(10_000),
+    const { status, body, location } = await postWhepOffer({
+      stageUrl,
+      stageId,
+      token: this.token,
+      offer: this.peer.localDescription?.sdp ?? '',
+      timeoutMs: 10_000,
     });
-    const body = await response.text();
-    if (response.status !== 201) {
+    if (status !== 201) {
       this.peer.close().catch(() => undefined);
-      throw new Error(`WHEP ${response.status}: ${body.slice(0, 200)}`);
+      throw new Error(`WHEP ${status}: ${body.slice(0, 200)}`);
     }
-    const location = response.headers.get('location');
-    if (location) this.location = new URL(location, endpoint);
+    this.location = location;
     this.peer.connectionStateChange.subscribe((state) => {
       if (state === 'failed' || state === 'closed') this.end();
     });
@@ -113,18 +93,21 @@ export class WhepRecording {
     let onVideo: (packet: RtpPacket) => void = () => undefined;
     let onAudio: (packet: RtpPacket) => void = () => undefined;
     video.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onVideo(rtp)));
-    audio.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onAudio(rtp)));
+    audio?.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => onAudio(rtp)));
     await this.peer.setRemoteDescription({ type: 'answer', sdp: body });
     const videoCodec = video.currentDirection === 'inactive' ? undefined : this.negotiated(video);
     // The stage answers `inactive` for what its publisher does not send.
-    const hasAudio = this.negotiated(audio) === 'opus' && audio.currentDirection !== 'inactive';
+    const hasAudio =
+      audio !== undefined &&
+      this.negotiated(audio) === 'opus' &&
+      audio.currentDirection !== 'inactive';
     const writer = new SpanWriter({
       stageDir: this.options.stageDir,
       video: videoCodec === 'vp8' || videoCodec === 'h264' ? videoCodec : undefined,
       audio: hasAudio,
       publisher: this.options.publisher,
       segmentMs: this.options.segmentMs,
-      requestKeyFrame: () => this.requestKeyFrame(video),
+      requestKeyFrame: () => requestKeyFrame(video),
       mayStartSegment: this.options.mayStartSegment,
       log: this.options.log,
       onSegment: this.options.onSegment,
@@ -135,7 +118,7 @@ export class WhepRecording {
         videoCodec,
         90_000,
         (frame) => writer.video(frame),
-        () => this.requestKeyFrame(video),
+        () => requestKeyFrame(video),
       );
       onVideo = (packet) => frames.push(packet);
     }
@@ -148,13 +131,7 @@ export class WhepRecording {
   /** Ends the session (DELETE, best effort) and finishes the segment being written. */
   async close(): Promise<void> {
     this.ended = true;
-    if (this.location) {
-      await fetch(this.location, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${this.token}` },
-        signal: AbortSignal.timeout(2_000),
-      }).catch(() => undefined);
-    }
+    if (this.location) await deleteWhepSession({ url: this.location, token: this.token }, 2_000);
     await this.peer.close().catch(() => undefined);
     await this.writer?.close();
   }
@@ -173,10 +150,5 @@ export class WhepRecording {
     if (mime === 'video/h264') return 'h264';
     if (mime === 'audio/opus') return 'opus';
     return undefined;
-  }
-
-  private requestKeyFrame(video: RTCRtpTransceiver): void {
-    const ssrc = video.receiver.tracks[0]?.ssrc;
-    if (ssrc !== undefined) void video.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
   }
 }

@@ -27,13 +27,13 @@ import {
 } from '@tailcam/protocol/stage-network';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { DEFAULT_LIMITS, type AdmissionLimits } from './sessions/admission';
-import { parsePublishMaxKbps, type PublishMaxKbps } from './media/publish-max-bitrate';
+import { parsePublishMaxKbps, type PublishMaxKbps } from './media/publisher/publish-max-bitrate';
 import {
   PeerNetworkError,
   peerConnectionLimit,
   resolvePeerNetwork,
   type PeerNetwork,
-} from './media/peer-network';
+} from './media/transport/peer-network';
 
 export { ConfigError };
 

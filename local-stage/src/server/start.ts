@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { turnIceServers, type TurnSettings } from '@tailcam/protocol/turn';
 import { createStageServer } from './http/http-server';
-import { interfacesPeerNetwork, type PeerNetwork } from './media/peer-network';
-import type { PublishMaxKbps } from './media/publish-max-bitrate';
+import { interfacesPeerNetwork, type PeerNetwork } from './media/transport/peer-network';
+import type { PublishMaxKbps } from './media/publisher/publish-max-bitrate';
 import { LocalStage, type LocalStageOptions } from './stage/local-stage';
 
 export interface RunningStage {

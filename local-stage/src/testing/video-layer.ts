@@ -1,6 +1,6 @@
 /** A VP8 video layer for unit tests, its key frame requests always sent (no limiter in the way). */
-import { KeyFrameRequests } from '../server/media/key-frame-requests';
-import { VideoLayer } from '../server/media/layers';
+import { KeyFrameRequests } from '../server/media/publisher/key-frame-requests';
+import { VideoLayer } from '../server/media/publisher/video-layers';
 
 export function testVideoLayer(rid: string): VideoLayer {
   return new VideoLayer({

@@ -8,8 +8,9 @@
  * while it watches and goes idle when it stops. A session that goes quiet (the stage ended it: its
  * publisher changed, or the stage restarted) or cannot start (nothing on air) is tried again.
  */
-import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver } from 'werift';
+import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
 import type { StageLogger } from '../stage-log';
+import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
 import { KeyFrameAssembler, type KeyFrame, type ThumbnailCodec } from './key-frame-assembler';
 
 /** No packet for this long: the session is over; subscribe again. */
@@ -72,9 +73,7 @@ export class AircraftFeed {
 
   /** Asks the publisher for a key frame now (a PLI), when the session has a track. */
   requestKeyFrame(): void {
-    const ssrc = this.transceiver?.receiver.tracks[0]?.ssrc;
-    if (ssrc !== undefined)
-      void this.transceiver?.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+    requestKeyFrame(this.transceiver);
   }
 
   /** The first key frame received after `afterMs` (Date.now()), or undefined after `timeoutMs`. */
@@ -126,41 +125,33 @@ export class AircraftFeed {
 
   private async openSession(): Promise<void> {
     const { stageUrl, stageId } = this.options;
-    const peer = new RTCPeerConnection({
-      codecs: {
-        video: [
-          videoCodec('video/VP8'),
-          videoCodec('video/H264', 'packetization-mode=1;profile-level-id=42e01f'),
-        ],
-        audio: [],
-      },
-      iceServers: [],
-      iceUseIpv6: false,
+    const { peer, video: transceiver } = whepPeer({
+      audio: false,
+      h264Parameters: 'packetization-mode=1;profile-level-id=42e01f',
     });
     this.peer = peer;
-    const transceiver = peer.addTransceiver('video', { direction: 'recvonly' });
     this.transceiver = transceiver;
     await peer.setLocalDescription(await peer.createOffer());
     const token = await this.options.issueToken();
-    const response = await fetch(new URL(`/stage/whep/${encodeURIComponent(stageId)}`, stageUrl), {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/sdp',
-        Authorization: `Bearer ${token}`,
-      },
-      body: peer.localDescription?.sdp,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    const {
+      status,
+      body: answer,
+      location,
+    } = await postWhepOffer({
+      stageUrl,
+      stageId,
+      token,
+      offer: peer.localDescription?.sdp ?? '',
+      timeoutMs: REQUEST_TIMEOUT_MS,
     });
-    const answer = await response.text();
-    this.offAir = response.status === 503 && answer.includes('Nothing is on air');
-    if (response.status !== 201) {
-      throw new Error(`WHEP answered ${response.status}: ${answer.slice(0, 200)}`);
+    this.offAir = status === 503 && answer.includes('Nothing is on air');
+    if (status !== 201) {
+      throw new Error(`WHEP answered ${status}: ${answer.slice(0, 200)}`);
     }
-    const location = response.headers.get('location');
-    const session = location ? { url: new URL(location, stageUrl), token } : undefined;
+    const session = location ? { url: location, token } : undefined;
     if (peer !== this.peer) {
       // Stopped meanwhile: end the session the stage has just opened.
-      if (session) void deleteSession(session);
+      if (session) void deleteWhepSession(session, REQUEST_TIMEOUT_MS);
       return;
     }
     this.session = session;
@@ -196,27 +187,9 @@ export class AircraftFeed {
     this.peer = undefined;
     this.transceiver = undefined;
     this.session = undefined;
-    if (session) void deleteSession(session);
+    if (session) void deleteWhepSession(session, REQUEST_TIMEOUT_MS);
     if (peer) void peer.close().catch(() => undefined);
   }
-}
-
-/** Ends a WHEP session as a player leaving does; the stage ends it anyway once it goes quiet. */
-async function deleteSession(session: { url: URL; token: string }): Promise<void> {
-  await fetch(session.url, {
-    method: 'DELETE',
-    headers: { Authorization: `Bearer ${session.token}` },
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  }).catch(() => undefined);
-}
-
-function videoCodec(mimeType: string, parameters?: string): RTCRtpCodecParameters {
-  return new RTCRtpCodecParameters({
-    mimeType,
-    clockRate: 90_000,
-    rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }],
-    ...(parameters ? { parameters } : {}),
-  });
 }
 
 /** The stage answers with the one codec the aircraft sends. */

@@ -8,7 +8,8 @@
  * key frame to the one with the marker bit. A frame missing a packet is dropped: the next key
  * frame serves.
  */
-import { isVp8KeyFrameStart, vp8DescriptorLength, vp8KeyFrameSize } from '../server/media/vp8';
+import { int16Distance } from '../codecs/sequence';
+import { isVp8KeyFrameStart, vp8DescriptorLength, vp8KeyFrameSize } from '../codecs/vp8';
 
 export type ThumbnailCodec = 'vp8' | 'h264';
 
@@ -68,7 +69,7 @@ export class KeyFrameAssembler {
     // Distance back from the marker packet, modulo 2^16: the frame's packets sit at 0..n-1.
     const bySlot = new Map<number, RtpPacketView>();
     for (const packet of this.packets) {
-      bySlot.set((last.sequenceNumber - packet.sequenceNumber + 0x10000) & 0xffff, packet);
+      bySlot.set(int16Distance(last.sequenceNumber, packet.sequenceNumber), packet);
     }
     const count = Math.max(...bySlot.keys()) + 1;
     if (count !== bySlot.size) return undefined;

@@ -53,7 +53,7 @@ import {
 } from '@tailcam/protocol/stage-control';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken } from '../../camera-link';
 import { STAGE_ERROR_CODES } from '../../signalling';
-import { faultBodies, ON_AIR_PATH } from './control';
+import { faultBodies, ON_AIR_PATH } from '../../control';
 import type { LocalStage } from '../stage/local-stage';
 import { handleSdpEndpoint, sdpEndpointOf, type IceServersFor } from './sdp-endpoint';
 

@@ -4,7 +4,7 @@
  * up (a change answers it at once: recorder.test.ts), and refuses a bad `since` or `wait`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onAirAnswer } from './control';
+import { onAirAnswer } from '../../control';
 import { rawRequest } from '../../testing/raw-request';
 import { startLocalStage, type RunningStage } from '../start';
 

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageStatsSchema } from './control';
+import { stageStatsSchema } from '../../control';
 import type { RunningStage } from '../start';
 import { startTestStage } from '../../testing/test-stage';
 import { gstreamerOffer } from '../../testing/whip-captures';

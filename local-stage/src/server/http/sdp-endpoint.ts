@@ -18,9 +18,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { iceServerLinks, type IceServer } from '@tailcam/protocol/turn';
-import type { Seat } from '../sessions/admission';
-import { readSdpFragment } from './offer-sdp';
-import { EndpointError } from './endpoint-error';
+import type { SdpEndpoint } from '../media/sdp/sdp-session';
+import { readSdpFragment } from '../media/sdp/offer-sdp';
+import { EndpointError } from '../media/sdp/endpoint-error';
 
 /** An SDP offer is a few kilobytes; a body larger than this is refused before it is parsed. */
 export const MAX_WHIP_BODY_BYTES = 64 * 1024;
@@ -35,38 +35,6 @@ const CORS_HEADERS = {
     'Location, Link, ETag, Accept-Patch, Accept-Post, Access-Control-Allow-Methods',
   'access-control-max-age': '600',
 };
-
-/** A session of either endpoint, as its PATCH and DELETE need it. */
-export interface SdpSession {
-  readonly id: string;
-  /** Whether `token` is the one the session was created with. */
-  holdsToken(token: string): boolean;
-  /** Its seat at the stage's admission (admission.ts), which counts its PATCHes. */
-  readonly seat: Seat;
-  /** The offer's ICE username fragment (a PATCH with another asks for an ICE restart). */
-  readonly iceUfrag: string | undefined;
-  /** Ends the session (DELETE). */
-  end(): void;
-}
-
-/** What a WHIP or WHEP endpoint does; the HTTP around it is the same. */
-export interface SdpEndpoint {
-  /** `whip` or `whep`: the path segment, and the name in error messages. */
-  readonly name: 'whip' | 'whep';
-  hasStage(stageId: string): boolean;
-  /**
-   * Checks the token and the offer; the new session, its answer and the token's `user_id`.
-   * Throws EndpointError.
-   */
-  create(
-    stageId: string,
-    token: string,
-    offer: string,
-  ): Promise<{ id: string; answer: string; userId: string }>;
-  session(stageId: string, id: string): SdpSession | undefined;
-  /** The `user_id` of a token `create` would take for the stage, or undefined. */
-  tokenHolder(stageId: string, token: string): Promise<string | undefined>;
-}
 
 const ENDPOINT = /^\/stage\/(whip|whep)(?:\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9-]{1,64}))?)?$/;
 

@@ -7,7 +7,7 @@
  */
 import { loadavg } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePublishMaxKbps } from '../media/publish-max-bitrate';
+import { parsePublishMaxKbps } from '../media/publisher/publish-max-bitrate';
 import { testParticipantToken } from '../../testing/participant-tokens';
 import { publishNoise, type NoisePublisher } from '../../testing/noise-publisher';
 import { startTestStage } from '../../testing/test-stage';

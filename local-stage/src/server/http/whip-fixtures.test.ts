@@ -6,7 +6,7 @@
  * left half-open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageStatsSchema } from './control';
+import { stageStatsSchema } from '../../control';
 import type { RunningStage } from '../start';
 import { startTestStage } from '../../testing/test-stage';
 import { capturedRequest } from '../../testing/whip-captures';

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStage } from '../../testing/test-stage';
 import { testParticipantToken } from '../../testing/participant-tokens';
 import { NodeViewer } from '../../testing/node-viewer';
-import { stageStatsSchema } from './control';
+import { stageStatsSchema } from '../../control';
 import type { RunningStage } from '../start';
 import { createStageLogger } from '../../stage-log';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -17,8 +17,8 @@ import { testParticipantToken } from '../../testing/participant-tokens';
 import { waitUntil } from '../../testing/wait-until';
 import { vp8Codec } from '../../testing/werift-codecs';
 import { writeTimeStripI420 } from '../../time-strip';
-import { stageStatsSchema } from './control';
-import { CONNECT_TIMEOUT_MS } from '../media/publisher';
+import { stageStatsSchema } from '../../control';
+import { CONNECT_TIMEOUT_MS } from '../media/sdp/sdp-session';
 import type { RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-whip-node-publisher-test-secret-of-length');

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { coturnMissing, startCoturn, type RunningCoturn } from '../../testing/coturn';
 import { startLocalStage, type RunningStage } from '../start';
-import { stageStatsSchema } from './control';
+import { stageStatsSchema } from '../../control';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),

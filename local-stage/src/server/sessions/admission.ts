@@ -16,6 +16,7 @@
  * Refusals are checked and seats taken in one synchronous call, so concurrent requests cannot
  * both take the last seat.
  */
+import { CONNECT_TIMEOUT_MS } from '../media/sdp/sdp-session';
 
 export type SessionKind = 'socket' | 'whep' | 'whip';
 
@@ -47,7 +48,7 @@ export const DEFAULT_LIMITS: Readonly<AdmissionLimits> = Object.freeze({
   connectingPerAircraft: 4,
   // A browser trickles a few candidates per interface, then end-of-candidates: tens at most.
   patchesPerSession: 200,
-  connectTimeoutMs: 10_000,
+  connectTimeoutMs: CONNECT_TIMEOUT_MS,
 });
 
 /** What an HTTP door answers (503) when the stage holds all it may. */

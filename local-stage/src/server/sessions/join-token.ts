@@ -4,7 +4,6 @@
  * not issued before the account's last password change, disable or removal
  * (token-generations.ts). Failures become IVS-style stage errors (code + message) for the SDK.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import {
   ParticipantTokenError,
@@ -13,7 +12,7 @@ import {
 } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, STAGE_ERROR_MESSAGES } from '../../signalling';
 import type { GenerationVerdict, TokenGenerations } from './token-generations';
-import { EndpointError } from '../http/endpoint-error';
+import { EndpointError } from '../media/sdp/endpoint-error';
 
 /**
  * How long a join or an offer with an account's token waits for the API's table of token
@@ -171,22 +170,4 @@ export async function verifyBearerToken(
     case 'unknown-user':
       throw new EndpointError(401, 'The token has been revoked');
   }
-}
-
-/** A session's Bearer token, kept as a digest: later requests must present the same token. */
-export class HeldToken {
-  private readonly digest: Buffer;
-
-  constructor(token: string) {
-    this.digest = digestOf(token);
-  }
-
-  /** Whether `token` is the one held (compared in constant time). */
-  matches(token: string): boolean {
-    return timingSafeEqual(digestOf(token), this.digest);
-  }
-}
-
-function digestOf(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }

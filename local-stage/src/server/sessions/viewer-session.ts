@@ -21,10 +21,10 @@ import {
   MAX_SUBSCRIPTIONS,
 } from '../../signalling';
 import { JoinRefusedError } from './join-token';
-import type { Publisher } from '../media/publisher';
+import type { Publisher } from '../media/publisher/publisher';
 import { parseClientMessage } from './signalling-schema';
-import { Subscription } from '../media/subscription';
-import type { PeerNetworkPlan } from '../media/peer-network';
+import { Subscription } from '../media/viewer/subscription';
+import type { PeerNetworkPlan } from '../media/transport/peer-network';
 import type { StageLogger } from '../../stage-log';
 
 const JOIN_TIMEOUT_MS = 10_000;

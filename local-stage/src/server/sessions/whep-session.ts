@@ -5,9 +5,8 @@
  * (a player has no socket to hear of the next one: it starts a new session, as after any loss).
  */
 import type { Seat } from './admission';
-import { HeldToken } from './join-token';
-import type { SdpSession } from '../http/sdp-endpoint';
-import type { Subscription } from '../media/subscription';
+import { HeldToken, type SdpSession } from '../media/sdp/sdp-session';
+import type { Subscription } from '../media/viewer/subscription';
 
 export class WhepSession implements SdpSession {
   private readonly token: HeldToken;

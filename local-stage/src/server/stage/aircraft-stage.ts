@@ -6,7 +6,7 @@
  */
 import type { CameraLinkMessage } from '../../camera-link';
 import type { ParticipantDescription } from '../../signalling';
-import type { Publisher } from '../media/publisher';
+import type { Publisher } from '../media/publisher/publisher';
 import type { StageLogger } from '../../stage-log';
 
 /** What viewers see now, as which participant. */

@@ -16,7 +16,7 @@ import { CameraPublisher } from '../../cameras/camera-publisher';
 import { NodeViewer } from '../../testing/node-viewer';
 import { startStageWithCameras } from '../../testing/stage-with-cameras';
 import { startLocalStage, type RunningStage } from '../start';
-import { DTLS_HANDSHAKE_TIMEOUT_MS } from '../media/subscription';
+import { DTLS_HANDSHAKE_TIMEOUT_MS } from '../media/viewer/subscription';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 let running: RunningStage;

@@ -18,13 +18,13 @@ import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
 import { RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, type ParticipantDescription } from '../../signalling';
-import type { StageStats } from '../http/control';
-import { EndpointError } from '../http/endpoint-error';
-import { readWhepOffer, readWhipOffer } from '../http/offer-sdp';
-import type { SdpEndpoint } from '../http/sdp-endpoint';
-import { NoFreePortError, type PeerNetwork } from '../media/peer-network';
-import { Publisher, type PublisherKind } from '../media/publisher';
-import { Subscription } from '../media/subscription';
+import type { StageStats } from '../../control';
+import { EndpointError } from '../media/sdp/endpoint-error';
+import { readWhepOffer, readWhipOffer } from '../media/sdp/offer-sdp';
+import type { SdpEndpoint } from '../media/sdp/sdp-session';
+import { NoFreePortError, type PeerNetwork } from '../media/transport/peer-network';
+import { Publisher, type PublisherKind } from '../media/publisher/publisher';
+import { Subscription } from '../media/viewer/subscription';
 import {
   AdmissionControl,
   AdmissionRefused,
@@ -45,7 +45,7 @@ import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
 import { silentLogger, type StageLogger } from '../../stage-log';
-import { publishMaxBitrate, type PublishMaxKbps } from '../media/publish-max-bitrate';
+import { publishMaxBitrate, type PublishMaxKbps } from '../media/publisher/publish-max-bitrate';
 
 export interface LocalStageOptions {
   stageIds: readonly string[];

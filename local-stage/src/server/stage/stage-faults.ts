@@ -4,8 +4,8 @@
  * would, hold a synthetic camera off air, or act as a restart would.
  */
 import type { StageErrorCategoryName } from '../../signalling';
-import type { LossAnswer } from '../http/control';
-import type { Subscription } from '../media/subscription';
+import type { LossAnswer } from '../../control';
+import type { Subscription } from '../media/viewer/subscription';
 import type { ViewerSession } from '../sessions/viewer-session';
 import type { WhepSession } from '../sessions/whep-session';
 import type { AircraftStage } from './aircraft-stage';

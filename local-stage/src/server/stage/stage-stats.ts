@@ -1,8 +1,8 @@
 /** What `GET /_stats` answers (control.ts): counts per stage and of the whole process. */
-import type { LayerStats, StageStats } from '../http/control';
-import { isHigher } from '../media/layers';
-import type { Publisher } from '../media/publisher';
-import type { Subscription } from '../media/subscription';
+import type { LayerStats, StageStats } from '../../control';
+import { isHigher } from '../media/publisher/video-layers';
+import type { Publisher } from '../media/publisher/publisher';
+import type { Subscription } from '../media/viewer/subscription';
 import type { ViewerSession } from '../sessions/viewer-session';
 import type { AircraftStage } from './aircraft-stage';
 

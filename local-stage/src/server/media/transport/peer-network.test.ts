@@ -8,16 +8,16 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RTCPeerConnection, RTCRtpCodecParameters } from 'werift';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { NodeViewer } from '../../testing/node-viewer';
-import { rawRequest } from '../../testing/raw-request';
-import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
+import { NodeViewer } from '../../../testing/node-viewer';
+import { rawRequest } from '../../../testing/raw-request';
+import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
 import { resolvePeerNetwork } from './peer-network';
-import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_UNREACHABLE_MESSAGE } from './subscription';
+import { MEDIA_CONNECT_TIMEOUT_MS, MEDIA_UNREACHABLE_MESSAGE } from '../viewer/subscription';
 
 const secret = new TextEncoder().encode('a-peer-network-test-secret-of-enough-length');
 const whipOffer = (() => {
   const text = readFileSync(
-    new URL('../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
+    new URL('../../../testing/fixtures/whip-gstreamer/1-post-offer-trickle.txt', import.meta.url),
     'latin1',
   );
   return text.slice(text.indexOf('v=0'));

@@ -6,11 +6,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import { stageStatsSchema } from '../http/control';
-import { NodeViewer } from '../../testing/node-viewer';
-import { testParticipantToken } from '../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
-import { waitUntil } from '../../testing/wait-until';
+import { stageStatsSchema } from '../../../control';
+import { NodeViewer } from '../../../testing/node-viewer';
+import { testParticipantToken } from '../../../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
+import { waitUntil } from '../../../testing/wait-until';
 
 const secret = new TextEncoder().encode('a-simulcast-camera-test-secret-of-enough-length');
 const STAGE = 'N953AS';

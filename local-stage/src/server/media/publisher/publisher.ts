@@ -26,22 +26,25 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
-import { DEFAULT_LIMITS, type Seat } from '../sessions/admission';
 import { CaptureClock } from './capture-clock';
 import { CongestionFeedback } from './congestion-feedback';
-import { keepEarlyDtls } from './early-dtls';
-import { HeldToken } from '../sessions/join-token';
-import type { SdpSession } from '../http/sdp-endpoint';
-import { ConnectionWatch } from './connection-watch';
+import { keepEarlyDtls } from '../transport/early-dtls';
+import {
+  CONNECT_TIMEOUT_MS,
+  HeldToken,
+  type SdpSession,
+  type SessionSeat,
+} from '../sdp/sdp-session';
+import { ConnectionWatch } from '../transport/connection-watch';
 import {
   NO_FREE_PORT,
   NoFreePortError,
   announcesCandidate,
   type PeerNetworkPlan,
-} from './peer-network';
+} from '../transport/peer-network';
 import { KeyFrameRequests } from './key-frame-requests';
-import { VideoLayer, VideoLayers } from './layers';
-import { withSessionIceLite } from './sdp';
+import { VideoLayer, VideoLayers } from './video-layers';
+import { withSessionIceLite } from '../sdp/werift-sdp';
 import {
   emptyNackCounts,
   pacedNackRequests,
@@ -49,17 +52,15 @@ import {
   type NackRequests,
 } from './nack-requests';
 import { simulcastHeaderExtensions } from './simulcast-receive';
-import { roomForBursts } from './udp-mux';
+import { roomForBursts } from '../transport/udp-mux';
 import {
   withoutParameterSets,
   withoutReceiveOnlyStreams,
   type PublishedCodec,
   type WhipOffer,
-} from '../http/offer-sdp';
-import { silentLogger, type StageLogger } from '../../stage-log';
+} from '../sdp/offer-sdp';
+import { silentLogger, type StageLogger } from '../../../stage-log';
 
-/** ICE and DTLS done within this, or the session is ended (nothing half-open stays). */
-export const CONNECT_TIMEOUT_MS = DEFAULT_LIMITS.connectTimeoutMs;
 /** Connection lost (no consent, no media) for this long: the publisher is gone. */
 const DISCONNECTED_GRACE_MS = 3_000;
 /** A key frame asked for and not seen within this time is asked for again. */
@@ -78,6 +79,12 @@ export const KEY_FRAME_MIN_INTERVAL_MS = 330;
  * costs every viewer bandwidth and picture quality (issue 27 §3). A join is not held to it.
  */
 export const VIEWER_KEY_FRAME_INTERVAL_MS = 1_000;
+
+/** Its seat at the stage's admission (sessions/admission.ts): the stage marks it as it connects and ends. */
+export interface PublisherSeat extends SessionSeat {
+  markConnected(): void;
+  release(): void;
+}
 
 export type PublisherKind = 'camera' | 'encoder';
 export type PublisherSessionState = 'connecting' | 'connected' | 'closed';
@@ -130,7 +137,7 @@ export interface PublisherOptions {
   /** The offer as the publisher wrote it: the congestion feedback it takes (werift's is trimmed). */
   offeredSdp?: string;
   /** Its seat at the stage's admission (admission.ts): its connecting slot, its PATCH count. */
-  seat: Seat;
+  seat: PublisherSeat;
   /** A PLI has been sent (the camera process also hands its encoder a frame at once). */
   onKeyFrameRequested?: () => void;
   onStateChange: (publisher: Publisher) => void;
@@ -150,7 +157,7 @@ export class Publisher implements SdpSession {
   readonly kind: PublisherKind;
   readonly userId: string;
   readonly tokenId: string;
-  readonly seat: Seat;
+  readonly seat: PublisherSeat;
   readonly video: PublishedCodec | undefined;
   readonly audio: PublishedCodec | undefined;
   readonly createdAt = performance.now();

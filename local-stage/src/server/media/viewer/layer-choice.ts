@@ -1,229 +1,10 @@
 /**
- * A publisher's video as layers: one per simulcast encoding (RTP stream id), or the one encoding
- * of a publisher without simulcast (`rid` null). Each layer knows its SSRC, its picture size (from
- * its key frames: VP8's frame header, H.264's SPS), its bitrate and frame rate, its capture clock and its
- * own key frame requests: a PLI goes to the SSRC of the layer a viewer gets.
- *
- * Which layer a viewer gets is a `LayerSwitch` per viewer, given a choice: its `LayerChoice`,
- * the highest layer its bandwidth estimate carries, with hysteresis, or none (its video paused)
- * when even the lowest does not fit (docs/decisions/0069-viewer-bandwidth-estimate.md). It
- * changes layer only at a key frame of the new one, and rewrites sequence numbers and timestamps
- * so the viewer sees one continuous stream on its one SSRC (docs/decisions/0067-simulcast-in.md).
+ * Which layer a viewer gets: its `LayerChoice`, the highest layer its bandwidth estimate carries,
+ * with hysteresis, or none (its video paused) when even the lowest does not fit
+ * (docs/decisions/0069-viewer-bandwidth-estimate.md). The viewer's own choice of a layer wins
+ * while that layer arrives (docs/decisions/0068-layer-choice.md).
  */
-import type { RtpPacket } from 'werift';
-import { CaptureClock } from './capture-clock';
-import { H264KeyFrames } from './h264';
-import { h264PacketSize } from './h264-sps';
-import type { KeyFrameRequests } from './key-frame-requests';
-import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
-
-/** A layer with no packet for this long has stopped (its encoder paused it, or is gone). */
-export const LAYER_SILENT_MS = 500;
-/** A layer's rates are the mean over this window, in buckets of `RATE_BUCKET_MS`. */
-const RATE_WINDOW_MS = 2_000;
-const RATE_BUCKET_MS = 100;
-const VIDEO_CLOCK_RATE = 90_000;
-const TWO_TO_32 = 2 ** 32;
-
-/** What a layer is, for the stats and for choosing one. */
-export interface LayerFigures {
-  /** Its RTP stream id; null for a publisher without simulcast. */
-  rid: string | null;
-  ssrc: number | null;
-  /** From its latest key frame (VP8's frame header, H.264's SPS); null before one. */
-  width: number | null;
-  height: number | null;
-  /** Bits a second of RTP payload, over the last 2 s. */
-  bitrate: number;
-  /** Frames a second (RTP timestamps seen), over the last 2 s. */
-  frameRate: number;
-}
-
-/** Bytes and frames over the last `windowMs`, in buckets (no allocation per packet). */
-export class RateWindow {
-  private readonly buckets: number;
-  private readonly bytes: Float64Array;
-  private readonly frames: Float64Array;
-  private readonly packets: Float64Array;
-  private readonly stamps: Float64Array;
-
-  constructor(private readonly windowMs = RATE_WINDOW_MS) {
-    this.buckets = windowMs / RATE_BUCKET_MS;
-    this.bytes = new Float64Array(this.buckets);
-    this.frames = new Float64Array(this.buckets);
-    this.packets = new Float64Array(this.buckets);
-    this.stamps = new Float64Array(this.buckets).fill(-1);
-  }
-
-  add(now: number, bytes: number, frames = 0): void {
-    const bucket = Math.floor(now / RATE_BUCKET_MS);
-    const index = bucket % this.buckets;
-    if (this.stamps[index] !== bucket) {
-      this.stamps[index] = bucket;
-      this.bytes[index] = 0;
-      this.frames[index] = 0;
-      this.packets[index] = 0;
-    }
-    this.bytes[index] = (this.bytes[index] ?? 0) + bytes;
-    this.frames[index] = (this.frames[index] ?? 0) + frames;
-    this.packets[index] = (this.packets[index] ?? 0) + 1;
-  }
-
-  /** Bits, frames and packets (each `add` one) a second over the window ending now. */
-  rates(now: number): { bitrate: number; frameRate: number; packetRate: number } {
-    const newest = Math.floor(now / RATE_BUCKET_MS);
-    let bytes = 0;
-    let frames = 0;
-    let packets = 0;
-    for (let index = 0; index < this.buckets; index += 1) {
-      const stamp = this.stamps[index] ?? -1;
-      if (stamp > newest - this.buckets && stamp <= newest) {
-        bytes += this.bytes[index] ?? 0;
-        frames += this.frames[index] ?? 0;
-        packets += this.packets[index] ?? 0;
-      }
-    }
-    const seconds = this.windowMs / 1000;
-    return {
-      bitrate: Math.round((bytes * 8) / seconds),
-      frameRate: frames / seconds,
-      packetRate: packets / seconds,
-    };
-  }
-}
-
-export class VideoLayer {
-  readonly rid: string | null;
-  ssrc: number | undefined;
-  width: number | undefined;
-  height: number | undefined;
-  /** Video packets received (padding excluded). */
-  packets = 0;
-  keyFramesSeen = 0;
-  /** When its last packet came (performance.now), if one has. */
-  lastPacketAt: number | undefined;
-  /** Its capture clock, from the publisher's sender reports for its SSRC. */
-  readonly clock = new CaptureClock(VIDEO_CLOCK_RATE);
-  /** Key frame requests to this layer's SSRC, coalesced and rate-limited. */
-  readonly keyFrames: KeyFrameRequests;
-  private readonly mimeType: string;
-  private readonly h264KeyFrames = new H264KeyFrames();
-  private readonly rates = new RateWindow();
-  private lastTimestamp: number | undefined;
-
-  constructor(options: {
-    rid: string | null;
-    mimeType: string;
-    keyFrames: (layer: VideoLayer) => KeyFrameRequests;
-  }) {
-    this.rid = options.rid;
-    this.mimeType = options.mimeType;
-    this.keyFrames = options.keyFrames(this);
-  }
-
-  /** Takes in a packet of this layer; whether it opens a key frame. */
-  receive(packet: RtpPacket, now: number): boolean {
-    const { payload, header } = packet;
-    this.packets += 1;
-    this.ssrc = header.ssrc;
-    this.lastPacketAt = now;
-    const newFrame = header.timestamp !== this.lastTimestamp;
-    this.lastTimestamp = header.timestamp;
-    this.rates.add(now, payload.length, newFrame ? 1 : 0);
-    const keyFrameStart =
-      this.mimeType === 'video/H264'
-        ? this.h264KeyFrames.opens(payload, header.timestamp)
-        : isVp8KeyFrameStart(payload);
-    if (keyFrameStart) {
-      this.keyFramesSeen += 1;
-      this.keyFrames.keyFrameArrived();
-      const size =
-        this.mimeType === 'video/VP8' ? vp8KeyFrameSize(payload) : h264PacketSize(payload);
-      if (size) {
-        this.width = size.width;
-        this.height = size.height;
-      }
-    }
-    return keyFrameStart;
-  }
-
-  /** Whether its packets are coming (one within `LAYER_SILENT_MS`, or within `withinMs`). */
-  arriving(now: number, withinMs = LAYER_SILENT_MS): boolean {
-    return this.lastPacketAt !== undefined && now - this.lastPacketAt <= withinMs;
-  }
-
-  figures(now = performance.now()): LayerFigures {
-    const { bitrate, frameRate } = this.rates.rates(now);
-    return {
-      rid: this.rid,
-      ssrc: this.ssrc ?? null,
-      width: this.width ?? null,
-      height: this.height ?? null,
-      bitrate,
-      frameRate: Math.round(frameRate * 10) / 10,
-    };
-  }
-
-  /** Its bits a second now (for ranking layers whose size is unknown). */
-  bitrate(now: number): number {
-    return this.rates.rates(now).bitrate;
-  }
-
-  /** Its packets a second now (each a chance to be lost on the viewer's line). */
-  packetRate(now: number): number {
-    return this.rates.rates(now).packetRate;
-  }
-}
-
-/** Whether `a` is a higher layer than `b`: more pixels when both sizes are known, else more bits. */
-export function isHigher(a: VideoLayer, b: VideoLayer, now: number): boolean {
-  if (
-    a.width !== undefined &&
-    a.height !== undefined &&
-    b.width !== undefined &&
-    b.height !== undefined
-  ) {
-    const pixels = a.width * a.height - b.width * b.height;
-    if (pixels !== 0) return pixels > 0;
-  }
-  return a.bitrate(now) > b.bitrate(now);
-}
-
-/** A publisher's video layers, and the highest one arriving now. */
-export class VideoLayers {
-  readonly all: readonly VideoLayer[];
-  private bestValue: VideoLayer | undefined;
-
-  constructor(layers: VideoLayer[]) {
-    this.all = layers;
-  }
-
-  /** The layer of `rid` (null: the one layer of a publisher without simulcast). */
-  byRid(rid: string | null): VideoLayer | undefined {
-    return this.all.find((layer) => layer.rid === rid);
-  }
-
-  bySsrc(ssrc: number): VideoLayer | undefined {
-    return this.all.find((layer) => layer.ssrc === ssrc);
-  }
-
-  /**
-   * The highest layer arriving, as of the last `update`. A publisher with one layer always has
-   * it (nothing to choose; today's behaviour before its first packet too).
-   */
-  get best(): VideoLayer | undefined {
-    return this.all.length === 1 ? this.all[0] : this.bestValue;
-  }
-
-  /** Chooses the best layer again (at each packet: a handful of layers, no allocation). */
-  update(now: number): void {
-    let best: VideoLayer | undefined;
-    for (const layer of this.all) {
-      if (layer.arriving(now) && (best === undefined || isHigher(layer, best, now))) best = layer;
-    }
-    this.bestValue = best;
-  }
-}
+import { arrivingLayers, type VideoLayer, type VideoLayers } from '../publisher/video-layers';
 
 /** What a viewer's layer is chosen by: its bandwidth estimate, and its own choice of layer. */
 export interface LayerConstraints {
@@ -344,13 +125,6 @@ export const RETRANSMIT_WAIT_MAX = 0.15;
 /** The choice is made again at most this often (it is asked at every packet). */
 const CHOICE_INTERVAL_MS = 100;
 
-/** The layers arriving, highest first. */
-export function arrivingLayers(layers: VideoLayers, now: number): VideoLayer[] {
-  return layers.all
-    .filter((layer) => layer.arriving(now))
-    .sort((a, b) => (isHigher(a, b, now) ? -1 : isHigher(b, a, now) ? 1 : 0));
-}
-
 /**
  * The layer for a viewer, without memory: the preferred one while it arrives; else the highest
  * arriving whose bitrate fits `maxBitrate`; null when none fits (the video paused); the highest
@@ -361,23 +135,13 @@ export function chooseLayer(
   now: number,
   constraints: LayerConstraints,
 ): VideoLayer | null | undefined {
-  const preferred = preferredLayer(layers, now, constraints.preferredRid);
+  const preferred = layers.preferred(constraints.preferredRid, now);
   if (preferred) return preferred;
   if (constraints.maxBitrate === undefined || layers.all.length === 1) return layers.best;
   const arriving = arrivingLayers(layers, now);
   if (arriving.length === 0) return undefined;
   const maxBitrate = constraints.maxBitrate;
   return arriving.find((layer) => fits(layer, maxBitrate, now)) ?? null;
-}
-
-function preferredLayer(
-  layers: VideoLayers,
-  now: number,
-  preferredRid: string | null | undefined,
-): VideoLayer | undefined {
-  if (preferredRid === undefined || preferredRid === null) return undefined;
-  const layer = layers.byRid(preferredRid);
-  return layer?.arriving(now) ? layer : undefined;
 }
 
 const fits = (layer: VideoLayer, maxBitrate: number, now: number) =>
@@ -437,19 +201,19 @@ export class LayerChoice {
     return chosen;
   }
 
-  /**
-   * The rate, bits a second, that would show whether the next layer up fits: its bitrate with
-   * the margin, when the estimate is not already there (a probe sends up to it, at most the
-   * estimate); undefined when there is nothing to probe for.
-   */
   /** Whether a probe up is under way: the probe then sends the next layer's whole need. */
   get probingUp(): boolean {
     return this.probe !== undefined;
   }
 
+  /**
+   * The rate, bits a second, that would show whether the next layer up fits: its bitrate with
+   * the margin, when the estimate is not already there (a probe sends up to it, at most the
+   * estimate); undefined when there is nothing to probe for.
+   */
   probeTarget(layers: VideoLayers, now: number, constraints: LayerConstraints): number | undefined {
     if (constraints.maxBitrate === undefined || layers.all.length === 1) return undefined;
-    if (preferredLayer(layers, now, constraints.preferredRid)) return undefined;
+    if (layers.preferred(constraints.preferredRid, now)) return undefined;
     const next = this.nextUp(arrivingLayers(layers, now));
     if (next === undefined || this.waiting(next, now) || !lineCarries(next, constraints, now)) {
       return undefined;
@@ -463,7 +227,7 @@ export class LayerChoice {
     now: number,
     constraints: LayerConstraints,
   ): VideoLayer | null | undefined {
-    const preferred = preferredLayer(layers, now, constraints.preferredRid);
+    const preferred = layers.preferred(constraints.preferredRid, now);
     if (constraints.estimateFalling === true || constraints.lossy === true) {
       this.lastFallAt = now;
       this.probed = undefined;
@@ -640,158 +404,4 @@ export class LayerChoice {
     const index = arriving.indexOf(this.chosen);
     return index > 0 ? arriving[index - 1] : undefined;
   }
-}
-
-/**
- * One viewer's layer: forwards the packets of one layer at a time, moving to the layer `target()`
- * names only at a key frame of it (asked for at once), with the viewer's sequence numbers and
- * timestamps continuous across the move. Until the first move they are the publisher's own, so a
- * publisher without simulcast is forwarded exactly as it sends.
- */
-export class LayerSwitch {
-  /** The layer forwarded now. */
-  current: VideoLayer | undefined;
-  /** Moves from one layer to another. */
-  switches = 0;
-  private pending: VideoLayer | undefined;
-  /** Undefined: no layer to choose yet (the current one is kept); null: none (video paused). */
-  private readonly target: () => VideoLayer | null | undefined;
-  private readonly askKeyFrame: (layer: VideoLayer) => void;
-  private sequenceOffset = 0;
-  private timestampOffset = 0;
-  /**
-   * The current layer's first sequence number, while its packets from before it may still come
-   * (they are not forwarded: their numbers belong to the layer before).
-   */
-  private firstSequence: number | undefined;
-  private last: { sequence: number; timestamp: number; at: number } | undefined;
-
-  constructor(options: {
-    target: () => VideoLayer | null | undefined;
-    askKeyFrame: (layer: VideoLayer) => void;
-  }) {
-    this.target = options.target;
-    this.askKeyFrame = options.askKeyFrame;
-  }
-
-  /** The layer whose key frame the viewer needs: the one it is moving to, else the one it gets. */
-  get wanted(): VideoLayer | undefined {
-    return this.pending ?? this.current ?? this.target() ?? undefined;
-  }
-
-  /** The layer forwarded now, or the one being moved to; no choice is made to tell it. */
-  get forwarding(): VideoLayer | undefined {
-    return this.pending ?? this.current;
-  }
-
-  /** Whether no layer is forwarded because none is chosen (the viewer's picture stays as it was). */
-  get paused(): boolean {
-    return this.current === undefined && this.last !== undefined && this.pending === undefined;
-  }
-
-  /**
-   * Whether `packet` of `layer` goes to the viewer; if it does, its sequence number and timestamp
-   * are rewritten in place (the packet is the viewer's own copy).
-   */
-  accept(packet: RtpPacket, layer: VideoLayer, keyFrameStart: boolean, now: number): boolean {
-    const target = this.target();
-    if (target === null) {
-      this.pending = undefined;
-      // Paused at a frame's first packet, never inside one: the viewer keeps a whole picture.
-      if (layer === this.current && this.startsFrame(packet)) this.current = undefined;
-    } else if (target !== undefined && target !== this.current && target !== this.pending) {
-      this.pending = target;
-      // The first layer's key frame is the join's to ask for (the subscription asks at once).
-      if (this.last !== undefined) this.askKeyFrame(target);
-    }
-    // Moving down: the layer above is no longer sent (from its next frame), so that what is queued
-    // toward a congested viewer drains and the lower layer's key frame gets through.
-    if (
-      layer === this.current &&
-      this.pending !== undefined &&
-      isHigher(layer, this.pending, now) &&
-      this.startsFrame(packet)
-    ) {
-      this.current = undefined;
-    }
-    if (layer === this.pending && keyFrameStart) this.moveTo(layer, packet, now);
-    if (layer !== this.current) return false;
-    const header = packet.header;
-    if (this.firstSequence !== undefined) {
-      const sinceFirst = int16Difference(header.sequenceNumber, this.firstSequence);
-      if (sinceFirst < 0) return false;
-      if (sinceFirst > REORDER_WINDOW) this.firstSequence = undefined;
-    }
-    header.sequenceNumber = (header.sequenceNumber + this.sequenceOffset) & 0xffff;
-    header.timestamp = (header.timestamp + this.timestampOffset) % TWO_TO_32;
-    if (this.last === undefined || int16Difference(header.sequenceNumber, this.last.sequence) > 0) {
-      this.last = { sequence: header.sequenceNumber, timestamp: header.timestamp, at: now };
-    }
-    return true;
-  }
-
-  /**
-   * The viewer's RTP timestamp for the stage-clock time `epochMs` (for its sender reports): the
-   * current layer's capture clock, moved as its packets are.
-   */
-  rtpTimestampAt(epochMs: number): number | undefined {
-    const timestamp = this.current?.clock.rtpTimestampAt(epochMs);
-    return timestamp === undefined ? undefined : (timestamp + this.timestampOffset) % TWO_TO_32;
-  }
-
-  /** Whether `packet` of the current layer begins a frame after the last one forwarded. */
-  private startsFrame(packet: RtpPacket): boolean {
-    if (this.last === undefined) return true;
-    const timestamp = (packet.header.timestamp + this.timestampOffset) % TWO_TO_32;
-    return timestamp !== this.last.timestamp;
-  }
-
-  /** From `packet` (a key frame's first) on, `layer` is forwarded, continuing the last one. */
-  private moveTo(layer: VideoLayer, packet: RtpPacket, now: number): void {
-    const last = this.last;
-    const epochMs = Date.now();
-    // The old layer's clock as the viewer has it, before the offsets change.
-    const viewerNow = this.rtpTimestampAt(epochMs);
-    this.pending = undefined;
-    this.current = layer;
-    if (last === undefined) {
-      // The first layer: its own numbers, all of them (nothing forwarded yet to continue).
-      this.firstSequence = undefined;
-      this.sequenceOffset = 0;
-      this.timestampOffset = 0;
-      return;
-    }
-    this.firstSequence = packet.header.sequenceNumber;
-    this.switches += 1;
-    const { sequenceNumber, timestamp } = packet.header;
-    this.sequenceOffset = (last.sequence + 1 - sequenceNumber) & 0xffff;
-    const elapsed = Math.max(1, Math.round(((now - last.at) * VIDEO_CLOCK_RATE) / 1000));
-    let continued = mod32(last.timestamp + elapsed);
-    // Better, where both layers' clocks are known from sender reports (libwebrtc stamps every
-    // layer from one capture time, each from its own random start): the key frame's capture
-    // instant on the viewer's clock, as far before now as it is on the new layer's.
-    const layerNow = layer.clock.rtpTimestampAt(epochMs);
-    if (viewerNow !== undefined && layerNow !== undefined) {
-      const byClock = mod32(viewerNow - int32Difference(layerNow, timestamp));
-      if (int32Difference(byClock, last.timestamp) > 0) continued = byClock;
-    }
-    this.timestampOffset = mod32(continued - timestamp);
-  }
-}
-
-/** Packets of a layer from before its key frame may come this many packets late, at most. */
-const REORDER_WINDOW = 1_000;
-
-const mod32 = (value: number) => ((value % TWO_TO_32) + TWO_TO_32) % TWO_TO_32;
-
-/** `a − b` for 16-bit sequence numbers, across the wrap: negative when `a` comes before `b`. */
-export function int16Difference(a: number, b: number): number {
-  const difference = (a - b) & 0xffff;
-  return difference >= 0x8000 ? difference - 0x10000 : difference;
-}
-
-/** `a − b` for 32-bit RTP timestamps, across the wrap. */
-function int32Difference(a: number, b: number): number {
-  const difference = mod32(a - b);
-  return difference >= 2 ** 31 ? difference - TWO_TO_32 : difference;
 }

@@ -1,10 +1,10 @@
 import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
-import type { StageMessage } from '../../signalling';
-import { KeyFrameRequests } from './key-frame-requests';
-import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from './layers';
+import type { StageMessage } from '../../../signalling';
+import { KeyFrameRequests } from '../publisher/key-frame-requests';
+import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from '../publisher/video-layers';
 import { LayerReports } from './layer-reports';
-import { testVideoLayer } from '../../testing/video-layer';
+import { testVideoLayer } from '../../../testing/video-layer';
 
 const SIZES: Record<string, [number, number]> = { q: [160, 90], h: [320, 180], f: [640, 360] };
 

@@ -13,11 +13,11 @@ import {
   RtcpPayloadSpecificFeedback,
   type RTCRtpTransceiver,
 } from 'werift';
-import { testParticipantToken } from '../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
-import { waitUntil } from '../../testing/wait-until';
-import { vp8Codec } from '../../testing/werift-codecs';
-import { isVp8KeyFrameStart } from './vp8';
+import { testParticipantToken } from '../../../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
+import { waitUntil } from '../../../testing/wait-until';
+import { vp8Codec } from '../../../testing/werift-codecs';
+import { isVp8KeyFrameStart } from '../../../codecs/vp8';
 
 const secret = new TextEncoder().encode('a-key-frames-test-secret-of-enough-length');
 const STAGE = 'N743AS';

@@ -1,18 +1,17 @@
 import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
-import { testVideoLayer } from '../../testing/video-layer';
+import { testVideoLayer } from '../../../testing/video-layer';
+import { VideoLayer, VideoLayers } from '../publisher/video-layers';
 import {
   DOWN_AFTER_MS,
   FIRST_RETRY_MS,
   LayerChoice,
-  LayerSwitch,
   PROBE_QUIET_MS,
   PROBE_WINDOW_MS,
   UP_AFTER_MS,
-  VideoLayer,
-  VideoLayers,
   chooseLayer,
-} from './layers';
+} from './layer-choice';
+import { LayerSwitch } from './layer-switch';
 
 /** Kilobits a second of each layer, as the synthetic cameras send them. */
 const RATES = { q: 106, h: 370, f: 900 } as const;

@@ -22,7 +22,7 @@ import {
   type RTCRtpReceiver,
   type RtpPacket,
 } from 'werift';
-import { int16Difference } from './layers';
+import { int16Difference } from '../../../codecs/sequence';
 
 /** How long to wait before asking again while no retransmission has been timed (libwebrtc's default RTT). */
 export const RETRY_UNTIMED_MS = 100;

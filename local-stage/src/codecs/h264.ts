@@ -61,3 +61,28 @@ export class H264KeyFrames {
     return true;
   }
 }
+
+/** The NAL units of an Annex B stream (start codes of 3 or 4 bytes). */
+export function annexBNalUnits(data: Uint8Array): Uint8Array[] {
+  const units: Uint8Array[] = [];
+  let start = -1;
+  for (let index = 0; index + 2 < data.length; index += 1) {
+    if (data[index] === 0 && data[index + 1] === 0 && data[index + 2] === 1) {
+      if (start >= 0) {
+        let end = index;
+        if (end > start && data[end - 1] === 0) end -= 1;
+        units.push(data.subarray(start, end));
+      }
+      start = index + 3;
+      index += 2;
+    }
+  }
+  if (start >= 0 && start < data.length) units.push(data.subarray(start));
+  return units;
+}
+
+/** The RFC 6381 codec string of an H.264 stream from its SPS (`avc1.PPCCLL`). */
+export function avcCodecString(sps: Uint8Array): string {
+  const hex = (byte: number | undefined) => (byte ?? 0).toString(16).padStart(2, '0');
+  return `avc1.${hex(sps[1])}${hex(sps[2])}${hex(sps[3])}`;
+}

@@ -11,7 +11,9 @@ import {
   RtcpRrPacket,
   type RtcpPacket,
 } from 'werift';
-import { LayerChoice, RateWindow, type VideoLayer, type VideoLayers } from './layers';
+import { RateWindow } from '../publisher/rate-window';
+import type { VideoLayer, VideoLayers } from '../publisher/video-layers';
+import { LayerChoice } from './layer-choice';
 
 /** How often the probe sends, and the pause is looked at. */
 export const PROBE_INTERVAL_MS = 50;
@@ -70,7 +72,10 @@ export const LINE_LOSS_ROOM = 1;
 const SENT_WINDOW_MS = 1_000;
 
 export class ViewerAdaptation {
-  /** The layer the viewer chose by hand (its rid); it wins over the estimate while it arrives. */
+  /**
+   * The layer the viewer chose by hand (its rid; null: the stage chooses); it wins over the
+   * estimate while it arrives. Kept here only: the subscription's layer switch reads it too.
+   */
   preferredRid: string | null = null;
   /** Bytes sent as probes. */
   probeBytes = 0;

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
-import { annexBNalUnits, avcCodecString, FrameAssembler, type Frame } from './frames';
+import { annexBNalUnits, avcCodecString } from './h264';
+import { FrameAssembler, type Frame } from './rtp-frames';
 
 /** A VP8 packet: payload descriptor (S bit on the first), then the frame's bytes. */
 function vp8Packet(sequenceNumber: number, timestamp: number, first: boolean, body: number[]) {

@@ -13,7 +13,7 @@ import {
   TRANSPORT_CC_INTERVAL_MS,
   type FeedbackTransport,
 } from './congestion-feedback';
-import { readWhipOffer } from '../http/offer-sdp';
+import { readWhipOffer } from '../sdp/offer-sdp';
 import { receiveCodec } from './publisher';
 import { decodeRemb } from './remb';
 import { NOT_RECEIVED, TRANSPORT_CC_URI, decodeTransportFeedback } from './transport-cc';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asDtlsServer, withSessionIceLite } from './sdp';
+import { asDtlsServer, withSessionIceLite } from './werift-sdp';
 
 const werift = [
   'v=0',

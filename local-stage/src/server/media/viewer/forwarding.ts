@@ -38,7 +38,13 @@ import {
   type RtpHeader,
   type RtpPacket,
 } from 'werift';
-import { compactNtp, epochNowMs, ntpFromEpochMs, type CaptureClock } from './capture-clock';
+import { int16Difference } from '../../../codecs/sequence';
+import {
+  compactNtp,
+  epochNowMs,
+  ntpFromEpochMs,
+  type CaptureClock,
+} from '../publisher/capture-clock';
 
 /**
  * About 2.3 s of a 2 Mbit/s 720p stream (about 220 packets of 1,100–1,200 bytes a second), 1.2 s
@@ -253,7 +259,7 @@ export class TrackForwarder {
     const rtxPayloadType = this.rtxPayloadType();
     for (const sequenceNumber of sequenceNumbers) {
       const floor = this.retransmitFloor;
-      if (floor !== undefined && ((sequenceNumber - floor) & 0xffff) >= 0x8000) {
+      if (floor !== undefined && int16Difference(sequenceNumber, floor) < 0) {
         this.counts.superseded += 1;
         continue;
       }

@@ -8,6 +8,7 @@
  * turns what arrived since the last call into feedback messages; `encodeTransportFeedback` and
  * `decodeTransportFeedback` are the wire format (the decoder is the tests' and the bench's).
  */
+import { int16Difference } from '../../../codecs/sequence';
 
 export const TRANSPORT_CC_URI =
   'http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01';
@@ -313,8 +314,7 @@ export class TransportCcRecorder {
 
   private unwrap(sequenceNumber: number): number {
     if (this.newest === undefined) return sequenceNumber & 0xffff;
-    const diff = ((((sequenceNumber - this.newest) & 0xffff) + 0x8000) & 0xffff) - 0x8000;
-    return this.newest + diff;
+    return this.newest + int16Difference(sequenceNumber, this.newest);
   }
 }
 

@@ -31,9 +31,9 @@ import {
   type RtcpPacket,
   type RtpPacket,
 } from 'werift';
-import { ConnectionWatch } from './connection-watch';
-import { keepEarlyDtls } from './early-dtls';
-import { connectOnNomination } from './ice-nomination';
+import { ConnectionWatch } from '../transport/connection-watch';
+import { keepEarlyDtls } from '../transport/early-dtls';
+import { connectOnNomination } from '../transport/ice-nomination';
 import {
   AUDIO_CACHE_PACKETS,
   TrackForwarder,
@@ -42,23 +42,24 @@ import {
   type ForwardingCounts,
 } from './forwarding';
 import { LayerReports } from './layer-reports';
-import { arrivingLayers, isHigher, LayerSwitch, type VideoLayer } from './layers';
+import { arrivingLayers, isHigher, type VideoLayer } from '../publisher/video-layers';
+import { LayerSwitch } from './layer-switch';
 import { ViewerAdaptation } from './viewer-adaptation';
-import type { FeedListener, Publisher, VideoDelivery } from './publisher';
+import type { FeedListener, Publisher, VideoDelivery } from '../publisher/publisher';
 import {
   NO_FREE_PORT,
   NoFreePortError,
   announcesCandidate,
   type PeerNetworkPlan,
-} from './peer-network';
-import { asDtlsServer, withSessionIceLite } from './sdp';
+} from '../transport/peer-network';
+import { asDtlsServer, withSessionIceLite } from '../sdp/werift-sdp';
 import {
   STAGE_ERROR_CODES,
   type IceCandidateMessage,
   type InitialLayerName,
   type StageMessage,
-} from '../../signalling';
-import { silentLogger, type StageLogger } from '../../stage-log';
+} from '../../../signalling';
+import { silentLogger, type StageLogger } from '../../../stage-log';
 
 const ANSWER_TIMEOUT_MS = 15_000;
 /**
@@ -150,8 +151,6 @@ export class Subscription implements FeedListener {
   private readonly audioForwarder: TrackForwarder | undefined;
   /** The layer of the publisher's video the viewer gets. */
   private readonly layerSwitch: LayerSwitch;
-  /** The layer the viewer prefers (a rid); null: the stage chooses. */
-  private preferredRid: string | null = null;
   private readonly startLowest: boolean;
   private readonly layerReports: LayerReports;
   /** The viewer's bandwidth estimate, the layer chosen from it, the probe, the pause. */
@@ -449,7 +448,6 @@ export class Subscription implements FeedListener {
       const known = rids.filter((each) => each !== null);
       return `No layer '${rid}' in this video (${known.length > 0 ? `its layers: ${known.join(', ')}` : 'it has one encoding'})`;
     }
-    this.preferredRid = rid;
     this.adaptation.preferredRid = rid;
     this.layerReports.preferenceChanged();
     return undefined;
@@ -461,10 +459,8 @@ export class Subscription implements FeedListener {
    */
   private preferredLayer(): VideoLayer | undefined {
     const now = performance.now();
-    if (this.preferredRid !== null) {
-      const preferred = this.publisher.layers.byRid(this.preferredRid);
-      return preferred?.arriving(now) ? preferred : undefined;
-    }
+    const preferredRid = this.adaptation.preferredRid;
+    if (preferredRid !== null) return this.publisher.layers.preferred(preferredRid, now);
     if (!this.startLowest || this.videoOpen) return undefined;
     // The lowest layer heard from lately, not only the lowest arriving this instant: an encoder on
     // a loaded machine leaves its lowest layer silent for half a second now and then, and the
@@ -492,7 +488,7 @@ export class Subscription implements FeedListener {
         now,
         this.publisher.layers,
         this.layerSwitch.current,
-        this.preferredRid,
+        this.adaptation.preferredRid,
       );
     }
     // Moving to another layer: asked again until its key frame comes (a PLI may be lost, and

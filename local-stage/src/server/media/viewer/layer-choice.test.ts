@@ -5,11 +5,11 @@
  * cannot follow is refused with a clear error, and nothing changes.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { StageMessage } from '../../signalling';
-import { stageStatsSchema } from '../http/control';
-import { NodeViewer } from '../../testing/node-viewer';
-import { testParticipantToken } from '../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
+import type { StageMessage } from '../../../signalling';
+import { stageStatsSchema } from '../../../control';
+import { NodeViewer } from '../../../testing/node-viewer';
+import { testParticipantToken } from '../../../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
 
 const secret = new TextEncoder().encode('a-layer-choice-test-secret-of-enough-length');
 const STAGE = 'N743AS';

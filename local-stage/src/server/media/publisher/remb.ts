@@ -4,6 +4,7 @@
  * transport-wide CC, and as an aircraft's cap (`STAGE_PUBLISH_MAX_KBPS`), which libwebrtc honours
  * beside its own transport-wide estimate (docs/decisions/0066-congestion-feedback.md).
  */
+import { int16Difference } from '../../../codecs/sequence';
 
 const PSFB = 206;
 const APPLICATION_LAYER_FMT = 15;
@@ -89,8 +90,8 @@ export class ReceiveRateEstimate {
       this.streams.set(ssrc, { highest: sequenceNumber, expected: 1, got: 1 });
       return;
     }
-    const ahead = (sequenceNumber - stream.highest) & 0xffff;
-    if (ahead > 0 && ahead < 0x8000) {
+    const ahead = int16Difference(sequenceNumber, stream.highest);
+    if (ahead > 0) {
       stream.expected += ahead;
       stream.highest = sequenceNumber;
     }

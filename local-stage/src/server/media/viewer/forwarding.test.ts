@@ -8,11 +8,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GenericNack, RtcpHeader } from 'werift';
-import { inboundVideoRtp } from '../../testing/inbound-rtp';
-import { NodeViewer } from '../../testing/node-viewer';
-import { testParticipantToken } from '../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
-import { waitUntil } from '../../testing/wait-until';
+import { inboundVideoRtp } from '../../../testing/inbound-rtp';
+import { NodeViewer } from '../../../testing/node-viewer';
+import { testParticipantToken } from '../../../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
+import { waitUntil } from '../../../testing/wait-until';
 import { nackedSequenceNumbers } from './forwarding';
 
 const secret = new TextEncoder().encode('a-forwarding-test-secret-of-enough-length');

@@ -19,8 +19,21 @@ export function vp8KeyFrameSize(
   payload: Uint8Array,
 ): { width: number; height: number } | undefined {
   const offset = frameHeaderOffset(payload);
-  if (offset === undefined || ((payload[offset] ?? 1) & 0x01) !== 0) return undefined;
-  const at = (index: number) => payload[offset + index] ?? -1;
+  return offset === undefined ? undefined : keyFrameSizeAt(payload, offset);
+}
+
+/** A whole VP8 frame's picture size (as `vp8KeyFrameSize`); undefined for an inter frame. */
+export function vp8FrameSize(frame: Uint8Array): { width: number; height: number } | undefined {
+  return keyFrameSizeAt(frame, 0);
+}
+
+/** The size in a key frame's header at `offset`; undefined for an inter frame's or a short one. */
+function keyFrameSizeAt(
+  bytes: Uint8Array,
+  offset: number,
+): { width: number; height: number } | undefined {
+  const at = (index: number) => bytes[offset + index] ?? -1;
+  if ((at(0) & 0x01) !== 0) return undefined;
   if (at(3) !== 0x9d || at(4) !== 0x01 || at(5) !== 0x2a || at(9) === -1) return undefined;
   return {
     width: (at(6) | (at(7) << 8)) & 0x3fff,

@@ -1,7 +1,8 @@
 import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
-import { KeyFrameRequests } from './key-frame-requests';
-import { LAYER_SILENT_MS, LayerSwitch, VideoLayer, VideoLayers } from './layers';
+import { KeyFrameRequests } from '../publisher/key-frame-requests';
+import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from '../publisher/video-layers';
+import { LayerSwitch } from './layer-switch';
 
 /** A VP8 payload: a key frame's first packet of `width`x`height`, or an inter frame's. */
 function vp8Payload(keyFrame: boolean, width = 640, height = 360, bytes = 5): Buffer {

@@ -7,6 +7,8 @@
  * holds a picture decoded from a broken reference.
  */
 import { dePacketizeRtpPackets, type RtpPacket } from 'werift';
+import { annexBNalUnits } from './h264';
+import { int16Distance } from './sequence';
 
 export type TrackCodec = 'vp8' | 'h264' | 'opus';
 
@@ -42,7 +44,7 @@ export class FrameAssembler {
   push(packet: RtpPacket): void {
     const { sequenceNumber, timestamp } = packet.header;
     if (this.lastSequence !== undefined) {
-      const step = (sequenceNumber - this.lastSequence) & 0xffff;
+      const step = int16Distance(sequenceNumber, this.lastSequence);
       if (step === 0 || step > 0x8000) return; // a duplicate or a late packet: already past it
       if (step > 1) {
         // Lost between the frame being gathered and this packet: that frame is broken unless
@@ -124,63 +126,4 @@ export class FrameAssembler {
 export function isKeyFrame(codec: 'vp8' | 'h264', data: Uint8Array): boolean {
   if (codec === 'vp8') return ((data[0] ?? 1) & 0x01) === 0;
   return annexBNalUnits(data).some((nal) => ((nal[0] ?? 0) & 0x1f) === 5);
-}
-
-/** The NAL units of an Annex B stream (start codes of 3 or 4 bytes). */
-export function annexBNalUnits(data: Uint8Array): Uint8Array[] {
-  const units: Uint8Array[] = [];
-  let start = -1;
-  for (let index = 0; index + 2 < data.length; index += 1) {
-    if (data[index] === 0 && data[index + 1] === 0 && data[index + 2] === 1) {
-      if (start >= 0) {
-        let end = index;
-        if (end > start && data[end - 1] === 0) end -= 1;
-        units.push(data.subarray(start, end));
-      }
-      start = index + 3;
-      index += 2;
-    }
-  }
-  if (start >= 0 && start < data.length) units.push(data.subarray(start));
-  return units;
-}
-
-/** A VP8 key frame's picture size (RFC 6386 9.1); undefined for an inter frame. */
-export function vp8FrameSize(data: Uint8Array): { width: number; height: number } | undefined {
-  if (((data[0] ?? 1) & 0x01) !== 0) return undefined;
-  if (data[3] !== 0x9d || data[4] !== 0x01 || data[5] !== 0x2a || data.length < 10)
-    return undefined;
-  return {
-    width: ((data[6] ?? 0) | ((data[7] ?? 0) << 8)) & 0x3fff,
-    height: ((data[8] ?? 0) | ((data[9] ?? 0) << 8)) & 0x3fff,
-  };
-}
-
-/** The RFC 6381 codec string of an H.264 stream from its SPS (`avc1.PPCCLL`). */
-export function avcCodecString(sps: Uint8Array): string {
-  const hex = (byte: number | undefined) => (byte ?? 0).toString(16).padStart(2, '0');
-  return `avc1.${hex(sps[1])}${hex(sps[2])}${hex(sps[3])}`;
-}
-
-/** Frame sizes in tenths of a millisecond by TOC configuration (RFC 6716 3.1, Table 2). */
-const OPUS_FRAME_TENTHS_MS = [
-  ...[100, 200, 400, 600, 100, 200, 400, 600, 100, 200, 400, 600], // SILK NB, MB, WB
-  ...[100, 200, 100, 200], // Hybrid SWB, FB
-  ...[25, 50, 100, 200, 25, 50, 100, 200, 25, 50, 100, 200, 25, 50, 100, 200], // CELT
-];
-
-/**
- * How long an Opus packet plays (RFC 6716 3.1: its TOC byte's frame size times its frame count),
- * in ms; undefined for a packet too short to say. A browser times Opus in WebM by this, not by
- * the gap to the next packet, so a recording's audio must be written with it.
- */
-export function opusPacketDurationMs(packet: Uint8Array): number | undefined {
-  const toc = packet[0];
-  if (toc === undefined) return undefined;
-  const frameMs = (OPUS_FRAME_TENTHS_MS[toc >> 3] ?? 200) / 10;
-  const code = toc & 0x03;
-  if (code === 0) return frameMs;
-  if (code !== 3) return 2 * frameMs;
-  const count = (packet[1] ?? 0) & 0x3f;
-  return count === 0 ? undefined : count * frameMs;
 }

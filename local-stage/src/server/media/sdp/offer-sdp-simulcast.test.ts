@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { OfferError, readWhipOffer } from './offer-sdp';
 
 const chromiumSimulcastOffer = readFileSync(
-  new URL('../../testing/fixtures/whip-chromium-simulcast/offer.sdp', import.meta.url),
+  new URL('../../../testing/fixtures/whip-chromium-simulcast/offer.sdp', import.meta.url),
   'utf8',
 );
 

@@ -1,9 +1,10 @@
 import { RtcpPacketConverter, RtcpReceiverInfo, RtcpRrPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
-import { testVideoLayer } from '../../testing/video-layer';
-import { PROBE_WINDOW_MS, VideoLayer, VideoLayers } from './layers';
-import { encodeRemb } from './remb';
+import { testVideoLayer } from '../../../testing/video-layer';
+import { VideoLayer, VideoLayers } from '../publisher/video-layers';
+import { PROBE_WINDOW_MS } from './layer-choice';
+import { encodeRemb } from '../publisher/remb';
 import { ViewerAdaptation } from './viewer-adaptation';
 
 function adaptation(

@@ -4,8 +4,8 @@
  * a size changes, and the layer it is sent, when that changes. Checked at the viewer's video
  * packets, so nothing runs while no video flows; a publisher of one encoding has nothing to tell.
  */
-import type { StageMessage } from '../../signalling';
-import { isHigher, type VideoLayer, type VideoLayers } from './layers';
+import type { StageMessage } from '../../../signalling';
+import { isHigher, type VideoLayer, type VideoLayers } from '../publisher/video-layers';
 
 /** The layers' set and sizes are compared at most this often (they change at key frames). */
 const LAYERS_CHECK_MS = 250;
