@@ -72,6 +72,77 @@ const webLayers = [
   },
 ];
 
+/**
+ * The local stage's rooms (docs/decisions/0083-local-stage-rooms.md): every import points down.
+ * The stage process: http → stage → sessions → media, and in media viewer → publisher →
+ * {transport, sdp}; `src/codecs` imports no program, and the recorder and the thumbnail process
+ * read codecs and the shared contracts, never the stage. Imports inside the stage are relative,
+ * so a rule names the folder a climb lands in. Tests compose rooms freely.
+ */
+function stageRoom(files, folders, message) {
+  return {
+    files,
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`, message }] },
+      ],
+    },
+  };
+}
+
+const stageRooms = [
+  {
+    files: ['local-stage/src/codecs/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\.(/|$)',
+              message:
+                'src/codecs imports no program: the stage, the recorder and the thumbnail process share it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  stageRoom(
+    ['local-stage/src/server/media/sdp/**', 'local-stage/src/server/media/transport/**'],
+    ['publisher', 'viewer', 'sessions', 'stage', 'http'],
+    'media/sdp and media/transport are the bottom rooms of the media server: they import no other room (decision 0083).',
+  ),
+  stageRoom(
+    ['local-stage/src/server/media/publisher/**'],
+    ['viewer', 'sessions', 'stage', 'http'],
+    "media/publisher imports only the rooms below it (transport, sdp, codecs); the viewer's side imports it (decision 0083).",
+  ),
+  stageRoom(
+    ['local-stage/src/server/media/viewer/**'],
+    ['sessions', 'stage', 'http'],
+    'media/ imports no room above it (sessions, stage, http): they import media (decision 0083).',
+  ),
+  stageRoom(
+    ['local-stage/src/server/sessions/**'],
+    ['stage', 'http'],
+    'sessions/ imports media/, never stage/ or http/ above it (decision 0083).',
+  ),
+  stageRoom(
+    ['local-stage/src/server/stage/**'],
+    ['http'],
+    'stage/ never imports http/, which imports it (decision 0083).',
+  ),
+  stageRoom(
+    ['local-stage/src/recorder/**', 'local-stage/src/thumbnails/**', 'local-stage/src/cameras/**'],
+    ['server', 'sdk'],
+    'A process of its own: the recorder, the thumbnail process and the camera process read src/codecs and the shared contracts, never the stage (decision 0083).',
+  ),
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -106,4 +177,5 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   ...webLayers,
+  ...stageRooms,
 );
