@@ -131,17 +131,7 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
   expect(start, 'a span listed for N743AS').not.toBeNull();
   const video = '[data-testid="recording-video"]';
   await page.waitForSelector(named(`Recording of N743AS from ${start} UTC`));
-  // Played as a viewer plays it from the keyboard (Space or K on the focused video), unless it
-  // already plays.
-  await page.focus(video);
-  if (
-    await page.evaluate(
-      (selector) => document.querySelector<HTMLVideoElement>(selector)?.paused,
-      video,
-    )
-  ) {
-    await page.keyboard.press('k');
-  }
+  // Play plays: the button's press alone, no second one on the video's control.
   // Its metadata first, or the browser's refusal: a refusal fails here at once, with its error.
   await expect
     .poll(

@@ -1,5 +1,5 @@
 /**
- * Recordings (issue 30's proof; docs/product.md#recordings, decisions 0072 and 0073) on the
+ * Recordings (docs/product.md#recordings, decisions 0072 and 0073) on the
  * suite's shared product, with the recorder `npm start` runs started beside it for this spec alone
  * (the product runs without one, so that other specs count only viewers). At once, a viewer
  * watches N743AS's synthetic camera (VP8, simulcast) and Chromium publishes a canvas with the time
@@ -119,9 +119,16 @@ async function recordAndSeek(
       const longest = await longestSpan(page, stageId);
       expect(longest.seconds).toBeGreaterThanOrEqual(recordS - 2);
       await longest.button.click();
-      await expect(page.getByTestId('recording-video')).toHaveAccessibleName(
-        `Recording of ${stageId} from ${longest.start} UTC`,
-      );
+      const video = page.getByTestId('recording-video');
+      await expect(video).toHaveAccessibleName(`Recording of ${stageId} from ${longest.start} UTC`);
+      // Play plays: no second press on the video's own control.
+      await expect
+        .poll(() => video.evaluate((v: HTMLVideoElement) => !v.paused && v.currentTime > 0.3), {
+          message: 'the span playing after its Play button alone',
+        })
+        .toBe(true);
+      // The seek below measures frames shown with the playhead still.
+      await video.evaluate((v: HTMLVideoElement) => v.pause());
       const { offMs, frameBeforeMs, timelineErrorMs } = await seekLanding(page, seekS);
       console.log(
         `${stageId} (${from}): a seek to ${seekS} s shows a frame ${offMs} ms off by its strip; ` +

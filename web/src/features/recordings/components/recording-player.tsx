@@ -217,6 +217,8 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       <video
         ref={videoRef}
         controls
+        // Opened by the viewer's press on Play (or Enter on it): it plays at once, as pressed.
+        autoPlay
         playsInline
         onKeyDown={onKeyDown}
         aria-label={fillText(recordingsText.player, {
