@@ -7,10 +7,14 @@
 // (the API too) is restarted with backoff if it dies, and the log says so; the others keep serving
 // meanwhile and viewers reconnect by themselves. With
 // STAGE_PROVIDER=ivs the API runs alone. See docs/decisions/0023-local-stage-process-model.md and
-// docs/decisions/0054-cameras-publish-over-whip.md. Plain Node: its one import of the repo's own is
-// the backoff policy every retry loop of the repo shares (plain JavaScript for that reason).
+// docs/decisions/0054-cameras-publish-over-whip.md. On a terminal (or with LOG_FORMAT=pretty) the
+// children write JSON lines to it and it prints them through pino-pretty, one look for every
+// process; otherwise they write their lines straight to its standard output. Plain Node: its
+// imports of the repo's own are the backoff policy every retry loop of the repo shares and, for
+// a terminal only, the log look the API shares (plain JavaScript for that reason).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { backoffPolicy } from '../protocol/src/reconnect-policy.js';
@@ -45,6 +49,22 @@ const stageUrl =
   env.LOCAL_STAGE_URL ||
   `http://${stageHost.includes(':') ? `[${stageHost}]` : stageHost}:${stagePort}`;
 const stageEnv = { ...env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
+
+// Lines for a person with LOG_FORMAT=pretty, or with LOG_FORMAT unset on a terminal, as each
+// process chooses for itself (defaultLogFormat): the children then write JSON lines into a pipe,
+// and each is printed here. Any other LOG_FORMAT is left to the children, who refuse a wrong one.
+const prettyLines =
+  env.LOG_FORMAT === 'pretty' || ((env.LOG_FORMAT ?? '') === '' && process.stdout.isTTY === true);
+const prettify = prettyLines ? await prettyPrinter() : undefined;
+
+/** pino-pretty with the look the API's own logger has; loaded only when lines are printed so. */
+async function prettyPrinter() {
+  const [{ prettyFactory }, { prettyLogOptions }] = await Promise.all([
+    import('pino-pretty'),
+    import('../protocol/src/pretty-log.js'),
+  ]);
+  return prettyFactory(prettyLogOptions({ colorize: process.stdout.isTTY === true }));
+}
 
 function isBuilt(entry) {
   if (existsSync(new URL(entry, `file://${root}`))) return true;
@@ -84,8 +104,17 @@ function supervise({
   const start = () => {
     state.starts += 1;
     state.startedAt = Date.now();
-    const child = spawn(process.execPath, [entry], { cwd: root, env, stdio });
+    const child = spawn(process.execPath, [entry], {
+      cwd: root,
+      env: prettify ? { ...env, LOG_FORMAT: 'json' } : env,
+      stdio: prettify ? [stdio[0], 'pipe', ...stdio.slice(2)] : stdio,
+    });
     state.child = child;
+    if (prettify && child.stdout) {
+      createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) =>
+        process.stdout.write(prettify(line)),
+      );
+    }
     onStart(child);
     child.on('error', (error) => log(`could not start ${name}: ${error.message}`));
     child.on('exit', (code, signal) => {

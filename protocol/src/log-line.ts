@@ -1,7 +1,9 @@
 /**
- * How the API and the local stage print their logs, so that `npm start` shows one kind of line:
- * JSON lines (pino's shape) for whatever collects logs, or on a terminal a line a person reads,
- * `14:03:07.123 INFO  api    Tailcam API listening url=http://localhost:8080`.
+ * How the API and the local stage print their logs: JSON lines (pino's shape) for whatever
+ * collects logs, or on a terminal a line a person reads. Under `npm start` every process writes
+ * JSON and scripts/start.mjs prints it through pino-pretty (pretty-log.js, as the API's own
+ * logger); formatLogLine is the look of a stage process run by itself on a terminal,
+ * `14:03:07.123 INFO  stage  camera feed N743AS closed; reconnecting streamId=N743AS`.
  */
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;

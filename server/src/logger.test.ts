@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFormat } from '@tailcam/protocol/log-line';
 import { createLogger } from './logger';
 import { build, CLIENT_ID } from './test/helpers';
@@ -19,12 +19,12 @@ function capture(level: string, format: LogFormat) {
 }
 
 describe('logs on a terminal (LOG_FORMAT=pretty)', () => {
-  it('are one readable line per record: time, level, service, message, fields', () => {
+  it('are one readable line per record through pino-pretty: time, level, service, message, fields', () => {
     const { logger, lines } = capture('info', 'pretty');
     logger.info({ url: 'http://localhost:8080', stageProvider: 'local' }, 'Tailcam API listening');
     expect(lines).toEqual([
       expect.stringMatching(
-        /^\d\d:\d\d:\d\d\.\d{3} INFO {2}api {3}Tailcam API listening url=http:\/\/localhost:8080 stageProvider=local$/,
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: api Tailcam API listening \{"url":"http:\/\/localhost:8080","stageProvider":"local"\}$/,
       ),
     ]);
   });
@@ -49,8 +49,33 @@ describe('logs on a terminal (LOG_FORMAT=pretty)', () => {
     expect(text).not.toContain(participantToken);
     expect(text).not.toContain('hush');
     expect(lines.at(-1)).toMatch(
-      /password=\[redacted\] token=\[redacted\] secret=\[redacted\] user={"token":"\[redacted\]"}$/,
+      /\{"password":"\[redacted\]","token":"\[redacted\]","secret":"\[redacted\]","user":\{"token":"\[redacted\]"\}\}$/,
     );
+  });
+});
+
+describe('log lines while LOG_FORMAT is unset', () => {
+  const isTTY = process.stdout.isTTY;
+  afterEach(() => {
+    process.stdout.isTTY = isTTY;
+  });
+
+  it.each([
+    [true, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: api ready$/],
+    [false, /^\{"level":30,"time":\d+,"service":"tailcam-api","msg":"ready"\}$/],
+  ])('follow the terminal (standard output a terminal: %s)', (terminal, line) => {
+    process.stdout.isTTY = terminal;
+    const lines: string[] = [];
+    const logger = createLogger('info', {
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(...String(chunk).split('\n').filter(Boolean));
+          done();
+        },
+      }),
+    });
+    logger.info('ready');
+    expect(lines).toEqual([expect.stringMatching(line)]);
   });
 });
 
@@ -103,8 +128,8 @@ describe('request lines at the default level', () => {
     const { app } = await build({ deps: { logger } });
     await app.inject({ url: '/api/health' });
     expect(lines).toEqual([
-      expect.stringMatching(/ DEBUG api {3}incoming request GET \/api\/health$/),
-      expect.stringMatching(/ DEBUG api {3}request completed GET \/api\/health 200 \d+ ms$/),
+      expect.stringMatching(/\] DEBUG: api incoming request GET \/api\/health$/),
+      expect.stringMatching(/\] DEBUG: api request completed GET \/api\/health 200 \d+ ms$/),
     ]);
   });
 });

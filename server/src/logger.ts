@@ -1,28 +1,26 @@
 /**
  * Structured logs (pino): never a password, token, secret, Authorization header or query value.
- * JSON lines, or with the pretty format the same records as readable lines (redacted before either
- * is written).
+ * JSON lines, or with the pretty format the same records through pino-pretty as readable lines
+ * (redacted before either is written).
  */
 import { pino, type Logger } from 'pino';
-import {
-  defaultLogFormat,
-  prettyDestination,
-  REDACTED_PATHS,
-  type LogFormat,
-} from '@tailcam/protocol/log-line';
+import { prettyFactory } from 'pino-pretty';
+import { defaultLogFormat, REDACTED_PATHS, type LogFormat } from '@tailcam/protocol/log-line';
+import { prettyLogOptions } from '@tailcam/protocol/pretty-log';
 import { serializeRequest } from './http/request-log';
 
 export interface LoggerOptions {
   /** Unset: pretty when standard output is a terminal, JSON otherwise. */
   format?: LogFormat | undefined;
-  /** Where lines go; standard output when omitted. */
+  /** Where lines go; standard output (in colour on a terminal) when omitted. */
   destination?: pino.DestinationStream;
 }
 
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
   const format = options.format ?? defaultLogFormat(process.stdout.isTTY);
   const out = options.destination ?? pino.destination({ dest: 1, sync: true });
-  const destination = format === 'pretty' ? prettyDestination(out) : out;
+  const colorize = options.destination === undefined && process.stdout.isTTY === true;
+  const destination = format === 'pretty' ? prettyDestination(out, colorize) : out;
   return pino(
     {
       level,
@@ -33,4 +31,10 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     },
     destination,
   );
+}
+
+/** Where pino writes its JSON lines for LOG_FORMAT=pretty: each reaches `out` as pino-pretty prints it. */
+function prettyDestination(out: pino.DestinationStream, colorize: boolean): pino.DestinationStream {
+  const prettify = prettyFactory(prettyLogOptions({ colorize }));
+  return { write: (line) => void out.write(prettify(line)) };
 }

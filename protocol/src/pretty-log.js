@@ -1,0 +1,34 @@
+// How a person at a terminal reads the logs of every Tailcam process: pino's JSON lines through
+// pino-pretty, one line a record. Plain JavaScript so that scripts/start.mjs (plain Node), which
+// prints its children's lines, and the API's logger share one look.
+
+const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A request as one phrase after the message: `GET /api/health 200 3 ms`. */
+function requestPhrase(record) {
+  const req = isRecord(record.req) ? record.req : {};
+  const res = isRecord(record.res) ? record.res : {};
+  const parts = [req.method, req.url, res.statusCode].filter((part) => part !== undefined);
+  if (typeof record.responseTime === 'number') parts.push(`${Math.round(record.responseTime)} ms`);
+  return parts.map(String).join(' ');
+}
+
+/**
+ * pino-pretty's options: the time of day, the level, the process (`service` without `tailcam-`),
+ * the message, a request's method, path, status and time, then the other fields on the same line;
+ * an error's stack on the lines below.
+ */
+export function prettyLogOptions({ colorize }) {
+  return {
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,reqId,req,res,responseTime',
+    messageFormat: (record, messageKey) => {
+      const service =
+        typeof record.service === 'string' ? record.service.replace(/^tailcam-/, '') : '';
+      const words = [service, record[messageKey], requestPhrase(record)];
+      return words.filter((word) => word !== undefined && word !== '').join(' ');
+    },
+  };
+}
