@@ -1,9 +1,9 @@
 /**
- * The Janus comparison's sessions (issue 31 §1): session → first frame, ours against Janus, in
+ * The Janus comparison's sessions: session → first frame, ours against Janus, in
  * `--passes` passes of `--joins` rounds for each added load: none, and `--load=N` busy processes
  * of the bench's own when given (bench/lib/added-load.ts), so "load 0–1" and "load 4" come from
  * one command under the same outside load. Passes alternate which server goes first (and so do the
- * rounds within a pass) and which added load comes first. Each session is a fresh page (janus.ts
+ * rounds within a pass) and which added load comes first. Each session is a fresh page (janus-comparison.ts
  * `Comparison.session`); glass to glass is sampled in the first pass without added load only (it
  * costs 2.7 s a session). Every figure carries the load average at its pass's start and end.
  */
@@ -15,7 +15,7 @@ import type { BenchRow } from '../lib/result';
 import { round } from '../lib/stats';
 import { loadAverage } from '@tailcam/harness/load-average';
 import { median, p95, quantile } from '@tailcam/harness/stats';
-import type { Comparison, Session } from './janus';
+import type { Comparison, Session } from './janus-comparison';
 
 /** How long the added load runs before a pass is timed (the spinners take a core each at once). */
 const LOAD_SETTLE_MS = 2_000;

@@ -21,16 +21,8 @@ import type { SqlClient } from '../db/sql-client';
 import { describeAwsError } from '../ivs/aws-errors';
 import type { IvsClient } from '../ivs/stages';
 import { checkPublicUrl, checkStageNetwork, type NetworkCheckOptions } from './network-checks';
+import type { CheckResult, CheckStatus } from './check-result';
 import { checkTurnServers } from './turn-check';
-
-/** WARN: works, but not as an operator would want (the exit code stays 0). */
-export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP' | 'WARN';
-
-export interface CheckResult {
-  status: CheckStatus;
-  name: string;
-  detail: string;
-}
 
 export interface DoctorOptions {
   env: Env;

@@ -17,7 +17,7 @@ import {
 } from '@tailcam/protocol/stage-network';
 import type { Config } from '../config';
 import type { Env } from '../env';
-import type { CheckResult } from './doctor';
+import type { CheckResult } from './check-result';
 
 export interface NetworkCheckOptions {
   /** The host's interfaces (tests give their own). */
