@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, parseStageArns, parseStoreConfig } from './config';
+import { parseStoreConfig } from './cli/cli-config';
+import { ConfigError, parseConfig } from './config';
+import { parseStageArns } from './config-values';
 import { ivsSdkFile } from './paths';
 
 const root = '/srv/tailcam';

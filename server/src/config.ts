@@ -3,8 +3,9 @@
  * schema. Each variable is parsed into its typed value, the rules between variables are
  * refinements of the same schema, and every bad variable is reported by name in a single
  * readable error.
- * It stays whole past 400 lines so that every variable and every rule between them is in one
- * schema, which the CLIs' smaller parsers take their pieces from.
+ * Every variable and every rule between them is in one schema, which the CLIs' smaller parsers
+ * (cli/cli-config.ts) take their pieces from; how one variable's text is read is in
+ * config-values.ts.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -14,37 +15,29 @@ import {
   type LogFormat,
   type LogLevelName,
 } from '@tailcam/protocol/log-line';
-import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
 import {
   checkTurnVariables,
   turnSettings,
   turnVariables,
   type TurnSettings,
 } from '@tailcam/protocol/turn';
+import {
+  corsOrigins,
+  emptyToUndefined,
+  integer,
+  optionalInteger,
+  optionalText,
+  secret,
+  stageArns,
+  trustProxy,
+  urlText,
+  type StageArns,
+  type TrustProxy,
+} from './config-values';
 import type { Env } from './env';
 import type { LoginLimitSettings } from './http/rate-limit';
 import { ivsSdkFile, localStageSdkFile, webDistDir } from './paths';
-
-const emptyToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
-
-const optionalText = z.preprocess(emptyToUndefined, z.string().trim().optional());
-
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, `must be a whole number between ${min} and ${max}`)
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
-
-function integer(defaultValue: number, min: number, max: number) {
-  return z.preprocess(emptyToUndefined, wholeNumber(min, max).default(defaultValue));
-}
-
-function optionalInteger(min: number, max: number) {
-  return z.preprocess(emptyToUndefined, wholeNumber(min, max).optional());
-}
 
 /**
  * Signalling sockets one address holds by default: an office of 50 viewers behind one NAT
@@ -52,53 +45,6 @@ function optionalInteger(min: number, max: number) {
  * players reconnect (decision 0065).
  */
 export const SOCKETS_PER_ADDRESS = 160;
-
-const urlText = (what: string) =>
-  z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .trim()
-      .refine((value) => {
-        try {
-          const url = new URL(value);
-          return url.protocol === 'http:' || url.protocol === 'https:';
-        } catch {
-          return false;
-        }
-      }, `must be an http(s) URL (${what})`)
-      .optional(),
-  );
-
-/** A comma-separated list: each non-empty item, trimmed. */
-const listItems = (text: string) =>
-  text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-
-export type StageArns = Partial<Record<StreamId, string>>;
-
-/** `STREAM=ARN,...`: the ARNs it gives, and one sentence for each entry that is not one. */
-export function parseStageArns(text: string): { arns: StageArns; problems: string[] } {
-  const arns: StageArns = {};
-  const problems: string[] = [];
-  for (const entry of listItems(text)) {
-    const separator = entry.indexOf('=');
-    const streamId = separator > 0 ? entry.slice(0, separator).trim() : '';
-    const arn = separator > 0 ? entry.slice(separator + 1).trim() : '';
-    if (!isStreamId(streamId)) {
-      problems.push(`"${entry}" must be STREAM=ARN with STREAM one of ${STREAM_IDS.join(', ')}`);
-    } else if (!/^arn:aws[a-z-]*:ivs:[a-z0-9-]+:\d{12}:stage\/[A-Za-z0-9]+$/.test(arn)) {
-      problems.push(`the ARN for ${streamId} is not an IVS stage ARN`);
-    } else {
-      arns[streamId] = arn;
-    }
-  }
-  return { arns, problems };
-}
-
-export type TrustProxy = boolean | number | string[];
 
 export interface StageProxyLimits {
   /** Signalling sockets one address may hold at once. */
@@ -111,80 +57,10 @@ export interface StageProxyLimits {
   pingSeconds: number;
 }
 
-const trustProxy = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .trim()
-    .transform((text, ctx): TrustProxy => {
-      if (text === 'false') return false;
-      if (text === 'true') return true;
-      if (/^\d+$/.test(text)) return Number(text);
-      const addresses = listItems(text);
-      if (addresses.every((address) => /^[0-9a-fA-F.:/]+$/.test(address))) return addresses;
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be true, false, a number of hops, or a comma-separated list of addresses',
-      });
-      return z.NEVER;
-    })
-    .default(false),
-);
-
-/** The origin an item names, or undefined when it is more (a path) or other than an origin. */
-function originOf(item: string): string | undefined {
-  try {
-    const url = new URL(item);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    return url.origin === item.replace(/\/$/, '') ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const corsOrigins = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .transform((text, ctx) => {
-      const origins: string[] = [];
-      for (const item of listItems(text)) {
-        const origin = originOf(item);
-        if (origin === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${item}" is not an origin such as https://app.example`,
-          });
-        } else {
-          origins.push(origin);
-        }
-      }
-      return origins;
-    })
-    .default([]),
-);
-
-const stageArns = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .transform((text, ctx) => {
-      const { arns, problems } = parseStageArns(text);
-      for (const message of problems) ctx.addIssue({ code: 'custom', message });
-      return arns;
-    })
-    .optional(),
-);
-
-const secret = z.preprocess(
-  emptyToUndefined,
-  z.string().min(32, 'must be at least 32 characters long').optional(),
-);
-
 /**
  * One entry per variable, in the order their problems are listed: the list-valued ones last.
  */
-const variables = {
+export const variables = {
   PORT: integer(8080, 0, 65535),
   HOST: z.preprocess(emptyToUndefined, z.string().trim().default('127.0.0.1')),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
@@ -412,7 +288,7 @@ export interface Config {
   turn: TurnSettings | undefined;
 }
 
-const fromRoot = (repoRoot: string, path: string) =>
+export const fromRoot = (repoRoot: string, path: string) =>
   isAbsolute(path) ? path : resolve(repoRoot, path);
 
 /** The whole configuration; relative paths resolve from `repoRoot`. */
@@ -493,7 +369,7 @@ export class ConfigError extends Error {
   }
 }
 
-function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
+export function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data;
   throw new ConfigError(
@@ -504,82 +380,4 @@ function parseOrThrow<T>(schema: z.ZodType<T>, env: Env): T {
 /** Validates the environment; throws ConfigError listing every bad variable. */
 export function parseConfig(env: Env, repoRoot: string): Config {
   return parseOrThrow(configSchema(repoRoot), env);
-}
-
-export type StoreConfig = Pick<Config, 'repoRoot' | 'dataDir' | 'databaseUrl'>;
-
-/**
- * What the users CLI needs to end a user's stage sessions itself, when it changes accounts in
- * PostgreSQL directly (with the embedded database a running server does it).
- */
-export interface StageControlConfig {
-  stageProvider: 'local' | 'ivs';
-  localStageUrl: string;
-  /** STAGE_TOKEN_SECRET (else DATA_DIR's file): the stage's control routes need a token signed with it. */
-  localStage: { tokenSecret: string | undefined };
-  ivs: { region: string | undefined; stageArns: StageArns };
-}
-
-export function parseStageControlConfig(env: Env): StageControlConfig {
-  const schema = z
-    .object({
-      STAGE_PROVIDER: variables.STAGE_PROVIDER,
-      LOCAL_STAGE_URL: variables.LOCAL_STAGE_URL,
-      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
-      AWS_REGION: variables.AWS_REGION,
-      IVS_STAGE_ARNS: variables.IVS_STAGE_ARNS,
-    })
-    .transform((stage): StageControlConfig => ({
-      stageProvider: stage.STAGE_PROVIDER,
-      localStageUrl: stage.LOCAL_STAGE_URL.replace(/\/$/, ''),
-      localStage: { tokenSecret: stage.STAGE_TOKEN_SECRET },
-      ivs: { region: stage.AWS_REGION, stageArns: stage.IVS_STAGE_ARNS ?? {} },
-    }));
-  return parseOrThrow(schema, env);
-}
-
-/** What `npm run publish-token` needs: the provider, and with the local one how to sign. */
-export interface PublishTokenConfig {
-  stageProvider: 'local' | 'ivs';
-  dataDir: string;
-  localStage: { tokenSecret: string | undefined };
-  /** Where encoders reach this server: PUBLIC_URL, else `http://localhost:PORT`. */
-  publicOrigin: string;
-  /** Whether PUBLIC_URL was set (the fallback names this machine only). */
-  publicUrlSet: boolean;
-  /** HOST, the address the server listens on. */
-  host: string;
-}
-
-export function parsePublishTokenConfig(env: Env, repoRoot: string): PublishTokenConfig {
-  const schema = z
-    .object({
-      STAGE_PROVIDER: variables.STAGE_PROVIDER,
-      DATA_DIR: variables.DATA_DIR,
-      STAGE_TOKEN_SECRET: variables.STAGE_TOKEN_SECRET,
-      PUBLIC_URL: variables.PUBLIC_URL,
-      PORT: variables.PORT,
-      HOST: variables.HOST,
-    })
-    .transform((vars): PublishTokenConfig => ({
-      stageProvider: vars.STAGE_PROVIDER,
-      dataDir: fromRoot(repoRoot, vars.DATA_DIR),
-      localStage: { tokenSecret: vars.STAGE_TOKEN_SECRET },
-      publicOrigin: vars.PUBLIC_URL?.replace(/\/$/, '') ?? `http://localhost:${vars.PORT}`,
-      publicUrlSet: vars.PUBLIC_URL !== undefined,
-      host: vars.HOST,
-    }));
-  return parseOrThrow(schema, env);
-}
-
-/** The part of the configuration the users CLI needs: where the accounts live. */
-export function parseStoreConfig(env: Env, repoRoot: string): StoreConfig {
-  const schema = z
-    .object({ DATA_DIR: variables.DATA_DIR, DATABASE_URL: variables.DATABASE_URL })
-    .transform((store): StoreConfig => ({
-      repoRoot,
-      dataDir: fromRoot(repoRoot, store.DATA_DIR),
-      databaseUrl: store.DATABASE_URL,
-    }));
-  return parseOrThrow(schema, env);
 }

@@ -1,4 +1,8 @@
 /**
+ * Kept as one file: building, the processes started in it, the conditions and the probes all
+ * share one lab's namespaces and children, which dispose() must find in one place. What needs no
+ * lab lives beside it: the topology, the rules, the measurement's shape, the sweep.
+ *
  * The network lab: network namespaces joined by veth links, built and torn down by a test, in
  * which the stage, Chromium and the WHIP/WHEP clients run as they would on real networks.
  *
@@ -17,10 +21,6 @@
  * - Namespaces are named `tc-<pid>-<random>-<role>`, so runs in parallel never meet, and a crashed
  *   run's are swept by the next (`sweepStaleLabs`: only those whose pid is dead).
  * - Conditions per link (link-conditions.ts); `measure()` says what they really give.
- *
- * Over 400 lines, and whole: building, the processes started in it, the conditions and the probes
- * all share one lab's namespaces and children, which dispose() must find in one place. What needs
- * no lab lives beside it: the topology, the rules, the measurement's shape, the sweep.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -17,7 +17,8 @@ import {
   SYNTHETIC_CAMERA_USER_ID,
 } from '@tailcam/protocol/participant-token';
 import { STREAM_IDS, isStreamId } from '@tailcam/protocol/streams';
-import { ConfigError, parsePublishTokenConfig, type PublishTokenConfig } from '../config';
+import { ConfigError } from '../config';
+import { parsePublishTokenConfig, type PublishTokenConfig } from './cli-config';
 import { isLoopbackHost } from '../http/public-url';
 import { runIvsCli, type IvsCliIo } from '../ivs/ivs-cli';
 import { DEFAULT_PUBLISH_TOKEN_MINUTES, MAX_TOKEN_MINUTES } from '../ivs/stages';

@@ -8,13 +8,13 @@
  */
 import type { AccountsOptions } from '../accounts/accounts';
 import { findRepoRoot } from '../paths';
+import { ConfigError } from '../config';
 import {
-  ConfigError,
   parseStageControlConfig,
   parseStoreConfig,
   type StageControlConfig,
   type StoreConfig,
-} from '../config';
+} from './cli-config';
 import { exportAwsVariables, readEnv } from '../env';
 import {
   AdminSocketUnavailableError,

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { IVSRealTimeClient } from '@aws-sdk/client-ivs-realtime';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STREAM_IDS, isStreamId, type StreamId } from '@tailcam/protocol/streams';
-import { parseStageArns } from '../config';
+import { parseStageArns } from '../config-values';
 import type { Env } from '../env';
 import { describeAwsError } from './aws-errors';
 import {

@@ -198,3 +198,37 @@ describe('POST /api/token', () => {
     expect(response.json()).toEqual({ error: 'Could not get a participant token' });
   });
 });
+
+describe('participant tokens per user', () => {
+  const status = async (app: Awaited<ReturnType<typeof build>>['app'], loginToken: string) =>
+    (await app.inject(tokenRequest(loginToken, validBody))).statusCode;
+
+  it('answers 429 with Retry-After once one user asked for more than the limit in a minute; others go on', async () => {
+    let now = new Date('2026-03-01T12:00:00.000Z');
+    const test = await build({ config: { tokenRateLimitPerMinute: 5 }, deps: { now: () => now } });
+    await test.addUser('alice', 'correct horse');
+    await test.addUser('bob', 'battery staple');
+    const alice = await test.login('alice', 'correct horse');
+    const bob = await test.login('bob', 'battery staple');
+    for (let request = 0; request < 5; request += 1) {
+      expect(await status(test.app, alice)).toBe(200);
+    }
+    const limited = await test.app.inject(tokenRequest(alice, validBody));
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.json()).toEqual({
+      error: 'Too many stream requests for this account; try again in 60 seconds',
+    });
+    expect(await status(test.app, bob)).toBe(200);
+    now = new Date(now.getTime() + 60_000);
+    expect(await status(test.app, alice)).toBe(200);
+  });
+
+  it('allows 30 a minute per user by default', async () => {
+    const { app, token } = await signedIn();
+    const statuses: number[] = [];
+    for (let request = 0; request < 31; request += 1) statuses.push(await status(app, token));
+    expect(statuses.filter((code) => code === 200)).toHaveLength(30);
+    expect(statuses.at(-1)).toBe(429);
+  });
+});
