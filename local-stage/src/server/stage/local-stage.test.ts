@@ -1,7 +1,8 @@
 /**
+ * Kept as one file: its cases share one stage and its cameras, which take seconds to start.
+ *
  * The local stage's doors driven as clients drive them: joins over the socket, the camera link,
- * the self-check and the fault routes, against one stage for the file. It stays whole past 400
- * lines because its cases share that stage and its cameras, which take seconds to start.
+ * the self-check and the fault routes, against one stage for the file.
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

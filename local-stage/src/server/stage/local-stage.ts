@@ -1,4 +1,7 @@
 /**
+ * Kept as one file: it is the doors, and the socket's, WHIP's and WHEP's admissions share the
+ * seats, the sessions and the shown publisher.
+ *
  * The local stage: one stage per stream id (aircraft-stage.ts: its publishers, the one its viewers
  * see, the camera process's demand), whose publishers come in over WHIP, and the viewers' sessions
  * over the socket or WHEP. This class holds the doors: it admits joins (token checks, injected
@@ -6,9 +9,7 @@
  * seats by one rule (admission.ts), and it keeps the camera process's link. Health, stats and
  * fault injection are pieces of their own (stage-health.ts, stage-stats.ts, stage-faults.ts), and
  * so is when the synthetic cameras sleep (camera-sleep.ts: every session counts as watching). The
- * sessions reach the stage only through the `ViewerSessionHost` it hands each of them. It stays
- * whole past 400 lines because it is the doors, and the socket's, WHIP's and WHEP's admissions
- * share the seats, the sessions and the shown publisher.
+ * sessions reach the stage only through the `ViewerSessionHost` it hands each of them.
  */
 import type { IceServer } from '@tailcam/protocol/participant-token';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,8 @@
 /**
+ * Kept as one file: the session's peer connection, its timers and its RTCP begin and end together;
+ * its pieces (congestion feedback, NACK and key frame requests, capture clocks, video layers) are
+ * files of their own beside it.
+ *
  * One WHIP publisher's session (RFC 9725): a receive-only werift peer connection whose RTP goes
  * to the subscriptions listening, which forward it to the viewers untouched
  * (docs/decisions/0054-cameras-publish-over-whip.md). The same for a real encoder and for the

@@ -1,3 +1,7 @@
+/**
+ * Kept as one file: the layer choice's hysteresis as one table of timed cases (down, up, probes,
+ * retries, loss), each read against the constants of layer-choice.ts.
+ */
 import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { testVideoLayer } from '../../../testing/video-layer';

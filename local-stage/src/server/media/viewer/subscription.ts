@@ -1,4 +1,8 @@
 /**
+ * Kept as one file: its timers (answer, handshake, key frame, disconnect grace) all end with the
+ * one peer connection it owns; its pieces (forwarding, the layer choice and switch, the viewer's
+ * adaptation, its layer reports) are files of their own beside it.
+ *
  * One viewer's subscription to one publisher: a send-only werift RTCPeerConnection that forwards
  * the publisher's packets untouched, in the codecs it sends (publisher.ts,
  * docs/decisions/0054-cameras-publish-over-whip.md). The stage offers (it knows what it sends) with
@@ -17,8 +21,6 @@
  * bandwidth estimate carries or none (paused), moved at key frames with its numbering continuous
  * (a LayerSwitch, layers.ts; the estimate and probe, viewer-adaptation.ts), and its PLIs go to that
  * layer.
- * It stays whole past 400 lines: its timers (answer, handshake, key frame, disconnect grace)
- * all end with the one peer connection it owns.
  */
 import type { IceServer } from '@tailcam/protocol/participant-token';
 import {

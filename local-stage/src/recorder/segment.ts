@@ -1,0 +1,215 @@
+/**
+ * One segment of a span being written (docs/decisions/0072-recorder.md): a whole WebM or
+ * fragmented MP4 file of its own, muxed by mediabunny without decoding anything, its writes queued
+ * in order, its audio covered with Opus silence where the publisher sent none. span-writer.ts cuts
+ * a span into these and names their files.
+ */
+import {
+  EncodedAudioPacketSource,
+  EncodedPacket,
+  EncodedVideoPacketSource,
+  FilePathTarget,
+  Mp4OutputFormat,
+  Output,
+  WebMOutputFormat,
+} from 'mediabunny';
+import type { SegmentContainer } from '@tailcam/protocol/recordings';
+import type { StageLogger } from '../stage-log';
+
+export interface PendingFrame {
+  data: Uint8Array;
+  keyFrame: boolean;
+  /** Span time, ms. */
+  atMs: number;
+}
+
+/**
+ * Opus packets of silence (TOC: CELT, full band, one frame of 20, 10, 5 or 2.5 ms; RFC 6716 3.1;
+ * then the range coder's silence flag), written where the publisher sent no sound (a camera
+ * nobody listens to, DTX, a lost packet): a browser's MediaSource buffers what every track covers,
+ * so a gap in the audio, even of a few ms, is a hole where playback and a seek stop. The shorter
+ * ones fill what is left of a gap that is no whole 20 ms (a segment starts on a video frame).
+ */
+const OPUS_SILENCES = [
+  { ms: 20, data: new Uint8Array([0xf8, 0xff, 0xfe]) },
+  { ms: 10, data: new Uint8Array([0xf0, 0xff, 0xfe]) },
+  { ms: 5, data: new Uint8Array([0xe8, 0xff, 0xfe]) },
+  { ms: 2.5, data: new Uint8Array([0xe0, 0xff, 0xfe]) },
+] as const;
+/** Float slack in ms comparisons. */
+const EPSILON_MS = 0.01;
+/**
+ * The Opus identification header (RFC 7845 §5.1) a WebM track needs as its CodecPrivate: Firefox
+ * refuses a track without one (Chromium plays it). Two channels at 48 kHz, as WebRTC's Opus;
+ * libopus's look-ahead at 48 kHz (312 samples) as the pre-skip; no gain, mapping family 0.
+ */
+export const OPUS_HEAD = (() => {
+  const head = new Uint8Array(19);
+  const view = new DataView(head.buffer);
+  head.set(new TextEncoder().encode('OpusHead'));
+  view.setUint8(8, 1); // version
+  view.setUint8(9, 2); // channels
+  view.setUint16(10, 312, true); // pre-skip
+  view.setUint32(12, 48_000, true); // input sample rate
+  view.setInt16(16, 0, true); // output gain
+  view.setUint8(18, 0); // channel mapping family
+  return head;
+})();
+
+/** A segment whose writes fall this far behind is given up (the disk does not keep up). */
+const MAX_QUEUED_FRAMES = 600;
+
+export class Segment {
+  readonly output: Output;
+  readonly videoSource: EncodedVideoPacketSource | undefined;
+  readonly audioSource: EncodedAudioPacketSource | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  private failed = false;
+  private videoConfigured = false;
+  private audioConfigured = false;
+  pendingVideo: PendingFrame | undefined;
+  pendingAudio: PendingFrame | undefined;
+  endMs: number;
+  /** Where the audio written so far ends (span time, ms). */
+  private audioEndMs: number;
+
+  constructor(
+    readonly partPath: string,
+    readonly startMs: number,
+    readonly container: SegmentContainer,
+    readonly video: 'vp8' | 'h264' | undefined,
+    audio: boolean,
+    private readonly videoConfig: () => VideoDecoderConfigLike | undefined,
+    private readonly log: StageLogger,
+  ) {
+    this.endMs = startMs;
+    this.audioEndMs = startMs;
+    this.output = new Output({
+      format:
+        container === 'mp4'
+          ? new Mp4OutputFormat({ fastStart: 'fragmented', minimumFragmentDuration: 0.5 })
+          : new WebMOutputFormat({ minimumClusterDuration: 0.5 }),
+      target: new FilePathTarget(partPath),
+    });
+    if (video) {
+      this.videoSource = new EncodedVideoPacketSource(video === 'h264' ? 'avc' : 'vp8');
+      // No frame rate: WebM would carry it as the track's DefaultDuration, which a browser takes
+      // as every frame's length, so a frame the encoder held longer (a camera under load, a
+      // skipped frame) left a hole in the buffered range where a seek never completed. Without
+      // it each frame lasts until the next.
+      this.output.addVideoTrack(this.videoSource);
+    }
+    if (audio) {
+      this.audioSource = new EncodedAudioPacketSource('opus');
+      this.output.addAudioTrack(this.audioSource);
+    }
+    this.enqueue(() => this.output.start());
+  }
+
+  get broken(): boolean {
+    return this.failed;
+  }
+
+  writeVideo(frame: PendingFrame, durationMs: number): void {
+    const source = this.videoSource;
+    if (!source) return;
+    const packet = new EncodedPacket(
+      frame.data,
+      frame.keyFrame ? 'key' : 'delta',
+      (frame.atMs - this.startMs) / 1000,
+      Math.max(1, durationMs) / 1000,
+    );
+    const meta = this.videoConfigured ? undefined : { decoderConfig: this.videoConfig() };
+    this.videoConfigured = true;
+    this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
+    this.enqueue(() => source.add(packet, meta as never));
+  }
+
+  writeAudio(frame: PendingFrame, durationMs: number): void {
+    if (!this.audioSource) return;
+    this.fillSilence(frame.atMs);
+    if (frame.atMs < this.audioEndMs - 1) return; // overlaps what is written: dropped
+    this.addAudio(frame, durationMs);
+  }
+
+  /**
+   * Silence from where the audio ends to `untilMs`: short of it by less than 2.5 ms, or (`cover`,
+   * at the segment's end) past it by less than that.
+   */
+  private fillSilence(untilMs: number, cover = false): void {
+    if (!this.audioSource) return;
+    for (const silence of OPUS_SILENCES) {
+      while (untilMs - this.audioEndMs >= silence.ms - EPSILON_MS) {
+        this.addAudio({ data: silence.data, keyFrame: true, atMs: this.audioEndMs }, silence.ms);
+      }
+    }
+    const shortest = OPUS_SILENCES[3];
+    if (cover && untilMs - this.audioEndMs > EPSILON_MS) {
+      this.addAudio({ data: shortest.data, keyFrame: true, atMs: this.audioEndMs }, shortest.ms);
+    }
+  }
+
+  private addAudio(frame: PendingFrame, durationMs: number): void {
+    const source = this.audioSource;
+    if (!source) return;
+    this.audioEndMs = frame.atMs + durationMs;
+    const packet = new EncodedPacket(
+      frame.data,
+      'key',
+      (frame.atMs - this.startMs) / 1000,
+      Math.max(1, durationMs) / 1000,
+    );
+    const meta = this.audioConfigured
+      ? undefined
+      : {
+          decoderConfig: {
+            codec: 'opus',
+            numberOfChannels: 2,
+            sampleRate: 48_000,
+            description: OPUS_HEAD,
+          },
+        };
+    this.audioConfigured = true;
+    if (!this.videoSource) this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
+    this.enqueue(() => source.add(packet, meta));
+  }
+
+  /** Writes what is held, finalizes; resolves true when the file is whole. */
+  async finish(): Promise<boolean> {
+    if (this.videoSource) this.fillSilence(this.endMs, true);
+    await this.enqueue(() => this.output.finalize());
+    return !this.failed;
+  }
+
+  abandon(): void {
+    this.failed = true;
+    void this.output.cancel().catch(() => undefined);
+  }
+
+  private enqueue(step: () => Promise<unknown>): Promise<unknown> {
+    if (this.failed) return this.queue;
+    this.queued += 1;
+    if (this.queued > MAX_QUEUED_FRAMES) {
+      this.log.error(`recording ${this.partPath}: the disk does not keep up; segment dropped`);
+      this.abandon();
+      return this.queue;
+    }
+    this.queue = this.queue
+      .then(() => (this.failed ? undefined : step()))
+      .catch((error: unknown) => {
+        if (!this.failed) this.log.error({ err: error }, `recording ${this.partPath} failed`);
+        this.failed = true;
+      })
+      .finally(() => {
+        this.queued -= 1;
+      });
+    return this.queue;
+  }
+}
+
+export interface VideoDecoderConfigLike {
+  codec: string;
+  codedWidth: number;
+  codedHeight: number;
+}
