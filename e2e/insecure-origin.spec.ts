@@ -1,7 +1,7 @@
 /**
  * Tailcam opened over plain http at a name that is not this machine, as `HOST=0.0.0.0 npm start`
  * on a LAN is opened from another computer: the page is no secure context, so it has no
- * `crypto.randomUUID` (issue 26 §4). The name is mapped to loopback inside Chromium only
+ * `crypto.randomUUID` (decision 0062). The name is mapped to loopback inside Chromium only
  * (`--host-resolver-rules`); 127.0.0.2 would not do, as Chromium trusts all of 127.0.0.0/8.
  */
 import { chromium, type Browser } from '@playwright/test';

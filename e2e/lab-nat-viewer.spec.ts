@@ -1,5 +1,5 @@
 /**
- * The network lab's one short case in every `npm test` (issue 26 §4): Tailcam started on the lab's
+ * The network lab's one short case in every `npm test` (decision 0064): Tailcam started on the lab's
  * public segment (198.18.1.2), and a viewer behind the lab's masquerading NAT router signs in
  * through the form over plain http, opens N743AS and watches it over WebRTC, Chromium running in
  * the viewer's namespace. The long cases (1:1 NAT, UDP blocked through TURN, WHIP, WHEP) are

@@ -1,5 +1,5 @@
 /**
- * The player beyond the spec (issue 16, docs/product.md#live-stats and after), in Chromium
+ * The player beyond the spec (decision 0056, docs/product.md#live-stats and after), in Chromium
  * against the real product:
  * - the live stats' glass-to-glass figure agrees with the time strip (the capture time the
  *   synthetic camera writes into its pixels, which the app never reads) within 20 ms, and its

@@ -1,5 +1,5 @@
 /**
- * The player's quality choice (issue 28 §2, docs/product.md#quality), in Chromium against the
+ * The player's quality choice (decision 0068, docs/product.md#quality), in Chromium against the
  * real product: the synthetic camera sends three layers; choosing '90p' by keyboard brings the
  * picture down to 160x90 (the video's own size, `videoWidth`), 'Auto' back to 640x360; each choice
  * is announced, the stats say which layer comes and the stage's estimate, and axe-core stays clean.

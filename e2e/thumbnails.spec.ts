@@ -66,7 +66,7 @@ test("each card shows its own aircraft's picture of now, through a blob: URL", a
   }
 });
 
-// Issue 31 §1: a person's press (80 ms down) on a card whose picture arrived meanwhile opened
+// A person's press (80 ms down) on a card whose picture arrived meanwhile opened
 // nothing. Chromium sends no click when the element pressed is replaced before the release, and
 // the placeholder → picture swap did replace it; the press had started the join (decision 0057),
 // which then played in no player.

@@ -1,5 +1,5 @@
 /**
- * Congestion feedback to a browser publisher (issue 27): Chromium publishes a grainy 1280x720
+ * Congestion feedback to a browser publisher (decision 0066): Chromium publishes a grainy 1280x720
  * canvas over WHIP on loopback, and the stage's transport-wide CC feedback lets its congestion
  * controller find the link: its estimate passes 1.5 Mbit/s and its encoder's target follows past
  * 1.2 Mbit/s. Without the feedback both stayed near 0.6 Mbit/s. The encoder holds 720p
@@ -53,7 +53,7 @@ test(`a Chromium WHIP publisher of a grainy 720p canvas on loopback is let past 
     // estimate past 5 Mbit/s within a second; when the stage, busy beside the rest of the suite,
     // reads a probe's packets late they measure low, and the estimate climbs by GCC's ~8 % a
     // second instead (CI, 2026-11-27: 319 kbit/s at 1.2 s, 1252 at 20 s). Without the feedback
-    // it stayed near 600 kbit/s (issue 27).
+    // it stayed near 600 kbit/s.
     expect(reached(samples.map((sample) => sample.estimateKbps))).toBeGreaterThanOrEqual(
       ESTIMATE_KBPS,
     );

@@ -1,6 +1,6 @@
 /**
  * `--load=N`: the bench's own CPU load, so runs "at load 4" are comparable run to run whatever
- * else the machine does (issue 31). N child processes spin on a core each; every one ends with
+ * else the machine does. N child processes spin on a core each; every one ends with
  * the bench, and by itself after `maxMs` however the bench ends (a crash, a kill -9 of it), so
  * the load is bounded in time.
  */

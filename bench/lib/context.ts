@@ -28,7 +28,7 @@ export interface BenchOptions {
   addedLoad: number;
   /**
    * `--capacity-load=N`: the janus part's capacity ramps run under N busy processes of the
-   * bench's own (issue 31 §3 on a busy machine), started after the machine is quiet.
+   * bench's own (a busy machine, measured alike run to run), started after the machine is quiet.
    */
   capacityLoad: number;
 }

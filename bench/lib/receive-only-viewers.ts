@@ -12,7 +12,7 @@
  * decodes: about 2 PLIs a second each while 3 key frames a second came, about 4 with 1 a second
  * (94 a second from 25 of them, the stage's stats), whatever the offer's `rtcp-fb` lines say
  * (without `nack pli` and `ccm fir` in the offer it asks as often). Each server answers them as it answers any viewer's:
- * one PLI a second on to the publisher (ours since issue 27 §3; before, one per 330 ms: about 3
+ * one PLI a second on to the publisher (ours as Janus's, docs/architecture.md; one per 330 ms before: about 3
  * key frames a second reached every viewer), so 1 key frame a second reaches every viewer.
  * `receiverCounts` counts frames and key frames.
  */

@@ -65,7 +65,7 @@ function install(loginToken: string): void {
   // The click is stamped at the button's release: its pointerup, or the click for a click with no
   // pointer (a key). A press can start the join (decision 0057), and a press whose element was
   // replaced before the release gets no click event at all (the card's picture arriving did that
-  // until issue 31 §1): stamped on click alone, such a join never had a start.
+  // once): stamped on click alone, such a join never had a start.
   let releasedAt: number | undefined;
   const stampClick = () => {
     bench.clickAt = performance.now();

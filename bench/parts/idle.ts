@@ -109,7 +109,7 @@ export async function runIdle(bench: BenchContext): Promise<BenchRow[]> {
     {
       part: 'idle',
       what: 'the whole product with nobody watching, CPU',
-      target: '≤ 0.5 % of a core (issue 18, issue 31 §2)',
+      target: '≤ 0.5 % of a core (decision 0078)',
       median: `${round(total * 100, 2)} % of a core`,
       p95: '–',
       pass: total <= 0.005,

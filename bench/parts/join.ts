@@ -66,7 +66,7 @@ export async function measureClick(
   );
   const join = await readJoin(page);
   if (!played) {
-    // A join that never played (issue 31 §1 saw 1 in 152 in a soak): counted with the last step
+    // A join that never played (1 in 152 once in a soak): counted with the last step
     // it reached, and the run goes on.
     const last = join.marks.at(-1);
     throw new JoinNeverPlayed(

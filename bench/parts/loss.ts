@@ -1,5 +1,5 @@
 /**
- * A new viewer over a lossy link (issue 18): click on a stream card → first frame presented, fresh
+ * A new viewer over a lossy link: click on a stream card → first frame presented, fresh
  * /home each time, with 2 % of the RTP the stage sends to the new viewer dropped from its first
  * packet (the loopback-only loss fault with `newSubscriptions`: this machine's kernel has no netem)
  * against none, rounds alternating (A/B under the same load), the three streams in turn. What the

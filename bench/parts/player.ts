@@ -1,10 +1,10 @@
 /**
- * Issue 16's figures: 'Watch all' and the live stats overlay.
+ * The player's figures: 'Watch all' and the live stats overlay (decision 0056).
  *
  * - multiview: a fresh /home, a click on 'Watch all'; for each tile, the time from the click to
  *   its first frame (requestVideoFrameCallback, so the frame is on screen), then its frames shown
  *   a second over 10 s (presentedFrames) in the first five rounds. `--joins` rounds (at least
- *   five), so every tile's p95 has samples behind it (issue 31 §1: every tile ≤ 300 ms at p95).
+ *   five), so every tile's p95 has samples behind it (the target: every tile ≤ 300 ms at p95).
  *   Alternating with them, /watch-all opened with no click (the A/B of decision 0057's early
  *   joins).
  * - overlay cost: one player page, the overlay closed and open in alternating 5 s windows (A/B

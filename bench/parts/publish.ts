@@ -1,7 +1,7 @@
 /**
- * A Chromium WHIP publisher's ramp-up (issue 27): a 1280x720 canvas of grain under a moving bar
+ * A Chromium WHIP publisher's ramp-up (decision 0066): a 1280x720 canvas of grain under a moving bar
  * (page/canvas-publisher-page.ts) published to N953AS on loopback, 10 s from its connection,
- * once offering no congestion feedback (the stage before issue 27: receiver reports only) and
+ * once offering no congestion feedback (the stage before decision 0066: receiver reports only) and
  * once with the stage's transport-wide CC feedback, rounds alternating under the same load. The
  * encoder holds 720p (`maintain-resolution`), so its own resolution choices do not decide the
  * figure; a third publisher, with feedback, leaves Chromium its default (it may start at 320x180

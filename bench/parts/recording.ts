@@ -1,5 +1,5 @@
 /**
- * What recording costs (issue 30), on the bench's own instance, which runs without a recorder
+ * What recording costs (decision 0072), on the bench's own instance, which runs without a recorder
  * (the harness starts it with RECORDING=off): the recorder `npm start` runs is started beside it
  * (harness/src/recorder-process.ts) and stopped again, so that with and without it is one stage
  * and one camera process. With /watch-all open, all three cameras encode and the recorder records

@@ -1,5 +1,5 @@
 /**
- * What live thumbnails cost (issue 29): one /home open for WINDOW_MS, so that every aircraft's
+ * What live thumbnails cost (decision 0070): one /home open for WINDOW_MS, so that every aircraft's
  * card asks for its picture every 10 s, against the same product with nobody watching. The CPU
  * of each process `npm start` runs is read from /proc (the thumbnail process with its ffmpeg
  * children, which it has waited for), and the thumbnail process says how many pictures it
@@ -116,7 +116,7 @@ export async function runThumbnails(bench: BenchContext): Promise<BenchRow[]> {
     {
       part: 'thumbnails',
       what: '/home open (3 aircraft, a picture every 10 s each): CPU the product adds',
-      target: 'reported; the thumbnail process ≤ 5 % of a core (issue 29)',
+      target: 'reported; the thumbnail process ≤ 5 % of a core (decision 0070)',
       median: `${percent(added)} of a core`,
       p95: '–',
       pass: thumbnailShare <= 0.05,

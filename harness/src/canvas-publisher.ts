@@ -1,5 +1,5 @@
 /**
- * A Chromium WHIP publisher of a noisy canvas (issue 27): 1280x720 at 30 frames a second on a
+ * A Chromium WHIP publisher of a noisy canvas (decision 0066): 1280x720 at 30 frames a second on a
  * page of its own origin (page/canvas-publisher-page.ts), so the encoder always has more to send
  * than the link allows and its send rate shows what the stage's congestion feedback lets it
  * reach. The e2e spec holds it to a loose bound, the bench prints its figures (docs/benchmarks.md).
@@ -19,7 +19,7 @@ export interface CanvasPublisherOptions {
   height?: number;
   /**
    * Offers neither transport-wide CC nor REMB (their `a=rtcp-fb` and `a=extmap` lines left out):
-   * the publisher as the stage left it before issue 27, for the figures before and after.
+   * the publisher as the stage left it before decision 0066, for the figures before and after.
    */
   withoutFeedback?: boolean;
   /** Grain under a moving bar instead of full-range noise (page/canvas-publisher-page.ts). */

@@ -2,7 +2,7 @@
  * A JSON request to one of our own loopback services (the local stage's control routes), over
  * `node:http` rather than `fetch`. Node's `fetch` (undici) keeps a 499 ms timer ticking for as
  * long as any of its requests or kept-alive connections has a timeout armed, so a long poll held
- * by the stage woke an idle process twice a second (issue 31 §2); `node:http` arms one timer per
+ * by the stage woke an idle process twice a second (decision 0078); `node:http` arms one timer per
  * request, which fires only if the answer is late.
  */
 import { request as httpRequest } from 'node:http';

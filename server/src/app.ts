@@ -246,7 +246,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerRecordingRoutes(app, {
     store,
     loginTokens,
-    // With IVS the recordings are Amazon's (issue 30 §IVS); none are local.
+    // With IVS the recordings are Amazon's (decision 0073); none are local.
     recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
     ivs: config.stageProvider === 'ivs' ? deps.ivsRecordings : undefined,
     rateLimiter,

@@ -12,7 +12,7 @@ export interface CanvasPublisherStart {
   token: string;
   width: number;
   height: number;
-  /** Leaves the offer's transport-wide CC and REMB lines out (the stage before issue 27). */
+  /** Leaves the offer's transport-wide CC and REMB lines out (the stage before decision 0066). */
   withoutFeedback: boolean;
   /**
    * Grain (noise of ±24 around grey) under a moving bar rather than full-range noise: a picture an

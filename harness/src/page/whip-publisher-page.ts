@@ -8,7 +8,7 @@
  * several encodings (`sendEncodings`, as a publishing page does with `addTransceiver`), and gives
  * the encoder a start bitrate in the answer, as the camera process does: the stage sends no
  * congestion feedback yet, and libwebrtc's estimate would hold the top layers off for a long
- * while (issue 27 §1).
+ * while.
  */
 import { WHIPClient } from '@eyevinn/whip-web-client';
 import { DRAWN_PICTURE_SIZE } from '../drawn-picture';

@@ -54,7 +54,7 @@ function describeUserStore(name: string, open: () => Promise<SqlClient>) {
       await expect(store.createUser('DAVE', 'hash')).rejects.toBeInstanceOf(DuplicateUsernameError);
     });
 
-    it('compares one canonical form: no look-alike outside the username grammar matches (issue 13)', async () => {
+    it('compares one canonical form: no look-alike outside the username grammar matches', async () => {
       const created = await store.createUser('PiTester', 'hash');
       expect((await store.findByUsername('pitester'))?.id).toBe(created.id);
       for (const lookAlike of [

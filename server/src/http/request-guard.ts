@@ -1,5 +1,5 @@
 /**
- * The door's two rules, before any route runs (issue 24):
+ * The door's two rules, before any route runs:
  *
  * - A path is taken as it is written. One with a dot segment, a doubled slash, or an encoded dot,
  *   slash or backslash is answered 400: the router does not normalise it, but what it is proxied

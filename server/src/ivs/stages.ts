@@ -36,7 +36,7 @@ export interface ProvisionedStage {
 
 /**
  * Individual participant recording as Tailcam needs it, into the storage configuration's bucket:
- * each publisher's audio and video as HLS, which the Recordings page plays (issue 30, decision
+ * each publisher's audio and video as HLS, which the Recordings page plays (decision
  * 0073), and its LATEST thumbnail every 10 s, which /home shows (decision 0070).
  */
 export function participantRecording(

@@ -1,5 +1,5 @@
 /**
- * Recordings with Amazon IVS (issue 30, decision 0073): individual participant recording writes
+ * Recordings with Amazon IVS (decision 0073): individual participant recording writes
  * each publisher's media as HLS to `{stage id}/{session id}/{participant id}/media/hls/` in the
  * recordings bucket (`npm run ivs -- provision` sets the stages up so), beside
  * `events/recording-started.json` and, once it ends, `events/recording-ended.json`. The list walks

@@ -1,10 +1,10 @@
 /**
  * Every method, with and without a body, to every route family, over real sockets and through the
- * real logger at every level (issue 24 §1): no request, whatever its body, may end the API, and
+ * real logger at every level: no request, whatever its body, may end the API, and
  * the log's serializer must cope with a request whose socket is gone, which `inject` (no socket)
  * cannot show (decision 0052). Then the door's two rules before any route runs: a path with a
  * dot segment, a doubled slash or an encoded dot, slash or backslash is a 400 (it must not reach
- * the stage past the WHIP/WHEP rate limit, issue 24 §3), and a cross-site request that is not a
+ * the stage past the WHIP/WHEP rate limit), and a cross-site request that is not a
  * GET is a 403 outside WHIP/WHEP.
  */
 import { request as httpRequest } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Nothing lost on a hard kill (issue 17): the server is killed with SIGKILL at random moments in
+ * Nothing lost on a hard kill: the server is killed with SIGKILL at random moments in
  * the middle of a loop of `users add` / `passwd` / `disable` / `remove`, then started again on
  * the same data directory with no manual step, with the embedded database and with PostgreSQL.
  * Every change whose command reported success must be there: an active account signs in with its

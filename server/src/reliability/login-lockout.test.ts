@@ -1,5 +1,5 @@
 /**
- * Nobody can lock a chosen user out by guessing at their name (issue 24 §4, decision 0059): over
+ * Nobody can lock a chosen user out by guessing at their name (decision 0059): over
  * real sockets from several loopback addresses (the whole of 127/8 reaches loopback on Linux), so
  * the server sees each client's own `request.ip`. A fake clock drives the doubling delays.
  */

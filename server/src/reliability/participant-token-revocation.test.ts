@@ -1,5 +1,5 @@
 /**
- * Issue 24 §2 (decision 0058): a participant token issued before `users passwd`, `disable` or
+ * Decision 0058: a participant token issued before `users passwd`, `disable` or
  * `remove` is refused by the local stage at every door (WHEP, the signalling socket), through a
  * real listening API in front of a real stage that waits for the API's table of token
  * generations, also after the stage restarts; a token issued after the change works.
@@ -134,7 +134,7 @@ const REVOKED_AT_JOIN = {
   fatal: true,
 };
 
-describe('participant tokens issued before an account change (issue 24 §2)', () => {
+describe('participant tokens issued before an account change', () => {
   for (const change of ['passwd', 'disable', 'remove'] as const) {
     it(`refuses at WHEP and at the socket a token issued before \`users ${change}\``, async () => {
       const running = await startStage();

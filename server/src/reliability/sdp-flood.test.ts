@@ -1,5 +1,5 @@
 /**
- * A flood of WHIP and WHEP offers from one address, with the default limits (issue 17, decision
+ * A flood of WHIP and WHEP offers from one address, with the default limits (decision
  * 0065): the API's door lets the first 30 WHIP (300 WHEP: a room of players behind one address)
  * offers of the minute through to the stage and refuses the rest with 429 before they reach it,
  * and a publisher or player from another address still gets in meanwhile.

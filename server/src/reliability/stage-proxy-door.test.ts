@@ -1,7 +1,7 @@
 /**
  * The `/stage/` door: what a browser (or anyone) can do to the local stage through the API's
  * WebSocket edge, tried against a real local stage behind a real listening API. Every finding of
- * the security probe (issue 13) has its case here: sockets held without a token, cross-origin
+ * a security probe of the door (docs/reliability.md) has its case here: sockets held without a token, cross-origin
  * upgrades, one account taking every seat, a browser that stops answering, huge frames, odd
  * paths, and the stage's own close codes reaching the browser.
  */

@@ -1,5 +1,5 @@
 /**
- * The local stage's recordings for signed-in users (issue 30; layout: protocol/src/recordings.ts,
+ * The local stage's recordings for signed-in users (layout: protocol/src/recordings.ts,
  * docs/decisions/0072-recorder.md):
  *   GET /api/recordings                                  the recorded spans per aircraft (UTC)
  *   GET /api/recordings/{STAGE}/{SPAN}/{SEGMENT}         one segment (WebM or fMP4), as MSE takes it

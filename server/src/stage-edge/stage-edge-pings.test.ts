@@ -1,6 +1,6 @@
 /**
- * The API's pings of the browsers' stage sockets run only while a socket is open (decision 0078,
- * issue 31 §2): no timer with no socket, one interval however many sockets, pings every
+ * The API's pings of the browsers' stage sockets run only while a socket is open (decision 0078:
+ * idle wakes nothing): no timer with no socket, one interval however many sockets, pings every
  * STAGE_PING_SECONDS while one is open, and the interval gone with the last socket and back with
  * the next; a browser that misses a pong is cut. The stage edge on a bare Fastify on loopback with
  * real sockets, in front of a stand-in stage that keeps each relayed socket open (the door's rules

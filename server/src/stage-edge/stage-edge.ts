@@ -127,7 +127,7 @@ export function registerStageEdge(app: FastifyInstance, options: StageEdgeOption
     if (relay === undefined) seat.release();
   });
 
-  // The pings run only while a relay is open: an idle API wakes for nothing (issue 31 §2).
+  // The pings run only while a relay is open: an idle API wakes for nothing (decision 0078).
   let heartbeat: NodeJS.Timeout | undefined;
   function heartbeatWhileOpen(): void {
     if (relays.size > 0 && heartbeat === undefined) {

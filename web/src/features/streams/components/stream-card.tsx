@@ -62,7 +62,7 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
       })}
       // What is inside is the link's own face: its picture is replaced as it arrives, and a press
       // whose element is replaced before the release gets no click from the browser, so the
-      // stream would not open though its join started at the press (issue 31 §1). Only the link
+      // stream would not open though its join started at the press (decision 0057). Only the link
       // itself is under the pointer.
       className="group block overflow-hidden *:pointer-events-none rounded-xl border border-slate-800 bg-slate-900 shadow-lg shadow-black/20 transition hover:-translate-y-0.5 hover:border-sky-500/60 hover:shadow-sky-950/40 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none"
     >
