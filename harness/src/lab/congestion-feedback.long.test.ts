@@ -1,17 +1,15 @@
-// Issues 27 §1 and 31 §3 in the network lab, behind TAILCAM_LONG_TESTS=1: a Chromium WHIP
+// Congestion feedback (decision 0066) in the network lab, behind TAILCAM_LONG_TESTS=1: a Chromium WHIP
 // publisher of a grainy 720p canvas (720p held, so it always wants more than the link), its
 // viewer in the app on the stage's host.
 // - Behind a 1 Mbit/s uplink: with the stage's congestion feedback the publisher fits the link;
 //   its viewer gets at least 90 % of the frames it sends and is never frozen over a second after
 //   the first 10 s. The same publisher offering no feedback is measured beside it and printed, not
-//   held to anything (docs/benchmarks.md, "Congestion feedback (issue 27)").
+//   held to anything (docs/benchmarks.md, weak links).
 // - Behind an uplink that loses 3 % each way with a 60 ms round trip: the stage's NACKs
 //   (decision 0080) recover the lost packets, one request a loss rather than werift's ten, so the
 //   viewer sees at least 95 % of the frames and the loss costs the publisher about what it lost.
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { loadavg } from 'node:os';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   describeSample,
@@ -20,12 +18,11 @@ import {
   stopCanvasPublisher,
   watchCanvasPublisher,
 } from '../canvas-publisher';
-import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
 import { bundleForPage } from '../page-scripts';
 import { playback } from '../player';
 import type { Product } from '../product';
 import { signIn } from '../sign-in';
-import { labProduct } from './lab-product';
+import { LabBrowsers, startLabProduct } from './lab-fixtures';
 import { labSkippedBanner, labSupport } from './lab-support';
 import type { LabNamespace } from './lab-topology';
 import type { LinkConditions } from './link-conditions';
@@ -34,7 +31,6 @@ import { NetworkLab } from './network-lab';
 
 const LONG = process.env.TAILCAM_LONG_TESTS === '1';
 const support = labSupport();
-const VIEWER = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
 const PAGES_ORIGIN = 'http://pages.tailcam.test';
 const STREAM = 'N954AS';
 const UPLINK_KBIT = 1000;
@@ -69,30 +65,20 @@ function since<T extends Record<string, number>>(after: T, before: T): T {
   ) as T;
 }
 
-describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink (issues 27, 31)', () => {
+describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink', () => {
   let lab: NetworkLab;
   let product: Product;
   let publicUrl: string;
   let loginToken: string;
-  const browsers: Browser[] = [];
+  const browsers = new LabBrowsers();
   const figures: string[] = [];
 
   beforeAll(async () => {
     lab = NetworkLab.create();
-    const started = await labProduct(lab, 'stage', {
-      name: 'lab-congestion',
-      port: 8080,
-      stagePort: 8091,
-      logFile: join(tmpdir(), `tailcam-lab-congestion-${process.pid}.log`),
-    });
-    product = started.product;
-    publicUrl = started.publicUrl;
-    product.addViewer(VIEWER);
-    await product.start();
-    loginToken = await product.loginToken(VIEWER);
+    ({ product, publicUrl, loginToken } = await startLabProduct(lab, 'stage', 'lab-congestion'));
   }, 150_000);
   afterEach(async () => {
-    await Promise.all(browsers.splice(0).map((browser) => browser.close()));
+    await browsers.closeAll();
     await lab.setConditions('publisher', {});
   });
   afterAll(async () => {
@@ -101,15 +87,8 @@ describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink (issues 
     console.log(`[lab] congestion feedback, figures:\n${figures.join('\n')}`);
   });
 
-  async function browserIn(role: LabNamespace, extraArgs: string[] = []): Promise<Browser> {
-    const browser = await chromium.launch({
-      executablePath: lab.chromiumExecutable(role, chromiumExecutable()),
-      args: [...CHROMIUM_ARGS, ...extraArgs],
-      timeout: 30_000,
-    });
-    browsers.push(browser);
-    return browser;
-  }
+  const browserIn = (role: LabNamespace, extraArgs: string[] = []) =>
+    browsers.launch(lab, role, extraArgs);
 
   /** The canvas publisher's page, on an origin of its own, in `role`'s namespace. */
   async function publisherPage(role: LabNamespace): Promise<Page> {
@@ -215,7 +194,7 @@ describe.skipIf(!LONG || !support.ok)('a publisher behind a weak uplink (issues 
     const withFeedback = await deliver(`behind ${UPLINK_KBIT} kbit/s, with feedback`);
     await deliver(`behind ${UPLINK_KBIT} kbit/s, without feedback`, true).catch(
       (error: unknown) => {
-        // The figure before issue 27 is printed, not held: without feedback anything may happen.
+        // The figure as before decision 0066 is printed, not held: without feedback anything may happen.
         console.log(`[lab] without feedback: ${String(error)}`);
       },
     );

@@ -10,6 +10,7 @@ import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
 import { playback } from '../player';
 import type { Product } from '../product';
 import { signIn } from '../sign-in';
+import { startLabProduct } from './lab-fixtures';
 import { labProduct, type ProductHost } from './lab-product';
 import { labSkippedBanner, labSupport } from './lab-support';
 import type { LinkName } from './lab-topology';
@@ -197,18 +198,10 @@ describe.skipIf(!LONG || !support.ok)('the network lab, long cases', () => {
     it('lets a viewer behind NAT watch a camera of a stage on the public segment', async () => {
       let product: Product | undefined;
       try {
-        const started = await labProduct(lab, 'stage', {
-          name: 'lab-watch',
-          port: 8080,
-          stagePort: 8091,
-          logFile: join(tmpdir(), `tailcam-lab-watch-${process.pid}.log`),
-        });
+        const started = await startLabProduct(lab, 'stage', 'lab-watch');
         product = started.product;
-        const viewer = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
-        product.addViewer(viewer);
-        await product.start();
-        const loginToken = await product.loginToken(viewer);
-        // Plain http on a lab address, no secure context: the app works there (issue 26 §4).
+        const { loginToken } = started;
+        // Plain http on a lab address, no secure context: the app works there (decision 0062).
         const page = await (await viewerBrowser()).newPage();
         await signIn(page, loginToken);
         const openedAt = performance.now();

@@ -1,25 +1,25 @@
-// Issue 26 §4 in real browsers: Tailcam's local stage watched and published through the lab's
+// Real networks in real browsers (decision 0062): Tailcam's local stage watched and published through the lab's
 // NAT, 1:1 NAT and blocked UDP, behind TAILCAM_LONG_TESTS=1. Each case measures session → first
 // frame and the same from a browser on the stage's own host (its traffic stays in the kernel, as
 // loopback's does), and prints both with the link's measured conditions (docs/benchmarks.md,
-// "Real networks (issue 26)"). Plain http on lab addresses: no secure-context flag, the app works
+// weak links). Plain http on lab addresses: no secure-context flag, the app works
 // there. The WHIP and WHEP pages are served to their browser by Playwright (page.route) on an
 // origin of their own, treated as secure for getUserMedia, as an operator's https page would be.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, chromiumExecutable } from '../chromium';
 import { operatorToken } from '../operator-token';
 import { bundleForPage } from '../page-scripts';
 import { playback } from '../player';
 import { ROOT, type Product } from '../product';
 import { signIn } from '../sign-in';
 import { whepPlayer, whipPublisher } from '../third-party-pages';
-import { labProduct, type ProductHost } from './lab-product';
+import { LabBrowsers, startLabProduct } from './lab-fixtures';
+import type { ProductHost } from './lab-product';
 import { labSkippedBanner, labSupport } from './lab-support';
 import type { LabNamespace } from './lab-topology';
 import { NetworkLab } from './network-lab';
@@ -29,14 +29,13 @@ const support = labSupport();
 const TURNSERVER = '/usr/bin/turnserver';
 const WHIP_CLIENT = join(ROOT, 'node_modules', '.cache', 'tailcam-whip-client', 'whip-client');
 const TURN_SECRET = 'a-lab-coturn-static-auth-secret-of-enough-length';
-const VIEWER = { username: 'lab-viewer', password: 'lab-viewer-password-1' };
 const PAGES_ORIGIN = 'http://pages.tailcam.test';
 /** First-frame samples per figure, after a warm-up. */
 const SAMPLES = 3;
 if (!LONG) {
   console.log('[lab] the real-network cases are skipped: set TAILCAM_LONG_TESTS=1 to run them.');
 } else if (!support.ok) {
-  console.warn(labSkippedBanner('the real-network cases (issue 26 §4)', support.reason));
+  console.warn(labSkippedBanner('the real-network cases', support.reason));
 } else if (!existsSync(TURNSERVER)) {
   console.warn(
     labSkippedBanner(
@@ -82,9 +81,9 @@ async function selectedCandidate(page: Page): Promise<z.infer<typeof candidate> 
   return found === undefined ? undefined : candidate.parse(found);
 }
 
-describe.skipIf(!LONG || !support.ok)('Tailcam through real networks (issue 26 §4)', () => {
+describe.skipIf(!LONG || !support.ok)('Tailcam through real networks', () => {
   let lab: NetworkLab;
-  const browsers: Browser[] = [];
+  const browsers = new LabBrowsers();
   const products: Product[] = [];
   let turnDir: string | undefined;
   const figures: string[] = [];
@@ -93,7 +92,7 @@ describe.skipIf(!LONG || !support.ok)('Tailcam through real networks (issue 26 �
     lab = NetworkLab.create();
   });
   afterEach(async () => {
-    await Promise.all(browsers.splice(0).map((browser) => browser.close()));
+    await browsers.closeAll();
     for (const link of ['viewer', 'publisher'] as const) await lab.setConditions(link, {});
   });
   afterAll(async () => {
@@ -103,29 +102,13 @@ describe.skipIf(!LONG || !support.ok)('Tailcam through real networks (issue 26 �
     console.log(`[lab] real networks, figures:\n${figures.join('\n')}`);
   });
 
-  async function browserIn(role: LabNamespace, extraArgs: string[] = []): Promise<Browser> {
-    const browser = await chromium.launch({
-      executablePath: lab.chromiumExecutable(role, chromiumExecutable()),
-      args: [...CHROMIUM_ARGS, ...extraArgs],
-      timeout: 30_000,
-    });
-    browsers.push(browser);
-    return browser;
-  }
+  const browserIn = (role: LabNamespace, extraArgs: string[] = []) =>
+    browsers.launch(lab, role, extraArgs);
 
   async function startProduct(host: ProductHost, name: string, env: NodeJS.ProcessEnv = {}) {
-    const logFile = join(tmpdir(), `tailcam-${name}-${process.pid}.log`);
-    const started = await labProduct(lab, host, {
-      name,
-      port: 8080,
-      stagePort: 8091,
-      logFile,
-      env,
-    });
+    const started = await startLabProduct(lab, host, name, env);
     products.push(started.product);
-    started.product.addViewer(VIEWER);
-    await started.product.start();
-    return { ...started, logFile, loginToken: await started.product.loginToken(VIEWER) };
+    return started;
   }
 
   async function stopProduct(product: Product) {
