@@ -74,9 +74,10 @@ const perStage = z.object({
         givenUp: z.number(),
       }),
       /**
-       * Its video's layers (layers.ts): one per simulcast encoding, highest first, else the one
-       * (`rid` null). Size from its key frames (VP8's header, H.264's SPS), null before one;
-       * bitrate (bits a second of payload) and frame rate over the last 2 s.
+       * Its video's layers (server/media/publisher/video-layers.ts): one per simulcast encoding,
+       * highest first, else the one (`rid` null). Size from its key frames (VP8's header,
+       * H.264's SPS), null before one; bitrate (bits a second of payload) and frame rate over the
+       * last 2 s.
        */
       layers: z.array(layerStatsSchema),
     })
@@ -180,7 +181,7 @@ export type LossAnswer = z.infer<typeof lossAnswer>;
  * `GET /_control/on-air?since=N&wait=S`: who is on air on each aircraft (as `/stage/health`'s
  * `publishers`) and the version of that answer; with `since` the version the caller has, held up
  * to `wait` seconds until it changes. The recorder's long poll: it learns of a publisher at once
- * without asking every second (issue 31 §2).
+ * without asking every second (decision 0078).
  */
 export const ON_AIR_PATH = '/_control/on-air';
 export const onAirAnswer = z.object({

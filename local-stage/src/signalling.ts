@@ -11,8 +11,6 @@
  * both sides trickle `candidate`s. See docs/decisions/0020-local-stage-signalling.md.
  */
 
-export const SIGNALLING_PROTOCOL_VERSION = 1;
-
 /** The media kinds a local stage participant publishes. */
 export type MediaKind = 'audio' | 'video';
 
@@ -121,7 +119,7 @@ export type ClientMessage =
       /**
        * Offer a subscription to every publisher on the stage with `joined`, without waiting for
        * its `subscribe`: these media of what it sends, each offer's requestId
-       * `joinedOfferRequestId(publisher)`. Saves a round trip of the join (issue 31, decision
+       * `joinedOfferRequestId(publisher)`. Saves a round trip of the join (decision
        * 0076). The SDK takes an offer its strategy wants as it is and unsubscribes any other.
        */
       offers?: { audio: boolean; video: boolean };

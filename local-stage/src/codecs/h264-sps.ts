@@ -1,7 +1,7 @@
 /**
  * The picture size an H.264 key frame's sequence parameter set gives (ITU-T H.264 7.3.2.1.1,
- * 7.4.2.1.1): for a simulcast layer's size in the stats and for ranking layers (layers.ts), as
- * vp8.ts reads VP8's frame header. Only the fields up to the frame cropping are read.
+ * 7.4.2.1.1): for a simulcast layer's size in the stats and for ranking layers
+ * (server/media/publisher/video-layers.ts), as vp8.ts reads VP8's frame header. Only the fields up to the frame cropping are read.
  */
 
 const NAL_SPS = 7;

@@ -1,5 +1,5 @@
 /**
- * FrameAssembler (frames.ts): RTP packets into whole frames, with their media-clock times; a lost
+ * FrameAssembler (rtp-frames.ts): RTP packets into whole frames, with their media-clock times; a lost
  * packet drops its frame and everything up to the next key frame, and asks for one.
  */
 import { describe, expect, it } from 'vitest';

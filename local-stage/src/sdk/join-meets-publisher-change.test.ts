@@ -1,5 +1,5 @@
 /**
- * A join that meets a publisher change still plays (issue 31 §1): the SDK's Stage, in Node against
+ * A join that meets a publisher change still plays: the SDK's Stage, in Node against
  * a real stage and camera, with the aircraft's publisher replaced (the camera goes off air and
  * comes back as a new participant, as when an encoder takes over or leaves) at each step of the
  * join: when the joined message arrives, when the offer arrives, when the answer is sent, when

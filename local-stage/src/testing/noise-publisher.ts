@@ -1,7 +1,7 @@
 /**
  * A libwebrtc (`@roamhq/wrtc`) WHIP publisher of noise: VP8 of random frames, which an encoder
  * can never compress below what its congestion controller allows, so its send rate shows what
- * the stage's feedback lets it reach (issue 27). `feedback: 'none'` offers neither transport-wide
+ * the stage's feedback lets it reach (decision 0066). `feedback: 'none'` offers neither transport-wide
  * CC nor REMB (the publisher of the stage before them), `'remb'` REMB alone.
  */
 import { randomFillSync } from 'node:crypto';

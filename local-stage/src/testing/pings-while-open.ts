@@ -1,5 +1,5 @@
 /**
- * The check the stage's and the API's socket doors share (decision 0078, issue 31 §2): their
+ * The check the stage's and the API's socket doors share (decision 0078): their
  * pings run only while a socket is open. The caller fakes only `setInterval`/`clearInterval`
  * (`vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })`) before its server exists,
  * so that its sockets run for real and `vi.getTimerCount()` counts the door's intervals alone.

@@ -138,7 +138,7 @@ export function createStageServer(options: StageServerOptions): Server {
   });
 
   // Ping every socket; one that misses a pong is cut (its peers released by its session). Only
-  // while a socket is open: an idle stage wakes for nothing (issue 31 §2).
+  // while a socket is open: an idle stage wakes for nothing (decision 0078).
   const alive = new WeakMap<object, boolean>();
   let heartbeat: NodeJS.Timeout | undefined;
   const ping = () => {

@@ -1,5 +1,5 @@
 /**
- * The stage's port has the API's request timeout (issue 24 §4): a request whose headers or body
+ * The stage's port has the API's request timeout: a request whose headers or body
  * never finish arriving is answered 408 `{error: 'Request timed out'}` and its socket closed once
  * the limit has passed, instead of holding the socket. Over raw sockets, as the API's own test
  * (server/src/reliability/request-timeout.test.ts) does it.

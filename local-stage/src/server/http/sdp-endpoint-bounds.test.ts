@@ -1,5 +1,5 @@
 /**
- * The WHIP and WHEP doors, bounded (issue 17): property-based fuzzing of methods, paths, headers,
+ * The WHIP and WHEP doors, bounded (decision 0050): property-based fuzzing of methods, paths, headers,
  * content types and bodies (real offers mutated line by line too) never gets a 5xx or a stack
  * trace and leaves no session behind; a 1 MB body is refused before it is read whole; 1,000
  * offers that never complete ICE are reaped and leave no session, socket or memory behind.

@@ -1,5 +1,5 @@
 /**
- * The stage's socket pings run only while a socket is open (decision 0078, issue 31 §2): no
+ * The stage's socket pings run only while a socket is open (decision 0078): no
  * timer with no socket, one interval however many sockets, pings every 10 s while one is open,
  * and the interval gone with the last socket and back with the next; a socket that misses a pong
  * is cut. The stage's HTTP server on loopback with real sockets; the sessions are a stand-in that

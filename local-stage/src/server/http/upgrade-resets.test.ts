@@ -1,5 +1,5 @@
 /**
- * The forwarding process does not crash (issue 17): a client that resets its connection in the
+ * The forwarding process does not crash (decision 0050): a client that resets its connection in the
  * middle of a WebSocket upgrade (while the stage checks its token, or right after a refusal)
  * leaves the stage serving. Before the mend, the reset was an uncaught ECONNRESET on a socket
  * Node had handed to 'upgrade' without an error listener (seen as an unhandled error in a run of

@@ -1,5 +1,5 @@
 /**
- * The WHIP door's admission (issue 24 §4, admission.ts): one PUBLISH token, or one aircraft, holds
+ * The WHIP door's admission (admission.ts): one PUBLISH token, or one aircraft, holds
  * only a few of the stage's connecting slots, so an encoder elsewhere still gets in; and a
  * session's trickle PATCHes are bounded. Over real sockets with GStreamer's captured offer, which
  * the stage answers and whose ICE never comes (a publisher that never connects).

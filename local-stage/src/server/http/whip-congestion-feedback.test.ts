@@ -1,5 +1,5 @@
 /**
- * Congestion feedback to a real libwebrtc publisher (issue 27): `@roamhq/wrtc` publishing VP8 of
+ * Congestion feedback to a real libwebrtc publisher (decision 0066): `@roamhq/wrtc` publishing VP8 of
  * noise over WHIP to a real stage on loopback. With the stage's transport-wide CC feedback its
  * estimate grows far past what receiver reports alone let it reach; with an aircraft's cap it
  * stays under the cap. The bounds are loose, for a loaded 2-core machine; the figures it prints

@@ -1,5 +1,5 @@
 /**
- * One seat rule for every viewer door (issue 24 §4, admission.ts): a WHEP player and an app viewer
+ * One seat rule for every viewer door (admission.ts): a WHEP player and an app viewer
  * on the signalling socket take seats from the same `STAGE_MAX_SESSIONS` and the same per-account
  * limit, and each door refuses a full stage in its own protocol's words. A WHEP session whose
  * player never connects gives its seat back when its connect window ends. Real sockets and real

@@ -1,4 +1,4 @@
-/** What `GET /_stats` answers (control.ts): counts per stage and of the whole process. */
+/** What `GET /_stats` answers (src/control.ts): counts per stage and of the whole process. */
 import type { LayerStats, StageStats } from '../../control';
 import { isHigher } from '../media/publisher/video-layers';
 import type { Publisher } from '../media/publisher/publisher';

@@ -1,5 +1,5 @@
 /**
- * The congestion feedback the stage gives one publisher (issue 27, decision 0066): transport-wide
+ * The congestion feedback the stage gives one publisher (decision 0066): transport-wide
  * CC feedback every 50 ms when its offer has the extension and `transport-cc`; REMB when it offers
  * `goog-remb`, as the whole estimate for a publisher without transport-wide CC, and as the
  * aircraft's cap (`STAGE_PUBLISH_MAX_KBPS`) for any. Without it libwebrtc's GCC only creeps up
@@ -7,7 +7,7 @@
  *
  * werift's own transport-wide CC stays off: it starts when the negotiated codec, which werift takes
  * from the offer with its feedback lines, has `transport-cc`, and the offer werift is given keeps
- * NACK, PLI and FIR only (offer-sdp.ts; congestion-feedback.test.ts holds it). The answer gets the
+ * NACK, PLI and FIR only (sdp/offer-sdp.ts; congestion-feedback.test.ts holds it). The answer gets the
  * line here instead, from the offer as the publisher wrote it.
  *
  * The camera process's own cameras (`ownCamera`: a trusted process on loopback, decision 0079) get

@@ -6,7 +6,7 @@
  * the link. A publisher resends on each NACK once its own round-trip estimate has passed, and our
  * cameras' estimate of a loopback link is about a millisecond: on a loaded machine, where a
  * retransmission takes 20–50 ms to come back, each lost packet was sent up to ten times more, and
- * libwebrtc paid for the resends out of its encoder's rate (issue 31 §3, decision 0079).
+ * libwebrtc paid for the resends out of its encoder's rate (decision 0079).
  *
  * Here a receiver keeps one state per SSRC (each simulcast encoding numbers its own packets) and:
  * - asks for a packet as soon as a later one shows it missing;

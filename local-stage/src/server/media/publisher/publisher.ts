@@ -16,8 +16,8 @@
  * publisher serves every viewer that asks while it is pending (key-frame-requests.ts). The
  * publisher's sender reports give each track's capture clock, which the viewers' SRs carry.
  *
- * Its video is one layer, or one per simulcast encoding (`layers`, layers.ts): each with its own
- * SSRC, key frame requests and capture clock (docs/decisions/0067-simulcast-in.md).
+ * Its video is one layer, or one per simulcast encoding (`layers`, video-layers.ts): each with its
+ * own SSRC, key frame requests and capture clock (docs/decisions/0067-simulcast-in.md).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -73,14 +73,14 @@ const KEY_FRAME_PENDING_MS = 250;
  * PLIs to a publisher at most this often, however many viewers ask (key-frame-requests.ts). Not
  * less than libwebrtc's 300 ms (the camera process's encoder, and Chromium's as a WHIP publisher):
  * it ignores a PLI that comes sooner after the last one, so a viewer who joined 100–300 ms after
- * another waited for its subscription's retry, 300 ms later (issue 18, docs/benchmarks.md). The
+ * another waited for its subscription's retry, 300 ms later (docs/benchmarks.md). The
  * margin covers the PLIs' own jitter on the way.
  */
 export const KEY_FRAME_MIN_INTERVAL_MS = 330;
 /**
  * Viewers' own PLIs and FIRs ask the publisher for at most one key frame this often, counted from
  * the last PLI or key frame (Janus's one a second): a crowd of viewers asking again and again
- * costs every viewer bandwidth and picture quality (issue 27 §3). A join is not held to it.
+ * costs every viewer bandwidth and picture quality. A join is not held to it.
  */
 export const VIEWER_KEY_FRAME_INTERVAL_MS = 1_000;
 
@@ -110,7 +110,7 @@ export interface FeedListener {
   readonly videoDelivery?: VideoDelivery;
 }
 
-/** One viewer's video so far (`/_stats`, control.ts's `viewerVideo`). */
+/** One viewer's video so far (`/_stats`, src/control.ts's `viewerVideo`). */
 export interface VideoDelivery {
   /** The subscription's id: the same viewer from one reading to the next. */
   id: string;

@@ -423,7 +423,7 @@ export function withoutParameterSets(answer: string): string {
  * announces the SSRC it sends RTCP from as if it were a stream, and a libwebrtc publisher (the
  * camera process, Chromium) then builds a receive stream for each section (an audio jitter buffer
  * pulled every 10 ms, a NACK timer every 20 ms, key-frame timers) that never gets a packet: most
- * of an idle camera's CPU (docs/benchmarks.md, issue 18). The stage's RTCP is taken without them.
+ * of an idle camera's CPU (docs/benchmarks.md). The stage's RTCP is taken without them.
  */
 export function withoutReceiveOnlyStreams(answer: string): string {
   const receiveOnly = parse(answer).media.map((section) => section.direction === 'recvonly');

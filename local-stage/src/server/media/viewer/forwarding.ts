@@ -12,10 +12,10 @@
  * Each packet goes to the viewer's transport (SRTP, ICE) directly rather than through werift's
  * `RTCRtpSender.sendRtp`, which the stage pays for once per packet and viewer: an NTP time built
  * through a string and a BigInt, the header extensions mapped, merged and sorted, its own cache,
- * and bandwidth bookkeeping nobody reads (issue 18's profile, docs/benchmarks.md). The header is
+ * and bandwidth bookkeeping nobody reads (a profile of the stage, docs/benchmarks.md). The header is
  * rewritten as werift would here: the viewer's SSRC and payload type, sequence numbers and
  * timestamps as they come (werift's offsets stay 0: nothing here replaces a sender's track; a
- * simulcast layer switch has already made them continuous, layers.ts), and the extensions a
+ * simulcast layer switch has already made them continuous, layer-switch.ts), and the extensions a
  * viewer's offer negotiates: the MID, and the absolute send time, stamped as each packet leaves,
  * from which the viewer estimates its bandwidth and tells it in REMB
  * (docs/decisions/0069-viewer-bandwidth-estimate.md).

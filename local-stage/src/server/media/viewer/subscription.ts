@@ -19,7 +19,7 @@
  *
  * A simulcast publisher's video comes in layers: the viewer gets one at a time, the highest its
  * bandwidth estimate carries or none (paused), moved at key frames with its numbering continuous
- * (a LayerSwitch, layers.ts; the estimate and probe, viewer-adaptation.ts), and its PLIs go to that
+ * (layer-switch.ts; the choice, layer-choice.ts; the estimate and probe, viewer-adaptation.ts), and its PLIs go to that
  * layer.
  */
 import type { IceServer } from '@tailcam/protocol/participant-token';
@@ -109,7 +109,7 @@ export interface SubscriptionOptions {
   send: (message: StageMessage) => void;
   onClosed: (subscription: Subscription) => void;
   /**
-   * A WHEP subscription (whep.ts): the viewer offers and the stage answers, as an ICE lite agent
+   * A WHEP subscription (sessions/whep-session.ts): the viewer offers and the stage answers, as an ICE lite agent
    * with its candidates in the answer. Else the stage offers over the signalling socket.
    */
   answerer?: boolean;
@@ -379,7 +379,7 @@ export class Subscription implements FeedListener {
   }
 
   /**
-   * A WHEP viewer's offer, already trimmed to what the stage sends (whep-sdp.ts): answers it, as
+   * A WHEP viewer's offer, already trimmed to what the stage sends (`readWhepOffer`, sdp/offer-sdp.ts): answers it, as
    * the DTLS server (so the viewer's ClientHello opens the handshake, as with socket viewers), and
    * starts listening to the publisher. Undefined when the publisher has gone meanwhile.
    */

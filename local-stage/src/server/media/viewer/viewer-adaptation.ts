@@ -1,7 +1,7 @@
 /**
  * What one viewer's video is adapted to: its bandwidth estimate, from the REMB its browser sends
  * (libwebrtc's receive-side estimator, fed by the absolute send time the stage stamps on every
- * packet), the layer chosen from it with hysteresis (`LayerChoice`, layers.ts), the probe that
+ * packet), the layer chosen from it with hysteresis (`LayerChoice`, layer-choice.ts), the probe that
  * lets the estimate grow past what the viewer receives, and whether its video is paused
  * (docs/decisions/0069-viewer-bandwidth-estimate.md).
  */
