@@ -3,7 +3,7 @@
  * on the link's path that admits only a Bearer link token signed with its secret.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CAMERA_LINK_PATH, verifyCameraLinkToken, type CameraLinkMessage } from '../camera-link';
@@ -109,11 +109,19 @@ describe('the camera link, camera process side', () => {
     await waitUntil(() => stage.links.length === 2 && client.connected, 'the link open again');
     expect(events).toEqual(['open', 'close', 'open']);
 
-    // The stage restarts on the same port: not there for a moment, then back.
+    // The stage restarts on the same port: not there for a moment (the client tries a port that
+    // ends every connection at once), then back.
     const { port } = new URL(stage.url);
     await stage.close();
     await waitUntil(() => !client.connected, 'the link closed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    let triedWhileAway = 0;
+    const away = createTcpServer((socket) => {
+      triedWhileAway += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => away.listen(Number(port), '127.0.0.1', resolve));
+    await waitUntil(() => triedWhileAway > 0, 'an attempt while the stage is away');
+    await new Promise<void>((resolve) => away.close(() => resolve()));
     const restarted = await standInStage(secret, Number(port));
     cleanup.push(() => restarted.close());
     await waitUntil(
@@ -129,7 +137,10 @@ describe('the camera link, camera process side', () => {
     const { client, events } = linkTo(stage);
     await waitUntil(() => client.connected, 'the link open');
     await client.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(
+      () => stage.links.every((link) => link.readyState === link.CLOSED),
+      "the stage's end of the link closed",
+    );
     expect(stage.links.filter((link) => link.readyState === link.OPEN)).toHaveLength(0);
     expect(stage.links).toHaveLength(1);
     expect(events).toEqual(['open', 'close']);

@@ -79,6 +79,7 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a synthetic camera', () => {
   it('gives a newer picture a moment later, decoding one key frame per picture', async () => {
     const first = await readStrip((await service.thumbnail(STAGE)) as Buffer);
     const decodes = service.stats().decodes;
+    // Time itself is what is waited for: the picture older than its 3 s of freshness.
     await new Promise((resolve) => setTimeout(resolve, 3_200));
     const second = await readStrip((await service.thumbnail(STAGE)) as Buffer);
     expect(second.strip?.frame).not.toBe(first.strip?.frame);
