@@ -7,7 +7,8 @@ import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { startSimulcastStage } from '../testing/simulcast-stage';
+import type { StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
 import {
   InitialLayerPreference,
@@ -33,12 +34,7 @@ const stages: Stage[] = [];
 const sinks: InstanceType<typeof RTCVideoSink>[] = [];
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: false,
-    syntheticCameras: [STAGE],
-    camera: { width: 640, height: 360, fps: 30, idleMs: 1_000, simulcast: true },
-  });
+  running = await startSimulcastStage(secret, STAGE);
 }, 30_000);
 
 afterEach(() => {

@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { stageStatsSchema } from '../../../control';
 import { NodeViewer } from '../../../testing/node-viewer';
-import { testParticipantToken } from '../../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
+import { startSimulcastStage, watchingViewer } from '../../../testing/simulcast-stage';
+import type { StageWithCameras } from '../../../testing/stage-with-cameras';
 import { waitUntil } from '../../../testing/wait-until';
 
 const secret = new TextEncoder().encode('a-simulcast-camera-test-secret-of-enough-length');
@@ -23,23 +23,11 @@ async function stats() {
   return stageStatsSchema.parse(await response.json());
 }
 
-async function watchingViewer(participantId: string): Promise<NodeViewer> {
-  const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
-  viewers.push(viewer);
-  await viewer.join(
-    await testParticipantToken({ secret, stageUrl: running.url, participantId, stageId: STAGE }),
-  );
-  await viewer.subscribe();
-  return viewer;
-}
+const watching = (participantId: string): Promise<NodeViewer> =>
+  watchingViewer(running, { secret, stageId: STAGE, participantId, viewers });
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: false,
-    syntheticCameras: [STAGE],
-    camera: { width: 640, height: 360, fps: 30, idleMs: 1_000, simulcast: true },
-  });
+  running = await startSimulcastStage(secret, STAGE);
 }, 30_000);
 
 afterEach(() => {
@@ -52,7 +40,7 @@ afterAll(async () => {
 
 describe('a simulcast camera', () => {
   it('is received as three layers, and its viewer plays the highest, whole', async () => {
-    const viewer = await watchingViewer('simulcast-viewer');
+    const viewer = await watching('simulcast-viewer');
     await viewer.waitFor(() => viewer.frames.length > 60, '60 frames', 20_000);
     // The highest layer: the camera's own size, its time strip readable in every frame shown.
     await viewer

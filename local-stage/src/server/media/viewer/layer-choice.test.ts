@@ -9,7 +9,8 @@ import type { StageMessage } from '../../../signalling';
 import { stageStatsSchema } from '../../../control';
 import { NodeViewer } from '../../../testing/node-viewer';
 import { testParticipantToken } from '../../../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../../../testing/stage-with-cameras';
+import { startSimulcastStage, watchingViewer } from '../../../testing/simulcast-stage';
+import type { StageWithCameras } from '../../../testing/stage-with-cameras';
 
 const secret = new TextEncoder().encode('a-layer-choice-test-secret-of-enough-length');
 const STAGE = 'N743AS';
@@ -17,12 +18,7 @@ let running: StageWithCameras;
 const viewers: NodeViewer[] = [];
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: false,
-    syntheticCameras: [STAGE],
-    camera: { width: 640, height: 360, fps: 30, idleMs: 1_000, simulcast: true },
-  });
+  running = await startSimulcastStage(secret, STAGE);
 }, 30_000);
 
 afterEach(() => {
@@ -33,15 +29,8 @@ afterAll(async () => {
   await running?.close();
 });
 
-async function watchingViewer(participantId: string): Promise<NodeViewer> {
-  const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);
-  viewers.push(viewer);
-  await viewer.join(
-    await testParticipantToken({ secret, stageUrl: running.url, participantId, stageId: STAGE }),
-  );
-  await viewer.subscribe();
-  return viewer;
-}
+const watching = (participantId: string): Promise<NodeViewer> =>
+  watchingViewer(running, { secret, stageId: STAGE, participantId, viewers });
 
 async function publisherStats() {
   const response = await fetch(`${running.url}/_stats`);
@@ -66,7 +55,7 @@ const lastSelected = (viewer: NodeViewer) =>
 
 describe('a viewer choosing its layer', () => {
   it('is told the layers, prefers the lowest (160x90 frames), then back to the stage’s choice (640x360)', async () => {
-    const viewer = await watchingViewer('layer-viewer');
+    const viewer = await watching('layer-viewer');
     const subscriptionId = subscriptionIdOf(viewer);
     await viewer.waitFor(() => lastFramesAre(viewer, 640, 360), 'the top layer', 20_000);
     await viewer.waitFor(
@@ -110,7 +99,7 @@ describe('a viewer choosing its layer', () => {
   }, 60_000);
 
   it('refuses a layer the publisher does not have, or a malformed preference, and goes on', async () => {
-    const viewer = await watchingViewer('layer-refused');
+    const viewer = await watching('layer-refused');
     const subscriptionId = subscriptionIdOf(viewer);
     await viewer.waitFor(() => lastFramesAre(viewer, 640, 360), 'the top layer', 20_000);
 
