@@ -31,6 +31,23 @@ afterEach(() => {
   dir = undefined;
 });
 
+/** A VP8 span writer into `stageDir` on a clock the test sets (ms from its start). */
+function writerOnClock(stageDir: string, options: { audio: boolean; segmentMs: number }) {
+  let clock = 1_000_000;
+  const writer = new SpanWriter({
+    stageDir,
+    video: 'vp8',
+    audio: options.audio,
+    publisher: 'camera',
+    segmentMs: options.segmentMs,
+    requestKeyFrame: () => undefined,
+    mayStartSegment: () => true,
+    log: silentLogger(),
+    now: () => clock,
+  });
+  return { writer, setClock: (ms: number) => void (clock = 1_000_000 + ms) };
+}
+
 describe('opusPacketDurationMs', () => {
   it('reads the TOC: frame size times frame count', () => {
     expect(opusPacketDurationMs(OPUS_20)).toBe(20);
@@ -45,18 +62,7 @@ describe('opusPacketDurationMs', () => {
 describe('a segment', () => {
   it('leaves no hole in its video or its audio where frames came late or sound paused', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
-    let clock = 1_000_000;
-    const writer = new SpanWriter({
-      stageDir: dir,
-      video: 'vp8',
-      audio: true,
-      publisher: 'camera',
-      segmentMs: 10_000,
-      requestKeyFrame: () => undefined,
-      mayStartSegment: () => true,
-      log: silentLogger(),
-      now: () => clock,
-    });
+    const { writer, setClock } = writerOnClock(dir, { audio: true, segmentMs: 10_000 });
     // Video at 30 fps with frames held back (67 ms, then 166 ms between two).
     const videoAt = [0, 33, 100, 266, 300, 333, 367, 400];
     // Audio starting 7 ms into the video, with a pause of 120 ms (DTX), one packet of 2 x 10 ms.
@@ -66,7 +72,7 @@ describe('a segment', () => {
       ...audioAt.map((at, index) => ({ at, audio: index === 5 ? OPUS_2X10 : OPUS_20 })),
     ].sort((a, b) => a.at - b.at);
     for (const event of events) {
-      clock = 1_000_000 + event.at;
+      setClock(event.at);
       if ('video' in event)
         writer.video({ data: event.video, keyFrame: event.at === 0, timeMs: event.at });
       else writer.audio({ data: event.audio, keyFrame: true, timeMs: event.at - 7 });
@@ -113,21 +119,10 @@ describe('a span on disk', () => {
   it('is readable by its owner only: folders 0700, segments, span.json and index 0600', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
     const stageDir = join(dir, 'N743AS');
-    let clock = 1_000_000;
-    const writer = new SpanWriter({
-      stageDir,
-      video: 'vp8',
-      audio: false,
-      publisher: 'camera',
-      segmentMs: 100,
-      requestKeyFrame: () => undefined,
-      mayStartSegment: () => true,
-      log: silentLogger(),
-      now: () => clock,
-    });
+    const { writer, setClock } = writerOnClock(stageDir, { audio: false, segmentMs: 100 });
     // Two segments: a key frame at 0 and at 200 ms cuts the first.
     for (const at of [0, 33, 66, 200, 233]) {
-      clock = 1_000_000 + at;
+      setClock(at);
       writer.video({ data: at % 200 === 0 ? KEY : DELTA, keyFrame: at % 200 === 0, timeMs: at });
     }
     await writer.close();
@@ -143,27 +138,21 @@ describe('a span on disk', () => {
 
   it('appends each finished segment to the span’s index with its size', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
-    let clock = 1_000_000;
-    const writer = new SpanWriter({
-      stageDir: dir,
-      video: 'vp8',
-      audio: false,
-      publisher: 'camera',
-      segmentMs: 100,
-      requestKeyFrame: () => undefined,
-      mayStartSegment: () => true,
-      log: silentLogger(),
-      now: () => clock,
-    });
+    const { writer, setClock } = writerOnClock(dir, { audio: false, segmentMs: 100 });
     for (const at of [0, 33, 200, 233]) {
-      clock = 1_000_000 + at;
+      setClock(at);
       writer.video({ data: at % 200 === 0 ? KEY : DELTA, keyFrame: at % 200 === 0, timeMs: at });
     }
     await writer.close();
 
     const lines = readFileSync(join(writer.dir, SEGMENT_INDEX_FILE), 'utf8').trimEnd().split('\n');
-    const segments = readdirSync(writer.dir).filter((name) => name.endsWith('.webm'));
-    expect(lines.map((line) => parseSegmentIndexLine(line))).toEqual(
+    // In the order their files were finished, which need not be the order they began in.
+    const byName = (a?: { name?: string }, b?: { name?: string }) =>
+      (a?.name ?? '').localeCompare(b?.name ?? '');
+    const segments = readdirSync(writer.dir)
+      .filter((name) => name.endsWith('.webm'))
+      .sort();
+    expect(lines.map((line) => parseSegmentIndexLine(line)).sort(byName)).toEqual(
       segments.map((name) =>
         expect.objectContaining({
           change: 'added',
