@@ -5,6 +5,8 @@
  * or in PostgreSQL shared by every instance behind a load balancer (`RATE_LIMIT_STORE=postgres`,
  * db/postgres-rate-limit-store.ts, decision 0030).
  */
+import { HttpError } from './errors';
+
 export interface RateLimitStore {
   /** Counts one hit on `key` in the window that contains now; returns the count and window end. */
   hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
@@ -125,6 +127,28 @@ export function createRateLimiter(store: RateLimitStore, now: () => number = Dat
 const secondsUntil = (time: number, now: number) => Math.max(1, Math.ceil((time - now) / 1000));
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/**
+ * One account's request under `rule`, as every per-account route counts it: past the limit, a
+ * 429 saying `Too many {what} for this account; try again in N seconds`, with `Retry-After`, and
+ * one warning in the log (the account's id, never its name or token).
+ */
+export async function countForAccount(
+  limiter: RateLimiter,
+  rule: RateLimitRule,
+  request: { log: { warn: (fields: object, message: string) => void } },
+  userId: string,
+  what: string,
+): Promise<void> {
+  const verdict = await limiter.check(rule, userId);
+  if (verdict.allowed) return;
+  request.log.warn({ userId, rule: rule.name }, `${rule.name} rate limit reached`);
+  throw new HttpError(
+    429,
+    `Too many ${what} for this account; try again in ${verdict.retryAfterSeconds} seconds`,
+    { 'retry-after': String(verdict.retryAfterSeconds) },
+  );
+}
 
 /**
  * The sign-in limits (`LOGIN_ATTEMPTS_*`): attempts an address makes a minute, attempts that pass

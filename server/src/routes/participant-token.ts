@@ -4,7 +4,7 @@ import type { LoginTokens } from '../auth/login-token';
 import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
-import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
+import { countForAccount, type RateLimitRule, type RateLimiter } from '../http/rate-limit';
 import type { ZodTypeProvider } from '../http/zod-schema';
 import { StageProviderError, type StageProvider } from '../providers/stage-provider';
 import { errorResponses, tokenBody, tokenResponse } from './api-schemas';
@@ -29,18 +29,13 @@ export function registerParticipantTokenRoute(
       onRequest: async (request) => {
         const user = await signedInViewer(request, deps);
         request.user = user;
-        const verdict = await deps.rateLimiter.check(deps.rateLimit, user.id);
-        if (!verdict.allowed) {
-          request.log.warn(
-            { userId: user.id, rule: deps.rateLimit.name },
-            'token rate limit reached',
-          );
-          throw new HttpError(
-            429,
-            `Too many stream requests for this account; try again in ${verdict.retryAfterSeconds} seconds`,
-            { 'retry-after': String(verdict.retryAfterSeconds) },
-          );
-        }
+        await countForAccount(
+          deps.rateLimiter,
+          deps.rateLimit,
+          request,
+          user.id,
+          'stream requests',
+        );
       },
     },
     async (request) => {

@@ -28,7 +28,7 @@ import type { LoginTokens } from '../auth/login-token';
 import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
-import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
+import { countForAccount, type RateLimitRule, type RateLimiter } from '../http/rate-limit';
 import { DownloadSlots } from '../recordings/download-slots';
 import { BadRecordingPath, type IvsRecordings } from '../recordings/ivs-recordings';
 import { LocalRecordingsIndex } from '../recordings/local-recordings-index';
@@ -146,14 +146,7 @@ export function registerRecordingRoutes(
   const signedInAndCounted = async (request: FastifyRequest) => {
     const user = await signedInViewer(request, deps);
     request.user = user;
-    const verdict = await deps.rateLimiter.check(listRule, user.id);
-    if (!verdict.allowed) {
-      throw new HttpError(
-        429,
-        `Too many recording lists for this account; try again in ${verdict.retryAfterSeconds} seconds`,
-        { 'retry-after': String(verdict.retryAfterSeconds) },
-      );
-    }
+    await countForAccount(deps.rateLimiter, listRule, request, user.id, 'recording lists');
   };
 
   const ivs = deps.ivs;

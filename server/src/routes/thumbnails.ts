@@ -12,7 +12,7 @@ import type { LoginTokens } from '../auth/login-token';
 import { signedInViewer } from '../auth/signed-in-viewer';
 import type { UserStore } from '../db/user-store';
 import { HttpError } from '../http/errors';
-import type { RateLimitRule, RateLimiter } from '../http/rate-limit';
+import { countForAccount, type RateLimitRule, type RateLimiter } from '../http/rate-limit';
 import type { Thumbnail, ThumbnailSource } from '../thumbnails/thumbnail-source';
 
 export function registerThumbnailRoute(
@@ -48,18 +48,13 @@ export function registerThumbnailRoute(
         // ignore no-store on images).
         reply.header('cache-control', 'private, no-store');
         const user = await signedInViewer(request, deps);
-        const verdict = await deps.rateLimiter.check(deps.rateLimit, user.id);
-        if (!verdict.allowed) {
-          request.log.warn(
-            { userId: user.id, rule: deps.rateLimit.name },
-            'thumbnail rate limit reached',
-          );
-          throw new HttpError(
-            429,
-            `Too many thumbnail requests for this account; try again in ${verdict.retryAfterSeconds} seconds`,
-            { 'retry-after': String(verdict.retryAfterSeconds) },
-          );
-        }
+        await countForAccount(
+          deps.rateLimiter,
+          deps.rateLimit,
+          request,
+          user.id,
+          'thumbnail requests',
+        );
       },
     },
     async (request, reply) => {
