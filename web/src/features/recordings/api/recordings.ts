@@ -17,8 +17,24 @@ export interface RecordedSpan {
   hls?: `/api/${string}`;
 }
 
+/** The segment the recorder is writing now (decision 0085): served as it grows. */
+export interface WritingSegment {
+  span: string;
+  name: string;
+  offsetMs: number;
+  startMs: number;
+  /** Absent from an API that does not say: the span's own, or its aircraft's last span's. */
+  mimeType?: string;
+}
+
+export interface AircraftRecordings {
+  stageId: string;
+  spans: RecordedSpan[];
+  writing?: WritingSegment;
+}
+
 export interface Recordings {
-  aircraft: { stageId: string; spans: RecordedSpan[] }[];
+  aircraft: AircraftRecordings[];
 }
 
 // Checked by hand, not with zod: the schema builders this needs (arrays, numbers) would join the
@@ -57,14 +73,30 @@ function isRecordings(value: unknown): value is Recordings {
         isObject(entry) &&
         isString(entry.stageId) &&
         Array.isArray(entry.spans) &&
-        entry.spans.every(isSpan),
+        entry.spans.every(isSpan) &&
+        (entry.writing === undefined || isWriting(entry.writing)),
     )
   );
 }
 
-async function authorizedFetch(path: `/api/${string}`, signal?: AbortSignal): Promise<Response> {
+function isWriting(value: unknown): value is WritingSegment {
+  return (
+    isObject(value) &&
+    isString(value.span) &&
+    isString(value.name) &&
+    isNumber(value.offsetMs) &&
+    isNumber(value.startMs) &&
+    (value.mimeType === undefined || isString(value.mimeType))
+  );
+}
+
+export async function authorizedFetch(
+  path: `/api/${string}`,
+  signal?: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const response = await fetch(apiUrl(path), {
-    headers: { Authorization: `Bearer ${getAuthToken() ?? ''}` },
+    headers: { ...headers, Authorization: `Bearer ${getAuthToken() ?? ''}` },
     signal,
   });
   if (!response.ok)
@@ -72,14 +104,17 @@ async function authorizedFetch(path: `/api/${string}`, signal?: AbortSignal): Pr
   return response;
 }
 
-export async function getRecordings(signal?: AbortSignal): Promise<Recordings> {
-  const answer: unknown = await (await authorizedFetch('/api/recordings', signal)).json();
+/** Every aircraft's recordings, or (`stageId`) one aircraft's. */
+export async function getRecordings(signal?: AbortSignal, stageId?: string): Promise<Recordings> {
+  const path: `/api/${string}` =
+    stageId === undefined ? '/api/recordings' : `/api/recordings?stage=${encodeURIComponent(stageId)}`;
+  const answer: unknown = await (await authorizedFetch(path, signal)).json();
   if (!isRecordings(answer))
     throw new ApiError('/api/recordings answered an unexpected body', 200, undefined);
   return answer;
 }
 
-function spanPath(stageId: string, span: RecordedSpan): `/api/${string}` {
+export function spanPath(stageId: string, span: RecordedSpan): `/api/${string}` {
   return `/api/recordings/${encodeURIComponent(stageId)}/${encodeURIComponent(span.span)}`;
 }
 
