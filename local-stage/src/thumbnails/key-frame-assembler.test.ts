@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { decodeKeyFrame } from './decode-key-frame';
+import { decodeKeyFrame } from '../codecs/decode-key-frame';
 import { KeyFrameAssembler, type RtpPacketView } from './key-frame-assembler';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
@@ -94,7 +94,7 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
     const keyFrame = assemble(new KeyFrameAssembler('vp8'), packets(vp8Payloads(frame)));
     expect(keyFrame).toMatchObject({ codec: 'vp8', width: 640, height: 360 });
     expect(Buffer.from(keyFrame?.data ?? [])).toEqual(Buffer.from(frame));
-    const jpeg = await decodeKeyFrame(keyFrame!);
+    const jpeg = await decodeKeyFrame(keyFrame!, { width: { min: 320, max: 640 } });
     expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   });
 
@@ -102,7 +102,7 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
     const annexB = encodeTestFrame('libx264', 'h264', '160x90');
     const keyFrame = assemble(new KeyFrameAssembler('h264'), packets(h264Payloads(annexB)));
     expect(keyFrame?.codec).toBe('h264');
-    const jpeg = await decodeKeyFrame(keyFrame!);
+    const jpeg = await decodeKeyFrame(keyFrame!, { width: { min: 320, max: 640 } });
     // The JPEG's SOF0 marker: precision, then height and width.
     const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
     expect({ height: jpeg.readUInt16BE(sof + 5), width: jpeg.readUInt16BE(sof + 7) }).toEqual({

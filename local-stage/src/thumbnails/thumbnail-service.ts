@@ -27,8 +27,10 @@ import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import type { StageLogger } from '../stage-log';
 import { AircraftFeed, type AircraftFeedOptions, type ReceivedKeyFrame } from './aircraft-feed';
-import { decodeKeyFrame, ffmpegCommand } from './decode-key-frame';
+import { decodeKeyFrame, ffmpegCommand } from '../codecs/decode-key-frame';
 
+/** A card's picture: the video's width, brought within 320 to 640 px. */
+const CARD_WIDTH = { min: 320, max: 640 };
 const DEMAND_MS = 4_000;
 const FRESH_MS = 3_000;
 /** The page asks every 10 s: one forced key frame per aircraft in that time serves every page. */
@@ -140,7 +142,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   async function decoded(entry: Aircraft, keyFrame: ReceivedKeyFrame): Promise<Buffer | undefined> {
     if (entry.picture?.from === keyFrame) return entry.picture.jpeg;
     try {
-      const jpeg = await decodeKeyFrame(keyFrame, ffmpeg);
+      const jpeg = await decodeKeyFrame(keyFrame, { ffmpeg, width: CARD_WIDTH });
       counts.decodes += 1;
       entry.picture = { jpeg, from: keyFrame };
       entry.lastFailure = undefined;

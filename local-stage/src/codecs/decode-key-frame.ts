@@ -2,16 +2,44 @@
  * One key frame to one JPEG, with Debian's ffmpeg (its VP8 and H.264 decoders; the camera
  * process's libwebrtc has no H.264 decoder): a process per picture, fed the frame on its standard
  * input, VP8 in an IVF file of one frame, H.264 as Annex B. The picture keeps the video's aspect
- * ratio and is 320 to 640 px wide (docs/decisions/0070-thumbnails.md).
+ * ratio, its width the video's within the bounds asked for: the thumbnail process's cards
+ * (docs/decisions/0070-thumbnails.md) and the recorder's segment previews
+ * (docs/decisions/0084-recording-what-a-person-watches.md) share it.
  */
 import { spawn } from 'node:child_process';
-import type { KeyFrame } from './key-frame-assembler';
 
 const DECODE_TIMEOUT_MS = 5_000;
 const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
 
+/** A whole key frame as the decoder takes it. */
+export interface EncodedKeyFrame {
+  codec: 'vp8' | 'h264';
+  /** VP8: the frame as RFC 6386 writes it; H.264: Annex B NAL units, parameter sets first. */
+  data: Uint8Array;
+  /** VP8 only, for the IVF header (the decoder reads the frame's own). */
+  width?: number;
+  height?: number;
+}
+
+export interface DecodeOptions {
+  /** The picture's width, px: the video's, brought within these bounds (height follows, even). */
+  width: { min: number; max: number };
+  /** The ffmpeg to run (ffmpegCommand() by default). */
+  ffmpeg?: string;
+  /** A decode still running after this long is killed (5 s by default). */
+  timeoutMs?: number;
+}
+
 export class DecodeError extends Error {
   override name = 'DecodeError';
+
+  constructor(
+    message: string,
+    /** ffmpeg could not be run at all (missing, not executable): no decode will succeed. */
+    readonly unavailable = false,
+  ) {
+    super(message);
+  }
 }
 
 /** The ffmpeg to run: FFMPEG_PATH, else `ffmpeg` on the PATH. */
@@ -37,8 +65,13 @@ export function ivfOfOneFrame(frame: Uint8Array, width = 0, height = 0): Uint8Ar
   return file;
 }
 
-/** Decodes `keyFrame` into a JPEG; rejects with a DecodeError saying why not. */
-export function decodeKeyFrame(keyFrame: KeyFrame, ffmpeg = ffmpegCommand()): Promise<Buffer> {
+/**
+ * Decodes `keyFrame` into a JPEG; rejects with a DecodeError saying why not (`unavailable` when
+ * ffmpeg could not be run at all).
+ */
+export function decodeKeyFrame(keyFrame: EncodedKeyFrame, options: DecodeOptions): Promise<Buffer> {
+  const ffmpeg = options.ffmpeg ?? ffmpegCommand();
+  const { min, max } = options.width;
   const input =
     keyFrame.codec === 'vp8'
       ? ivfOfOneFrame(keyFrame.data, keyFrame.width, keyFrame.height)
@@ -46,7 +79,7 @@ export function decodeKeyFrame(keyFrame: KeyFrame, ffmpeg = ffmpegCommand()): Pr
   const args = [
     ...['-hide_banner', '-loglevel', 'error', '-nostdin'],
     ...['-f', keyFrame.codec === 'vp8' ? 'ivf' : 'h264', '-i', 'pipe:0'],
-    ...['-frames:v', '1', '-vf', "scale=w='min(max(iw\\,320)\\,640)':h=-2"],
+    ...['-frames:v', '1', '-vf', `scale=w='min(max(iw\\,${min})\\,${max})':h=-2`],
     ...['-q:v', '4', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1'],
   ];
   return new Promise((resolve, reject) => {
@@ -54,7 +87,7 @@ export function decodeKeyFrame(keyFrame: KeyFrame, ffmpeg = ffmpegCommand()): Pr
     const out: Buffer[] = [];
     let size = 0;
     let errors = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), DECODE_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? DECODE_TIMEOUT_MS);
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_PICTURE_BYTES) child.kill('SIGKILL');
@@ -65,7 +98,7 @@ export function decodeKeyFrame(keyFrame: KeyFrame, ffmpeg = ffmpegCommand()): Pr
     });
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(new DecodeError(`could not run ${ffmpeg}: ${error.message}`));
+      reject(new DecodeError(`could not run ${ffmpeg}: ${error.message}`, true));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
