@@ -7,7 +7,9 @@
  * A span is one unbroken subscription to one publisher; `spanStartMs` is when its first frame
  * arrived (Unix ms, UTC). Each segment starts on a key frame, its own timestamps from 0, and
  * `offsetMs` places it in its span (on the media clock, so segments abut without gaps). A segment
- * being written is `{offsetMs}.part`: never listed, never served, removed at the recorder's start.
+ * being written is `{offsetMs}.part`, appended to only (the bytes written never change), and
+ * served as it grows (docs/decisions/0085-the-segment-being-written-is-served.md); a killed
+ * recorder's are removed at its start.
  */
 
 /** Ten digits: zero-padded offsets sort by name as by time (up to 115 days in one span). */
@@ -22,6 +24,7 @@ export interface SegmentName {
 }
 
 const SEGMENT_NAME = /^(\d{10})-(\d{1,9})\.(webm|mp4)$/;
+const PART_NAME = /^(\d{10})\.part$/;
 const SPAN_NAME = /^\d{13}$/;
 /** A tail number as the stage knows it (letters, digits, dashes; at most 64). */
 const STAGE_NAME = /^[A-Za-z0-9-]{1,64}$/;
@@ -32,6 +35,12 @@ export function segmentFileName({ offsetMs, durationMs, container }: SegmentName
 
 export function partFileName(offsetMs: number): string {
   return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}.part`;
+}
+
+/** A segment being written: its offset from its name (`{offsetMs}.part`); else undefined. */
+export function parsePartFileName(name: string): number | undefined {
+  const match = PART_NAME.exec(name);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** A finished segment's name read back; undefined for anything else (a `.part`, a stray file). */
@@ -63,6 +72,16 @@ export function segmentMimeType(container: SegmentContainer, codecs: string): st
   return `${container === 'webm' ? 'video/webm' : 'video/mp4'}; codecs="${codecs}"`;
 }
 
+/**
+ * The header on an answer for `{offsetMs}.part` (decision 0085): `writing` while the recorder
+ * appends to it (the bytes so far, more to come at the same URL), `complete` once it is finished
+ * (the finished segment's bytes: a reader that had N bytes asks for the rest from N).
+ */
+export const SEGMENT_STATE_HEADER = 'tailcam-segment';
+export type SegmentState = 'writing' | 'complete';
+/** On a `complete` answer: the finished segment's name (`{offsetMs}-{durationMs}.{ext}`). */
+export const SEGMENT_NAME_HEADER = 'tailcam-segment-name';
+
 /** Each span's description, written before its first segment. */
 export const SPAN_META_FILE = 'span.json';
 
@@ -93,20 +112,30 @@ export function parseSpanMeta(text: string): SpanMeta | undefined {
  * Each span's index of its finished segments (decision 0081), appended by the recorder and read
  * by the API from where it last stopped, so the list never reads or stats every file: a line
  * `+{segment name} {bytes}` when a segment is renamed into place, `-{segment name}` when retention
- * removes it. A span without one (recorded before it existed) is read from its directory.
+ * removes it, `*{offsetMs}.part` when a segment starts being written (decision 0085: the API finds
+ * the segment being written here; it is written until the `+` line of its offset, or until its
+ * `.part` is gone, a killed recorder's). A span without one (recorded before it existed) is read
+ * from its directory.
  */
 export const SEGMENT_INDEX_FILE = 'segments.log';
 
 export type SegmentIndexEntry =
   | { change: 'added'; name: string; segment: SegmentName; bytes: number }
-  | { change: 'removed'; name: string };
+  | { change: 'removed'; name: string }
+  | { change: 'writing'; name: string; offsetMs: number };
 
 export function segmentIndexLine(entry: SegmentIndexEntry): string {
+  if (entry.change === 'writing') return `*${entry.name}\n`;
   return entry.change === 'added' ? `+${entry.name} ${entry.bytes}\n` : `-${entry.name}\n`;
 }
 
 /** One line of an index (without its newline) read back; undefined for anything else. */
 export function parseSegmentIndexLine(line: string): SegmentIndexEntry | undefined {
+  if (line.startsWith('*')) {
+    const name = line.slice(1);
+    const offsetMs = parsePartFileName(name);
+    return offsetMs === undefined ? undefined : { change: 'writing', name, offsetMs };
+  }
   const match = /^([+-])(\S+)(?: (\d{1,15}))?$/.exec(line);
   if (!match) return undefined;
   const name = match[2]!;

@@ -86,11 +86,18 @@ export class Segment {
     this.endMs = startMs;
     this.audioEndMs = startMs;
     this.output = new Output({
+      // Append-only, written as it is muxed (decision 0085): the API serves the `.part` while it
+      // grows, so a byte once in the file must never change. WebM with `appendOnly` leaves the
+      // Segment's and each Cluster's size unknown and writes no Duration or SeekHead (the Cues
+      // still go at the end); fragmented MP4 only appends (moov before the first fragment, each
+      // moof + mdat whole, the mfra last). Unchunked, the target hands each flush to the file at
+      // once (chunked, FilePathTarget's default, it held 16 MiB: the whole segment until the
+      // end), and mediabunny throws on any write behind the last flush's end.
       format:
         container === 'mp4'
           ? new Mp4OutputFormat({ fastStart: 'fragmented', minimumFragmentDuration: 0.5 })
-          : new WebMOutputFormat({ minimumClusterDuration: 0.5 }),
-      target: new FilePathTarget(partPath),
+          : new WebMOutputFormat({ minimumClusterDuration: 0.5, appendOnly: true }),
+      target: new FilePathTarget(partPath, { chunked: false }),
     });
     if (video) {
       this.videoSource = new EncodedVideoPacketSource(video === 'h264' ? 'avc' : 'vp8');

@@ -136,7 +136,7 @@ describe('a span on disk', () => {
       expect({ name, mode: mode(join(writer.dir, name)) }).toEqual({ name, mode: 0o600 });
   });
 
-  it('appends each finished segment to the span’s index with its size', async () => {
+  it('appends each segment to the span’s index as it starts and, finished, with its size', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tailcam-span-writer-'));
     const { writer, setClock } = writerOnClock(dir, { audio: false, segmentMs: 100 });
     for (const at of [0, 33, 200, 233]) {
@@ -152,7 +152,15 @@ describe('a span on disk', () => {
     const segments = readdirSync(writer.dir)
       .filter((name) => name.endsWith('.webm'))
       .sort();
-    expect(lines.map((line) => parseSegmentIndexLine(line)).sort(byName)).toEqual(
+    const entries = lines.map((line) => parseSegmentIndexLine(line));
+    // Each segment's start comes before its end (decision 0085: the API serves it meanwhile).
+    expect(entries.slice(0, 1)).toEqual([
+      { change: 'writing', name: '0000000000.part', offsetMs: 0 },
+    ]);
+    expect(
+      entries.filter((entry) => entry?.change === 'writing').map((entry) => entry?.name),
+    ).toEqual(['0000000000.part', '0000000200.part']);
+    expect(entries.filter((entry) => entry?.change === 'added').sort(byName)).toEqual(
       segments.map((name) =>
         expect.objectContaining({
           change: 'added',

@@ -243,6 +243,20 @@ export class SpanWriter {
       this.options.log.error({ err: error }, `recording: cannot write in ${this.dir}`);
       return undefined;
     }
+    try {
+      // The API finds the segment being written from this line (decision 0085).
+      appendFileSync(
+        join(this.dir, SEGMENT_INDEX_FILE),
+        segmentIndexLine({
+          change: 'writing',
+          name: partFileName(atMs),
+          offsetMs: Math.round(atMs),
+        }),
+        { mode: RECORDING_FILE_MODE },
+      );
+    } catch (error) {
+      this.options.log.error({ err: error }, `recording: cannot write in ${this.dir}`);
+    }
     const config = this.videoConfig;
     this.segment = new Segment(
       partPath,

@@ -30,6 +30,8 @@ interface IndexedSpan {
   segments: Map<string, StoredSegment>;
   /** `segments` in time order; undefined when it changed since. */
   sorted: StoredSegment[] | undefined;
+  /** Offsets of segments begun (`*` lines) and not yet finished (no `+` line): decision 0085. */
+  writing: Set<number>;
 }
 
 /** At most this much of an index is read in one go (a day of one span is ~650 KB). */
@@ -72,6 +74,16 @@ export class LocalRecordingsIndex {
     return result.sort((a, b) => a.startMs - b.startMs);
   }
 
+  /**
+   * The offset of the segment its index says is being written in a span `read` returned (the
+   * newest begun and not finished), or undefined. A killed recorder's stays in the index: the
+   * caller checks that its `.part` is there.
+   */
+  writingIn(span: StoredSpan): number | undefined {
+    const writing = this.spans.get(span.dir)?.writing;
+    return writing && writing.size > 0 ? Math.max(...writing) : undefined;
+  }
+
   private async readSpan(
     stageId: string,
     spanDirName: string,
@@ -87,7 +99,14 @@ export class LocalRecordingsIndex {
     }
     let span = this.spans.get(dir);
     if (!span || span.inode !== found.ino || found.size < span.readBytes) {
-      span = { inode: found.ino, readBytes: 0, meta: undefined, segments: new Map(), sorted: [] };
+      span = {
+        inode: found.ino,
+        readBytes: 0,
+        meta: undefined,
+        segments: new Map(),
+        sorted: [],
+        writing: new Set(),
+      };
       this.spans.set(dir, span);
     }
     span.meta ??= parseSpanMeta(await readFile(join(dir, SPAN_META_FILE), 'utf8').catch(() => ''));
@@ -117,11 +136,16 @@ export class LocalRecordingsIndex {
         for (const line of text.split('\n')) {
           const entry = parseSegmentIndexLine(line);
           if (!entry) continue;
+          if (entry.change === 'writing') {
+            span.writing.add(entry.offsetMs);
+            continue;
+          }
           span.sorted = undefined;
           if (entry.change === 'removed') {
             span.segments.delete(entry.name);
             continue;
           }
+          span.writing.delete(entry.segment.offsetMs);
           const segmentStartMs = startMs + entry.segment.offsetMs;
           span.segments.set(entry.name, {
             ...entry.segment,

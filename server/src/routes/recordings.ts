@@ -1,8 +1,11 @@
 /**
  * The local stage's recordings for signed-in users (layout: protocol/src/recordings.ts,
  * docs/decisions/0072-recorder.md):
- *   GET /api/recordings                                  the recorded spans per aircraft (UTC)
+ *   GET /api/recordings[?stage=]                         the recorded spans per aircraft (UTC), and
+ *                                                        the segment being written (`writing`)
  *   GET /api/recordings/{STAGE}/{SPAN}/{SEGMENT}         one segment (WebM or fMP4), as MSE takes it
+ *   GET /api/recordings/{STAGE}/{SPAN}/{offsetMs}.part   the segment starting there as it is now,
+ *       growing or finished (`Range: bytes=N-`, `Tailcam-Segment: writing|complete`; decision 0085)
  *   GET /api/recordings/{STAGE}/{SPAN}/download?from=&to= a stretch of a span as one file (remuxed)
  * Each needs a login token (Authorization: Bearer); answers are `Cache-Control: private`. Path
  * parts are checked against the layout's own names before any file is touched, so nothing outside
@@ -15,11 +18,14 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
+  parsePartFileName,
   parseSegmentFileName,
   parseSpanName,
+  SEGMENT_NAME_HEADER,
+  SEGMENT_STATE_HEADER,
   segmentMimeType,
   spanName,
 } from '@tailcam/protocol/recordings';
@@ -33,6 +39,7 @@ import { DownloadSlots } from '../recordings/download-slots';
 import { BadRecordingPath, type IvsRecordings } from '../recordings/ivs-recordings';
 import { LocalRecordingsIndex } from '../recordings/local-recordings-index';
 import { RemuxStream, type DownloadOutcome } from '../recordings/remux-stream';
+import { findWritingSegment, parseByteRange, readSegmentAt } from '../recordings/writing-segment';
 
 /** Segments closer than this make one span on the page (a key frame's wait, a jitter). */
 const CONTIGUOUS_MS = 1_000;
@@ -150,10 +157,27 @@ export function registerRecordingRoutes(
   };
 
   const ivs = deps.ivs;
-  app.get('/api/recordings', { onRequest: signedInAndCounted }, async () => {
-    if (ivs) return { aircraft: await ivs.list() };
-    const spans = index === undefined ? [] : await index.read();
+  app.get<{ Querystring: { stage?: string } }>(
+    '/api/recordings',
+    { onRequest: signedInAndCounted },
+    async (request) => {
+      const only =
+        request.query.stage === undefined ? undefined : checkedStage(request.query.stage);
+      if (ivs) {
+        const aircraft = await ivs.list();
+        return {
+          aircraft: aircraft.filter((entry) => only === undefined || entry.stageId === only),
+        };
+      }
+      const spans = index === undefined ? [] : await index.read(only);
+      return { aircraft: await listed(spans) };
+    },
+  );
+
+  /** Each aircraft's runs of finished segments, and the segment being written (decision 0085). */
+  const listed = async (spans: StoredSpan[]) => {
     const byAircraft = new Map<string, RecordedSpan[]>();
+    const spansOf = new Map<string, StoredSpan[]>();
     for (const stored of spans) {
       if (!isStreamId(stored.stageId)) continue;
       const list = byAircraft.get(stored.stageId) ?? [];
@@ -165,14 +189,19 @@ export function registerRecordingRoutes(
       }
       list.push(...runs);
       byAircraft.set(stored.stageId, list);
+      spansOf.set(stored.stageId, [...(spansOf.get(stored.stageId) ?? []), stored]);
     }
-    return {
-      aircraft: [...byAircraft].map(([stageId, list]) => ({
-        stageId,
-        spans: list.sort((a, b) => a.startMs - b.startMs),
-      })),
-    };
-  });
+    return Promise.all(
+      [...byAircraft].map(async ([stageId, list]) => {
+        const writing = index && (await findWritingSegment(index, spansOf.get(stageId) ?? []));
+        return {
+          stageId,
+          spans: list.sort((a, b) => a.startMs - b.startMs),
+          ...(writing ? { writing } : {}),
+        };
+      }),
+    );
+  };
 
   app.get<{ Params: { stageId: string; session: string; participant: string; '*': string } }>(
     '/api/recordings/ivs/:stageId/:session/:participant/*',
@@ -280,15 +309,53 @@ export function registerRecordingRoutes(
     return reply.send(stream);
   });
 
+  /**
+   * `{offsetMs}.part`: the segment starting there, as it is now (decision 0085): `Range: bytes=N-`
+   * for what came since N; `Tailcam-Segment: writing` or `complete`.
+   */
+  const sendSegmentAt = async (
+    stageId: string,
+    span: string,
+    offsetMs: number,
+    rangeHeader: string | undefined,
+    reply: FastifyReply,
+  ) => {
+    const range = parseByteRange(rangeHeader);
+    const found =
+      root === undefined || index === undefined
+        ? undefined
+        : await readSegmentAt(index, stageId, span, join(root, stageId, span), offsetMs, range);
+    if (!found) throw new HttpError(404, 'No such segment (it may have expired)');
+    reply.code(found.status);
+    reply.header(SEGMENT_STATE_HEADER, found.state);
+    if (found.finishedName) reply.header(SEGMENT_NAME_HEADER, found.finishedName);
+    // A finished segment never changes; one being written does, under the same name.
+    reply.header(
+      'cache-control',
+      found.state === 'complete' ? 'private, max-age=3600' : 'private, no-store',
+    );
+    reply.header('accept-ranges', 'bytes');
+    reply.header('content-type', found.container === 'mp4' ? 'video/mp4' : 'video/webm');
+    for (const [name, value] of Object.entries(found.headers)) reply.header(name, value);
+    return reply.send(found.body);
+  };
+
   app.get<{ Params: { stageId: string; span: string; segment: string } }>(
     '/api/recordings/:stageId/:span/:segment',
     { onRequest: signedIn },
     async (request, reply) => {
       const stageId = checkedStage(request.params.stageId);
       const span = checkedSpan(request.params.span);
+      const partOffsetMs = parsePartFileName(request.params.segment);
+      if (partOffsetMs !== undefined) {
+        return sendSegmentAt(stageId, span, partOffsetMs, request.headers.range, reply);
+      }
       const parsed = parseSegmentFileName(request.params.segment);
       if (!parsed) {
-        throw new HttpError(400, 'A segment is named {offset}-{duration}.webm or .mp4');
+        throw new HttpError(
+          400,
+          'A segment is named {offset}-{duration}.webm or .mp4, or {offset}.part (10 digits)',
+        );
       }
       if (root === undefined) throw new HttpError(404, 'No such segment (no local recordings)');
       const path = join(root, stageId, span, request.params.segment);
