@@ -6,13 +6,21 @@ import { ApiError } from '@/lib/api-client';
 import { apiUrl } from '@/lib/api-url';
 import { getAuthToken } from '@/lib/auth-token';
 
+export interface RecordedSegment {
+  name: string;
+  offsetMs: number;
+  durationMs: number;
+  /** A JPEG of the segment's first picture, beside it (`/api/recordings/{aircraft}/{span}/{preview}`). */
+  preview?: string;
+}
+
 export interface RecordedSpan {
   span: string;
   startMs: number;
   endMs: number;
   publisher: string;
   mimeType: string;
-  segments: { name: string; offsetMs: number; durationMs: number }[];
+  segments: RecordedSegment[];
   /** With Amazon IVS: the span's HLS playlist on the API (its segments are presigned S3 URLs). */
   hls?: `/api/${string}`;
 }
@@ -59,7 +67,8 @@ function isSpan(value: unknown): value is RecordedSpan {
         isObject(segment) &&
         isString(segment.name) &&
         isNumber(segment.offsetMs) &&
-        isNumber(segment.durationMs),
+        isNumber(segment.durationMs) &&
+        (segment.preview === undefined || isString(segment.preview)),
     )
   );
 }
@@ -107,7 +116,9 @@ export async function authorizedFetch(
 /** Every aircraft's recordings, or (`stageId`) one aircraft's. */
 export async function getRecordings(signal?: AbortSignal, stageId?: string): Promise<Recordings> {
   const path: `/api/${string}` =
-    stageId === undefined ? '/api/recordings' : `/api/recordings?stage=${encodeURIComponent(stageId)}`;
+    stageId === undefined
+      ? '/api/recordings'
+      : `/api/recordings?stage=${encodeURIComponent(stageId)}`;
   const answer: unknown = await (await authorizedFetch(path, signal)).json();
   if (!isRecordings(answer))
     throw new ApiError('/api/recordings answered an unexpected body', 200, undefined);
@@ -128,6 +139,17 @@ export async function getSegment(
   return (await authorizedFetch(path, signal)).arrayBuffer();
 }
 
+/** A segment's preview picture (a JPEG), fetched with the login token: an `<img>` cannot send it. */
+export async function getPreview(
+  stageId: string,
+  span: RecordedSpan,
+  preview: string,
+  signal?: AbortSignal,
+): Promise<Blob> {
+  const path: `/api/${string}` = `${spanPath(stageId, span)}/${encodeURIComponent(preview)}`;
+  return (await authorizedFetch(path, signal)).blob();
+}
+
 /** A download refused for now (429): too many at once for the account or the server. */
 export class DownloadBusy extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -142,17 +164,28 @@ function retryAfterSeconds(header: string | null): number {
   return Number.isInteger(seconds) && seconds >= 1 ? seconds : 10;
 }
 
-/**
- * The span (its last hour at most) as one file, saved by the browser. The API remuxes it as it
- * sends it, so `onProgress` hears the bytes received so far while it is being prepared.
- */
-export async function downloadSpan(
+/** The span (its last hour at most) as one file: `downloadRecording` of that stretch. */
+export function downloadSpan(
   stageId: string,
   span: RecordedSpan,
   onProgress: (receivedBytes: number) => void = () => undefined,
 ): Promise<void> {
-  const from = Math.max(span.startMs, span.endMs - 3_600_000);
-  const path: `/api/${string}` = `${spanPath(stageId, span)}/download?from=${from}&to=${span.endMs}`;
+  const fromMs = Math.max(span.startMs, span.endMs - 3_600_000);
+  return downloadRecording(stageId, span, { fromMs, toMs: span.endMs }, onProgress);
+}
+
+/**
+ * A stretch of a span (Unix ms, at most an hour: the API refuses more) as one file, saved by the
+ * browser. The file holds every segment the stretch touches, whole. The API remuxes it as it
+ * sends it, so `onProgress` hears the bytes received so far while it is being prepared.
+ */
+export async function downloadRecording(
+  stageId: string,
+  span: RecordedSpan,
+  { fromMs, toMs }: { fromMs: number; toMs: number },
+  onProgress: (receivedBytes: number) => void = () => undefined,
+): Promise<void> {
+  const path: `/api/${string}` = `${spanPath(stageId, span)}/download?from=${Math.floor(fromMs)}&to=${Math.ceil(toMs)}`;
   const response = await fetch(apiUrl(path), {
     headers: { Authorization: `Bearer ${getAuthToken() ?? ''}` },
   });
