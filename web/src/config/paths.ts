@@ -14,9 +14,13 @@ export const paths = {
     path: '/watch-all',
     href: () => '/watch-all',
   },
+  /** Every aircraft's timeline; with an aircraft and `?t=`, that moment of its recordings. */
   recordings: {
-    path: '/recordings',
-    href: () => '/recordings',
+    path: '/recordings/:stageId?',
+    href: (stageId?: string, t?: string) =>
+      stageId === undefined
+        ? '/recordings'
+        : `/recordings/${encodeURIComponent(stageId)}${t === undefined ? '' : `?t=${encodeURIComponent(t).replaceAll('%3A', ':')}`}`,
   },
   player: {
     path: '/player/:streamId',

@@ -4,7 +4,9 @@
  * offset with `timestampOffset`; they are fetched in order, a little ahead of the playhead, and
  * from the segment a seek lands in. With Amazon IVS, the span is HLS and hls.js plays it (loaded
  * only then: its own chunk). Seeking with the video's own controls or the keyboard: ←/→ 5 s,
- * Home/End, Space or K to play and pause.
+ * Home/End, Space or K to play and pause. It starts at `startOffsetMs` into the span (0 unless
+ * given) and plays by itself; where the browser allows no sound without a press (a shared link
+ * opened), it plays muted and offers 'Turn sound on'.
  */
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { fillText } from '@/config/ui-text';
@@ -74,12 +76,38 @@ const STALL_JUMP_MS = 500;
 interface RecordingPlayerProps {
   stageId: string;
   span: RecordedSpan;
+  /** Where in the span to start, ms from its start (its `segments`' `offsetMs`); 0 when not given. */
+  startOffsetMs?: number;
 }
 
-export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
+/**
+ * Plays `video` once it has its metadata; where the browser refuses sound without a press, muted
+ * (`onMuted`). Returns the stop.
+ */
+function playOnceLoaded(video: HTMLVideoElement, onMuted: () => void): () => void {
+  let stopped = false;
+  const play = () => {
+    video.play().catch((error: unknown) => {
+      if (stopped || !(error instanceof DOMException) || error.name !== 'NotAllowedError') return;
+      video.muted = true;
+      onMuted();
+      void video.play().catch(() => undefined);
+    });
+  };
+  if (video.readyState >= HTMLMediaElement.HAVE_METADATA) play();
+  else video.addEventListener('loadedmetadata', play, { once: true });
+  return () => {
+    stopped = true;
+    video.removeEventListener('loadedmetadata', play);
+  };
+}
+
+export function RecordingPlayer({ stageId, span, startOffsetMs = 0 }: RecordingPlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
-  // The page keys this component by span: a new span starts with a fresh state.
+  // The page keys this component by span and start: a new one starts with a fresh state.
   const [failed, setFailed] = useState(false);
+  const [mutedToPlay, setMutedToPlay] = useState(false);
+  const startS = Math.min(Math.max(0, startOffsetMs), span.endMs - span.startMs) / 1000;
   const hls = span.hls;
   const supported =
     hls !== undefined ||
@@ -88,8 +116,20 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
   useEffect(() => {
     const video = videoRef.current;
     if (!video || hls === undefined) return;
-    return playHls(video, hls, () => setFailed(true));
-  }, [hls]);
+    const toStart = () => (video.currentTime = startS);
+    if (startS > 0) video.addEventListener('loadedmetadata', toStart, { once: true });
+    const stop = playHls(video, hls, () => setFailed(true));
+    return () => {
+      video.removeEventListener('loadedmetadata', toStart);
+      stop();
+    };
+  }, [hls, startS]);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video || !supported) return;
+    return playOnceLoaded(video, () => setMutedToPlay(true));
+  }, [supported]);
 
   useEffect(() => {
     const video = videoRef.current;
@@ -100,7 +140,6 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
     video.src = objectUrl;
     const segments = span.segments;
     const loaded = new Set<number>();
-    let next = 0;
     let busy = false;
 
     const indexAt = (seconds: number) => {
@@ -108,6 +147,8 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       const found = segments.findIndex((s) => ms < s.offsetMs + s.durationMs);
       return found < 0 ? segments.length - 1 : found;
     };
+    // The first fetch is the segment the start lies in; earlier ones only if a seek goes there.
+    let next = startS > 0 ? Math.max(0, indexAt(startS)) : 0;
 
     const pump = async (buffer: SourceBuffer) => {
       if (busy || abort.signal.aborted) return;
@@ -152,6 +193,16 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       () => {
         const buffer = source.addSourceBuffer(span.mimeType);
         source.duration = (span.endMs - span.startMs) / 1000;
+        // Before its metadata a video takes this as where to start (and reads it back as its
+        // time, so the fetches ahead count from there).
+        if (startS > 0) {
+          video.currentTime = startS;
+          // Where a browser did not keep it: once there is metadata, a seek.
+          const keepStart = () => {
+            if (Math.abs(video.currentTime - startS) > 0.5) video.currentTime = startS;
+          };
+          video.addEventListener('loadedmetadata', keepStart, { once: true, signal: abort.signal });
+        }
         const onTime = () => void pump(buffer);
         const onSeeking = () => {
           const index = indexAt(video.currentTime);
@@ -192,7 +243,7 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
       video.load();
       URL.revokeObjectURL(objectUrl);
     };
-  }, [stageId, span, supported, hls]);
+  }, [stageId, span, supported, hls, startS]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLVideoElement>) => {
     const video = event.currentTarget;
@@ -228,6 +279,19 @@ export function RecordingPlayer({ stageId, span }: RecordingPlayerProps) {
         data-testid="recording-video"
         className="aspect-video w-full rounded-xl bg-black focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
       />
+      {mutedToPlay && (
+        <button
+          type="button"
+          onClick={() => {
+            const video = videoRef.current;
+            if (video) video.muted = false;
+            setMutedToPlay(false);
+          }}
+          className="mt-2 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 hover:border-sky-500/60 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+        >
+          {recordingsText.soundOn}
+        </button>
+      )}
       {(failed || !supported) && (
         <p role="alert" className="mt-2 text-sm text-red-300">
           {recordingsText.playFailed}

@@ -1,0 +1,125 @@
+/**
+ * The live player's rewind (docs/product.md#rewind, decision 0088), in wall-clock time: what of the
+ * last hour is recorded, where a rewind lands, and how far behind live a picture is. Pure: the
+ * feed (recording-feed.ts) plays what this chooses.
+ */
+import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
+
+/** How far back the live player goes. */
+export const REWIND_WINDOW_MS = 60 * 60 * 1000;
+/** Recorded stretches closer than this are one on the scrubber (the API's own join is 1 s). */
+const JOIN_MS = 1_500;
+
+/** One recorded file to append: a finished segment, or the one being written (no duration yet). */
+export interface FeedSegment {
+  /** `${span}/${name}`: the same segment in two lists is the same key. */
+  key: string;
+  span: RecordedSpan;
+  name: string;
+  startMs: number;
+  /** Undefined while it is being written. */
+  durationMs: number | undefined;
+  mimeType: string;
+}
+
+/** [startMs, endMs], wall clock (UTC). */
+export type WallRange = readonly [number, number];
+
+/**
+ * The aircraft's segments that end within the window before `nowMs`, in time order, the one being
+ * written (if any) last.
+ */
+export function windowSegments(aircraft: AircraftRecordings, nowMs: number): FeedSegment[] {
+  const from = nowMs - REWIND_WINDOW_MS;
+  const segments: FeedSegment[] = [];
+  for (const span of aircraft.spans) {
+    if (span.hls !== undefined || span.endMs < from) continue;
+    for (const segment of span.segments) {
+      const startMs = span.startMs + segment.offsetMs;
+      if (startMs + segment.durationMs < from) continue;
+      segments.push({
+        key: `${span.span}/${segment.name}`,
+        span,
+        name: segment.name,
+        startMs,
+        durationMs: segment.durationMs,
+        mimeType: span.mimeType,
+      });
+    }
+  }
+  segments.sort((a, b) => a.startMs - b.startMs);
+  const writing = aircraft.writing;
+  const last = segments.at(-1);
+  const ownSpan = writing && aircraft.spans.find((s) => s.span === writing.span);
+  const mimeType = writing?.mimeType ?? ownSpan?.mimeType ?? aircraft.spans.at(-1)?.mimeType;
+  const after = !last || (writing?.startMs ?? 0) >= last.startMs + (last.durationMs ?? 0) - 1;
+  if (writing && mimeType !== undefined && after) {
+    const span = ownSpan ?? {
+      span: writing.span,
+      startMs: writing.startMs - writing.offsetMs,
+      endMs: writing.startMs,
+      publisher: 'camera',
+      mimeType,
+      segments: [],
+    };
+    segments.push({
+      key: `${writing.span}/${writing.name}`,
+      span,
+      name: writing.name,
+      startMs: writing.startMs,
+      durationMs: undefined,
+      mimeType,
+    });
+  }
+  return segments;
+}
+
+/**
+ * The recorded stretches of `segments`, joined where they nearly touch; the one being written
+ * reaches `writingEndMs` (what of it is known to be readable, at least its start).
+ */
+export function recordedRanges(
+  segments: readonly FeedSegment[],
+  writingEndMs: number,
+): WallRange[] {
+  const ranges: [number, number][] = [];
+  for (const segment of segments) {
+    const end =
+      segment.durationMs === undefined
+        ? Math.max(segment.startMs, writingEndMs)
+        : segment.startMs + segment.durationMs;
+    const last = ranges.at(-1);
+    if (last && segment.startMs - last[1] < JOIN_MS) last[1] = Math.max(last[1], end);
+    else ranges.push([segment.startMs, end]);
+  }
+  return ranges;
+}
+
+/**
+ * Where a viewer asking for `targetMs` lands: there when it is recorded; the start of the next
+ * stretch when it falls before or between them; undefined when nothing is recorded at or after it
+ * (past the newest recorded instant: that is live).
+ */
+export function playableAt(targetMs: number, ranges: readonly WallRange[]): number | undefined {
+  for (const [start, end] of ranges) {
+    if (targetMs < start) return start;
+    if (targetMs < end) return targetMs;
+  }
+  return undefined;
+}
+
+/** The newest recorded instant, or undefined before anything is recorded. */
+export function newestRecorded(ranges: readonly WallRange[]): number | undefined {
+  return ranges.at(-1)?.[1];
+}
+
+/** `0:32`, `12:05`, `1:00:00`: how far behind live, in whole seconds. */
+export function formatBehind(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours > 0
+    ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`
+    : `${minutes}:${seconds}`;
+}
