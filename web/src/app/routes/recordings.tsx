@@ -78,8 +78,11 @@ export function RecordingsRoute() {
   const [cursors, setCursors] = useState<Record<string, number>>({});
   const [notice, setNotice] = useState<Notice>();
   const [reveal, setReveal] = useState<{ stageId: string; atMs: number; id: number }>();
-  // The URL the page last read or wrote itself; another one (opened, edited) is read anew.
+  // The URL the page last read, and the last it wrote itself: another one (opened, edited, gone
+  // back to) is read anew. (The router moves to a URL written in a transition of its own, so a
+  // render may still show the URL before it.)
   const [urlRead, setUrlRead] = useState<string>();
+  const [urlWritten, setUrlWritten] = useState<string>();
   const playerRef = useRef<HTMLElement>(null);
 
   useEffect(() => {
@@ -119,13 +122,15 @@ export function RecordingsRoute() {
   const choose = (stageId: string, atMs: number) => {
     setCursors((current) => ({ ...current, [stageId]: atMs }));
     const t = formatMoment(atMs);
-    setUrlRead(urlKey(stageId, t));
+    setUrlWritten(urlKey(stageId, t));
     void navigate(paths.recordings.href(stageId, t), { replace: true });
   };
 
   // A URL opened or edited: its aircraft's timeline shows its moment up close and plays from it.
   const currentUrl = urlKey(routeStageId, t);
-  if (loaded.state === 'ready' && currentUrl !== urlRead) {
+  if (loaded.state === 'ready' && currentUrl !== urlRead && currentUrl === urlWritten) {
+    setUrlRead(currentUrl);
+  } else if (loaded.state === 'ready' && currentUrl !== urlRead) {
     setUrlRead(currentUrl);
     const aircraft = loaded.recordings.aircraft.find((each) => each.stageId === routeStageId);
     const moment = parseMoment(t);
