@@ -56,6 +56,13 @@ export const OPUS_HEAD = (() => {
   return head;
 })();
 
+/**
+ * How long sound may lag the picture before the recorder writes silence for it (ms): longer than
+ * WebRTC's audio and video ever drift apart on arrival, short enough that the segment being
+ * written is readable a fraction of a second after its frames arrive.
+ */
+const AUDIO_WAIT_MS = 250;
+
 /** A segment whose writes fall this far behind is given up (the disk does not keep up). */
 const MAX_QUEUED_FRAMES = 600;
 
@@ -131,6 +138,11 @@ export class Segment {
     this.videoConfigured = true;
     this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
     this.enqueue(() => source.add(packet, meta as never));
+    // The muxer writes a frame once every track has reached its time: audio that does not come
+    // (a camera nobody listens to sends none) would hold every frame until the segment ends, and
+    // the segment being written (decision 0085) would be readable only when whole. Silence fills
+    // what is AUDIO_WAIT_MS older than this frame; sound arriving later than that is dropped.
+    this.fillSilence(frame.atMs - AUDIO_WAIT_MS);
   }
 
   writeAudio(frame: PendingFrame, durationMs: number): void {
