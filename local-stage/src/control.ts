@@ -179,13 +179,16 @@ export type LossAnswer = z.infer<typeof lossAnswer>;
 
 /**
  * `GET /_control/on-air?since=N&wait=S`: who is on air on each aircraft (as `/stage/health`'s
- * `publishers`) and the version of that answer; with `since` the version the caller has, held up
- * to `wait` seconds until it changes. The recorder's long poll: it learns of a publisher at once
- * without asking every second (decision 0078).
+ * `publishers`), whether a person watches it (`watched`: a viewer's subscription to its video,
+ * not the thumbnail process's or the recorder's; decision 0084) and the version of that answer;
+ * with `since` the version the caller has, held up to `wait` seconds until it changes. The
+ * recorder's long poll: it learns of a publisher, and of a person watching a synthetic camera, at
+ * once without asking every second (decision 0078).
  */
 export const ON_AIR_PATH = '/_control/on-air';
 export const onAirAnswer = z.object({
   version: z.number().int().min(0),
   publishers: z.record(z.string(), z.enum(['camera', 'encoder', 'none'])),
+  watched: z.record(z.string(), z.boolean()),
 });
 export type OnAirAnswer = z.infer<typeof onAirAnswer>;

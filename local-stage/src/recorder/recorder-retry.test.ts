@@ -32,6 +32,7 @@ const fake = vi.hoisted(() => {
   const onAir = {
     version: 1,
     publishers: { N743AS: 'encoder', N953AS: 'none', N954AS: 'none' } as Record<string, string>,
+    watched: {},
   };
   return { outcomes, attempts, asked, onAir };
 });
@@ -84,6 +85,10 @@ vi.mock('./whep-recording', () => ({
     close(): Promise<void> {
       this.attempt.closed = true;
       return Promise.resolve();
+    }
+
+    write(): void {
+      // Whether frames are written is recording-what-a-person-watches.test.ts's.
     }
   },
 }));

@@ -3,7 +3,9 @@
  * stage's long poll (`GET /_control/on-air`, held until it changes: an idle recorder and stage
  * wake about once a minute, not every second; decision 0078) and keeps one WHEP recording per
  * aircraft whose publisher is to be recorded (a real encoder always; the synthetic camera unless
- * `mode` is `encoders`, and it sends frames only while a person watches). A session that ends or
+ * `mode` is `encoders`). A real encoder's frames are written always, a synthetic camera's exactly
+ * while the stage says a person watches it (the answer's `watched`): a camera woken for the
+ * thumbnails, or watched by nobody, records nothing (decision 0084). A session that ends or
  * fails to start lets go of the held question, so it is tried again at the next look, at most
  * every `pollMs`. Retention runs beside it on a timer (every 10 s while it records, else every
  * minute).
@@ -83,6 +85,8 @@ export class Recorder {
   /** Whether the sweep waiting now was timed for nothing being recorded. */
   private sweepIdle = false;
   private readonly stopping = new AbortController();
+  /** Whether a person watches each aircraft, as last answered. */
+  private watched: Record<string, boolean> = {};
   /** The version of who is on air last answered (undefined: ask without a hold). */
   private onAirVersion: number | undefined;
   /** Lets go of the question the stage holds now, if any. */
@@ -156,6 +160,7 @@ export class Recorder {
 
   private async poll(): Promise<void> {
     let publishers: OnAirAnswer['publishers'];
+    let watched: OnAirAnswer['watched'];
     const holding = new AbortController();
     this.holding = holding;
     try {
@@ -170,6 +175,7 @@ export class Recorder {
         }),
       );
       publishers = answer.publishers;
+      watched = answer.watched;
       this.onAirVersion = answer.version;
       this.lastProblem.delete('poll');
     } catch (error) {
@@ -185,6 +191,7 @@ export class Recorder {
     } finally {
       if (this.holding === holding) this.holding = undefined;
     }
+    this.watched = watched;
     for (const [stageId, onAir] of Object.entries(publishers)) {
       if (!isStageName(stageId)) continue;
       const wanted = onAir === 'encoder' || (onAir === 'camera' && this.options.mode === 'all');
@@ -196,7 +203,14 @@ export class Recorder {
       if (wanted && !this.active.has(stageId) && !this.starting.has(stageId) && !this.closed) {
         void this.startRecording(stageId, onAir);
       }
+      const kept = this.active.get(stageId);
+      kept?.recording.write(this.writes(stageId, kept.publisher));
     }
+  }
+
+  /** A real encoder is written always; a synthetic camera while a person watches it. */
+  private writes(stageId: string, publisher: 'camera' | 'encoder'): boolean {
+    return publisher === 'encoder' || this.watched[stageId] === true;
   }
 
   /** A recording ended or could not start: the next look at who is on air comes now. */
@@ -218,6 +232,7 @@ export class Recorder {
         stageDir: join(this.options.root, stageId),
         segmentMs: this.options.segmentMs,
         mayStartSegment: () => this.retention.allowsRecording,
+        writing: this.writes(stageId, publisher),
         log: this.options.log,
         onSegment: (path, durationMs) => this.options.onSegment?.(stageId, path, durationMs),
         onEnded: () => {
@@ -233,9 +248,15 @@ export class Recorder {
         return;
       }
       this.active.set(stageId, entry);
+      // Whether a person watches may have changed while it started.
+      entry.recording.write(this.writes(stageId, publisher));
       this.lastProblem.delete(stageId);
       if (this.sweepIdle && this.sweepTimer !== undefined) this.scheduleSweep();
-      this.options.log.info(`recording ${stageId} (${publisher})`);
+      this.options.log.info(
+        publisher === 'camera'
+          ? `recording ${stageId} (camera) while a person watches it`
+          : `recording ${stageId} (encoder)`,
+      );
     } catch (error) {
       this.lookAgain();
       this.warnOnce(

@@ -2,7 +2,10 @@
  * The recorder's subscription to one aircraft (docs/decisions/0072-recorder.md): a WHEP session
  * like any player's, from a werift peer that hands over the RTP packets as they come (nothing is
  * decoded), with a token whose `user_id` is the recorder's, so the stage counts it as no viewer.
- * Its frames go to a SpanWriter; it ends when its connection does, or when told to.
+ * Its frames go to a SpanWriter while it is told to write (`write(true)`: a real encoder always, a
+ * synthetic camera while a person watches it; decision 0084), a span per stretch of writing, and
+ * are dropped otherwise (a camera woken for the thumbnails). It ends when its connection does, or
+ * when told to.
  */
 import { randomUUID } from 'node:crypto';
 import type { RTCPeerConnection, RTCRtpTransceiver, RtpPacket } from 'werift';
@@ -11,6 +14,9 @@ import type { StageLogger } from '../stage-log';
 import { FrameAssembler, type TrackCodec } from '../codecs/rtp-frames';
 import { SpanWriter } from './span-writer';
 import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
+
+/** No whole video frame for this long while packets come: a key frame is asked for again. */
+const STUCK_MS = 1_000;
 
 export interface WhepRecordingOptions {
   stageUrl: string;
@@ -22,6 +28,8 @@ export interface WhepRecordingOptions {
   mayStartSegment: () => boolean;
   log: StageLogger;
   onSegment?: (path: string, durationMs: number) => void;
+  /** Whether to write from the start (see `write`). */
+  writing: boolean;
   /** The session ended (its connection failed or closed); not called after `close()`. */
   onEnded: () => void;
 }
@@ -30,7 +38,18 @@ export class WhepRecording {
   private readonly peer: RTCPeerConnection;
   private readonly video: RTCRtpTransceiver;
   private readonly audio: RTCRtpTransceiver | undefined;
+  /** The span being written, while writing. */
   private writer: SpanWriter | undefined;
+  /** Spans being finished (their last segment), awaited by `close()`. */
+  private readonly closing = new Set<Promise<void>>();
+  /** Segments finished by spans before the current one. */
+  private earlierSegments = 0;
+  private writing: boolean;
+  /** What the stage answered: set once `start()` has applied its answer. */
+  private tracks: { video: 'vp8' | 'h264' | undefined; audio: boolean } | undefined;
+  /** performance.now() of the last whole video frame, and of the last key frame asked for here. */
+  private lastVideoFrameAt = -Infinity;
+  private lastStuckAskAt = -Infinity;
   private location: URL | undefined;
   private token = '';
   private ended = false;
@@ -43,10 +62,33 @@ export class WhepRecording {
     this.peer = peer;
     this.video = video;
     this.audio = audio;
+    this.writing = options.writing;
   }
 
   get segments(): number {
-    return this.writer?.segments ?? 0;
+    return this.earlierSegments + (this.writer?.segments ?? 0);
+  }
+
+  /**
+   * Writes the frames from now on (a new span, starting at the next key frame), or stops: the
+   * span's last segment is finished, and frames are dropped until told to write again.
+   */
+  write(writing: boolean): void {
+    this.writing = writing;
+    if (this.ended || !this.tracks) return;
+    if (writing && !this.writer) {
+      this.writer = this.newSpan(this.tracks);
+      // A second for the frames to come as they are (a woken camera's first is a key frame).
+      this.lastVideoFrameAt = performance.now();
+    } else if (!writing && this.writer) {
+      const writer = this.writer;
+      this.writer = undefined;
+      const done = writer.close().then(() => {
+        this.earlierSegments += writer.segments;
+        this.closing.delete(done);
+      });
+      this.closing.add(done);
+    }
   }
 
   /** Posts the offer; resolves once the answer is applied (throws with the stage's refusal). */
@@ -101,31 +143,60 @@ export class WhepRecording {
       audio !== undefined &&
       this.negotiated(audio) === 'opus' &&
       audio.currentDirection !== 'inactive';
-    const writer = new SpanWriter({
-      stageDir: this.options.stageDir,
+    this.tracks = {
       video: videoCodec === 'vp8' || videoCodec === 'h264' ? videoCodec : undefined,
       audio: hasAudio,
-      publisher: this.options.publisher,
-      segmentMs: this.options.segmentMs,
-      requestKeyFrame: () => requestKeyFrame(video),
-      mayStartSegment: this.options.mayStartSegment,
-      log: this.options.log,
-      onSegment: this.options.onSegment,
-    });
-    this.writer = writer;
+    };
+    this.write(this.writing);
     if (videoCodec === 'vp8' || videoCodec === 'h264') {
       const frames = new FrameAssembler(
         videoCodec,
         90_000,
-        (frame) => writer.video(frame),
-        () => requestKeyFrame(video),
+        (frame) => {
+          this.lastVideoFrameAt = performance.now();
+          this.writer?.video(frame);
+        },
+        // A key frame is asked for only for a span being written.
+        () => {
+          if (this.writer) requestKeyFrame(video);
+        },
       );
-      onVideo = (packet) => frames.push(packet);
+      onVideo = (packet) => {
+        frames.push(packet);
+        this.askWhileStuck();
+      };
     }
     if (hasAudio) {
-      const frames = new FrameAssembler('opus', 48_000, (frame) => writer.audio(frame));
+      const frames = new FrameAssembler('opus', 48_000, (frame) => this.writer?.audio(frame));
       onAudio = (packet) => frames.push(packet);
     }
+  }
+
+  /**
+   * Packets come but no whole frame has for a second (the frames assembler waits for a key frame
+   * after a loss, and the one it asked for was lost too, or swallowed by the stage's pacing): a
+   * span being written asks again, once a second, rather than wait for the encoder's own.
+   */
+  private askWhileStuck(): void {
+    if (!this.writer) return;
+    const now = performance.now();
+    if (now - this.lastVideoFrameAt < STUCK_MS || now - this.lastStuckAskAt < STUCK_MS) return;
+    this.lastStuckAskAt = now;
+    requestKeyFrame(this.video);
+  }
+
+  private newSpan(tracks: { video: 'vp8' | 'h264' | undefined; audio: boolean }): SpanWriter {
+    return new SpanWriter({
+      stageDir: this.options.stageDir,
+      video: tracks.video,
+      audio: tracks.audio,
+      publisher: this.options.publisher,
+      segmentMs: this.options.segmentMs,
+      requestKeyFrame: () => requestKeyFrame(this.video),
+      mayStartSegment: this.options.mayStartSegment,
+      log: this.options.log,
+      onSegment: this.options.onSegment,
+    });
   }
 
   /** Ends the session (DELETE, best effort) and finishes the segment being written. */
@@ -134,6 +205,7 @@ export class WhepRecording {
     if (this.location) await deleteWhepSession({ url: this.location, token: this.token }, 2_000);
     await this.peer.close().catch(() => undefined);
     await this.writer?.close();
+    await Promise.all(this.closing);
   }
 
   private end(): void {

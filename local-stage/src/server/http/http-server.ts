@@ -23,9 +23,10 @@
  *                        a new account; each answers {loaded, users, stageRun}. GET ?wait=S
  *                        (1-60)&run=R: the API's long poll, held up to S s while the stage has
  *                        the table and is run R. Over MAX_TOKEN_GENERATION_ACCOUNTS: 413
- *   GET  /_control/on-air?since=N&wait=S   who is on air, as health's `publishers`, and the
- *                        version of that answer: {version, publishers}; held up to S s (1-60)
- *                        while the version is still N (the recorder's long poll)
+ *   GET  /_control/on-air?since=N&wait=S   who is on air, as health's `publishers`, whether a
+ *                        person watches each (decision 0084), and the version of that answer:
+ *                        {version, publishers, watched}; held up to S s (1-60) while the version
+ *                        is still N (the recorder's long poll)
  *   POST /_control/presence   a signed-in viewer is about (the API says so): sleeping cameras
  *                        wake now (decision 0074); answers {wasAsleep}
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
@@ -300,6 +301,7 @@ async function handleRequest(
     return sendJson(response, 200, {
       version: stage.onAirVersion,
       publishers: stage.health().publishers,
+      watched: stage.watchedByPerson(),
     });
   }
   if (path.startsWith('/_faults/')) {

@@ -29,6 +29,8 @@ export interface AircraftStageDeps {
     leaving: ShownPublisher | undefined,
     joined: () => ParticipantDescription | undefined,
   ): void;
+  /** Whether a person watches the shown publisher changed (`watchedByPerson`). */
+  watchedChanged(): void;
   log: StageLogger;
 }
 
@@ -44,6 +46,7 @@ export class AircraftStage {
   private shownCount = 0;
   private cameraOnAirValue = true;
   private demandValue = { video: false, audio: false };
+  private watchedValue = false;
 
   constructor(
     readonly stageId: string,
@@ -67,6 +70,15 @@ export class AircraftStage {
   /** The demand last sent to the camera process. */
   get demand(): { video: boolean; audio: boolean } {
     return this.demandValue;
+  }
+
+  /**
+   * Whether a person receives the shown publisher's video: not the thumbnail process, not the
+   * recorder. The recorder records a synthetic camera only then
+   * (docs/decisions/0084-recording-what-a-person-watches.md).
+   */
+  get watchedByPerson(): boolean {
+    return this.watchedValue;
   }
 
   get onAir(): OnAir {
@@ -113,6 +125,11 @@ export class AircraftStage {
     }
     this.showCurrent();
     this.updateDemand();
+    const watched = this.shownValue?.publisher.watchedByPerson ?? false;
+    if (watched !== this.watchedValue) {
+      this.watchedValue = watched;
+      this.deps.watchedChanged();
+    }
   }
 
   /** The synthetic camera goes off air: the camera process is told, its session ends. */

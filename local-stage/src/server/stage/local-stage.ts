@@ -133,8 +133,12 @@ export class LocalStage {
   private waitingOffers = 0;
   /** Called with a stage id whenever its shown publisher changed. */
   private readonly shownListeners = new Set<(stageId: string) => void>();
-  /** Counts the changes of who is on air (health's `publishers`): the recorder's long poll. */
+  /**
+   * Counts the changes of who is on air (health's `publishers`) and of whether a person watches
+   * each: the recorder's long poll.
+   */
   private onAirVersionValue = 0;
+  private readonly onAirListeners = new Set<() => void>();
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
   private closing = false;
@@ -170,6 +174,7 @@ export class LocalStage {
         new AircraftStage(stageId, {
           sendToCameras: (message) => this.cameraLink.send(message),
           shownChanged: (leaving, joined) => this.shownChanged(stageId, leaving, joined),
+          watchedChanged: () => this.onAirChanged(),
           log: this.log,
         }),
       );
@@ -366,6 +371,8 @@ export class LocalStage {
       log: this.log,
       // The recorder is not a viewer: a synthetic camera still encodes only for people.
       demands: !recorder,
+      // Neither of the stage's workers is a person: the recorder records a camera only for one.
+      person: !recorder && claims.user_id !== THUMBNAILS_USER_ID,
       // The stage's own workers keep the camera's sharpest picture (their link is loopback).
       topLayer: recorder || claims.user_id === THUMBNAILS_USER_ID,
       onConnected: () => seat.markConnected(),
@@ -442,20 +449,39 @@ export class LocalStage {
     if (participant) {
       for (const session of sessions) session.send({ type: 'participantJoined', participant });
     }
-    this.onAirVersionValue += 1;
     for (const listener of [...this.shownListeners]) listener(stageId);
+    this.onAirChanged();
   }
 
-  /** Changes with each change of who is on air on any aircraft (health's `publishers`). */
+  private onAirChanged(): void {
+    this.onAirVersionValue += 1;
+    for (const listener of [...this.onAirListeners]) listener();
+  }
+
+  /**
+   * Changes with each change of who is on air on any aircraft (health's `publishers`), and of
+   * whether a person watches it (`watchedByPerson`).
+   */
   get onAirVersion(): number {
     return this.onAirVersionValue;
   }
 
-  /** Calls `listener` at each change of who is on air, until the returned function is called. */
+  /**
+   * Whether a person watches each aircraft's shown publisher: a viewer's subscription to its
+   * video, not the thumbnail process's, not the recorder's
+   * (docs/decisions/0084-recording-what-a-person-watches.md).
+   */
+  watchedByPerson(): Record<string, boolean> {
+    return Object.fromEntries(
+      [...this.stages.values()].map((stage) => [stage.stageId, stage.watchedByPerson]),
+    );
+  }
+
+  /** Calls `listener` at each change of `onAirVersion`, until the returned function is called. */
   onOnAirChange(listener: () => void): () => void {
-    const shown = () => listener();
-    this.shownListeners.add(shown);
-    return () => this.shownListeners.delete(shown);
+    const once = () => listener();
+    this.onAirListeners.add(once);
+    return () => this.onAirListeners.delete(once);
   }
 
   // ---- The cameras' sleep (camera-sleep.ts) ----

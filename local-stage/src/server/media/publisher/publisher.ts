@@ -101,6 +101,12 @@ export interface FeedListener {
    */
   readonly demands?: boolean;
   /**
+   * False for the stage's own workers (the thumbnail process, the recorder): a person's
+   * subscription is what the recorder records a synthetic camera for
+   * (docs/decisions/0084-recording-what-a-person-watches.md).
+   */
+  readonly person?: boolean;
+  /**
    * A video packet of `layer`; `keyFrameStart` when it opens a key frame of that layer. The packet
    * is the listener's.
    */
@@ -290,6 +296,15 @@ export class Publisher implements SdpSession {
       if (listener.media.video && listener.demands !== false) count += 1;
     }
     return count;
+  }
+
+  /** Whether a person (not the thumbnail process, not the recorder) receives the video. */
+  get watchedByPerson(): boolean {
+    for (const listener of this.listeners) {
+      if (listener.media.video && listener.demands !== false && listener.person !== false)
+        return true;
+    }
+    return false;
   }
 
   /** Video frames sent on to each viewer so far (the viewers that count them), for the stats. */

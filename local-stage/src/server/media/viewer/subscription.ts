@@ -125,6 +125,8 @@ export interface SubscriptionOptions {
   initialLayer?: InitialLayerName;
   /** False for the recorder's: not counted as a viewer (FeedListener.demands). */
   demands?: boolean;
+  /** False for the thumbnail process's and the recorder's (FeedListener.person). */
+  person?: boolean;
   /**
    * A media worker on the stage's own host (the recorder, the thumbnail process): it gets the
    * highest layer arriving, never one chosen from a bandwidth estimate. Its link is loopback, and
@@ -140,6 +142,7 @@ export class Subscription implements FeedListener {
   readonly publisherId: string;
   readonly media: { audio: boolean; video: boolean };
   readonly demands: boolean;
+  readonly person: boolean;
   private readonly publisher: Publisher;
   private readonly iceServers: (() => IceServer[]) | undefined;
   private readonly send: (message: StageMessage) => void;
@@ -194,6 +197,7 @@ export class Subscription implements FeedListener {
     this.publisher = options.publisher;
     this.media = options.media;
     this.demands = options.demands ?? true;
+    this.person = options.person ?? true;
     this.iceServers = options.iceServers;
     this.send = options.send;
     this.onClosed = options.onClosed;

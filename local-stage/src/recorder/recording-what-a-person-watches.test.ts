@@ -1,0 +1,135 @@
+/**
+ * What the recorder records of a synthetic camera (docs/decisions/0084-recording-what-a-person-watches.md):
+ * exactly what a person watches. The thumbnail process's subscription (its `user_id`) wakes the
+ * camera, which then sends frames to the recorder too, and nothing is written; a person's
+ * subscription, the same WHEP player with a viewer's token, is recorded; when the person leaves
+ * while the thumbnail process still watches, writing stops.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSpans } from '@tailcam/protocol/recordings-store';
+import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
+import { testParticipantToken } from '../testing/participant-tokens';
+import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import { testRecorderOptions } from '../testing/test-recorder';
+import { waitUntil } from '../testing/wait-until';
+import { deleteWhepSession, postWhepOffer, whepPeer } from '../whep-client';
+import { Recorder } from './recorder';
+
+const secret = new TextEncoder().encode('a-recorder-watch-test-secret-of-enough-length');
+let running: StageWithCameras;
+let root: string;
+let recorder: Recorder;
+const segments: string[] = [];
+const players: WhepPlayer[] = [];
+
+interface WhepPlayer {
+  videoPackets: () => number;
+  close: () => Promise<void>;
+}
+
+/** A receive-only WHEP player of N743AS's video as `userId` (werift, as the thumbnail process's). */
+async function watchAs(userId: string): Promise<WhepPlayer> {
+  const { peer } = whepPeer({ audio: false, h264Parameters: 'packetization-mode=1' });
+  let packets = 0;
+  peer.onTrack.subscribe((track) => track.onReceiveRtp.subscribe(() => (packets += 1)));
+  await peer.setLocalDescription(await peer.createOffer());
+  await waitUntil(() => peer.iceGatheringState === 'complete', 'ICE gathered', 5_000);
+  const token = await testParticipantToken({
+    secret,
+    stageUrl: running.url,
+    stageId: 'N743AS',
+    userId,
+  });
+  const answer = await postWhepOffer({
+    stageUrl: running.url,
+    stageId: 'N743AS',
+    token,
+    offer: peer.localDescription?.sdp ?? '',
+    timeoutMs: 10_000,
+  });
+  expect(answer.status).toBe(201);
+  await peer.setRemoteDescription({ type: 'answer', sdp: answer.body });
+  const player = {
+    videoPackets: () => packets,
+    close: async () => {
+      players.splice(players.indexOf(player), 1);
+      if (answer.location) await deleteWhepSession({ url: answer.location, token }, 2_000);
+      await peer.close().catch(() => undefined);
+    },
+  };
+  players.push(player);
+  return player;
+}
+
+beforeAll(async () => {
+  running = await startStageWithCameras({
+    secret,
+    faultsEnabled: false,
+    syntheticCameras: ['N743AS'],
+    camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
+  });
+  root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-watch-test-'));
+  recorder = new Recorder(
+    testRecorderOptions({
+      stageUrl: running.url,
+      secret,
+      root,
+      mode: 'all',
+      onSegment: (_stageId, path) => segments.push(path),
+    }),
+  );
+  await recorder.start();
+  await waitUntil(() => recorder.recording().N743AS === 'camera', 'recorder subscribed', 10_000);
+}, 30_000);
+
+afterEach(async () => {
+  await Promise.all([...players].map((player) => player.close()));
+});
+
+afterAll(async () => {
+  await recorder?.close();
+  await running?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('the recorder and a synthetic camera', () => {
+  it('writes nothing while only the thumbnail process wakes the camera, then records a person', async () => {
+    const thumbnails = await watchAs(THUMBNAILS_USER_ID);
+    // The camera draws for it (its demand), and so the recorder's subscription gets frames too:
+    // three segments' worth (1 s each in these tests).
+    await waitUntil(() => thumbnails.videoPackets() > 0, 'the camera woken', 10_000);
+    const wokenAt = thumbnails.videoPackets();
+    await waitUntil(
+      () => thumbnails.videoPackets() >= wokenAt + 45,
+      'three seconds of the camera (15 fps)',
+      10_000,
+    );
+    expect(running.stage.stats().stages.N743AS?.camera.state).toBe('live');
+    expect(segments).toEqual([]);
+    expect(await readSpans(root, 'N743AS')).toEqual([]);
+
+    const person = await watchAs('user-1');
+    await waitUntil(() => segments.length >= 2, 'two segments of the person’s watch', 15_000);
+    await person.close();
+    // The thumbnail process still watches: the camera still draws, the recorder writes no more.
+    const spans = await readSpans(root, 'N743AS');
+    expect(spans).toHaveLength(1);
+    await waitUntil(
+      () => readdirSync(spans[0]?.dir ?? '').every((name) => !name.endsWith('.part')),
+      'the last segment finished',
+      5_000,
+    );
+    const written = segments.length;
+    const before = thumbnails.videoPackets();
+    await waitUntil(
+      () => thumbnails.videoPackets() >= before + 30,
+      'two more seconds of the camera',
+      10_000,
+    );
+    expect(segments).toHaveLength(written);
+    expect(await readSpans(root, 'N743AS')).toHaveLength(1);
+  }, 60_000);
+});
