@@ -125,12 +125,64 @@ export async function seekLanding(page: Page, seconds: number): Promise<SeekLand
 
 /**
  * Runs the recorder (what `npm start` runs) beside the suite's shared product, into its data
- * directory's recordings, where its API lists them, with segments of 1 s.
+ * directory's recordings, where its API lists them, with segments of 1 s (or `segmentMs`).
  */
-export function startRecorder(dataDir: string): Promise<RecorderProcess> {
+export function startRecorder(dataDir: string, segmentMs = 1000): Promise<RecorderProcess> {
   return startRecorderProcess({
     dataDir,
     stagePort: E2E_STAGE_PORT,
-    env: { RECORDING_SEGMENT_MS: '1000' },
+    env: { RECORDING_SEGMENT_MS: String(segmentMs) },
   });
+}
+
+/** The longest span the API lists for `stageId`: its start and end, Unix ms. */
+export async function longestSpanTimes(
+  page: Page,
+  token: string,
+  stageId: string,
+): Promise<{ startMs: number; endMs: number }> {
+  const response = await page.request.get('/api/recordings', {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.status()).toBe(200);
+  const body = (await response.json()) as {
+    aircraft: { stageId: string; spans: { startMs: number; endMs: number }[] }[];
+  };
+  const spans = body.aircraft.find((entry) => entry.stageId === stageId)?.spans ?? [];
+  const longest = spans.sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs))[0];
+  if (!longest) throw new Error(`no span listed for ${stageId}`);
+  return longest;
+}
+
+/** `2026-11-29T06:25:30Z`: an instant as the Recordings page's URL writes it. */
+export function momentOf(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * Waits until the recording's video plays from `offsetS` (s into its span): not paused, its time
+ * moved on past the offset, and nothing played from before it (its `played` ranges start there).
+ * Resolves with where its playback started.
+ */
+export async function expectPlayingFrom(page: Page, offsetS: number): Promise<number> {
+  const video = page.getByTestId('recording-video');
+  const state = () =>
+    video.evaluate((v: HTMLVideoElement) => ({
+      paused: v.paused,
+      currentTime: v.currentTime,
+      playedFrom: v.played.length > 0 ? v.played.start(0) : null,
+    }));
+  await expect
+    .poll(
+      async () => {
+        const now = await state();
+        return !now.paused && now.currentTime > offsetS + 0.2;
+      },
+      { message: `the recording playing on from ${offsetS} s`, timeout: 20_000 },
+    )
+    .toBe(true);
+  const { playedFrom } = await state();
+  expect(playedFrom, 'where playback started').not.toBeNull();
+  expect(Math.abs((playedFrom ?? 0) - offsetS)).toBeLessThan(0.5);
+  return playedFrom ?? 0;
 }

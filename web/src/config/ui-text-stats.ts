@@ -5,6 +5,7 @@
  */
 export const statsText = {
   title: 'Live stats',
+  behindNote: 'Of the live connection, joined under the recording you are watching',
   resolution: 'Resolution',
   frameRate: 'Frame rate',
   bitrate: 'Bitrate',

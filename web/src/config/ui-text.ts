@@ -95,6 +95,8 @@ export const uiText = {
   },
   quality: {
     label: 'Connection quality: {quality}',
+    labelBehind: 'Live connection quality, under the recording: {quality}',
+    shortBehind: 'Live: {quality}',
     good: 'Good',
     fair: 'Fair',
     poor: 'Poor',

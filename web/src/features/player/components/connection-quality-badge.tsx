@@ -7,13 +7,25 @@ const LOOK: Record<ConnectionQuality, { text: string; dot: string; bars: number 
   poor: { text: uiText.quality.poor, dot: 'bg-red-500', bars: 1 },
 };
 
-/** 'Good', 'Fair' or 'Poor' (docs/product.md#connection-quality), named for screen readers. */
-export function ConnectionQualityBadge({ quality }: { quality: ConnectionQuality }) {
+/**
+ * 'Good', 'Fair' or 'Poor' (docs/product.md#connection-quality), named for screen readers. While
+ * the picture is the recording (`behind`), it still measures the live connection, and says so.
+ */
+export function ConnectionQualityBadge({
+  quality,
+  behind = false,
+}: {
+  quality: ConnectionQuality;
+  behind?: boolean;
+}) {
   const look = LOOK[quality];
   return (
     <span
       role="img"
-      aria-label={fillText(uiText.quality.label, { quality: look.text })}
+      aria-label={fillText(behind ? uiText.quality.labelBehind : uiText.quality.label, {
+        quality: look.text,
+      })}
+      title={behind ? fillText(uiText.quality.labelBehind, { quality: look.text }) : undefined}
       data-quality={quality}
       className="inline-flex h-8 items-center gap-1.5 rounded-lg bg-slate-950/75 px-2.5 text-xs font-medium text-slate-100 ring-1 ring-slate-700/80 backdrop-blur-sm"
     >
@@ -26,7 +38,9 @@ export function ConnectionQualityBadge({ quality }: { quality: ConnectionQuality
           />
         ))}
       </span>
-      <span aria-hidden="true">{look.text}</span>
+      <span aria-hidden="true">
+        {behind ? fillText(uiText.quality.shortBehind, { quality: look.text }) : look.text}
+      </span>
     </span>
   );
 }

@@ -11,9 +11,12 @@ import type { VideoLayers } from '../lib/video-layers';
 export function LiveStatsPanel({
   figures,
   layers,
+  behind = false,
 }: {
   figures: PlaybackFigures | undefined;
   layers?: VideoLayers;
+  /** The picture is the recording: these figures are still the live connection's, beneath it. */
+  behind?: boolean;
 }) {
   const rows = figureRows(figures ?? { glassToGlassIsEstimate: false }, layers);
   return (
@@ -24,6 +27,9 @@ export function LiveStatsPanel({
       <h2 id="live-stats-title" className="mb-1 font-sans text-xs font-semibold text-sky-300">
         {statsText.title}
       </h2>
+      {behind && (
+        <p className="mb-1 font-sans text-[11px] text-amber-300">{statsText.behindNote}</p>
+      )}
       <dl className="grid grid-cols-[auto_auto] gap-x-3">
         {rows.map(({ label, value }) => (
           <div key={label} className="contents">

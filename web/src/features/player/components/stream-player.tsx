@@ -1,5 +1,13 @@
 import { Activity, Keyboard } from 'lucide-react';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import {
+  lazy,
+  Suspense,
+  useEffect,
+  useRef,
+  useState,
+  type ComponentType,
+  type RefObject,
+} from 'react';
 import { ErrorBoundary } from '@/components/error-boundary';
 import { uiText } from '@/config/ui-text';
 import { useLiveVideo } from '../hooks/use-live-video';
@@ -24,8 +32,19 @@ const KeyboardHelpDialog = lazy(() =>
   loadKeyboardHelp().then((module) => ({ default: module.KeyboardHelpDialog })),
 );
 
+/** What the app lays beside the live picture: the rewind (decision 0088). */
+export interface RewindSlot {
+  /** The live video's box: what goes back in time is laid over it. */
+  videoBox: HTMLDivElement | null;
+  liveVideo: RefObject<HTMLVideoElement | null>;
+  /** Whether the picture is not the live one: the badge and the stats then say what they measure. */
+  onBehindChange: (behind: boolean) => void;
+}
+
 interface StreamPlayerProps {
   streamId: string;
+  /** Shown once connected, below the video. */
+  Rewind?: ComponentType<RewindSlot> | undefined;
 }
 
 const controlButton =
@@ -35,8 +54,10 @@ const controlButton =
  * The live video of one stream with its connection overlays, the live stats, the connection
  * quality and the keyboard (docs/product.md#player). Mount with `key={streamId}`.
  */
-export function StreamPlayer({ streamId }: StreamPlayerProps) {
+export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
   const boxRef = useRef<HTMLDivElement>(null);
+  const [videoBox, setVideoBox] = useState<HTMLDivElement | null>(null);
+  const [behind, setBehind] = useState(false);
   const [statsOpen, setStatsOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
   const { announcement, announce } = useAnnouncer();
@@ -82,6 +103,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
   return (
     <div ref={boxRef} className="relative w-full [&:fullscreen]:bg-black">
       <div
+        ref={setVideoBox}
         // Overlays need more room than a 16:9 box has on a phone; video alone does not. From
         // 640 px the stats lie over the video and need it too; below, they go under the video.
         data-overlay={!connected || state.waitingForVideo || undefined}
@@ -95,7 +117,7 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
         aria-label={uiText.player.controls}
         className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-10 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-10 [:fullscreen>&]:mt-0"
       >
-        {quality && <ConnectionQualityBadge quality={quality} />}
+        {quality && <ConnectionQualityBadge quality={quality} behind={behind} />}
         {playing && layers.layers.length > 1 && (
           <ErrorBoundary fallback={null}>
             <Suspense fallback={null}>
@@ -134,10 +156,13 @@ export function StreamPlayer({ streamId }: StreamPlayerProps) {
           <span className="sr-only">{uiText.player.helpButton}</span>
         </button>
       </div>
+      {connected && Rewind && (
+        <Rewind videoBox={videoBox} liveVideo={videoRef} onBehindChange={setBehind} />
+      )}
       {showStats && (
         <ErrorBoundary fallback={null}>
           <Suspense fallback={null}>
-            <LiveStatsPanel figures={figures} layers={layers} />
+            <LiveStatsPanel figures={figures} layers={layers} behind={behind} />
           </Suspense>
         </ErrorBoundary>
       )}

@@ -52,7 +52,8 @@ export function windowSegments(aircraft: AircraftRecordings, nowMs: number): Fee
   const last = segments.at(-1);
   const ownSpan = writing && aircraft.spans.find((s) => s.span === writing.span);
   const mimeType = writing?.mimeType ?? ownSpan?.mimeType ?? aircraft.spans.at(-1)?.mimeType;
-  const after = !last || (writing?.startMs ?? 0) >= last.startMs + (last.durationMs ?? 0) - 1;
+  // (A finished segment's last frame lasts until the next one's first: the two may overlap.)
+  const after = !last || (writing?.startMs ?? 0) > last.startMs;
   if (writing && mimeType !== undefined && after) {
     const span = ownSpan ?? {
       span: writing.span,

@@ -1,0 +1,113 @@
+/**
+ * Rewind in the live player (docs/product.md#rewind, decision 0088), on the suite's shared product
+ * with the recorder `npm start` runs started beside it for this spec alone, writing the segments
+ * of 4 s it writes by default: so the newest second is in the segment being written, which the API
+ * serves as it grows (decision 0085).
+ *
+ * A viewer watching N743AS presses `j` and sees the picture whose time strip is 10 s older than
+ * the live one's, drags the scrubber to its right end and sees a picture at most 2 s behind the
+ * live one, and presses 'Go live' to have the live picture at once. The times it takes are printed
+ * (the bench measures them: docs/benchmarks.md#rewind); the bounds here are wide, for a loaded
+ * machine, and still fail a rewind that reloads or a 'Go live' that joins again.
+ */
+import type { Page } from '@playwright/test';
+import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import { installPageKit } from '@tailcam/harness/page-scripts';
+import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
+import { startRecorder } from './support/recordings';
+
+test.use({ launchOptions: chromiumLaunchOptions() });
+
+/** The capture time (time strip) of the frame a video shows now. */
+function stampOf(page: Page, testId: 'rewind-video' | 'live'): Promise<number | undefined> {
+  const video = testId === 'live' ? playerVideo(page) : page.getByTestId(testId);
+  return video
+    .evaluate(
+      (element: HTMLVideoElement) =>
+        window.TailcamPageKit.frameStamp(element)?.captureTimeMs ?? null,
+    )
+    .then((value) => value ?? undefined);
+}
+
+/** Waits for the recording's video to show a frame; resolves with how long that took (ms). */
+function firstRecordedFrameMs(page: Page, since: number): Promise<number> {
+  return page.getByTestId('rewind-video').evaluate(
+    (video: HTMLVideoElement, start) =>
+      new Promise<number>((resolve) => {
+        video.requestVideoFrameCallback(() => resolve(performance.now() - start));
+      }),
+    since,
+  );
+}
+
+test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, Go live is at once', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir)
+    throw new Error('E2E_DATA_DIR is not set: run the suite through playwright.config.ts');
+  const recorder = await startRecorder(dataDir, 4_000);
+  try {
+    await signInByApi(page);
+    await page.goto('/player/N743AS');
+    await expectVideoPlaying(page);
+    await installPageKit(page);
+    const rewind = page.getByRole('button', { name: 'Rewind 30 seconds' });
+    await expect(rewind).toBeVisible();
+
+    // What a person watches is recorded (decision 0084): 12 s of this watch, to go 10 s back in.
+    await page.waitForTimeout(12_000);
+    await expect(rewind).toBeEnabled({ timeout: 15_000 });
+
+    await test.step('j: the picture 10 s older, at once', async () => {
+      const liveStamp = await stampOf(page, 'live');
+      expect(liveStamp).toEqual(expect.any(Number));
+      const pressed = await page.evaluate(() => performance.now());
+      await page.keyboard.press('j');
+      const firstFrameMs = await firstRecordedFrameMs(page, pressed);
+      await expect.poll(() => stampOf(page, 'rewind-video')).toEqual(expect.any(Number));
+      const shown = (await stampOf(page, 'rewind-video')) ?? 0;
+      const elapsed = (await page.evaluate(() => performance.now())) - pressed;
+      const backMs = liveStamp! + elapsed - shown;
+      console.log(
+        `j: first recorded frame ${Math.round(firstFrameMs)} ms after the key; ${Math.round(backMs)} ms behind live`,
+      );
+      expect(backMs).toBeGreaterThan(8_500);
+      expect(backMs).toBeLessThan(12_500);
+      expect(firstFrameMs).toBeLessThan(3_000);
+      await expect(page.getByTestId('rewind-behind')).toHaveText(/^0:(09|1[0-2]) behind live$/);
+      await expect(
+        page.getByRole('img', { name: /^Live connection quality, under the recording/ }),
+      ).toBeVisible();
+    });
+
+    await test.step('the scrubber at its right end: at most 2 s behind the live picture', async () => {
+      const scrubber = page.getByRole('slider', { name: 'The last hour of N743AS' });
+      const max = await scrubber.getAttribute('max');
+      await scrubber.fill(max ?? '0');
+      await expect
+        .poll(
+          async () => {
+            const live = await stampOf(page, 'live');
+            const recorded = await stampOf(page, 'rewind-video');
+            return live === undefined || recorded === undefined ? undefined : live - recorded;
+          },
+          { timeout: 10_000, message: 'the live picture minus the recorded one, by their strips' },
+        )
+        .toBeLessThan(2_000);
+    });
+
+    await test.step("'Go live': the live picture, with no join", async () => {
+      const pressed = await page.evaluate(() => performance.now());
+      await page.getByRole('button', { name: 'Go live' }).click();
+      await expect(page.getByTestId('rewind-video')).toHaveCount(0);
+      const goneMs = (await page.evaluate(() => performance.now())) - pressed;
+      console.log(`Go live: recording gone ${Math.round(goneMs)} ms after the click`);
+      await expect(page.getByTestId('rewind-behind')).toHaveText('Live');
+      await expectVideoPlaying(page);
+    });
+  } finally {
+    await recorder.stop();
+  }
+});

@@ -1,0 +1,314 @@
+/**
+ * Rewind in the live player (docs/product.md#rewind, decision 0088): 'Rewind 30 seconds', a
+ * scrubber over the last hour, the keys, and 'Go live'. Going back plays the aircraft's recording
+ * (recording-feed.ts) in a video laid over the live one, which stays joined and playing underneath
+ * (muted), so 'Go live' only takes the recording away. The app places it in the player
+ * (`StreamPlayer`'s `rewind`), giving it the live video's box to lay the recording over.
+ */
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { createPortal } from 'react-dom';
+import { fillText } from '@/config/ui-text';
+import { rewindText } from '@/config/ui-text-rewind';
+import { getRecordings, utcTime } from '../api/recordings';
+import { readSegment } from '../api/growing-segment';
+import { RecordingFeed } from '../lib/recording-feed';
+import {
+  formatBehind,
+  newestRecorded,
+  playableAt,
+  recordedRanges,
+  REWIND_WINDOW_MS,
+  windowSegments,
+  type FeedSegment,
+  type WallRange,
+} from '../lib/rewind-timeline';
+import { useRewindKeys } from './use-rewind-keys';
+
+/** How often the list is read while live (whether there is anything to rewind to). */
+const LIVE_LIST_MS = 10_000;
+/** How often the behind-live figure and the scrubber move. */
+const TICK_MS = 250;
+/**
+ * What of the segment being written is taken as recorded before its bytes are read: the recorder
+ * writes a cluster each half second (decision 0085), so up to about a second before now.
+ */
+const WRITING_LAG_MS = 1_500;
+const STEP_S = { rewind: 30, key: 10, arrow: 5 } as const;
+
+export interface LiveRewindProps {
+  streamId: string;
+  /** The live video's box: the recording is laid over it. */
+  videoBox: HTMLElement | null;
+  liveVideo: RefObject<HTMLVideoElement | null>;
+  /** Whether the picture is the recording (the player relabels what measures the live one). */
+  onBehindChange: (behind: boolean) => void;
+}
+
+type Mode = { behind: false } | { behind: true; targetMs: number };
+
+export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: LiveRewindProps) {
+  const [segments, setSegments] = useState<FeedSegment[]>([]);
+  const [mode, setMode] = useState<Mode>({ behind: false });
+  const [nowMs, setNowMs] = useState(() => Date.now());
+  const [shownMs, setShownMs] = useState<number>();
+  const [failed, setFailed] = useState(false);
+  const [announcement, setAnnouncement] = useState('');
+  const recordingRef = useRef<HTMLVideoElement>(null);
+  const feedRef = useRef<RecordingFeed>(undefined);
+  const liveMutedRef = useRef(true);
+  const [recordingMuted, setRecordingMuted] = useState(true);
+  const segmentsRef = useRef(segments);
+  useEffect(() => {
+    segmentsRef.current = segments;
+  });
+
+  const list = useCallback(
+    async (signal: AbortSignal) => {
+      const { aircraft } = await getRecordings(signal, streamId);
+      const mine = aircraft.find((entry) => entry.stageId === streamId);
+      return mine ? windowSegments(mine, Date.now()) : [];
+    },
+    [streamId],
+  );
+
+  // While live: read the list now and then, for whether (and how far) there is anything to go to.
+  useEffect(() => {
+    if (mode.behind) return;
+    const abort = new AbortController();
+    const read = () =>
+      list(abort.signal).then(setSegments, () => undefined /* the button keeps its last state */);
+    void read();
+    const timer = window.setInterval(() => void read(), LIVE_LIST_MS);
+    return () => {
+      abort.abort();
+      window.clearInterval(timer);
+    };
+  }, [mode.behind, list]);
+
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      setNowMs(Date.now());
+      const feed = feedRef.current;
+      if (feed) setShownMs(feed.shownMs);
+    }, TICK_MS);
+    return () => window.clearInterval(timer);
+  }, []);
+
+  const ranges: WallRange[] = recordedRanges(segments, Math.max(0, nowMs - WRITING_LAG_MS));
+  const newest = newestRecorded(ranges);
+  const windowStart = nowMs - REWIND_WINDOW_MS;
+  const canRewind = newest !== undefined;
+  const behind = mode.behind;
+
+  // The recording's feed lives while the picture is the recording.
+  useEffect(() => {
+    const video = recordingRef.current;
+    if (!behind || !video) return;
+    const feed = new RecordingFeed(
+      video,
+      Date.now() - REWIND_WINDOW_MS - 60_000,
+      segmentsRef.current,
+      {
+        read: (segment, fromByte, signal) => readSegment(streamId, segment, fromByte, signal),
+        list,
+      },
+      (error) => {
+        console.warn('rewind:', error);
+        setFailed(true);
+      },
+      setSegments,
+    );
+    feedRef.current = feed;
+    return () => {
+      feed.dispose();
+      feedRef.current = undefined;
+    };
+  }, [behind, streamId, list]);
+
+  const targetMs = mode.behind ? mode.targetMs : undefined;
+  useEffect(() => {
+    if (targetMs !== undefined) feedRef.current?.seek(targetMs);
+  }, [targetMs]);
+
+  useEffect(() => onBehindChange(behind), [behind, onBehindChange]);
+
+  const goLive = () => {
+    const recording = recordingRef.current;
+    setMuted(liveVideo.current, recording ? recording.muted : liveMutedRef.current);
+    setMode({ behind: false });
+    setShownMs(undefined);
+    setFailed(false);
+    setAnnouncement(rewindText.wentLive);
+  };
+
+  /**
+   * Goes to `wallMs`, or to the next recorded instant after it. Past the newest recorded instant a
+   * key or button goes live; the scrubber (`toNewest`) stops at the newest recorded instant.
+   */
+  const goTo = (wallMs: number, toNewest = false) => {
+    let landing = playableAt(Math.max(wallMs, windowStart), ranges);
+    if (landing === undefined || (newest !== undefined && landing >= newest)) {
+      if (!toNewest || newest === undefined) {
+        if (mode.behind) goLive();
+        return;
+      }
+      landing = newest;
+    }
+    const live = liveVideo.current;
+    if (!mode.behind && live) {
+      liveMutedRef.current = live.muted;
+      setRecordingMuted(live.muted);
+      setMuted(live, true);
+    }
+    setMode({ behind: true, targetMs: landing });
+    setShownMs(landing);
+    setAnnouncement(fillText(rewindText.wentBack, { behind: formatBehind(Date.now() - landing) }));
+  };
+
+  const from = shownMs ?? nowMs;
+  const togglePause = () => {
+    const video = recordingRef.current;
+    if (!mode.behind || !video) return;
+    if (video.paused) void video.play().catch(() => undefined);
+    else video.pause();
+  };
+  useRewindKeys({
+    back: (seconds) => canRewind && goTo(from - seconds * 1000),
+    on: (seconds) => mode.behind && goTo(from + seconds * 1000),
+    oldest: () => ranges[0] && goTo(ranges[0][0]),
+    live: () => mode.behind && goLive(),
+    togglePause,
+    steps: STEP_S,
+  });
+
+  const behindMs = Math.max(0, nowMs - from);
+  const behindText = formatBehind(behindMs);
+  const scrubberMax = Math.max(newest ?? nowMs, windowStart + 1000);
+  const percent = (ms: number) =>
+    `${(100 * (Math.min(Math.max(ms, windowStart), scrubberMax) - windowStart)) / (scrubberMax - windowStart)}%`;
+
+  return (
+    <section
+      aria-label={rewindText.controls}
+      className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-2 rounded-xl bg-slate-900/80 px-3 py-2 ring-1 ring-slate-800"
+    >
+      <button
+        type="button"
+        onClick={() => goTo(from - STEP_S.rewind * 1000)}
+        disabled={!canRewind}
+        aria-describedby={canRewind ? undefined : 'rewind-why'}
+        aria-keyshortcuts="j"
+        className="inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-950 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none disabled:cursor-not-allowed disabled:opacity-50"
+      >
+        <RewindIcon />
+        {rewindText.rewind}
+      </button>
+      <div className="relative min-w-40 flex-1">
+        <div
+          aria-hidden="true"
+          className="absolute inset-x-0 top-1/2 h-1.5 -translate-y-1/2 rounded bg-slate-700"
+        >
+          {ranges.map(([start, end]) => (
+            <span
+              key={start}
+              className="absolute inset-y-0 rounded bg-sky-500/70"
+              style={{ left: percent(start), right: `calc(100% - ${percent(end)})` }}
+            />
+          ))}
+        </div>
+        <input
+          type="range"
+          min={windowStart}
+          max={scrubberMax}
+          step={1000}
+          value={Math.min(from, scrubberMax)}
+          disabled={!canRewind}
+          aria-label={fillText(rewindText.scrubber, { streamId })}
+          aria-valuetext={fillText(rewindText.scrubberValue, {
+            time: utcTime(from),
+            behind: behindText,
+          })}
+          onChange={(event) => goTo(Number(event.currentTarget.value), true)}
+          onKeyDown={(event) => {
+            // The page's steps, not the slider's own 1 s: ←/→ 5 s, Home the oldest, End live.
+            const step = { ArrowLeft: -STEP_S.arrow, ArrowRight: STEP_S.arrow }[event.key];
+            if (step !== undefined) goTo(from + step * 1000);
+            else if (event.key === 'Home' && ranges[0]) goTo(ranges[0][0]);
+            else if (event.key === 'End') goLive();
+            else return;
+            event.preventDefault();
+          }}
+          className="relative w-full cursor-pointer appearance-none bg-transparent accent-sky-400 disabled:cursor-not-allowed"
+        />
+      </div>
+      <p className="text-sm tabular-nums text-slate-300" data-testid="rewind-behind">
+        {mode.behind ? fillText(rewindText.behind, { time: behindText }) : rewindText.live}
+      </p>
+      {mode.behind && (
+        <button
+          type="button"
+          onClick={goLive}
+          aria-keyshortcuts="End"
+          className="inline-flex items-center gap-1.5 rounded-lg bg-red-600 px-3 py-1.5 text-sm font-semibold text-white transition hover:bg-red-500 focus-visible:ring-2 focus-visible:ring-red-300 focus-visible:outline-none"
+        >
+          <span aria-hidden="true" className="size-2 rounded-full bg-white" />
+          {rewindText.goLive}
+        </button>
+      )}
+      {!canRewind && (
+        <p id="rewind-why" className="w-full text-xs text-slate-400">
+          {fillText(rewindText.nothingRecorded, { streamId })}
+        </p>
+      )}
+      {failed && (
+        <p role="alert" className="w-full text-sm text-red-300">
+          {rewindText.failed}
+        </p>
+      )}
+      {mode.behind &&
+        videoBox &&
+        createPortal(
+          <div className="absolute inset-0 z-20 bg-black">
+            <video
+              ref={recordingRef}
+              muted={recordingMuted}
+              autoPlay
+              playsInline
+              onClick={togglePause}
+              aria-label={fillText(rewindText.video, { streamId, behind: behindText })}
+              data-testid="rewind-video"
+              className="size-full object-contain"
+            />
+            <p className="pointer-events-none absolute bottom-3 left-3 rounded-md bg-slate-950/85 px-2 py-1 font-mono text-xs text-amber-300 ring-1 ring-amber-500/40">
+              {fillText(rewindText.behind, { time: behindText })}
+            </p>
+          </div>,
+          videoBox,
+        )}
+      <div aria-live="polite" className="sr-only">
+        {announcement}
+      </div>
+    </section>
+  );
+}
+
+/** The live video's sound, off while the recording plays over it and back as the viewer left it. */
+function setMuted(video: HTMLVideoElement | null, muted: boolean): void {
+  if (video) video.muted = muted;
+}
+
+function RewindIcon() {
+  return (
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 24 24"
+      className="size-4"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+    >
+      <path d="M3 12a9 9 0 1 0 3-6.7L3 8" strokeLinecap="round" strokeLinejoin="round" />
+      <path d="M3 3v5h5" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}
