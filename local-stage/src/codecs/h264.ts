@@ -12,6 +12,8 @@ const NAL_IDR = 5;
 const NAL_SPS = 7;
 const STAP_A = 24;
 const FU_A = 28;
+/** forbidden_zero_bit: 1 says the unit may hold bit errors or syntax violations. */
+const F_BIT = 0x80;
 
 /** The types of the NAL units that begin in this payload (an FU-A's only when it starts one). */
 export function startingNalTypes(payload: Uint8Array): number[] {
@@ -37,6 +39,42 @@ export function startingNalTypes(payload: Uint8Array): number[] {
     return [fuHeader & 0x1f];
   }
   return [];
+}
+
+/**
+ * Whether one frame's payloads, in order, hold only whole NAL units: every fragment (FU-A) from
+ * its start to its end, every aggregate (STAP-A) filled exactly by its units, and no unit whose F
+ * bit says it may hold errors (RFC 6184 5.3). Anything else is a frame that lost a piece.
+ */
+export function h264PayloadsWhole(payloads: readonly Uint8Array[]): boolean {
+  let inFragment = false;
+  for (const payload of payloads) {
+    const indicator = payload[0];
+    if (indicator === undefined || indicator & F_BIT) return false;
+    const type = indicator & 0x1f;
+    if (type === FU_A) {
+      const fuHeader = payload[1];
+      if (fuHeader === undefined || payload.length < 3) return false;
+      const starts = (fuHeader & 0x80) !== 0;
+      if (starts === inFragment) return false; // a start inside a fragment, or a piece without one
+      inFragment = (fuHeader & 0x40) === 0;
+    } else if (inFragment || !(type === STAP_A ? stapFilled(payload) : type >= 1 && type <= 23)) {
+      return false;
+    }
+  }
+  return !inFragment;
+}
+
+/** A STAP-A's (16-bit size, NAL unit) pairs fill it exactly, each unit with its F bit clear. */
+function stapFilled(payload: Uint8Array): boolean {
+  let offset = 1;
+  while (offset < payload.length) {
+    const size = ((payload[offset] ?? 0) << 8) | (payload[offset + 1] ?? 0);
+    const header = payload[offset + 2];
+    if (size === 0 || header === undefined || header & F_BIT) return false;
+    offset += 2 + size;
+  }
+  return offset === payload.length && payload.length > 1;
 }
 
 /** Whether the packet opens a key frame; `firstOfFrame`: the first packet of its timestamp. */

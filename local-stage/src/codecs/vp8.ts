@@ -41,6 +41,11 @@ function keyFrameSizeAt(
   };
 }
 
+/** Whether the packet opens a VP8 frame (its descriptor's S bit, partition 0): a frame's first. */
+export function opensVp8Frame(payload: Uint8Array): boolean {
+  return frameHeaderOffset(payload) !== undefined;
+}
+
 /** Where the VP8 frame header starts, in a packet that opens partition 0; else undefined. */
 function frameHeaderOffset(payload: Uint8Array): number | undefined {
   const first = payload[0];

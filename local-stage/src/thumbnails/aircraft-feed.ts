@@ -9,9 +9,11 @@
  * publisher changed, or the stage restarted) or cannot start (nothing on air) is tried again.
  */
 import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import { DecodableKeyFrames } from '../codecs/decodable-key-frames';
+import type { EncodedKeyFrame } from '../codecs/decode-key-frame';
+import { FrameAssembler } from '../codecs/rtp-frames';
 import type { StageLogger } from '../stage-log';
 import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
-import { KeyFrameAssembler, type KeyFrame, type ThumbnailCodec } from './key-frame-assembler';
 
 /** No packet for this long: the session is over; subscribe again. */
 const QUIET_MS = 2_000;
@@ -28,7 +30,7 @@ export interface AircraftFeedOptions {
   log: StageLogger;
 }
 
-export interface ReceivedKeyFrame extends KeyFrame {
+export interface ReceivedKeyFrame extends EncodedKeyFrame {
   /** Date.now() when its last packet arrived. */
   receivedAtMs: number;
 }
@@ -161,13 +163,18 @@ export class AircraftFeed {
       this.endSession();
       void this.subscribe();
     });
-    const assembler = new KeyFrameAssembler(answeredCodec(answer));
+    // Only key frames are kept: a broken frame is dropped, and the next key frame serves.
+    const codec = answeredCodec(answer);
+    const keyFrames = new DecodableKeyFrames(codec);
+    const assembler = new FrameAssembler(codec, 90_000, (frame) => {
+      const keyFrame = keyFrames.take(frame);
+      if (keyFrame) this.received({ ...keyFrame, receivedAtMs: this.lastPacketAtMs });
+    });
     this.lastPacketAtMs = Date.now();
     transceiver.onTrack.subscribe((track) =>
       track.onReceiveRtp.subscribe((packet) => {
         this.lastPacketAtMs = Date.now();
-        const keyFrame = assembler.push({ ...packet.header, payload: packet.payload });
-        if (keyFrame) this.received({ ...keyFrame, receivedAtMs: this.lastPacketAtMs });
+        assembler.push(packet);
       }),
     );
     await peer.setRemoteDescription({ type: 'answer', sdp: answer });
@@ -193,6 +200,6 @@ export class AircraftFeed {
 }
 
 /** The stage answers with the one codec the aircraft sends. */
-function answeredCodec(answerSdp: string): ThumbnailCodec {
+function answeredCodec(answerSdp: string): 'vp8' | 'h264' {
   return /^a=rtpmap:\d+ H264\/90000/im.test(answerSdp) ? 'h264' : 'vp8';
 }

@@ -1,13 +1,17 @@
 /**
- * Key frames put back together from RTP and decoded: a VP8 and an H.264 key frame that ffmpeg
- * encodes (libvpx, x264), cut into packets as RFC 7741 and RFC 6184 say, reassembled and
- * decoded into a JPEG of the picture's size. A frame missing a packet, or a frame that is not a
- * key frame, gives nothing.
+ * Key frames put back together from RTP (FrameAssembler) and decoded (DecodableKeyFrames, then
+ * decodeKeyFrame), as the thumbnail process does: a VP8 and an H.264 key frame that ffmpeg encodes
+ * (libvpx, x264), cut into packets as RFC 7741 and RFC 6184 say, reassembled and decoded into a
+ * JPEG of the picture's size. A frame missing a packet, or a frame that is not a key frame, gives
+ * nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { decodeKeyFrame } from '../codecs/decode-key-frame';
-import { KeyFrameAssembler, type RtpPacketView } from './key-frame-assembler';
+import { RtpHeader, RtpPacket } from 'werift';
+import { DecodableKeyFrames } from './decodable-key-frames';
+import { decodeKeyFrame, type EncodedKeyFrame } from './decode-key-frame';
+import { annexBNalUnits } from './h264';
+import { FrameAssembler } from './rtp-frames';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
 const MTU = 1000;
@@ -34,13 +38,16 @@ function encodeTestFrame(codec: 'libvpx' | 'libx264', format: 'ivf' | 'h264', si
   return new Uint8Array(result.stdout);
 }
 
-function packets(payloads: Uint8Array[], firstSequence = 65_530): RtpPacketView[] {
-  return payloads.map((payload, index) => ({
-    sequenceNumber: (firstSequence + index) & 0xffff,
-    timestamp: 9_000,
-    marker: index === payloads.length - 1,
-    payload,
-  }));
+function packets(payloads: Uint8Array[], firstSequence = 65_530, timestamp = 9_000): RtpPacket[] {
+  return payloads.map((payload, index) => {
+    const header = new RtpHeader({
+      sequenceNumber: (firstSequence + index) & 0xffff,
+      timestamp,
+      payloadType: 96,
+      marker: index === payloads.length - 1,
+    });
+    return new RtpPacket(header, Buffer.from(payload));
+  });
 }
 
 /** VP8 payloads: a descriptor with a 15-bit picture id, S set on the first. */
@@ -80,8 +87,16 @@ function h264Payloads(annexB: Uint8Array): Uint8Array[] {
   });
 }
 
-function assemble(assembler: KeyFrameAssembler, frame: RtpPacketView[]) {
-  return frame.map((packet) => assembler.push(packet)).find((keyFrame) => keyFrame !== undefined);
+/** The key frames `frames` give, as the thumbnail process takes them. */
+function keyFrames(codec: 'vp8' | 'h264', ...frames: RtpPacket[][]): EncodedKeyFrame[] {
+  const decodable = new DecodableKeyFrames(codec);
+  const out: EncodedKeyFrame[] = [];
+  const assembler = new FrameAssembler(codec, 90_000, (frame) => {
+    const keyFrame = decodable.take(frame);
+    if (keyFrame) out.push(keyFrame);
+  });
+  for (const packet of frames.flat()) assembler.push(packet);
+  return out;
 }
 
 describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
@@ -91,7 +106,7 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
       44,
       44 + new DataView(ivf.buffer, ivf.byteOffset).getUint32(32, true),
     );
-    const keyFrame = assemble(new KeyFrameAssembler('vp8'), packets(vp8Payloads(frame)));
+    const [keyFrame] = keyFrames('vp8', packets(vp8Payloads(frame)));
     expect(keyFrame).toMatchObject({ codec: 'vp8', width: 640, height: 360 });
     expect(Buffer.from(keyFrame?.data ?? [])).toEqual(Buffer.from(frame));
     const jpeg = await decodeKeyFrame(keyFrame!, { width: { min: 320, max: 640 } });
@@ -100,7 +115,7 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
 
   it('puts an H.264 key frame from FU-As together, and widens a small picture to 320 px', async () => {
     const annexB = encodeTestFrame('libx264', 'h264', '160x90');
-    const keyFrame = assemble(new KeyFrameAssembler('h264'), packets(h264Payloads(annexB)));
+    const [keyFrame] = keyFrames('h264', packets(h264Payloads(annexB)));
     expect(keyFrame?.codec).toBe('h264');
     const jpeg = await decodeKeyFrame(keyFrame!, { width: { min: 320, max: 640 } });
     // The JPEG's SOF0 marker: precision, then height and width.
@@ -116,16 +131,35 @@ describe.skipIf(!hasFfmpeg)('key frames from RTP', () => {
     const whole = packets(vp8Payloads(frame));
     expect(whole.length).toBeGreaterThan(2);
     expect(
-      assemble(
-        new KeyFrameAssembler('vp8'),
+      keyFrames(
+        'vp8',
         whole.filter((_, i) => i !== 1),
       ),
-    ).toBeUndefined();
+    ).toEqual([]);
     const delta = whole.map((packet, i) =>
       i === 0
-        ? { ...packet, payload: Uint8Array.of(...packet.payload.subarray(0, 4), 0x01) }
+        ? new RtpPacket(packet.header, Buffer.of(...packet.payload.subarray(0, 4), 0x01))
         : packet,
     );
-    expect(assemble(new KeyFrameAssembler('vp8'), delta)).toBeUndefined();
+    expect(keyFrames('vp8', delta)).toEqual([]);
+  });
+
+  it('gives an H.264 key frame sent without its parameter sets the last ones seen in band', async () => {
+    const annexB = encodeTestFrame('libx264', 'h264', '160x90');
+    const payloads = h264Payloads(annexB);
+    const types = payloads.map((payload) => (payload[0] ?? 0) & 0x1f);
+    const idrOnly = payloads.filter((_, i) => types[i] !== 7 && types[i] !== 8);
+    expect(idrOnly.length).toBeLessThan(payloads.length);
+    const [, alone] = keyFrames(
+      'h264',
+      packets(payloads, 100, 9_000),
+      packets(idrOnly, 100 + payloads.length, 12_000),
+    );
+    const unitTypes = annexBNalUnits(alone?.data ?? new Uint8Array()).map(
+      (u) => (u[0] ?? 0) & 0x1f,
+    );
+    expect(unitTypes.slice(0, 2)).toEqual([7, 8]);
+    const jpeg = await decodeKeyFrame(alone!, { width: { min: 320, max: 640 } });
+    expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   });
 });
