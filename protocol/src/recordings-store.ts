@@ -9,6 +9,7 @@ import {
   parseSegmentFileName,
   parseSpanMeta,
   parseSpanName,
+  previewFileName,
   SPAN_META_FILE,
   type SegmentName,
   type SpanMeta,
@@ -21,6 +22,8 @@ export interface StoredSegment extends SegmentName {
   startMs: number;
   endMs: number;
   bytes: number;
+  /** Its preview picture's name, when it has one (decision 0084). */
+  preview?: string;
 }
 
 export interface StoredSpan {
@@ -63,17 +66,20 @@ export async function readSpans(
         ? parseSpanMeta(await readFile(join(dir, SPAN_META_FILE), 'utf8').catch(() => ''))
         : undefined;
       const segments: StoredSegment[] = [];
+      const present = new Set(files);
       for (const name of files) {
         const parsed = parseSegmentFileName(name);
         if (!parsed) continue;
         const size = await stat(join(dir, name)).catch(() => undefined);
         if (!size?.isFile()) continue;
+        const preview = previewFileName(name);
         segments.push({
           ...parsed,
           name,
           startMs: startMs + parsed.offsetMs,
           endMs: startMs + parsed.offsetMs + parsed.durationMs,
           bytes: size.size,
+          ...(present.has(preview) ? { preview } : {}),
         });
       }
       spans.push({ stageId: stage, startMs, dir, meta, segments });

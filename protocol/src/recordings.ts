@@ -43,6 +43,25 @@ export function parsePartFileName(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+const PREVIEW_NAME = /^(\d{10})-(\d{1,9})\.jpg$/;
+
+/**
+ * A finished segment's preview picture (decision 0084): its first key frame as a JPEG about 160
+ * px wide, beside it under its own name with `.jpg` (`{offsetMs}-{durationMs}.jpg`), written
+ * after it and removed with it.
+ */
+export function previewFileName(segmentName: string): string {
+  return segmentName.replace(/\.(webm|mp4)$/, '.jpg');
+}
+
+/** A preview's name read back: the segment's offset and duration; undefined for anything else. */
+export function parsePreviewFileName(
+  name: string,
+): Pick<SegmentName, 'offsetMs' | 'durationMs'> | undefined {
+  const match = PREVIEW_NAME.exec(name);
+  return match ? { offsetMs: Number(match[1]), durationMs: Number(match[2]) } : undefined;
+}
+
 /** A finished segment's name read back; undefined for anything else (a `.part`, a stray file). */
 export function parseSegmentFileName(name: string): SegmentName | undefined {
   const match = SEGMENT_NAME.exec(name);
@@ -114,18 +133,22 @@ export function parseSpanMeta(text: string): SpanMeta | undefined {
  * `+{segment name} {bytes}` when a segment is renamed into place, `-{segment name}` when retention
  * removes it, `*{offsetMs}.part` when a segment starts being written (decision 0085: the API finds
  * the segment being written here; it is written until the `+` line of its offset, or until its
- * `.part` is gone, a killed recorder's). A span without one (recorded before it existed) is read
- * from its directory.
+ * `.part` is gone, a killed recorder's), `+{offsetMs}-{durationMs}.jpg {bytes}` when a segment's
+ * preview is written (decision 0084: after its segment's `+` line; retention's `-` line of the
+ * segment removes both; a reader that knows no previews skips the line, as a name it cannot
+ * parse). A span without one (recorded before it existed) is read from its directory.
  */
 export const SEGMENT_INDEX_FILE = 'segments.log';
 
 export type SegmentIndexEntry =
   | { change: 'added'; name: string; segment: SegmentName; bytes: number }
   | { change: 'removed'; name: string }
-  | { change: 'writing'; name: string; offsetMs: number };
+  | { change: 'writing'; name: string; offsetMs: number }
+  | { change: 'preview'; name: string; bytes: number };
 
 export function segmentIndexLine(entry: SegmentIndexEntry): string {
   if (entry.change === 'writing') return `*${entry.name}\n`;
+  if (entry.change === 'preview') return `+${entry.name} ${entry.bytes}\n`;
   return entry.change === 'added' ? `+${entry.name} ${entry.bytes}\n` : `-${entry.name}\n`;
 }
 
@@ -139,6 +162,9 @@ export function parseSegmentIndexLine(line: string): SegmentIndexEntry | undefin
   const match = /^([+-])(\S+)(?: (\d{1,15}))?$/.exec(line);
   if (!match) return undefined;
   const name = match[2]!;
+  if (match[1] === '+' && match[3] !== undefined && parsePreviewFileName(name)) {
+    return { change: 'preview', name, bytes: Number(match[3]) };
+  }
   const segment = parseSegmentFileName(name);
   if (!segment) return undefined;
   if (match[1] === '-') return { change: 'removed', name };

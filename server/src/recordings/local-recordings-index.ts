@@ -5,6 +5,9 @@
  * index, and reads only the lines appended since; it never reads or stats a segment. At 24 h of
  * three aircraft (~65,000 segments) that is a few dozen system calls instead of 65,000.
  *
+ * A segment's preview picture (decision 0084) is known from its own line in the index, written
+ * after the segment's; the segment's removal line removes it too.
+ *
  * A span without an index (recorded before the index existed) is read from its directory, as
  * before; spans age out in a day.
  */
@@ -15,6 +18,7 @@ import {
   parseSegmentIndexLine,
   parseSpanMeta,
   parseSpanName,
+  previewFileName,
   SEGMENT_INDEX_FILE,
   SPAN_META_FILE,
   type SpanMeta,
@@ -30,8 +34,16 @@ interface IndexedSpan {
   segments: Map<string, StoredSegment>;
   /** `segments` in time order; undefined when it changed since. */
   sorted: StoredSegment[] | undefined;
+  /** Preview names its index lists (decision 0084), kept on their segments' entries too. */
+  previews: Set<string>;
   /** Offsets of segments begun (`*` lines) and not yet finished (no `+` line): decision 0085. */
   writing: Set<number>;
+}
+
+/** The names the segment of a preview (`{offset}-{duration}.jpg`) may have. */
+function segmentNames(previewName: string): string[] {
+  const base = previewName.slice(0, -'.jpg'.length);
+  return [`${base}.webm`, `${base}.mp4`];
 }
 
 /** At most this much of an index is read in one go (a day of one span is ~650 KB). */
@@ -105,6 +117,7 @@ export class LocalRecordingsIndex {
         meta: undefined,
         segments: new Map(),
         sorted: [],
+        previews: new Set(),
         writing: new Set(),
       };
       this.spans.set(dir, span);
@@ -141,18 +154,30 @@ export class LocalRecordingsIndex {
             continue;
           }
           span.sorted = undefined;
+          if (entry.change === 'preview') {
+            // Written after its segment; the segment's removal removes both.
+            span.previews.add(entry.name);
+            const segment = segmentNames(entry.name)
+              .map((name) => span.segments.get(name))
+              .find((found) => found !== undefined);
+            if (segment) span.segments.set(segment.name, { ...segment, preview: entry.name });
+            continue;
+          }
           if (entry.change === 'removed') {
             span.segments.delete(entry.name);
+            span.previews.delete(previewFileName(entry.name));
             continue;
           }
           span.writing.delete(entry.segment.offsetMs);
           const segmentStartMs = startMs + entry.segment.offsetMs;
+          const preview = previewFileName(entry.name);
           span.segments.set(entry.name, {
             ...entry.segment,
             name: entry.name,
             startMs: segmentStartMs,
             endMs: segmentStartMs + entry.segment.durationMs,
             bytes: entry.bytes,
+            ...(span.previews.has(preview) ? { preview } : {}),
           });
         }
       }

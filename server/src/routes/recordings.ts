@@ -4,6 +4,8 @@
  *   GET /api/recordings[?stage=]                         the recorded spans per aircraft (UTC), and
  *                                                        the segment being written (`writing`)
  *   GET /api/recordings/{STAGE}/{SPAN}/{SEGMENT}         one segment (WebM or fMP4), as MSE takes it
+ *   GET /api/recordings/{STAGE}/{SPAN}/{PREVIEW}         a segment's first picture, a JPEG ~160 px
+ *       wide (`{offset}-{duration}.jpg`, the list's `preview`; decision 0084)
  *   GET /api/recordings/{STAGE}/{SPAN}/{offsetMs}.part   the segment starting there as it is now,
  *       growing or finished (`Range: bytes=N-`, `Tailcam-Segment: writing|complete`; decision 0085)
  *   GET /api/recordings/{STAGE}/{SPAN}/download?from=&to= a stretch of a span as one file (remuxed)
@@ -22,6 +24,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
   parsePartFileName,
+  parsePreviewFileName,
   parseSegmentFileName,
   parseSpanName,
   SEGMENT_NAME_HEADER,
@@ -67,7 +70,13 @@ export interface RecordedSpan {
   /** `video/webm; codecs="vp8,opus"` or `video/mp4; codecs="avc1.42c015"`. */
   mimeType: string;
   /** In time order; `offsetMs` from `startMs` of this span. */
-  segments: { name: string; offsetMs: number; durationMs: number }[];
+  segments: {
+    name: string;
+    offsetMs: number;
+    durationMs: number;
+    /** Its preview picture's name (`{offset}-{duration}.jpg`), when it has one (decision 0084). */
+    preview?: string;
+  }[];
 }
 
 /** A span directory's segments as runs without gaps: what the page lists as spans. */
@@ -96,6 +105,7 @@ export function contiguousSpans(stored: StoredSpan): RecordedSpan[] {
         name: segment.name,
         offsetMs: segment.startMs - startMs,
         durationMs: segment.durationMs,
+        ...(segment.preview === undefined ? {} : { preview: segment.preview }),
       })),
     };
   });
@@ -340,6 +350,18 @@ export function registerRecordingRoutes(
     return reply.send(found.body);
   };
 
+  /** A segment's preview picture (decision 0084), its name checked by the caller. */
+  const sendPreview = async (stageId: string, span: string, name: string, reply: FastifyReply) => {
+    if (root === undefined) throw new HttpError(404, 'No such preview (no local recordings)');
+    const path = join(root, stageId, span, name);
+    const found = await stat(path).catch(() => undefined);
+    if (!found?.isFile()) throw new HttpError(404, 'No such preview (it may have expired)');
+    reply.header('cache-control', 'private, max-age=3600');
+    reply.header('content-type', 'image/jpeg');
+    reply.header('content-length', String(found.size));
+    return reply.send(createReadStream(path));
+  };
+
   app.get<{ Params: { stageId: string; span: string; segment: string } }>(
     '/api/recordings/:stageId/:span/:segment',
     { onRequest: signedIn },
@@ -350,11 +372,14 @@ export function registerRecordingRoutes(
       if (partOffsetMs !== undefined) {
         return sendSegmentAt(stageId, span, partOffsetMs, request.headers.range, reply);
       }
+      if (parsePreviewFileName(request.params.segment)) {
+        return sendPreview(stageId, span, request.params.segment, reply);
+      }
       const parsed = parseSegmentFileName(request.params.segment);
       if (!parsed) {
         throw new HttpError(
           400,
-          'A segment is named {offset}-{duration}.webm or .mp4, or {offset}.part (10 digits)',
+          'A segment is named {offset}-{duration}.webm or .mp4, or {offset}.part (10 digits); its preview {offset}-{duration}.jpg',
         );
       }
       if (root === undefined) throw new HttpError(404, 'No such segment (no local recordings)');
