@@ -14,13 +14,16 @@ export const paths = {
     path: '/watch-all',
     href: () => '/watch-all',
   },
-  /** Every aircraft's timeline; with an aircraft and `?t=`, that moment of its recordings. */
+  /**
+   * Every aircraft's timeline; with an aircraft and `t` (a moment as the Recordings page writes
+   * it, `2026-11-29T06:25:30Z`: nothing to escape), that moment of its recordings.
+   */
   recordings: {
     path: '/recordings/:stageId?',
     href: (stageId?: string, t?: string) =>
       stageId === undefined
         ? '/recordings'
-        : `/recordings/${encodeURIComponent(stageId)}${t === undefined ? '' : `?t=${encodeURIComponent(t).replaceAll('%3A', ':')}`}`,
+        : `/recordings/${encodeURIComponent(stageId)}${t === undefined ? '' : `?t=${t}`}`,
   },
   player: {
     path: '/player/:streamId',

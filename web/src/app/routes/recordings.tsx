@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { paths } from '@/config/paths';
 import { fillText, uiText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
@@ -69,9 +69,10 @@ function firstCursor(spans: readonly RecordedSpan[], nowMs: number): number {
 export function RecordingsRoute() {
   useDocumentTitle(recordingsText.documentTitle);
   const { stageId: routeStageId } = useParams();
-  const [search] = useSearchParams();
+  // The query read with the browser's own URLSearchParams: react-router's useSearchParams would
+  // join the app's first load (the lazy chunk takes react-router from it), past its budget.
+  const t = new URLSearchParams(useLocation().search).get('t');
   const navigate = useNavigate();
-  const t = search.get('t');
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [playing, setPlaying] = useState<Playing>();
   const [download, setDownload] = useState<DownloadState>({ state: 'idle' });
