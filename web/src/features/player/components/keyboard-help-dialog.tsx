@@ -9,6 +9,12 @@ const KEYS: [key: string, does: string][] = [
   ['p', shortcuts.pictureInPicture],
   ['i', shortcuts.stats],
   ['?', shortcuts.help],
+  ['j', shortcuts.back10],
+  ['l', shortcuts.on10],
+  ['← →', shortcuts.back5on5],
+  ['Home', shortcuts.oldest],
+  ['End', shortcuts.goLive],
+  ['k', shortcuts.pauseRecording],
 ];
 
 interface KeyboardHelpDialogProps {

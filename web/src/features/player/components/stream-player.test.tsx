@@ -7,7 +7,7 @@ import { StrictMode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { statsText } from '@/config/ui-text-stats';
-import { callsBesideThumbnails } from '@/testing/api-calls';
+import { callsBesideThumbnails, isRecordingsRequest } from '@/testing/api-calls';
 import { renderApp } from '@/testing/render-app';
 import { StreamPlayer } from './stream-player';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
@@ -29,8 +29,12 @@ beforeEach(() => {
   sdk = new FakeStageSdk();
   sdk.install();
   tokenCount = 0;
-  fetchSpy = vi.fn(() =>
-    Promise.resolve(jsonResponse(200, { token: `participant-${++tokenCount}` })),
+  fetchSpy = vi.fn((input: unknown) =>
+    Promise.resolve(
+      isRecordingsRequest(input)
+        ? jsonResponse(200, { aircraft: [] }) // the rewind's: nothing recorded
+        : jsonResponse(200, { token: `participant-${++tokenCount}` }),
+    ),
   );
   vi.stubGlobal('fetch', fetchSpy);
   stubMedia();

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
+import {
+  formatBehind,
+  newestRecorded,
+  playableAt,
+  recordedRanges,
+  REWIND_WINDOW_MS,
+  windowSegments,
+} from './rewind-timeline';
+
+const NOW = Date.UTC(2026, 10, 29, 10, 0, 0);
+const MIME = 'video/webm; codecs="vp8,opus"';
+
+/** A span of 4 s segments from `startMs`, `count` of them. */
+function span(startMs: number, count: number): RecordedSpan {
+  return {
+    span: String(startMs).padStart(13, '0'),
+    startMs,
+    endMs: startMs + count * 4_000,
+    publisher: 'camera',
+    mimeType: MIME,
+    segments: Array.from({ length: count }, (_, index) => ({
+      name: `${String(index * 4_000).padStart(10, '0')}-4000.webm`,
+      offsetMs: index * 4_000,
+      durationMs: 4_000,
+    })),
+  };
+}
+
+describe('the rewind over the last hour', () => {
+  it('takes the segments that end within the hour, in time order, and the one being written last', () => {
+    const old = span(NOW - REWIND_WINDOW_MS - 20_000, 3); // ends 8 s before the window
+    const recent = span(NOW - 20_000, 4); // 16 s, then the one being written
+    const aircraft: AircraftRecordings = {
+      stageId: 'N743AS',
+      spans: [recent, old],
+      writing: {
+        span: recent.span,
+        name: '0000016000.part',
+        offsetMs: 16_000,
+        startMs: NOW - 4_000,
+      },
+    };
+    const segments = windowSegments(aircraft, NOW);
+    expect(segments.map((s) => s.startMs - NOW)).toEqual([
+      -20_000, -16_000, -12_000, -8_000, -4_000,
+    ]);
+    expect(segments.at(-1)).toMatchObject({
+      durationMs: undefined,
+      mimeType: MIME,
+      name: '0000016000.part',
+    });
+  });
+
+  it('takes a segment being written whose start overlaps the last one by a frame', () => {
+    const recent = span(NOW - 8_000, 2);
+    const writing = { span: recent.span, name: 'x.part', offsetMs: 7_967, startMs: NOW - 33 };
+    const segments = windowSegments({ stageId: 'N743AS', spans: [recent], writing }, NOW);
+    expect(segments).toHaveLength(3);
+  });
+
+  it('draws gaps to scale and joins what nearly touches', () => {
+    const a = span(NOW - 60_000, 2); // -60 .. -52
+    const b = span(NOW - 51_500, 1); // 0.5 s later: joined
+    const c = span(NOW - 30_000, 2); // a gap of 17.5 s
+    const segments = windowSegments({ stageId: 'N743AS', spans: [a, b, c] }, NOW);
+    expect(recordedRanges(segments, NOW)).toEqual([
+      [NOW - 60_000, NOW - 47_500],
+      [NOW - 30_000, NOW - 22_000],
+    ]);
+  });
+
+  it('lands on the instant asked when recorded, on the next recorded one in a gap, and nowhere past the newest', () => {
+    const ranges = [
+      [1_000, 2_000],
+      [5_000, 8_000],
+    ] as const;
+    expect(playableAt(1_500, ranges)).toBe(1_500);
+    expect(playableAt(0, ranges)).toBe(1_000);
+    expect(playableAt(3_000, ranges)).toBe(5_000);
+    expect(playableAt(8_000, ranges)).toBeUndefined();
+    expect(newestRecorded(ranges)).toBe(8_000);
+    expect(newestRecorded([])).toBeUndefined();
+  });
+
+  it('says how far behind live in minutes and seconds, hours past the hour', () => {
+    expect(formatBehind(32_400)).toBe('0:32');
+    expect(formatBehind(725_000)).toBe('12:05');
+    expect(formatBehind(3_600_000)).toBe('1:00:00');
+    expect(formatBehind(-5)).toBe('0:00');
+  });
+});
