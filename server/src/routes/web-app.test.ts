@@ -13,24 +13,27 @@ const webRoutes = [
   ...readFileSync(join(import.meta.dirname, '../../../web/src/config/paths.ts'), 'utf8').matchAll(
     /path: '([^']+)'/g,
   ),
-].map(([, path]) => (path ?? '').replace(/:[A-Za-z]+/g, 'N743AS'));
+].map(([, path]) => (path ?? '').replace(/:[A-Za-z]+\??/g, 'N743AS'));
 
 describe('web app', () => {
   it('knows every route of the web app', () => {
-    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/recordings', '/player/N743AS']);
+    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/recordings/N743AS', '/player/N743AS']);
   });
 
-  it.each([...webRoutes, '/player/anything/else'])(
-    'answers index.html for the app route %s, never cached',
-    async (url) => {
-      const { app } = await build();
-      const response = await app.inject({ url });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toMatch(/^text\/html/);
-      expect(response.headers['cache-control']).toBe('no-cache');
-      expect(response.body).toContain('<title>Tailcam</title>');
-    },
-  );
+  // `/recordings/:stageId?`: without its aircraft too, and with a moment's `t`.
+  it.each([
+    ...webRoutes,
+    '/recordings',
+    '/recordings/N743AS?t=2026-11-29T06:25:30Z',
+    '/player/anything/else',
+  ])('answers index.html for the app route %s, never cached', async (url) => {
+    const { app } = await build();
+    const response = await app.inject({ url });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.body).toContain('<title>Tailcam</title>');
+  });
 
   it('caches hashed assets for a year and revalidates other files', async () => {
     const { app } = await build();

@@ -1,6 +1,7 @@
 /**
  * The built web app (web/dist): hashed files under /assets/ are cached for a year; index.html and
- * the other files are revalidated on every load. The SPA's routes (/, /home, /watch-all, /recordings, /player/*) answer
+ * the other files are revalidated on every load. The SPA's routes (/, /home, /watch-all, /recordings,
+ * /recordings/* (a moment's link), /player/*) answer
  * index.html; until the app is built they answer a clear 503 (checked per request, so a build
  * made while the server runs is picked up). Source maps are never served, even if a build left
  * one: each holds the whole source of what it maps.
@@ -10,7 +11,14 @@ import { join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
-export const SPA_ROUTES = ['/', '/home', '/watch-all', '/recordings', '/player/*'] as const;
+export const SPA_ROUTES = [
+  '/',
+  '/home',
+  '/watch-all',
+  '/recordings',
+  '/recordings/*',
+  '/player/*',
+] as const;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** Whether a path under web/dist may be served (it is checked decoded and normalised). */
