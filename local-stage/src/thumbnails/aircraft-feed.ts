@@ -28,10 +28,12 @@ export interface AircraftFeedOptions {
   /** A fresh SUBSCRIBE token for `stageId`. */
   issueToken: () => Promise<string>;
   log: StageLogger;
+  /** The clock key frames are timed by, ms (Date.now by default; tests move it). */
+  now?: () => number;
 }
 
 export interface ReceivedKeyFrame extends EncodedKeyFrame {
-  /** Date.now() when its last packet arrived. */
+  /** The feed's `now()` when its last packet arrived. */
   receivedAtMs: number;
 }
 
@@ -50,7 +52,11 @@ export class AircraftFeed {
   /** The stage's last answer was that nothing is on air on this aircraft (WHEP's 503). */
   offAir = false;
 
-  constructor(private readonly options: AircraftFeedOptions) {}
+  protected readonly now: () => number;
+
+  constructor(private readonly options: AircraftFeedOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   get watching(): boolean {
     return this.running;
@@ -78,17 +84,17 @@ export class AircraftFeed {
     requestKeyFrame(this.transceiver);
   }
 
-  /** The first key frame received after `afterMs` (Date.now()), or undefined after `timeoutMs`. */
+  /** The first key frame received after `afterMs` (`now()`), or undefined after `timeoutMs`. */
   async keyFrameAfter(afterMs: number, timeoutMs: number): Promise<ReceivedKeyFrame | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(this.newest && this.newest.receivedAtMs > afterMs) && Date.now() < deadline) {
+    const deadline = this.now() + timeoutMs;
+    while (!(this.newest && this.newest.receivedAtMs > afterMs) && this.now() < deadline) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           this.waiters.delete(done);
           resolve();
         };
-        const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+        const timer = setTimeout(done, Math.max(0, deadline - this.now()));
         this.waiters.add(done);
       });
     }
@@ -119,7 +125,7 @@ export class AircraftFeed {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       if (!this.running) return;
-      if (Date.now() - this.lastPacketAtMs < QUIET_MS) return this.watchForQuiet();
+      if (this.now() - this.lastPacketAtMs < QUIET_MS) return this.watchForQuiet();
       this.endSession();
       void this.subscribe();
     }, QUIET_MS);
@@ -170,10 +176,10 @@ export class AircraftFeed {
       const keyFrame = keyFrames.take(frame);
       if (keyFrame) this.received({ ...keyFrame, receivedAtMs: this.lastPacketAtMs });
     });
-    this.lastPacketAtMs = Date.now();
+    this.lastPacketAtMs = this.now();
     transceiver.onTrack.subscribe((track) =>
       track.onReceiveRtp.subscribe((packet) => {
-        this.lastPacketAtMs = Date.now();
+        this.lastPacketAtMs = this.now();
         assembler.push(packet);
       }),
     );

@@ -2,9 +2,12 @@
  * The thumbnail service against the real stage and a synthetic camera (VP8 from libwebrtc),
  * decoded by the system's ffmpeg: a picture of the aircraft's present, read from its time strip,
  * and the camera idle again once nobody asks. Skipped, saying so, where ffmpeg is missing.
+ *
+ * Where the service's rules wait for time itself (a picture's 3 s of freshness, the page's 10 s
+ * refresh, a stale bound), the services' clock is moved forward rather than waited for.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
@@ -19,6 +22,14 @@ if (!hasFfmpeg) console.warn('[thumbnails] ffmpeg is not installed: its tests ar
 
 const secret = new TextEncoder().encode('a-thumbnail-service-test-secret-of-enough-length');
 const STAGE = 'N953AS';
+/** The services' clock: real time, plus what the tests moved it forward by. */
+const clock = {
+  movedMs: 0,
+  now: () => Date.now() + clock.movedMs,
+  move(ms: number) {
+    clock.movedMs += Math.max(0, ms);
+  },
+};
 let running: StageWithCameras;
 let service: ThumbnailService;
 
@@ -37,6 +48,7 @@ beforeAll(async () => {
     log: silentLogger(),
     // A picture a few seconds apart without waiting the page's 10 s.
     keyFrameIntervalMs: 3_000,
+    now: clock.now,
   });
 }, 30_000);
 
@@ -79,8 +91,8 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a synthetic camera', () => {
   it('gives a newer picture a moment later, decoding one key frame per picture', async () => {
     const first = await readStrip((await service.thumbnail(STAGE)) as Buffer);
     const decodes = service.stats().decodes;
-    // Time itself is what is waited for: the picture older than its 3 s of freshness.
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    // The picture older than its 3 s of freshness.
+    clock.move(3_200);
     const second = await readStrip((await service.thumbnail(STAGE)) as Buffer);
     expect(second.strip?.frame).not.toBe(first.strip?.frame);
     expect(second.strip?.captureTimeMs).toBeGreaterThan(first.strip?.captureTimeMs ?? 0);
@@ -111,7 +123,7 @@ class SlowWakingFeed extends AircraftFeed {
   private awakeAt = 0;
 
   override start(): void {
-    if (!this.watching) this.awakeAt = Date.now() + WAKE_MS;
+    if (!this.watching) this.awakeAt = this.now() + WAKE_MS;
     super.start();
   }
 
@@ -132,18 +144,16 @@ async function slowService(staleMs?: number): Promise<ThumbnailService> {
     secret,
     stageIds: [STAGE],
     log: silentLogger(),
+    now: clock.now,
     feed: (options) => new SlowWakingFeed(options),
     ...(staleMs === undefined ? {} : { staleMs }),
     // Each ask below comes after the interval, so that it wakes the camera again.
     keyFrameIntervalMs: 1_000,
   });
-  // As the page asks: again 3 s after an answer without a picture.
-  await waitUntil(
-    async () => (await slow.thumbnail(STAGE)) !== undefined,
-    'a first picture',
-    WAKE_MS + 8_000,
-    3_000,
-  );
+  // The first picture without waiting for the camera's wake: the clock moves past it.
+  const first = slow.thumbnail(STAGE);
+  clock.move(WAKE_MS);
+  expect(await first, 'a first picture').toBeDefined();
   await waitUntil(() => slow.stats().watching.length === 0, 'the session ended', 10_000, 100);
   return slow;
 }
@@ -156,12 +166,17 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a camera slow to wake', () => {
     const slow = await slowService();
     services.push(slow);
     const asked = Date.now();
+    const askedOnClock = clock.now();
+    const decodes = slow.stats().decodes;
     const first = await slow.thumbnail(STAGE);
     expect(first, 'the last picture while the camera wakes').toBeDefined();
     expect((await readStrip(first as Buffer)).strip?.captureTimeMs).toBeLessThan(asked);
-    // The page asks again 10 s after a picture; by then the session has been closed for a while
-    // had it ended 4 s after the answer, and the camera would start waking again.
-    await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() - asked)));
+    // Its key frame comes after the answer (the camera wakes in 5 s) and is decoded then: had
+    // the session ended 4 s after the answer, nothing would be, and the page's next request
+    // would find the camera waking again.
+    await waitUntil(() => slow.stats().decodes > decodes, 'the late key frame', 15_000, 100);
+    // The page asks again 10 s after its first request.
+    clock.move(askedOnClock + 10_000 - clock.now());
     const next = await slow.thumbnail(STAGE);
     expect((await readStrip(next as Buffer)).strip?.captureTimeMs).toBeGreaterThan(asked);
   }, 40_000);
@@ -169,7 +184,7 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a camera slow to wake', () => {
   it('gives no picture older than its bound while the camera wakes again', async () => {
     const slow = await slowService(2_000);
     services.push(slow);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    clock.move(2_000);
     expect(await slow.thumbnail(STAGE)).toBeUndefined();
   }, 40_000);
 });
@@ -190,8 +205,6 @@ class CountingFeed extends AircraftFeed {
 }
 
 describe.skipIf(!hasFfmpeg)('thumbnails asked by many', () => {
-  afterEach(() => vi.useRealTimers());
-
   it('answers thirty asks at once with one picture, and forces no key frame again within the interval however many ask', async () => {
     const feeds: CountingFeed[] = [];
     const many = startThumbnailService({
@@ -199,6 +212,7 @@ describe.skipIf(!hasFfmpeg)('thumbnails asked by many', () => {
       secret,
       stageIds: [STAGE],
       log: silentLogger(),
+      now: clock.now,
       feed: (options) => {
         const feed = new CountingFeed(options);
         feeds.push(feed);
@@ -213,16 +227,14 @@ describe.skipIf(!hasFfmpeg)('thumbnails asked by many', () => {
       const forcedForIt = feeds[0]?.forced ?? 0;
 
       // Thirty more at each of 4 s and 9 s later, past FRESH_MS (pages out of step with each
-      // other): the same picture at once, and nothing forced. Only Date moves.
-      const asked = Date.now();
-      vi.useFakeTimers({ toFake: ['Date'] });
+      // other): the same picture at once, and nothing forced. Only the clock moves.
+      const asked = clock.now();
       const later: Promise<Buffer | undefined>[] = [];
       for (const afterMs of [4_000, 9_000]) {
-        vi.setSystemTime(asked + afterMs);
+        clock.move(asked + afterMs - clock.now());
         for (let ask = 0; ask < 30; ask += 1) later.push(many.thumbnail(STAGE));
       }
       expect(feeds[0]?.forced).toBe(forcedForIt);
-      vi.useRealTimers();
       for (const answer of await Promise.all(later)) expect(answer).toBe(answers[0]);
       expect(many.stats().decodes).toBe(1);
     } finally {

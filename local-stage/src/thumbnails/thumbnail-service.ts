@@ -55,6 +55,8 @@ export interface ThumbnailServiceOptions {
   staleMs?: number;
   /** A key frame is forced at most once in this (KEY_FRAME_INTERVAL_MS). */
   keyFrameIntervalMs?: number;
+  /** The clock pictures are aged by, ms (Date.now by default; tests move it, not wait). */
+  now?: () => number;
 }
 
 export interface ThumbnailStats {
@@ -96,11 +98,13 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   const newFeed = options.feed ?? ((feedOptions) => new AircraftFeed(feedOptions));
   const staleMs = options.staleMs ?? STALE_MS;
   const keyFrameIntervalMs = options.keyFrameIntervalMs ?? KEY_FRAME_INTERVAL_MS;
+  const now = options.now ?? Date.now;
   for (const stageId of options.stageIds) {
     const feed = newFeed({
       stageUrl: options.stageUrl,
       stageId,
       log,
+      now,
       issueToken: () =>
         issueParticipantToken({
           secret: options.secret,
@@ -127,7 +131,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   function recentPicture(entry: Aircraft): Buffer | undefined {
     const picture = entry.picture;
     if (entry.feed.offAir || !picture) return undefined;
-    const age = Date.now() - picture.from.receivedAtMs;
+    const age = now() - picture.from.receivedAtMs;
     return age < Math.min(keyFrameIntervalMs, staleMs) ? picture.jpeg : undefined;
   }
 
@@ -135,7 +139,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   function lastPicture(entry: Aircraft): Buffer | undefined {
     if (entry.feed.offAir) entry.picture = undefined;
     const picture = entry.picture;
-    if (!picture || Date.now() - picture.from.receivedAtMs > staleMs) return undefined;
+    if (!picture || now() - picture.from.receivedAtMs > staleMs) return undefined;
     return picture.jpeg;
   }
 
@@ -161,8 +165,8 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   async function picture(entry: Aircraft, stopLater: () => void): Promise<Buffer | undefined> {
     const { feed } = entry;
     const newest = feed.newestKeyFrame;
-    if (newest && Date.now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest);
-    const askedAt = Date.now();
+    if (newest && now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest);
+    const askedAt = now();
     feed.requestKeyFrame();
     const keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
     if (keyFrame) return decoded(entry, keyFrame);
@@ -176,9 +180,9 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   /** Decodes the first key frame after `askedAt` when it comes, asking again as a player does. */
   async function lateKeyFrame(entry: Aircraft, askedAt: number): Promise<void> {
     const deadline = askedAt + LATE_KEY_FRAME_MS;
-    while (entry.feed.watching && Date.now() < deadline) {
+    while (entry.feed.watching && now() < deadline) {
       entry.feed.requestKeyFrame();
-      const wait = Math.min(KEY_FRAME_WAIT_MS, deadline - Date.now());
+      const wait = Math.min(KEY_FRAME_WAIT_MS, deadline - now());
       const late = await entry.feed.keyFrameAfter(askedAt, wait);
       if (late) {
         await decoded(entry, late);
