@@ -2,7 +2,7 @@
  * Playback beyond the live player, in Firefox (Debian's Firefox ESR over WebDriver BiDi,
  * e2e/support/firefox.ts) against the suite's product: a recording of N743AS's synthetic camera
  * played on the Recordings page (through Media Source Extensions), its pixels naming N743AS and
- * its frames moving on; and Eyevinn's WHEP player, on a page of another origin, playing N743AS with
+ * its frames moving on, and played from an instant by its moment's URL (`?t=`); and Eyevinn's WHEP player, on a page of another origin, playing N743AS with
  * what `npm run subscribe-token` prints (docs/decisions/0055-whep-playback.md).
  *
  * One Firefox for the file, signed in with the run's login token.
@@ -42,20 +42,39 @@ const recordingsSchema = z.object({
   ),
 });
 
-/** The longest span the API lists for `stageId` that started at `sinceMs` or later, in seconds. */
-async function longestRecordedSeconds(stageId: string, sinceMs: number): Promise<number> {
+/** The longest span the API lists for `stageId` that started at `sinceMs` or later. */
+async function longestSpanSince(
+  stageId: string,
+  sinceMs: number,
+): Promise<{ startMs: number; endMs: number } | undefined> {
   const response = await fetch(`${E2E_BASE_URL}/api/recordings`, {
     headers: { authorization: `Bearer ${loginToken()}` },
   });
-  if (!response.ok) return 0;
+  if (!response.ok) return undefined;
   const { aircraft } = recordingsSchema.parse(await response.json());
   const spans = aircraft.find((entry) => entry.stageId === stageId)?.spans ?? [];
-  return Math.max(
-    0,
-    ...spans
-      .filter((span) => span.startMs >= sinceMs)
-      .map((span) => (span.endMs - span.startMs) / 1000),
-  );
+  return spans
+    .filter((span) => span.startMs >= sinceMs)
+    .sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs))[0];
+}
+
+/** The same, its length in seconds (0 without one). */
+async function longestRecordedSeconds(stageId: string, sinceMs: number): Promise<number> {
+  const span = await longestSpanSince(stageId, sinceMs);
+  return span ? (span.endMs - span.startMs) / 1000 : 0;
+}
+
+/** The recording's video: paused or not, its time, and where its playback started. */
+function recordingPlayback(page: Page) {
+  return page.evaluate(() => {
+    const video = document.querySelector('[data-testid="recording-video"]');
+    if (!(video instanceof HTMLVideoElement)) return null;
+    return {
+      paused: video.paused,
+      currentTime: video.currentTime,
+      playedFrom: video.played.length > 0 ? video.played.start(0) : null,
+    };
+  });
 }
 
 /** Whether the video at `selector` has its metadata, or the error the browser gave instead. */
@@ -91,7 +110,7 @@ function playLongestSpan(page: Page, stageId: string): Promise<string | null> {
   }, stageId);
 }
 
-test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS', async () => {
+test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS, and from an instant its URL names', async () => {
   test.setTimeout(90_000);
   const dataDir = process.env.E2E_DATA_DIR;
   if (!dataDir)
@@ -151,6 +170,25 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
     .poll(async () => (await frameStampIn(page, video))?.frame ?? 0)
     .toBeGreaterThan(first + 10);
   expect((await videoProgress(page, video))?.time).toBeGreaterThan(0);
+
+  // A moment's URL (docs/product.md#recordings) opens the page playing from that instant.
+  const span = await longestSpanSince('N743AS', since);
+  if (!span) throw new Error('the span played above is gone');
+  const atMs = Math.ceil(span.startMs / 1000) * 1000 + 1000;
+  const offsetS = (atMs - span.startMs) / 1000;
+  const t = new Date(atMs).toISOString().replace('.000Z', 'Z');
+  await page.goto(appUrl(`/recordings/N743AS?t=${t}`));
+  await expect
+    .poll(
+      async () => {
+        const now = await recordingPlayback(page);
+        return now !== null && !now.paused && now.currentTime > offsetS + 0.2;
+      },
+      { message: `the recording playing on from ${offsetS} s`, timeout: 20_000 },
+    )
+    .toBe(true);
+  const playedFrom = (await recordingPlayback(page))?.playedFrom ?? -1;
+  expect(Math.abs(playedFrom - offsetS), `played from ${playedFrom} s`).toBeLessThan(0.5);
 });
 
 test.describe('a WHEP player on another origin', () => {

@@ -14,6 +14,7 @@
  * copied to docs/screenshots) and "Jump to live". With TAILCAM_LONG_TESTS=1 also 30 s recorded
  * and a seek to 20 s, as the issue asks.
  */
+import { statSync } from 'node:fs';
 import type { BrowserContext, Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import {
@@ -32,7 +33,15 @@ import {
   test,
 } from './support/fixtures';
 import { localStage } from './support/local-stage';
-import { longestSpan, seek, seekLanding, startRecorder } from './support/recordings';
+import {
+  expectPlayingFrom,
+  longestSpan,
+  longestSpanTimes,
+  momentOf,
+  seek,
+  seekLanding,
+  startRecorder,
+} from './support/recordings';
 import { publishToken, WHIP_PUBLISHER_PORT } from './support/whip-publisher';
 
 const LONG = process.env.TAILCAM_LONG_TESTS === '1';
@@ -143,6 +152,92 @@ async function recordAndSeek(
   }
 }
 
+/**
+ * On N743AS's recording (the longest span): its moment's URL opens the page playing from it;
+ * the timeline shows the time under the pointer and the focused cursor; Enter, then a click, play
+ * from the instant chosen (the URL following); two marks download a clip as one file.
+ */
+async function timelinePlaysFromAnInstant(page: Page): Promise<void> {
+  const { startMs, endMs } = await longestSpanTimes(page, loginToken(), 'N743AS');
+  // A whole second, a second or more into the span (the URL's precision).
+  const atMs = Math.ceil(startMs / 1000) * 1000 + 1000;
+  expect(endMs - atMs, 'room to play on after the instant').toBeGreaterThan(1500);
+  const url = `/recordings/N743AS?t=${momentOf(atMs)}`;
+  await page.goto(url);
+  const entries = await page.evaluate(() => window.history.length);
+  await expectPlayingFrom(page, (atMs - startMs) / 1000);
+  const track = page.getByRole('slider', { name: 'Timeline of N743AS' });
+  await expect(track).toHaveAttribute(
+    'aria-valuetext',
+    `${momentOf(atMs).slice(11, 19)} UTC, recorded`,
+  );
+  const timeline = page.getByTestId('timeline-N743AS');
+  await expect(timeline.getByRole('button', { name: '1 h' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+
+  // The pointer over the track shows the time under it; the focused cursor, its own.
+  const preview = timeline.getByTestId('timeline-preview');
+  await track.scrollIntoViewIfNeeded();
+  const box = await track.boundingBox();
+  if (!box) throw new Error('the timeline has no box');
+  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
+  await expect(preview).toHaveText(/^\d\d:\d\d:\d\d UTC(Not recorded)?$/);
+  await track.focus();
+  await page.mouse.move(0, 0);
+  await expect(preview).toHaveText(new RegExp(`^${momentOf(atMs).slice(11, 19)} UTC`));
+
+  // Enter plays from the cursor: five minutes' zoom (steps of a second), a second on.
+  await page.keyboard.press('+');
+  await expect(timeline.getByRole('button', { name: '5 min' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+  await page.keyboard.press('ArrowRight');
+  await expect(page).toHaveURL(`/recordings/N743AS?t=${momentOf(atMs + 1000)}`);
+  await page.keyboard.press('Enter');
+  await expectPlayingFrom(page, (atMs + 1000 - startMs) / 1000);
+
+  // A click plays from the instant under it: a second before the cursor (drawn at its instant).
+  // (Where the page is scrolled now: playing brought the player into view.)
+  await track.scrollIntoViewIfNeeded();
+  const cursor = await timeline.getByTestId('timeline-cursor').boundingBox();
+  const trackBox = await track.boundingBox();
+  if (!cursor || !trackBox) throw new Error('the cursor is not drawn');
+  await track.click({
+    position: {
+      x: cursor.x + cursor.width / 2 - trackBox.x - trackBox.width / 300,
+      y: trackBox.height / 2,
+    },
+  });
+  await expect(page).toHaveURL(`/recordings/N743AS?t=${momentOf(atMs)}`);
+  await expectPlayingFrom(page, (atMs - startMs) / 1000);
+  // The moments chosen replaced the URL: no history entry each.
+  expect(await page.evaluate(() => window.history.length)).toBe(entries);
+
+  // A clip: marks a second apart each side of the cursor, downloaded as one file.
+  await track.focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('i');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await timeline.getByRole('button', { name: 'Mark end' }).click();
+  await expect(timeline.getByRole('status')).toHaveText(
+    `Clip ${momentOf(atMs - 1000).slice(11, 19)}–${momentOf(atMs + 1000).slice(11, 19)} UTC`,
+  );
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    timeline.getByRole('button', { name: 'Download clip' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^N743AS-.+\.webm$/);
+  const saved = await download.path();
+  expect(statSync(saved).size, 'the clip file').toBeGreaterThan(10_000);
+  await expect(page.getByRole('status').filter({ hasText: 'Preparing the download' })).toHaveCount(
+    0,
+  );
+}
+
 test('the synthetic camera and WHIP publishers in H.264 and VP8 are recorded, play back with a seek landing on their frame, by keyboard too, in a page whole and axe-clean at every width', async ({
   page,
   context,
@@ -163,8 +258,12 @@ test('the synthetic camera and WHIP publishers in H.264 and VP8 are recorded, pl
     .toBeGreaterThanOrEqual(5.09);
   expect(await video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeLessThan(6);
 
-  // At each width: nothing wider than the window, the player and the spans' buttons whole,
-  // axe clean, and the screenshot the README shows (docs/screenshots/recordings-*.png).
+  await test.step('the timeline: a URL per moment, a click and Enter play from the instant, a clip downloads', () =>
+    timelinePlaysFromAnInstant(page));
+
+  // At each width: nothing wider than the window, the player, the spans' buttons and the
+  // timeline whole, axe clean, and the screenshot the README shows
+  // (docs/screenshots/recordings-*.png).
   await video.evaluate((v: HTMLVideoElement) => {
     v.pause();
     v.blur();
@@ -177,9 +276,15 @@ test('the synthetic camera and WHIP publishers in H.264 and VP8 are recorded, pl
     expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
     const box = await video.boundingBox();
     expect(box?.width).toBeLessThanOrEqual(width);
+    const timeline = page.getByTestId('timeline-N743AS');
     for (const button of [
       longest.button,
       page.getByRole('button', { name: /^Download / }).first(),
+      page.getByRole('slider', { name: 'Timeline of N743AS' }),
+      timeline.getByRole('button', { name: '5 min' }),
+      timeline.getByRole('button', { name: 'Later' }),
+      timeline.getByRole('button', { name: 'Mark end' }),
+      timeline.getByRole('button', { name: 'Download clip' }),
     ]) {
       const { x = -1, width: w = 0 } = (await button.boundingBox()) ?? {};
       expect(x, `a span's button starts inside at ${width} px`).toBeGreaterThanOrEqual(0);

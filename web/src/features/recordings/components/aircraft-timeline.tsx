@@ -33,6 +33,8 @@ import { TimelinePreview } from './timeline-preview';
 const text = recordingsText.timeline;
 const BUTTON =
   'inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none disabled:opacity-50';
+/** A zoom button while its zoom is shown. */
+const PRESSED = BUTTON.replace('border-slate-700 bg-slate-900', 'border-sky-400 bg-sky-800');
 /** Tick labels need about this much room each. */
 const TICK_ROOM_PX = 64;
 
@@ -210,7 +212,7 @@ export function AircraftTimeline({
             <button
               key={level.id}
               type="button"
-              className={`${BUTTON} ${zoom === level.id ? 'border-sky-500 text-white' : ''}`}
+              className={zoom === level.id ? PRESSED : BUTTON}
               aria-pressed={zoom === level.id}
               onClick={() => zoomTo(level.id)}
             >
@@ -282,7 +284,7 @@ export function AircraftTimeline({
               key={bar.left}
               data-testid="recorded-bar"
               className="absolute inset-y-2 bg-sky-600"
-              style={{ left: percent(bar.left), width: percent(bar.width), minWidth: '1px' }}
+              style={{ left: percent(bar.left), width: percent(bar.width), minWidth: '2px' }}
             />
           ))}
           {clip?.kind === 'clip' && (
