@@ -4,65 +4,22 @@
  * generations, end anyone's sessions or keep the cameras awake; the table has a bound, and a
  * generation the API can never have is refused.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   issueStageControlToken,
   MAX_TOKEN_GENERATION,
   MAX_TOKEN_GENERATION_ACCOUNTS,
 } from '@tailcam/protocol/stage-control';
 import { issueCameraLinkToken } from '../../camera-link';
-import { rawRequest } from '../../testing/raw-request';
-import { startLocalStage, type RunningStage } from '../start';
+import { callStage, stagesAwaitingTable } from '../../testing/stage-awaiting-table';
 
 const secret = new TextEncoder().encode('a-control-token-test-secret-of-enough-length');
 const otherSecret = new TextEncoder().encode('another-secret-that-is-not-the-stage-one');
-let running: RunningStage | undefined;
-
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function stageAwaitingTable(): Promise<RunningStage> {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-    awaitTokenGenerations: true,
-  });
-  return running;
-}
-
-async function call(
-  stage: RunningStage,
-  method: string,
-  path: string,
-  body: unknown,
-  authorization: string | undefined,
-) {
-  const answer = await rawRequest(
-    stage.url,
-    method,
-    path,
-    {
-      'content-type': 'application/json',
-      ...(authorization === undefined ? {} : { authorization }),
-    },
-    body === undefined ? undefined : JSON.stringify(body),
-  );
-  return {
-    status: answer.status,
-    text: answer.text,
-    authenticate: answer.headers['www-authenticate'],
-  };
-}
-
-const asTheApi = async () => `Bearer ${await issueStageControlToken(secret)}`;
+const stages = stagesAwaitingTable(secret);
 
 describe("the stage's control routes", () => {
   it("refuse a caller without the API's token, with a wrong one or with the camera link's, and change nothing", async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     const present = vi.spyOn(stage.stage, 'viewerPresent');
     const ended = vi.spyOn(stage.stage, 'endUserSessions');
     const wrong = [
@@ -84,7 +41,7 @@ describe("the stage's control routes", () => {
     ];
     for (const authorization of wrong) {
       for (const [method, path, body] of calls) {
-        const answer = await call(stage, method, path, body, authorization);
+        const answer = await callStage(stage, method, path, body, authorization);
         expect(answer, `${method} ${path} with ${String(authorization)}`).toEqual({
           status: 401,
           text: JSON.stringify({
@@ -100,17 +57,25 @@ describe("the stage's control routes", () => {
     expect(stage.stage.generations.users).toBe(0);
 
     // The API's own token opens them.
-    const presence = await call(stage, 'POST', '/_control/presence', undefined, await asTheApi());
+    const presence = await callStage(
+      stage,
+      'POST',
+      '/_control/presence',
+      undefined,
+      await stages.asTheApi(),
+    );
     expect(presence.status).toBe(200);
     expect(present).toHaveBeenCalledTimes(1);
   });
 
   it('refuse a table or a new account past the bound with 413, changing nothing', async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     const put = (generations: Record<string, number>) =>
-      asTheApi().then((authorization) =>
-        call(stage, 'PUT', '/_control/token-generations', { generations }, authorization),
-      );
+      stages
+        .asTheApi()
+        .then((authorization) =>
+          callStage(stage, 'PUT', '/_control/token-generations', { generations }, authorization),
+        );
     const table = (count: number, prefix: string) =>
       Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}-${index}`, 0]));
 
@@ -124,12 +89,12 @@ describe("the stage's control routes", () => {
 
     // A full table: a new account past it is refused, the table as it was.
     expect((await put(table(MAX_TOKEN_GENERATION_ACCOUNTS, 'real'))).status).toBe(200);
-    const added = await call(
+    const added = await callStage(
       stage,
       'POST',
       '/_control/token-generations',
       { userId: 'one-more', tokenGeneration: 0 },
-      await asTheApi(),
+      await stages.asTheApi(),
     );
     expect(added.status).toBe(413);
     expect(stage.stage.generations.users).toBe(MAX_TOKEN_GENERATION_ACCOUNTS);
@@ -142,9 +107,9 @@ describe("the stage's control routes", () => {
   });
 
   it('refuse a generation the API can never have (above its integer column), keeping the entry', async () => {
-    const stage = await stageAwaitingTable();
-    const authorization = await asTheApi();
-    await call(
+    const stage = await stages.start();
+    const authorization = await stages.asTheApi();
+    await callStage(
       stage,
       'PUT',
       '/_control/token-generations',
@@ -156,18 +121,24 @@ describe("the stage's control routes", () => {
       ['POST', '/_control/token-generations', { userId: 'alice', tokenGeneration: 2 ** 53 - 1 }],
       ['POST', '/_control/end-user-sessions', { userId: 'alice', tokenGeneration: 2 ** 53 - 1 }],
     ] as const) {
-      expect((await call(stage, method, path, body, authorization)).status, path).toBe(400);
+      expect((await callStage(stage, method, path, body, authorization)).status, path).toBe(400);
     }
     expect(stage.stage.generations.verdict('alice', 3)).toBe('current');
   });
 
   it('answer the long poll at once when the API sent its table to another run of the stage (a restart)', async () => {
-    const stage = await stageAwaitingTable();
-    const authorization = await asTheApi();
+    const stage = await stages.start();
+    const authorization = await stages.asTheApi();
     // Loaded by someone else after a restart: the API's table went to the run before.
-    await call(stage, 'PUT', '/_control/token-generations', { generations: {} }, authorization);
+    await callStage(
+      stage,
+      'PUT',
+      '/_control/token-generations',
+      { generations: {} },
+      authorization,
+    );
     const started = performance.now();
-    const answer = await call(
+    const answer = await callStage(
       stage,
       'GET',
       '/_control/token-generations?wait=2&run=the-run-before',

@@ -6,33 +6,20 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
-import { issueStageControlToken } from '@tailcam/protocol/stage-control';
 import { NodeViewer } from '../../testing/node-viewer';
 import { rawRequest } from '../../testing/raw-request';
-import { startLocalStage, type RunningStage } from '../start';
+import { callStage, stagesAwaitingTable } from '../../testing/stage-awaiting-table';
+import type { RunningStage } from '../start';
 
 const secret = new TextEncoder().encode('a-local-stage-test-secret-of-enough-length');
 const OFFER = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';
-let running: RunningStage | undefined;
+const stages = stagesAwaitingTable(secret);
 const viewers: NodeViewer[] = [];
 let participants = 0;
 
-afterEach(async () => {
+afterEach(() => {
   for (const viewer of viewers.splice(0)) viewer.close();
-  await running?.close();
-  running = undefined;
 });
-
-async function stageAwaitingTable(): Promise<RunningStage> {
-  running = await startLocalStage({
-    host: '127.0.0.1',
-    port: 0,
-    secret,
-    faultsEnabled: false,
-    awaitTokenGenerations: true,
-  });
-  return running;
-}
 
 function token(
   stage: RunningStage,
@@ -62,16 +49,7 @@ function join(stage: RunningStage, participantToken: string) {
 
 /** A call as the API makes it: with its control token (decision 0082). */
 async function control(stage: RunningStage, method: string, path: string, body?: unknown) {
-  return rawRequest(
-    stage.url,
-    method,
-    path,
-    {
-      'content-type': 'application/json',
-      authorization: `Bearer ${await issueStageControlToken(secret)}`,
-    },
-    body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  );
+  return callStage(stage, method, path, body, await stages.asTheApi());
 }
 
 /** An offer at WHIP or WHEP: its status and `{error}` (the token is checked before the SDP). */
@@ -102,7 +80,7 @@ const REVOKED_OFFER = { status: 401, error: 'The token has been revoked', authen
 
 describe("the stage's table of token generations", () => {
   it('is not ready until the API has sent the table; a join that comes meanwhile waits for it', async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     expect(stage.stage.health()).toMatchObject({
       ready: false,
       reason: "waiting for the accounts' token generations from the API",
@@ -126,7 +104,7 @@ describe("the stage's table of token generations", () => {
   });
 
   it("refuses, at the socket, WHEP and WHIP, an account's token issued before its change, and takes one issued after", async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     await control(stage, 'PUT', '/_control/token-generations', { generations: { alice: 0 } });
     const before = await token(stage, 'alice', 0);
     const publishBefore = await token(stage, 'alice', 0, 'publish');
@@ -151,7 +129,7 @@ describe("the stage's table of token generations", () => {
   });
 
   it("refuses an account the table does not name (removed), and lets operators' tokens (no generation) in", async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     await control(stage, 'PUT', '/_control/token-generations', { generations: {} });
     expect(await join(stage, await token(stage, 'removed', 0)).answer).toEqual(REVOKED_JOIN);
     expect(await offer(stage, 'whep', await token(stage, 'removed', 0))).toEqual(REVOKED_OFFER);
@@ -165,7 +143,7 @@ describe("the stage's table of token generations", () => {
   });
 
   it("holds the API's long poll while it has the table, answers at once without one, and refuses a bad wait", async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     const timed = async (path: string) => {
       const started = performance.now();
       const answer = await control(stage, 'GET', path);
@@ -193,7 +171,7 @@ describe("the stage's table of token generations", () => {
   });
 
   it('refuses a bad table, another method, and any path under /stage/', async () => {
-    const stage = await stageAwaitingTable();
+    const stage = await stages.start();
     for (const body of [
       {},
       { generations: { alice: -1 } },
