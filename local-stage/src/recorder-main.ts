@@ -54,6 +54,7 @@ async function main(config: RecorderProcessConfig, log: StageLogger): Promise<vo
     maxAgeMs: config.maxAgeMs,
     maxBytes: config.maxBytes,
     minFreeBytes: config.minFreeBytes,
+    previewFfmpeg: config.ffmpeg,
     log,
   });
   await recorder.start();

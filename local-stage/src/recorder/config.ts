@@ -29,6 +29,7 @@ const envSchema = z.object({
   RECORDING_MIN_FREE_MB: integer('RECORDING_MIN_FREE_MB', 1024, 0, 100 * 1024 * 1024),
   RECORDING_SEGMENT_MS: integer('RECORDING_SEGMENT_MS', 4000, 500, 10_000),
   RECORDING_NICE: integer('RECORDING_NICE', 10, 0, 19),
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
 });
 
 export interface RecorderProcessConfig extends StagePlayerConfig {
@@ -41,6 +42,8 @@ export interface RecorderProcessConfig extends StagePlayerConfig {
   segmentMs: number;
   /** The recorder process's niceness: below the stage and the cameras, whose frames are live. */
   nice: number;
+  /** The ffmpeg that decodes each segment's preview picture (decision 0084). */
+  ffmpeg: string;
 }
 
 const MIB = 2 ** 20;
@@ -60,5 +63,6 @@ export function loadRecorderConfig(env: NodeJS.ProcessEnv, root: string): Record
     minFreeBytes: value.RECORDING_MIN_FREE_MB * MIB,
     segmentMs: value.RECORDING_SEGMENT_MS,
     nice: value.RECORDING_NICE,
+    ffmpeg: value.FFMPEG_PATH,
   };
 }

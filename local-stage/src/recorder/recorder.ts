@@ -12,11 +12,17 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isStageName, parseSpanName, RECORDING_DIR_MODE } from '@tailcam/protocol/recordings';
+import {
+  isStageName,
+  parsePreviewFileName,
+  parseSpanName,
+  RECORDING_DIR_MODE,
+} from '@tailcam/protocol/recordings';
 import { loopbackJson } from '@tailcam/protocol/loopback-json';
 import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../control';
 import type { StageLogger } from '../stage-log';
 import { Retention, type RetentionLimits } from './retention';
+import { SegmentPreviews, type PreviewMaker } from './segment-previews';
 import { WhepRecording } from './whep-recording';
 
 export type RecordingMode = 'all' | 'encoders' | 'off';
@@ -33,6 +39,11 @@ export interface RecorderOptions extends RetentionLimits {
   /** How long the stage may hold a question while nothing changes, seconds. */
   holdSeconds?: number;
   sweepMs?: number;
+  /**
+   * The ffmpeg that decodes each segment's preview (FFMPEG_PATH; decision 0084); no previews
+   * without one.
+   */
+  previewFfmpeg?: string;
   onSegment?: (stageId: string, path: string, durationMs: number) => void;
 }
 
@@ -52,7 +63,10 @@ interface Active {
   ended: boolean;
 }
 
-/** Removes the `.part` files a killed recorder left (each at most one segment's worth). */
+/**
+ * Removes the `.part` files a killed recorder left (each at most one segment's worth, or a preview
+ * being written), and previews whose segment is gone (decision 0084).
+ */
 export function removeLeftoverParts(root: string): number {
   let removed = 0;
   const list = (dir: string) => {
@@ -65,8 +79,14 @@ export function removeLeftoverParts(root: string): number {
   for (const stage of list(root).filter(isStageName)) {
     for (const span of list(join(root, stage))) {
       if (parseSpanName(span) === undefined) continue;
-      for (const name of list(join(root, stage, span))) {
-        if (!name.endsWith('.part')) continue;
+      const names = list(join(root, stage, span));
+      const present = new Set(names);
+      for (const name of names) {
+        const orphan =
+          parsePreviewFileName(name) !== undefined &&
+          !present.has(name.replace(/\.jpg$/, '.webm')) &&
+          !present.has(name.replace(/\.jpg$/, '.mp4'));
+        if (!name.endsWith('.part') && !orphan) continue;
         rmSync(join(root, stage, span, name), { force: true });
         removed += 1;
       }
@@ -79,6 +99,9 @@ export class Recorder {
   private readonly active = new Map<string, Active>();
   private readonly starting = new Set<string>();
   private readonly retention: Retention;
+  private readonly previews: SegmentPreviews | undefined;
+  /** Each aircraft's previews: one decode at a time per aircraft, whichever span it is for. */
+  private readonly previewMakers = new Map<string, PreviewMaker>();
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -99,6 +122,25 @@ export class Recorder {
 
   constructor(private readonly options: RecorderOptions) {
     this.retention = new Retention({ ...options, log: options.log });
+    this.previews =
+      options.previewFfmpeg === undefined
+        ? undefined
+        : new SegmentPreviews({ ffmpeg: options.previewFfmpeg, log: options.log });
+  }
+
+  /** Preview decodes so far (benchmarks, tests); undefined without previews. */
+  get previewCounts(): SegmentPreviews['counts'] | undefined {
+    return this.previews?.counts;
+  }
+
+  private previewMaker(stageId: string): PreviewMaker | undefined {
+    if (!this.previews) return undefined;
+    let maker = this.previewMakers.get(stageId);
+    if (!maker) {
+      maker = this.previews.forAircraft();
+      this.previewMakers.set(stageId, maker);
+    }
+    return maker;
   }
 
   async start(): Promise<void> {
@@ -106,7 +148,7 @@ export class Recorder {
     const leftovers = removeLeftoverParts(this.options.root);
     if (leftovers > 0) {
       this.options.log.warn(
-        `recording: removed ${leftovers} unfinished segment(s) a stopped recorder left`,
+        `recording: removed ${leftovers} unfinished segment(s) or preview(s) a stopped recorder left`,
       );
     }
     await this.retention.sweep();
@@ -233,6 +275,7 @@ export class Recorder {
         segmentMs: this.options.segmentMs,
         mayStartSegment: () => this.retention.allowsRecording,
         writing: this.writes(stageId, publisher),
+        preview: this.previewMaker(stageId),
         log: this.options.log,
         onSegment: (path, durationMs) => this.options.onSegment?.(stageId, path, durationMs),
         onEnded: () => {

@@ -3,13 +3,22 @@
  * exactly what a person watches. The thumbnail process's subscription (its `user_id`) wakes the
  * camera, which then sends frames to the recorder too, and nothing is written; a person's
  * subscription, the same WHEP player with a viewer's token, is recorded; when the person leaves
- * while the thumbnail process still watches, writing stops.
+ * while the thumbnail process still watches, writing stops. Each segment has its preview: the key
+ * frame it starts with as a JPEG 160 px wide (decoded by the system's ffmpeg, read back by
+ * @napi-rs/canvas), listed in the span's index after it.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadImage } from '@napi-rs/canvas';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readSpans } from '@tailcam/protocol/recordings-store';
+import { readSpans, type StoredSegment } from '@tailcam/protocol/recordings-store';
+import {
+  parseSegmentIndexLine,
+  previewFileName,
+  SEGMENT_INDEX_FILE,
+} from '@tailcam/protocol/recordings';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
@@ -18,6 +27,8 @@ import { waitUntil } from '../testing/wait-until';
 import { deleteWhepSession, postWhepOffer, whepPeer } from '../whep-client';
 import { Recorder } from './recorder';
 
+const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
+if (!hasFfmpeg) console.warn('[recorder] ffmpeg is not installed: the preview test is skipped');
 const secret = new TextEncoder().encode('a-recorder-watch-test-secret-of-enough-length');
 let running: StageWithCameras;
 let root: string;
@@ -78,6 +89,7 @@ beforeAll(async () => {
       secret,
       root,
       mode: 'all',
+      ...(hasFfmpeg ? { previewFfmpeg: 'ffmpeg' } : {}),
       onSegment: (_stageId, path) => segments.push(path),
     }),
   );
@@ -132,4 +144,54 @@ describe('the recorder and a synthetic camera', () => {
     expect(segments).toHaveLength(written);
     expect(await readSpans(root, 'N743AS')).toHaveLength(1);
   }, 60_000);
+
+  it.skipIf(!hasFfmpeg)(
+    'keeps each segment’s first key frame as a JPEG 160 px wide beside it, in the index after it',
+    async () => {
+      const before = segments.length;
+      const skippedBefore = recorder.previewCounts?.skipped ?? 0;
+      const person = await watchAs('user-1');
+      await waitUntil(() => segments.length >= before + 2, 'two more segments', 15_000);
+      await person.close();
+      const span = (await readSpans(root, 'N743AS')).at(-1);
+      const dir = span?.dir ?? '';
+      // The last preview is written once its decode is done, after the segment. A segment that
+      // starts while its aircraft's last decode still runs gets none (skipped, not queued).
+      let stored: StoredSegment[] = [];
+      await waitUntil(
+        async () => {
+          stored = (await readSpans(root, 'N743AS')).at(-1)?.segments ?? [];
+          const without = stored.filter((segment) => segment.preview === undefined);
+          return without.length <= (recorder.previewCounts?.skipped ?? 0) - skippedBefore;
+        },
+        'the previews written',
+        5_000,
+        50,
+      );
+      expect(recorder.previewCounts).toMatchObject({ failures: 0 });
+      const previewed = stored.filter((segment) => segment.preview !== undefined);
+      expect(previewed.length).toBeGreaterThanOrEqual(2);
+      for (const segment of previewed) {
+        expect(segment.preview).toBe(previewFileName(segment.name));
+        const jpeg = readFileSync(join(dir, segment.preview ?? ''));
+        // A whole JPEG: its start and end markers, a few kB.
+        expect([...jpeg.subarray(0, 2)]).toEqual([0xff, 0xd8]);
+        expect([...jpeg.subarray(-2)]).toEqual([0xff, 0xd9]);
+        expect(jpeg.length).toBeLessThan(20_000);
+        const picture = await loadImage(jpeg);
+        // The camera's 320x180, its aspect kept.
+        expect({ width: picture.width, height: picture.height }).toEqual({
+          width: 160,
+          height: 90,
+        });
+      }
+      // The index lists each preview after its segment.
+      const lines = readFileSync(join(dir, SEGMENT_INDEX_FILE), 'utf8').trimEnd().split('\n');
+      const order = lines.map((line) => parseSegmentIndexLine(line)?.name);
+      for (const segment of previewed) {
+        expect(order.indexOf(segment.preview)).toBeGreaterThan(order.indexOf(segment.name));
+      }
+    },
+    40_000,
+  );
 });

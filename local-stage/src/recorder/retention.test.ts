@@ -15,6 +15,7 @@ import {
   spanName,
 } from '@tailcam/protocol/recordings';
 import { createStageLogger } from '../stage-log';
+import { removeLeftoverParts } from './recorder';
 import { floorAllows, planRemovals, Retention } from './retention';
 
 const HOUR = 3_600_000;
@@ -158,5 +159,49 @@ describe('the span index', () => {
     expect(readFileSync(join(spanDir, SEGMENT_INDEX_FILE), 'utf8')).toBe(
       `${added}-0000000000-2000.webm\n-0000002000-2000.webm\n`,
     );
+  });
+});
+
+describe('segment previews (decision 0084)', () => {
+  it('go with their segment, and are not counted against the size limit', async () => {
+    const root = recordings([{ stageId: 'N743AS', startMs: T0, segments: 3, bytes: 100 }]);
+    const spanDir = join(root, 'N743AS', spanName(T0));
+    for (const offsetMs of [0, 2000, 4000]) {
+      writeFileSync(join(spanDir, `${String(offsetMs).padStart(10, '0')}-2000.jpg`), 'jpeg');
+    }
+    const { log } = logLines();
+    const retention = new Retention({
+      root,
+      log,
+      maxAgeMs: 24 * HOUR,
+      maxBytes: 200,
+      minFreeBytes: 0,
+      freeBytes: async () => 1e12,
+      now: () => T0 + 10_000,
+    });
+    const swept = await retention.sweep();
+    expect(swept.removed.map((removal) => removal.preview)).toEqual(['0000000000-2000.jpg']);
+    expect(readdirSync(spanDir).sort()).toEqual([
+      '0000002000-2000.jpg',
+      '0000002000-2000.webm',
+      '0000004000-2000.jpg',
+      '0000004000-2000.webm',
+      'span.json',
+    ]);
+  });
+
+  it('are removed at the recorder’s start when half written or left without their segment', () => {
+    const root = recordings([{ stageId: 'N743AS', startMs: T0, segments: 1, bytes: 100 }]);
+    const spanDir = join(root, 'N743AS', spanName(T0));
+    writeFileSync(join(spanDir, '0000000000-2000.jpg'), 'its segment is there');
+    writeFileSync(join(spanDir, '0000002000-2000.jpg'), 'its segment is gone');
+    writeFileSync(join(spanDir, '0000002000-2000.jpg.part'), 'half written');
+    writeFileSync(join(spanDir, partFileName(2000)), 'a segment being written');
+    expect(removeLeftoverParts(root)).toBe(3);
+    expect(readdirSync(spanDir).sort()).toEqual([
+      '0000000000-2000.jpg',
+      '0000000000-2000.webm',
+      'span.json',
+    ]);
   });
 });

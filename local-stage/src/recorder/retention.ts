@@ -1,6 +1,7 @@
 /**
  * What the recorder keeps (docs/decisions/0072-recorder.md): segments younger than `maxAgeMs`,
- * at most `maxBytes` of them (the oldest go first), and a free-space floor: below `minFreeBytes`
+ * at most `maxBytes` of them (the oldest go first; a segment's preview picture goes with it and
+ * is not counted, a few kB beside a few hundred: decision 0084), and a free-space floor: below `minFreeBytes`
  * free on the disk that holds the recordings (and, by default, the embedded database), no new
  * segment starts, and the log says so once, as an error, until there is room again.
  *
@@ -27,6 +28,8 @@ export interface Removal {
   dir: string;
   name: string;
   bytes: number;
+  /** The segment's preview picture, removed with it (decision 0084). */
+  preview?: string;
 }
 
 /**
@@ -46,7 +49,12 @@ export function planRemovals(
   for (const { span, segment } of all) {
     const tooOld = segment.endMs < nowMs - limits.maxAgeMs;
     if (!tooOld && kept <= limits.maxBytes) break;
-    removals.push({ dir: span.dir, name: segment.name, bytes: segment.bytes });
+    removals.push({
+      dir: span.dir,
+      name: segment.name,
+      bytes: segment.bytes,
+      ...(segment.preview === undefined ? {} : { preview: segment.preview }),
+    });
     kept -= segment.bytes;
   }
   return removals;
@@ -93,6 +101,8 @@ export class Retention {
       const spans = await readSpans(root);
       for (const removal of planRemovals(spans, this.now(), this.options)) {
         await rm(join(removal.dir, removal.name), { force: true });
+        // Its index line below takes the preview from the API's list with the segment.
+        if (removal.preview) await rm(join(removal.dir, removal.preview), { force: true });
         // The API's list reads the span's index, not its directory: it must hear of the removal.
         // A span without one (recorded before indexes) is listed from its directory: left so.
         const indexPath = join(removal.dir, SEGMENT_INDEX_FILE);

@@ -23,6 +23,7 @@ import {
 import { join } from 'node:path';
 import {
   partFileName,
+  previewFileName,
   RECORDING_DIR_MODE,
   RECORDING_FILE_MODE,
   SEGMENT_INDEX_FILE,
@@ -35,6 +36,7 @@ import {
 } from '@tailcam/protocol/recordings';
 import type { StageLogger } from '../stage-log';
 import { Segment, type PendingFrame, type VideoDecoderConfigLike } from './segment';
+import type { PreviewMaker } from './segment-previews';
 import { annexBNalUnits, avcCodecString } from '../codecs/h264';
 import { h264SpsSize } from '../codecs/h264-sps';
 import { opusPacketDurationMs } from '../codecs/opus';
@@ -56,6 +58,8 @@ export interface SpanWriterOptions {
   log: StageLogger;
   /** A segment was finished and renamed (its path and duration). */
   onSegment?: (path: string, durationMs: number) => void;
+  /** Each segment's preview from its first key frame (segment-previews.ts); none without. */
+  preview?: PreviewMaker;
   now?: () => number;
 }
 
@@ -84,6 +88,8 @@ export class SpanWriter {
   readonly dir: string;
   private segment: Segment | undefined;
   private finishing: Promise<unknown>[] = [];
+  /** Each segment's preview being decoded from the key frame it starts with (decision 0084). */
+  private readonly previews = new Map<Segment, Promise<Buffer | undefined>>();
   private videoClockAt: number | undefined;
   private audioClockAt: number | undefined;
   private videoConfig: VideoDecoderConfigLike | undefined;
@@ -138,6 +144,7 @@ export class SpanWriter {
       }
       segment = this.open(atMs);
       if (!segment) return;
+      this.startPreview(segment, frame.data);
     }
     const pending = segment.pendingVideo;
     if (pending) segment.writeVideo(pending, atMs - pending.atMs);
@@ -271,6 +278,44 @@ export class SpanWriter {
     return this.segment;
   }
 
+  /** Starts decoding `segment`'s preview from `keyFrame`, the frame it starts with. */
+  private startPreview(segment: Segment, keyFrame: Buffer): void {
+    const codec = this.options.video;
+    const config = this.videoConfig;
+    if (!this.options.preview || !codec || !config) return;
+    const picture = this.options.preview({
+      codec,
+      data: keyFrame,
+      width: config.codedWidth,
+      height: config.codedHeight,
+    });
+    if (picture) this.previews.set(segment, picture);
+  }
+
+  /**
+   * Writes the preview of the finished segment `segmentName` beside it, once decoded, and lists
+   * it in the span's index after the segment (decision 0084). Written as `{name}.part` first, so
+   * a killed recorder leaves no half picture (its `.part` is removed at start).
+   */
+  private async keepPreview(segmentName: string, picture: Promise<Buffer | undefined>) {
+    const jpeg = await picture;
+    if (!jpeg) return;
+    const name = previewFileName(segmentName);
+    const partPath = join(this.dir, `${name}.part`);
+    try {
+      writeFileSync(partPath, jpeg, { mode: RECORDING_FILE_MODE });
+      renameSync(partPath, join(this.dir, name));
+      appendFileSync(
+        join(this.dir, SEGMENT_INDEX_FILE),
+        segmentIndexLine({ change: 'preview', name, bytes: jpeg.length }),
+        { mode: RECORDING_FILE_MODE },
+      );
+    } catch (error) {
+      rmSync(partPath, { force: true });
+      this.options.log.warn({ err: error }, `recording: cannot keep the preview ${name}`);
+    }
+  }
+
   /** Finishes the current segment; `atMs`: where the next one starts (its last frame ends). */
   private cut(atMs: number | undefined): void {
     const segment = this.segment;
@@ -285,7 +330,9 @@ export class SpanWriter {
     }
     const audioPending = segment.pendingAudio;
     if (audioPending) segment.writeAudio(audioPending, audioDurationMs(audioPending, undefined));
-    const done = segment.finish().then((whole) => {
+    const preview = this.previews.get(segment);
+    this.previews.delete(segment);
+    const done = segment.finish().then(async (whole) => {
       if (!whole) {
         rmSync(segment.partPath, { force: true });
         return;
@@ -314,7 +361,9 @@ export class SpanWriter {
         this.options.onSegment?.(path, durationMs);
       } catch (error) {
         this.options.log.error({ err: error }, `recording: cannot keep ${segment.partPath}`);
+        return;
       }
+      if (preview) await this.keepPreview(name, preview);
     });
     this.finishing.push(done);
     void done.finally(() => {

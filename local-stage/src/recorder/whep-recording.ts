@@ -12,6 +12,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver, RtpPacket } from 'werift';
 import { issueParticipantToken, RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import type { StageLogger } from '../stage-log';
 import { FrameAssembler, type TrackCodec } from '../codecs/rtp-frames';
+import type { PreviewMaker } from './segment-previews';
 import { SpanWriter } from './span-writer';
 import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
 
@@ -28,6 +29,8 @@ export interface WhepRecordingOptions {
   mayStartSegment: () => boolean;
   log: StageLogger;
   onSegment?: (path: string, durationMs: number) => void;
+  /** Each segment's preview (segment-previews.ts); none without. */
+  preview?: PreviewMaker;
   /** Whether to write from the start (see `write`). */
   writing: boolean;
   /** The session ended (its connection failed or closed); not called after `close()`. */
@@ -196,6 +199,7 @@ export class WhepRecording {
       mayStartSegment: this.options.mayStartSegment,
       log: this.options.log,
       onSegment: this.options.onSegment,
+      ...(this.options.preview ? { preview: this.options.preview } : {}),
     });
   }
 

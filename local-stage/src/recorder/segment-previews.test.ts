@@ -1,0 +1,111 @@
+/**
+ * What a segment's preview costs (segment-previews.ts, decision 0084): one decode at a time per
+ * aircraft, a key frame that comes meanwhile gets no preview rather than a queue; without ffmpeg
+ * no preview, said once; a decode that fails costs its preview and nothing of the segment.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseSegmentIndexLine, SEGMENT_INDEX_FILE } from '@tailcam/protocol/recordings';
+import type { EncodedKeyFrame } from '../codecs/decode-key-frame';
+import { createStageLogger } from '../stage-log';
+import { SegmentPreviews } from './segment-previews';
+import { SpanWriter } from './span-writer';
+
+const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
+const KEY_FRAME: EncodedKeyFrame = { codec: 'vp8', data: new Uint8Array([1, 2, 3]) };
+/** A VP8 key frame's header for 320x180 (RFC 6386 9.1), then no picture a decoder can read. */
+const BROKEN_KEY = Buffer.from([0x50, 0x42, 0x00, 0x9d, 0x01, 0x2a, 0x40, 0x01, 0xb4, 0x00, 1, 2]);
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function logLines() {
+  const lines: { level: number; msg: string }[] = [];
+  const log = createStageLogger({
+    format: 'json',
+    destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+  });
+  return { lines, log };
+}
+
+describe('segment previews', () => {
+  it('decode one key frame at a time per aircraft: one that comes meanwhile gets none', async () => {
+    const pending: ((jpeg: Buffer) => void)[] = [];
+    const previews = new SegmentPreviews({
+      ffmpeg: 'ffmpeg',
+      log: logLines().log,
+      decode: () => new Promise<Buffer>((resolve) => pending.push(resolve)),
+    });
+    const n743as = previews.forAircraft();
+    const n953as = previews.forAircraft();
+    const first = n743as(KEY_FRAME);
+    expect(first).toBeInstanceOf(Promise);
+    expect(n743as(KEY_FRAME)).toBeUndefined();
+    // Another aircraft's is its own.
+    expect(n953as(KEY_FRAME)).toBeInstanceOf(Promise);
+    expect(pending).toHaveLength(2);
+    pending[0]?.(Buffer.from('jpeg'));
+    expect(await first).toEqual(Buffer.from('jpeg'));
+    expect(n743as(KEY_FRAME)).toBeInstanceOf(Promise);
+    expect(previews.counts).toMatchObject({ decodes: 1, skipped: 1 });
+  });
+
+  it('give none without ffmpeg, and say so once', async () => {
+    const { lines, log } = logLines();
+    const previews = new SegmentPreviews({ ffmpeg: '/nonexistent/ffmpeg', log });
+    const n743as = previews.forAircraft();
+    expect(await n743as(KEY_FRAME)).toBeUndefined();
+    // Not tried again: no process per segment that cannot start.
+    expect(n743as(KEY_FRAME)).toBeUndefined();
+    expect(previews.forAircraft()(KEY_FRAME)).toBeUndefined();
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(
+        /^recording: could not run \/nonexistent\/ffmpeg: .*; segments are written without previews/,
+      ),
+    ]);
+  });
+
+  it.skipIf(!hasFfmpeg)(
+    'cost only the preview when the decode fails: the segment is written and listed',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'tailcam-segment-previews-'));
+      const { lines, log } = logLines();
+      const previews = new SegmentPreviews({ ffmpeg: 'ffmpeg', log });
+      let clock = 1_000_000;
+      const writer = new SpanWriter({
+        stageDir: dir,
+        video: 'vp8',
+        audio: false,
+        publisher: 'camera',
+        segmentMs: 10_000,
+        requestKeyFrame: () => undefined,
+        mayStartSegment: () => true,
+        log,
+        now: () => clock,
+        preview: previews.forAircraft(),
+      });
+      for (const at of [0, 33, 66]) {
+        clock = 1_000_000 + at;
+        writer.video({ data: BROKEN_KEY, keyFrame: at === 0, timeMs: at });
+      }
+      await writer.close();
+      expect(readdirSync(writer.dir).filter((name) => !name.endsWith('.webm'))).toEqual([
+        SEGMENT_INDEX_FILE,
+        'span.json',
+      ]);
+      const index = readFileSync(join(writer.dir, SEGMENT_INDEX_FILE), 'utf8').trimEnd();
+      const entries = index.split('\n').map((line) => parseSegmentIndexLine(line)?.change);
+      expect(entries).toEqual(['writing', 'added']);
+      expect(previews.counts).toMatchObject({ decodes: 0, failures: 1 });
+      expect(lines.map((line) => line.msg)).toEqual([
+        expect.stringMatching(/^recording: a segment has no preview: ffmpeg exited with code/),
+      ]);
+    },
+  );
+});
