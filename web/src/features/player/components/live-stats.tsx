@@ -22,7 +22,7 @@ export function LiveStatsPanel({
   return (
     <section
       aria-labelledby="live-stats-title"
-      className="pointer-events-none mt-3 rounded-lg bg-slate-950/80 px-3 py-2 font-mono text-[11px] leading-snug text-slate-200 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:absolute sm:top-3 sm:left-3 sm:mt-0 sm:max-w-[calc(100%-1.5rem)] sm:text-xs [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:left-3 [:fullscreen>&]:mt-0"
+      className="pointer-events-none mt-3 rounded-lg bg-slate-950/80 px-3 py-2 font-mono text-[11px] leading-snug text-slate-200 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:absolute sm:top-3 sm:left-3 sm:z-30 sm:mt-0 sm:max-w-[calc(100%-1.5rem)] sm:text-xs [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:left-3 [:fullscreen>&]:z-30 [:fullscreen>&]:mt-0"
     >
       <h2 id="live-stats-title" className="mb-1 font-sans text-xs font-semibold text-sky-300">
         {statsText.title}

@@ -115,7 +115,7 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
       <div
         role="group"
         aria-label={uiText.player.controls}
-        className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-10 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-10 [:fullscreen>&]:mt-0"
+        className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-30 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-30 [:fullscreen>&]:mt-0"
       >
         {quality && <ConnectionQualityBadge quality={quality} behind={behind} />}
         {playing && layers.layers.length > 1 && (

@@ -212,7 +212,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
             <span
               key={start}
               className="absolute inset-y-0 rounded bg-sky-500/70"
-              style={{ left: percent(start), right: `calc(100% - ${percent(end)})` }}
+              style={{ left: percent(start), right: `calc(100% - ${percent(end)})`, minWidth: 3 }}
             />
           ))}
         </div>
