@@ -112,3 +112,25 @@ describe('the player of an IVS recording', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(recordingsText.playFailed);
   });
 });
+
+describe('the player started at an instant, where the browser allows no sound without a press', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('starts at the offset, plays muted when sound is refused, and offers sound', async () => {
+    const play = vi
+      .spyOn(HTMLMediaElement.prototype, 'play')
+      .mockRejectedValueOnce(new DOMException('no sound without a press', 'NotAllowedError'))
+      .mockResolvedValue(undefined);
+    render(<RecordingPlayer stageId="N743AS" span={SPAN} startOffsetMs={90_000} />);
+    await waitFor(() => expect(created).toHaveLength(1));
+    const video = screen.getByTestId<HTMLVideoElement>('recording-video');
+    video.dispatchEvent(new Event('loadedmetadata'));
+    expect(video.currentTime).toBe(90);
+    const soundOn = await screen.findByRole('button', { name: recordingsText.soundOn });
+    expect(video.muted).toBe(true);
+    expect(play).toHaveBeenCalledTimes(2);
+    soundOn.click();
+    await waitFor(() => expect(video.muted).toBe(false));
+    expect(screen.queryByRole('button', { name: recordingsText.soundOn })).toBeNull();
+  });
+});
