@@ -438,9 +438,10 @@ function holdAnswer(
 }
 
 /**
- * The request's path, exactly as sent. A URL parser would resolve dot segments (also encoded
- * ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`), letting a request that the API
- * proxies because it starts with /stage/ reach the loopback-only routes; such paths are refused.
+ * The request's path, exactly as sent (decision 0087; odd-paths.test.ts). A URL parser would
+ * resolve dot segments (also encoded ones: `/stage/%2e%2e/_faults/drop` becomes `/_faults/drop`),
+ * letting a request that the API proxies because it starts with /stage/ reach the loopback-only
+ * routes; such paths are refused. Nothing is decoded: `/%5fstats` is not `/_stats`.
  */
 function pathOf(request: IncomingMessage): string {
   const path = (request.url ?? '/').split('?')[0] ?? '/';
