@@ -11,61 +11,9 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
-import { apiUrl } from '@/lib/api-url';
-import { getAuthToken } from '@/lib/auth-token';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
+import { playHls } from '../lib/hls-playback';
 import { pastHole, rangesOf } from './buffered-holes';
-
-/** Fatal network errors in a row after which the player gives up (each reloads the playlist). */
-const HLS_RELOADS = 3;
-
-/**
- * Plays an IVS recording's HLS on `video` with hls.js; `onFailed` when it cannot. The playlists
- * are the API's (the login token goes with them); the segments are presigned S3 URLs that expire
- * after minutes, so a fatal network error loads the playlist again (signed afresh) and goes on
- * from where it was. Returns the stop.
- */
-function playHls(video: HTMLVideoElement, path: `/api/${string}`, onFailed: () => void) {
-  let stopped = false;
-  let stop = () => {};
-  const src = apiUrl(path);
-  const apiOrigin = new URL(src, window.location.href).origin;
-  import('hls.js/light')
-    .then(({ default: Hls }) => {
-      if (stopped) return;
-      if (!Hls.isSupported()) return onFailed();
-      const hls = new Hls({
-        xhrSetup(xhr, url) {
-          if (new URL(url, window.location.href).origin !== apiOrigin) return;
-          xhr.open('GET', url, true);
-          xhr.setRequestHeader('Authorization', `Bearer ${getAuthToken() ?? ''}`);
-        },
-      });
-      stop = () => hls.destroy();
-      let reloads = 0;
-      hls.on(Hls.Events.FRAG_LOADED, () => (reloads = 0));
-      hls.on(Hls.Events.ERROR, (_event, data) => {
-        if (!data.fatal) return;
-        if (data.type === Hls.ErrorTypes.NETWORK_ERROR && reloads < HLS_RELOADS) {
-          reloads += 1;
-          const at = video.currentTime;
-          hls.once(Hls.Events.MANIFEST_PARSED, () => (video.currentTime = at));
-          hls.loadSource(src);
-          return;
-        }
-        onFailed();
-      });
-      hls.loadSource(src);
-      hls.attachMedia(video);
-    })
-    .catch(() => {
-      if (!stopped) onFailed();
-    });
-  return () => {
-    stopped = true;
-    stop();
-  };
-}
 
 /** Fetched ahead of the playhead. */
 const AHEAD_S = 20;
