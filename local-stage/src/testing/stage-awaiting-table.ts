@@ -5,7 +5,7 @@
  * tries.
  */
 import { afterEach } from 'vitest';
-import { issueStageControlToken } from '@tailcam/protocol/stage-control';
+import { issueStageControlToken, TOKEN_GENERATIONS_PATH } from '@tailcam/protocol/stage-control';
 import type { RunningStage } from '../server/start';
 import { rawRequest } from './raw-request';
 import { startTestStage } from './test-stage';
@@ -20,6 +20,7 @@ export interface ControlAnswer {
 /** Starts, for each test that asks, a stage awaiting its table signed with `secret`. */
 export function stagesAwaitingTable(secret: Uint8Array) {
   let running: RunningStage | undefined;
+  const asTheApi = async () => `Bearer ${await issueStageControlToken(secret)}`;
   afterEach(async () => {
     await running?.close();
     running = undefined;
@@ -30,8 +31,14 @@ export function stagesAwaitingTable(secret: Uint8Array) {
       return running;
     },
     /** The API's authorization: its control token, fresh. */
-    async asTheApi(): Promise<string> {
-      return `Bearer ${await issueStageControlToken(secret)}`;
+    asTheApi,
+    /** Sends `generations` as the API's whole table, as the API does. */
+    async loadTable(
+      stage: RunningStage,
+      generations: Record<string, number>,
+    ): Promise<ControlAnswer> {
+      const body = { generations };
+      return callStage(stage, 'PUT', TOKEN_GENERATIONS_PATH, body, await asTheApi());
     },
   };
 }

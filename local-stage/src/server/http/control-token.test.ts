@@ -70,12 +70,7 @@ describe("the stage's control routes", () => {
 
   it('refuse a table or a new account past the bound with 413, changing nothing', async () => {
     const stage = await stages.start();
-    const put = (generations: Record<string, number>) =>
-      stages
-        .asTheApi()
-        .then((authorization) =>
-          callStage(stage, 'PUT', '/_control/token-generations', { generations }, authorization),
-        );
+    const put = (generations: Record<string, number>) => stages.loadTable(stage, generations);
     const table = (count: number, prefix: string) =>
       Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}-${index}`, 0]));
 
@@ -109,13 +104,7 @@ describe("the stage's control routes", () => {
   it('refuse a generation the API can never have (above its integer column), keeping the entry', async () => {
     const stage = await stages.start();
     const authorization = await stages.asTheApi();
-    await callStage(
-      stage,
-      'PUT',
-      '/_control/token-generations',
-      { generations: { alice: 3 } },
-      authorization,
-    );
+    await stages.loadTable(stage, { alice: 3 });
     for (const [method, path, body] of [
       ['PUT', '/_control/token-generations', { generations: { alice: MAX_TOKEN_GENERATION + 1 } }],
       ['POST', '/_control/token-generations', { userId: 'alice', tokenGeneration: 2 ** 53 - 1 }],
@@ -130,13 +119,7 @@ describe("the stage's control routes", () => {
     const stage = await stages.start();
     const authorization = await stages.asTheApi();
     // Loaded by someone else after a restart: the API's table went to the run before.
-    await callStage(
-      stage,
-      'PUT',
-      '/_control/token-generations',
-      { generations: {} },
-      authorization,
-    );
+    await stages.loadTable(stage, {});
     const started = performance.now();
     const answer = await callStage(
       stage,

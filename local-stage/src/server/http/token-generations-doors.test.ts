@@ -92,9 +92,7 @@ describe("the stage's table of token generations", () => {
     });
     const waiting = join(stage, await token(stage, 'alice', 0));
 
-    const put = await control(stage, 'PUT', '/_control/token-generations', {
-      generations: { alice: 0, bob: 4 },
-    });
+    const put = await stages.loadTable(stage, { alice: 0, bob: 4 });
     expect({ status: put.status, body: JSON.parse(put.text) as unknown }).toEqual({
       status: 200,
       body: { loaded: true, users: 2, stageRun: stage.stage.generations.run },
@@ -105,7 +103,7 @@ describe("the stage's table of token generations", () => {
 
   it("refuses, at the socket, WHEP and WHIP, an account's token issued before its change, and takes one issued after", async () => {
     const stage = await stages.start();
-    await control(stage, 'PUT', '/_control/token-generations', { generations: { alice: 0 } });
+    await stages.loadTable(stage, { alice: 0 });
     const before = await token(stage, 'alice', 0);
     const publishBefore = await token(stage, 'alice', 0, 'publish');
     const watching = join(stage, before);
@@ -130,7 +128,7 @@ describe("the stage's table of token generations", () => {
 
   it("refuses an account the table does not name (removed), and lets operators' tokens (no generation) in", async () => {
     const stage = await stages.start();
-    await control(stage, 'PUT', '/_control/token-generations', { generations: {} });
+    await stages.loadTable(stage, {});
     expect(await join(stage, await token(stage, 'removed', 0)).answer).toEqual(REVOKED_JOIN);
     expect(await offer(stage, 'whep', await token(stage, 'removed', 0))).toEqual(REVOKED_OFFER);
 
@@ -154,7 +152,7 @@ describe("the stage's table of token generations", () => {
     expect(quick.status).toBe(200);
     expect(quick.ms).toBeLessThan(1_500);
 
-    await control(stage, 'PUT', '/_control/token-generations', { generations: { alice: 0 } });
+    await stages.loadTable(stage, { alice: 0 });
     const held = await timed('/_control/token-generations?wait=2');
     expect(JSON.parse(held.text)).toEqual({
       loaded: true,
