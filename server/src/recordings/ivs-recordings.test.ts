@@ -36,6 +36,19 @@ const RENDITION = [
   '#EXT-X-ENDLIST',
 ].join('\n');
 
+/** A recording still being written: an event playlist, without its end yet. */
+const GROWING = [
+  '#EXTM3U',
+  '#EXT-X-VERSION:7',
+  '#EXT-X-TARGETDURATION:6',
+  '#EXT-X-PLAYLIST-TYPE:EVENT',
+  '#EXT-X-MAP:URI="init.mp4"',
+  '#EXTINF:6.0,',
+  '1.mp4',
+  '#EXTINF:6.0,',
+  '2.mp4',
+].join('\n');
+
 function text(value: string): GetObjectCommandOutput['Body'] {
   return { transformToString: async () => value } as unknown as GetObjectCommandOutput['Body'];
 }
@@ -77,6 +90,9 @@ function setUp() {
   s3.on(GetObjectCommand, { Key: `${PREFIX}media/hls/high/playlist.m3u8` }).resolves({
     Body: text(RENDITION),
   });
+  s3.on(GetObjectCommand, {
+    Key: 'AbCd1234/st-One/PaRt2/media/hls/high/playlist.m3u8',
+  }).resolves({ Body: text(GROWING) });
   const recordings = ivsRecordings({
     s3: client,
     bucket: 'tc-rec',
@@ -97,8 +113,9 @@ describe("IVS's recordings", () => {
           expect.objectContaining({
             span: 'st-One/PaRt2',
             startMs: T0,
-            // Still recording: up to now.
+            // Still recording: up to now, and said to be (its playlist grows).
             endMs: T0 + 3_600_000,
+            inProgress: true,
           }),
           {
             span: 'st-One/PaRt1',
@@ -154,6 +171,16 @@ describe("IVS's recordings", () => {
     await expect(
       recordings.playlist('N743AS', 'st-One', 'PaRt1', '../../x/playlist.m3u8'),
     ).rejects.toThrow();
+  });
+
+  it('gives a recording still being written as its playlist is now: growing, without an end', async () => {
+    const { recordings } = setUp();
+    const signed = (await recordings.playlist('N743AS', 'st-One', 'PaRt2', 'high/playlist.m3u8'))!;
+    const lines = signed.split('\n');
+    // Its tags as IVS wrote them (EVENT: segments only added), each segment and the map signed.
+    expect(lines.slice(0, 4)).toEqual(GROWING.split('\n').slice(0, 4));
+    expect(lines.filter((line) => line.includes('/PaRt2/media/hls/high/'))).toHaveLength(3);
+    expect(signed).not.toContain('#EXT-X-ENDLIST');
   });
 
   it('signs only relative names inside the folder', async () => {

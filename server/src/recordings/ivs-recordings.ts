@@ -41,6 +41,11 @@ export interface IvsRecordedSpan {
   segments: never[];
   /** The multivariant playlist on this API, under /api/recordings/. */
   hls: string;
+  /**
+   * Still being recorded (no end event yet): its `endMs` is when the list was read (kept
+   * LIST_TTL_MS), and its playlists grow, without `EXT-X-ENDLIST`, as IVS uploads each segment.
+   */
+  inProgress?: true;
 }
 
 export interface IvsRecordings {
@@ -150,6 +155,7 @@ export function ivsRecordings(options: {
       mimeType: HLS_MIME_TYPE,
       segments: [],
       hls: `/api/recordings/ivs/${stageId}/${session}/${participant}/multivariant.m3u8`,
+      ...(ended ? {} : { inProgress: true as const }),
     };
   }
 
