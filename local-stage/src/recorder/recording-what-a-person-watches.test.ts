@@ -5,7 +5,8 @@
  * subscription, the same WHEP player with a viewer's token, is recorded; when the person leaves
  * while the thumbnail process still watches, writing stops. Each segment has its preview: the key
  * frame it starts with as a JPEG 160 px wide (decoded by the system's ffmpeg, read back by
- * @napi-rs/canvas), listed in the span's index after it.
+ * @napi-rs/canvas), listed in the span's index after it. A real encoder is recorded with nobody
+ * watching it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import {
   SEGMENT_INDEX_FILE,
 } from '@tailcam/protocol/recordings';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
+import { publishNoise } from '../testing/noise-publisher';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { testRecorderOptions } from '../testing/test-recorder';
@@ -194,4 +196,35 @@ describe('the recorder and a synthetic camera', () => {
     },
     40_000,
   );
+
+  it('records a real encoder with nobody watching it', async () => {
+    const token = await testParticipantToken({
+      secret,
+      stageUrl: running.url,
+      stageId: 'N743AS',
+      userId: 'encoder-N743AS',
+      capabilities: { publish: true, subscribe: false },
+    });
+    const encoder = await publishNoise({
+      endpoint: new URL('/stage/whip/N743AS', running.url),
+      token,
+      width: 320,
+      height: 180,
+      fps: 15,
+    });
+    try {
+      const before = segments.length;
+      await waitUntil(
+        () => recorder.recording().N743AS === 'encoder',
+        'the encoder followed',
+        15_000,
+      );
+      expect(running.stage.watchedByPerson().N743AS).toBe(false);
+      await waitUntil(() => segments.length >= before + 2, 'two segments of the encoder', 15_000);
+      const spans = await readSpans(root, 'N743AS');
+      expect(spans.at(-1)?.meta?.publisher).toBe('encoder');
+    } finally {
+      await encoder.close();
+    }
+  }, 40_000);
 });
