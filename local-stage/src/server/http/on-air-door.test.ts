@@ -1,6 +1,7 @@
 /**
  * The recorder's long poll at the stage (decision 0078): `GET /_control/on-air` answers who is on
- * air and its version at once, holds a question that names the current version until the wait is
+ * air, whether a person watches each aircraft (decision 0084: nobody here; a person and the
+ * thumbnail process: recording-what-a-person-watches.test.ts) and its version at once, holds a question that names the current version until the wait is
  * up (a change answers it at once: recorder.test.ts), and refuses a bad `since` or `wait`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +28,9 @@ describe('GET /_control/on-air', () => {
   it('answers at once without a version, holds one that is current, and refuses bad input', async () => {
     const first = await ask('/_control/on-air');
     expect(first.status).toBe(200);
-    const { version, publishers } = onAirAnswer.parse(JSON.parse(first.text));
+    const { version, publishers, watched } = onAirAnswer.parse(JSON.parse(first.text));
     expect(publishers).toMatchObject({ N743AS: 'none', N953AS: 'none', N954AS: 'none' });
+    expect(watched).toMatchObject({ N743AS: false, N953AS: false, N954AS: false });
     expect(first.ms).toBeLessThan(1_500);
 
     const stale = await ask(`/_control/on-air?since=${String(version + 1)}&wait=2`);
