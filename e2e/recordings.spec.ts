@@ -35,6 +35,7 @@ import {
 import { localStage } from './support/local-stage';
 import {
   expectPlayingFrom,
+  instantToPlay,
   longestSpan,
   longestSpanTimes,
   momentOf,
@@ -158,9 +159,10 @@ async function recordAndSeek(
  * from the instant chosen (the URL following); two marks download a clip as one file.
  */
 async function timelinePlaysFromAnInstant(page: Page): Promise<void> {
-  const { startMs, endMs } = await longestSpanTimes(page, loginToken(), 'N743AS');
-  // A whole second, a second or more into the span (the URL's precision).
-  const atMs = Math.ceil(startMs / 1000) * 1000 + 1000;
+  const span = await longestSpanTimes(page, loginToken(), 'N743AS');
+  const { startMs, endMs } = span;
+  // A whole second (the URL's precision), a second or more into the span.
+  const { atMs, preview: withPicture } = instantToPlay(span);
   expect(endMs - atMs, 'room to play on after the instant').toBeGreaterThan(1500);
   const url = `/recordings/N743AS?t=${momentOf(atMs)}`;
   await page.goto(url);
@@ -187,6 +189,18 @@ async function timelinePlaysFromAnInstant(page: Page): Promise<void> {
   await track.focus();
   await page.mouse.move(0, 0);
   await expect(preview).toHaveText(new RegExp(`^${momentOf(atMs).slice(11, 19)} UTC`));
+  // The segment's preview picture there, where the list names one, fetched with the token.
+  console.log(`N743AS at ${momentOf(atMs)}: a preview picture listed: ${withPicture}`);
+  if (withPicture) {
+    await expect
+      .poll(() =>
+        preview
+          .locator('img')
+          .evaluate((img: HTMLImageElement) => img.src.startsWith('blob:') && img.naturalWidth > 0)
+          .catch(() => false),
+      )
+      .toBe(true);
+  }
 
   // Enter plays from the cursor: five minutes' zoom (steps of a second), a second on.
   await page.keyboard.press('+');
@@ -226,8 +240,15 @@ async function timelinePlaysFromAnInstant(page: Page): Promise<void> {
   await expect(timeline.getByRole('status')).toHaveText(
     `Clip ${momentOf(atMs - 1000).slice(11, 19)}–${momentOf(atMs + 1000).slice(11, 19)} UTC`,
   );
+  // The file, or the page's 'The download failed.' (the API's answer) at once, not a timeout.
+  const failed = page.getByRole('alert').filter({ hasText: 'The download failed.' });
   const [download] = await Promise.all([
-    page.waitForEvent('download'),
+    Promise.race([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      failed.waitFor({ timeout: 30_000 }).then(() => {
+        throw new Error("the clip's download failed: the API's answer is in the product's log");
+      }),
+    ]),
     timeline.getByRole('button', { name: 'Download clip' }).click(),
   ]);
   expect(download.suggestedFilename()).toMatch(/^N743AS-.+\.webm$/);
@@ -291,6 +312,8 @@ test('the synthetic camera and WHIP publishers in H.264 and VP8 are recorded, pl
       expect(x + w, `a span's button ends inside at ${width} px`).toBeLessThanOrEqual(width);
     }
     await expectNoSeriousAxeFindings(page, `the Recordings page playing at ${width} px`);
+    // The picture shows N743AS's timeline focused: its cursor's time over the track.
+    await page.getByRole('slider', { name: 'Timeline of N743AS' }).focus();
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({
       path: `e2e/.artifacts/screenshots/recordings-${width}.png`,

@@ -135,23 +135,52 @@ export function startRecorder(dataDir: string, segmentMs = 1000): Promise<Record
   });
 }
 
-/** The longest span the API lists for `stageId`: its start and end, Unix ms. */
+export interface ListedSpan {
+  startMs: number;
+  endMs: number;
+  segments: { offsetMs: number; durationMs: number; preview?: string }[];
+}
+
+/** The longest span the API lists for `stageId` (its start and end, Unix ms, and segments). */
 export async function longestSpanTimes(
   page: Page,
   token: string,
   stageId: string,
-): Promise<{ startMs: number; endMs: number }> {
+): Promise<ListedSpan> {
   const response = await page.request.get('/api/recordings', {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(response.status()).toBe(200);
   const body = (await response.json()) as {
-    aircraft: { stageId: string; spans: { startMs: number; endMs: number }[] }[];
+    aircraft: { stageId: string; spans: ListedSpan[] }[];
   };
   const spans = body.aircraft.find((entry) => entry.stageId === stageId)?.spans ?? [];
   const longest = spans.sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs))[0];
   if (!longest) throw new Error(`no span listed for ${stageId}`);
   return longest;
+}
+
+/**
+ * A whole second a second or more into `span`, with 1.5 s of it after: in a segment with a
+ * preview picture where one is (decision 0084: the recorder may skip one when busy).
+ */
+export function instantToPlay(span: ListedSpan): { atMs: number; preview: boolean } {
+  const first = Math.ceil(span.startMs / 1000) * 1000 + 1000;
+  const seconds = Array.from(
+    { length: Math.max(0, Math.floor((span.endMs - 1500 - first) / 1000) + 1) },
+    (_, index) => first + index * 1000,
+  );
+  const withPreview = seconds.find((ms) =>
+    span.segments.some(
+      (segment) =>
+        segment.preview !== undefined &&
+        span.startMs + segment.offsetMs <= ms &&
+        ms < span.startMs + segment.offsetMs + segment.durationMs,
+    ),
+  );
+  return withPreview === undefined
+    ? { atMs: first, preview: false }
+    : { atMs: withPreview, preview: true };
 }
 
 /** `2026-11-29T06:25:30Z`: an instant as the Recordings page's URL writes it. */

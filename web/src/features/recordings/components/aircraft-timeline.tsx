@@ -248,7 +248,6 @@ export function AircraftTimeline({
             preview={previewSpan?.segments[previewPiece?.segmentIndex ?? -1]?.preview}
             recorded={recordedAt(previewMs)}
             fraction={fractionOf(view, previewMs)}
-            trackWidth={width}
           />
         )}
         <div
@@ -284,7 +283,13 @@ export function AircraftTimeline({
               key={bar.left}
               data-testid="recorded-bar"
               className="absolute inset-y-2 bg-sky-600"
-              style={{ left: percent(bar.left), width: percent(bar.width), minWidth: '2px' }}
+              // At least 3 px, kept inside the track: a few seconds at the day's zoom, recorded
+              // just now, still shows at its right end.
+              style={{
+                left: `min(${percent(bar.left)}, calc(100% - 3px))`,
+                width: percent(bar.width),
+                minWidth: '3px',
+              }}
             />
           ))}
           {clip?.kind === 'clip' && (

@@ -13,9 +13,8 @@ interface TimelinePreviewProps {
   span: RecordedSpan | undefined;
   preview: string | undefined;
   recorded: boolean;
-  /** Where it is across the track (0 to 1), and the track's width, to place the box over it. */
+  /** Where it is across the track (0 to 1), to place the box over it. */
   fraction: number;
-  trackWidth: number;
 }
 
 /**
@@ -30,16 +29,16 @@ export function TimelinePreview({
   preview,
   recorded,
   fraction,
-  trackWidth,
 }: TimelinePreviewProps) {
   const picture = useSegmentPreview(stageId, span, preview);
-  const left = Math.min(Math.max(fraction * trackWidth - BOX_PX / 2, 0), trackWidth - BOX_PX);
+  // Centred over the instant, kept inside the track (in CSS, so a resize needs no measuring).
+  const left = `clamp(0px, calc(${(fraction * 100).toFixed(4)}% - ${BOX_PX / 2}px), calc(100% - ${BOX_PX}px))`;
   return (
     <div
       aria-hidden="true"
       data-testid="timeline-preview"
       className="pointer-events-none absolute bottom-full z-10 mb-2 rounded-lg border border-slate-700 bg-slate-950/95 p-1 text-center shadow-lg"
-      style={{ left: `${Math.max(left, 0)}px`, width: `${BOX_PX}px` }}
+      style={{ left, width: `${BOX_PX}px` }}
     >
       {picture !== undefined && (
         <img
