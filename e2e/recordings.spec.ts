@@ -1,5 +1,5 @@
 /**
- * Recordings (docs/product.md#recordings, decisions 0072 and 0073) on the
+ * Recordings (docs/product.md#recordings, decisions 0072, 0073 and 0086) on the
  * suite's shared product, with the recorder `npm start` runs started beside it for this spec alone
  * (the product runs without one, so that other specs count only viewers). At once, a viewer
  * watches N743AS's synthetic camera (VP8, simulcast) and Chromium publishes a canvas with the time
@@ -9,7 +9,9 @@
  * its target, which the recording places at its capture time (its time strip) within 67 ms (two
  * frames at 30 fps): at 30 fps, the frame whose strip says so, within 67 ms.
  *
- * In `npm test`: 5 s recorded, a seek to 3 s; then the page's keys, its look at 1280, 768 and
+ * In `npm test`: 5 s recorded, a seek to 3 s; then the page's keys, N743AS's timeline (a moment's
+ * URL playing from its instant, the time and picture under the pointer, Enter and a click playing
+ * from the instant chosen, a clip downloaded), its look at 1280, 768 and
  * 375 px (axe clean, whole, the README's screenshots: e2e/.artifacts/screenshots/recordings-*.png,
  * copied to docs/screenshots) and "Jump to live". With TAILCAM_LONG_TESTS=1 also 30 s recorded
  * and a seek to 20 s, as the issue asks.
