@@ -7,6 +7,7 @@ export const rewindText = {
   controls: 'Rewind',
   rewind: 'Rewind 30 seconds',
   nothingRecorded: 'Nothing of {streamId} is recorded yet, so there is nothing to rewind to.',
+  ivsDelay: 'Recordings on Amazon IVS trail live by about {seconds} s',
   goLive: 'Go live',
   live: 'Live',
   behind: '{time} behind live',

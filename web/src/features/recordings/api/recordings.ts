@@ -23,6 +23,8 @@ export interface RecordedSpan {
   segments: RecordedSegment[];
   /** With Amazon IVS: the span's HLS playlist on the API (its segments are presigned S3 URLs). */
   hls?: `/api/${string}`;
+  /** With Amazon IVS: still being recorded; its end is when the API looked, its playlist grows. */
+  inProgress?: true;
 }
 
 /** The segment the recorder is writing now (decision 0085): served as it grows. */
@@ -61,6 +63,7 @@ function isSpan(value: unknown): value is RecordedSpan {
     isString(value.publisher) &&
     isString(value.mimeType) &&
     (value.hls === undefined || (isString(value.hls) && value.hls.startsWith('/api/'))) &&
+    (value.inProgress === undefined || value.inProgress === true) &&
     Array.isArray(value.segments) &&
     value.segments.every(
       (segment) =>

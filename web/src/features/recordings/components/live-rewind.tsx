@@ -2,22 +2,28 @@
  * Rewind in the live player (docs/product.md#rewind, decision 0088): 'Rewind 30 seconds', a
  * scrubber over the last hour, the keys, and 'Go live'. Going back plays the aircraft's recording
  * (recording-feed.ts) in a video laid over the live one, which stays joined and playing underneath
- * (muted), so 'Go live' only takes the recording away. The app places it in the player
- * (`StreamPlayer`'s `rewind`), giving it the live video's box to lay the recording over.
+ * (muted), so 'Go live' only takes the recording away. With Amazon IVS, whose recordings are
+ * HLS, hls-feed.ts plays them instead, up to IVS_RECORDING_DELAY_MS before live. The app places it
+ * in the player (`StreamPlayer`'s `rewind`), giving it the live video's box to lay the recording
+ * over.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import { fillText } from '@/config/ui-text';
 import { rewindText } from '@/config/ui-text-rewind';
-import { getRecordings, utcTime } from '../api/recordings';
+import { getRecordings, utcTime, type RecordedSpan } from '../api/recordings';
 import { readSegment } from '../api/growing-segment';
+import { HlsFeed } from '../lib/hls-feed';
 import { RecordingFeed } from '../lib/recording-feed';
 import {
   formatBehind,
+  hlsRanges,
+  IVS_RECORDING_DELAY_MS,
   newestRecorded,
   playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
+  windowHlsSpans,
   windowSegments,
   type FeedSegment,
   type WallRange,
@@ -46,29 +52,53 @@ export interface LiveRewindProps {
 
 type Mode = { behind: false } | { behind: true; targetMs: number };
 
+/** What of the window the API lists: the local stage's segments, or IVS's HLS spans. */
+interface Recorded {
+  segments: FeedSegment[];
+  hlsSpans: RecordedSpan[];
+}
+
+/** One of the two feeds (recording-feed.ts, hls-feed.ts): what the bar asks of it. */
+interface RewindFeed {
+  readonly shownMs: number;
+  seek(wallMs: number): void;
+  dispose(): void;
+}
+
 export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: LiveRewindProps) {
   const [segments, setSegments] = useState<FeedSegment[]>([]);
+  const [hlsSpans, setHlsSpans] = useState<RecordedSpan[]>([]);
   const [mode, setMode] = useState<Mode>({ behind: false });
   const [nowMs, setNowMs] = useState(() => Date.now());
   const [shownMs, setShownMs] = useState<number>();
   const [failed, setFailed] = useState(false);
   const [announcement, setAnnouncement] = useState('');
   const recordingRef = useRef<HTMLVideoElement>(null);
-  const feedRef = useRef<RecordingFeed>(undefined);
+  const feedRef = useRef<RewindFeed>(undefined);
   const liveMutedRef = useRef(true);
   const [recordingMuted, setRecordingMuted] = useState(true);
   const segmentsRef = useRef(segments);
+  const hlsSpansRef = useRef(hlsSpans);
   useEffect(() => {
     segmentsRef.current = segments;
+    hlsSpansRef.current = hlsSpans;
   });
 
-  const list = useCallback(
-    async (signal: AbortSignal) => {
+  const listRecorded = useCallback(
+    async (signal: AbortSignal): Promise<Recorded> => {
       const { aircraft } = await getRecordings(signal, streamId);
       const mine = aircraft.find((entry) => entry.stageId === streamId);
-      return mine ? windowSegments(mine, Date.now()) : [];
+      const nowMs = Date.now();
+      return {
+        segments: mine ? windowSegments(mine, nowMs) : [],
+        hlsSpans: mine ? windowHlsSpans(mine, nowMs) : [],
+      };
     },
     [streamId],
+  );
+  const list = useCallback(
+    async (signal: AbortSignal) => (await listRecorded(signal)).segments,
+    [listRecorded],
   );
 
   // While live: read the list now and then, for whether (and how far) there is anything to go to.
@@ -76,14 +106,20 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     if (mode.behind) return;
     const abort = new AbortController();
     const read = () =>
-      list(abort.signal).then(setSegments, () => undefined /* the button keeps its last state */);
+      listRecorded(abort.signal).then(
+        (recorded) => {
+          setSegments(recorded.segments);
+          setHlsSpans(recorded.hlsSpans);
+        },
+        () => undefined /* the button keeps its last state */,
+      );
     void read();
     const timer = window.setInterval(() => void read(), LIVE_LIST_MS);
     return () => {
       abort.abort();
       window.clearInterval(timer);
     };
-  }, [mode.behind, list]);
+  }, [mode.behind, listRecorded]);
 
   useEffect(() => {
     const timer = window.setInterval(() => {
@@ -94,7 +130,11 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     return () => window.clearInterval(timer);
   }, []);
 
-  const ranges: WallRange[] = recordedRanges(segments, Math.max(0, nowMs - WRITING_LAG_MS));
+  // With Amazon IVS the recordings are HLS (and trail live further); else the local stage's.
+  const ivs = hlsSpans.length > 0;
+  const ranges: WallRange[] = ivs
+    ? hlsRanges(hlsSpans, nowMs)
+    : recordedRanges(segments, Math.max(0, nowMs - WRITING_LAG_MS));
   const newest = newestRecorded(ranges);
   const windowStart = nowMs - REWIND_WINDOW_MS;
   const canRewind = newest !== undefined;
@@ -104,26 +144,36 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
   useEffect(() => {
     const video = recordingRef.current;
     if (!behind || !video) return;
-    const feed = new RecordingFeed(
-      video,
-      Date.now() - REWIND_WINDOW_MS - 60_000,
-      segmentsRef.current,
-      {
-        read: (segment, fromByte, signal) => readSegment(streamId, segment, fromByte, signal),
-        list,
-      },
-      (error) => {
-        console.warn('rewind:', error);
-        setFailed(true);
-      },
-      setSegments,
-    );
+    const onFailed = (error: unknown) => {
+      console.warn('rewind:', error);
+      setFailed(true);
+    };
+    const feed: RewindFeed =
+      hlsSpansRef.current.length > 0
+        ? new HlsFeed(
+            video,
+            hlsSpansRef.current,
+            { list: async (signal) => (await listRecorded(signal)).hlsSpans },
+            onFailed,
+            setHlsSpans,
+          )
+        : new RecordingFeed(
+            video,
+            Date.now() - REWIND_WINDOW_MS - 60_000,
+            segmentsRef.current,
+            {
+              read: (segment, fromByte, signal) => readSegment(streamId, segment, fromByte, signal),
+              list,
+            },
+            onFailed,
+            setSegments,
+          );
     feedRef.current = feed;
     return () => {
       feed.dispose();
       feedRef.current = undefined;
     };
-  }, [behind, streamId, list]);
+  }, [behind, streamId, list, listRecorded]);
 
   const targetMs = mode.behind ? mode.targetMs : undefined;
   useEffect(() => {
@@ -143,7 +193,8 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
 
   /**
    * Goes to `wallMs`, or to the next recorded instant after it. Past the newest recorded instant a
-   * key or button goes live; the scrubber (`toNewest`) stops at the newest recorded instant.
+   * key or button going on goes live; the scrubber and a step back (`toNewest`) stop at the newest
+   * recorded instant (with Amazon IVS, 10 s before now is not on S3 yet: `j` from live lands there).
    */
   const goTo = (wallMs: number, toNewest = false) => {
     let landing = playableAt(Math.max(wallMs, windowStart), ranges);
@@ -173,7 +224,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     else video.pause();
   };
   useRewindKeys({
-    back: (seconds) => canRewind && goTo(from - seconds * 1000),
+    back: (seconds) => canRewind && goTo(from - seconds * 1000, true),
     on: (seconds) => mode.behind && goTo(from + seconds * 1000),
     oldest: () => ranges[0] && goTo(ranges[0][0]),
     live: () => mode.behind && goLive(),
@@ -194,7 +245,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     >
       <button
         type="button"
-        onClick={() => goTo(from - STEP_S.rewind * 1000)}
+        onClick={() => goTo(from - STEP_S.rewind * 1000, true)}
         disabled={!canRewind}
         aria-describedby={canRewind ? undefined : 'rewind-why'}
         aria-keyshortcuts="j"
@@ -232,7 +283,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
           onKeyDown={(event) => {
             // The page's steps, not the slider's own 1 s: ←/→ 5 s, Home the oldest, End live.
             const step = { ArrowLeft: -STEP_S.arrow, ArrowRight: STEP_S.arrow }[event.key];
-            if (step !== undefined) goTo(from + step * 1000);
+            if (step !== undefined) goTo(from + step * 1000, step < 0);
             else if (event.key === 'Home' && ranges[0]) goTo(ranges[0][0]);
             else if (event.key === 'End') goLive();
             else return;
@@ -258,6 +309,11 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
       {!canRewind && (
         <p id="rewind-why" className="w-full text-xs text-slate-400">
           {fillText(rewindText.nothingRecorded, { streamId })}
+        </p>
+      )}
+      {ivs && (
+        <p className="w-full text-xs text-slate-400" data-testid="rewind-delay">
+          {fillText(rewindText.ivsDelay, { seconds: String(IVS_RECORDING_DELAY_MS / 1000) })}
         </p>
       )}
       {failed && (

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
 import {
   formatBehind,
+  hlsRanges,
+  hlsSpanAt,
+  IVS_RECORDING_DELAY_MS,
   newestRecorded,
   playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
+  windowHlsSpans,
   windowSegments,
 } from './rewind-timeline';
 
@@ -82,6 +86,42 @@ describe('the rewind over the last hour', () => {
     expect(playableAt(8_000, ranges)).toBeUndefined();
     expect(newestRecorded(ranges)).toBe(8_000);
     expect(newestRecorded([])).toBeUndefined();
+  });
+
+  it('with Amazon IVS, takes the HLS spans of the hour and ends what is recorded the delay before now', () => {
+    const ivs = (
+      name: string,
+      startMs: number,
+      endMs: number,
+      inProgress?: true,
+    ): RecordedSpan => ({
+      span: `st-One/${name}`,
+      startMs,
+      endMs,
+      publisher: 'encoder',
+      mimeType: 'application/vnd.apple.mpegurl',
+      segments: [],
+      hls: `/api/recordings/ivs/N743AS/st-One/${name}/multivariant.m3u8`,
+      ...(inProgress ? { inProgress } : {}),
+    });
+    const old = ivs('Old', NOW - 3 * REWIND_WINDOW_MS, NOW - REWIND_WINDOW_MS - 1_000);
+    const ended = ivs('Ended', NOW - 1_800_000, NOW - 600_000);
+    // Listed 15 s ago (the API keeps its list a while), still being written.
+    const growing = ivs('Growing', NOW - 300_000, NOW - 15_000, true);
+    const spans = windowHlsSpans({ stageId: 'N743AS', spans: [growing, old, ended] }, NOW);
+    expect(spans.map((s) => s.span)).toEqual(['st-One/Ended', 'st-One/Growing']);
+    expect(windowSegments({ stageId: 'N743AS', spans: [growing] }, NOW)).toEqual([]);
+
+    expect(hlsRanges(spans, NOW)).toEqual([
+      [NOW - 1_800_000, NOW - 600_000],
+      [NOW - 300_000, NOW - IVS_RECORDING_DELAY_MS],
+    ]);
+    // Begun within the delay: nothing of it on S3 yet.
+    expect(hlsRanges([ivs('New', NOW - 5_000, NOW, true)], NOW)).toEqual([]);
+
+    expect(hlsSpanAt(spans, NOW - 700_000)?.span).toBe('st-One/Ended');
+    expect(hlsSpanAt(spans, NOW - 400_000)?.span).toBe('st-One/Growing'); // in the gap: the next
+    expect(hlsSpanAt(spans, NOW - 13_000)?.span).toBe('st-One/Growing'); // past its listed end
   });
 
   it('says how far behind live in minutes and seconds, hours past the hour', () => {

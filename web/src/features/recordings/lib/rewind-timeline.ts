@@ -9,6 +9,14 @@ import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
 export const REWIND_WINDOW_MS = 60 * 60 * 1000;
 /** Recorded stretches closer than this are one on the scrubber (the API's own join is 1 s). */
 const JOIN_MS = 1_500;
+/**
+ * How far Amazon IVS's recordings trail live: IVS writes a recording in segments of
+ * `targetSegmentDurationSeconds` (6 s: `npm run ivs -- provision` keeps IVS's default; longer
+ * when a key frame is late) and uploads each to S3 once it is whole, so the newest recorded
+ * instant is at least a segment behind live, and a segment more while the next one is written
+ * and uploaded. Nothing newer is offered (decision 0088, "Amazon IVS").
+ */
+export const IVS_RECORDING_DELAY_MS = 12_000;
 
 /** One recorded file to append: a finished segment, or the one being written (no duration yet). */
 export interface FeedSegment {
@@ -73,6 +81,48 @@ export function windowSegments(aircraft: AircraftRecordings, nowMs: number): Fee
     });
   }
   return segments;
+}
+
+/**
+ * With Amazon IVS: the aircraft's HLS spans that reach into the window before `nowMs`, in time
+ * order (a recording still being written reaches now).
+ */
+export function windowHlsSpans(aircraft: AircraftRecordings, nowMs: number): RecordedSpan[] {
+  const from = nowMs - REWIND_WINDOW_MS;
+  return aircraft.spans
+    .filter((span) => span.hls !== undefined && (span.inProgress === true || span.endMs >= from))
+    .sort((a, b) => a.startMs - b.startMs);
+}
+
+/**
+ * The recorded stretches of IVS's `spans`, none newer than IVS_RECORDING_DELAY_MS before `nowMs`
+ * (not yet on S3); one still being written reaches that far.
+ */
+export function hlsRanges(spans: readonly RecordedSpan[], nowMs: number): WallRange[] {
+  const newest = nowMs - IVS_RECORDING_DELAY_MS;
+  const ranges: [number, number][] = [];
+  for (const span of spans) {
+    const end = Math.min(span.inProgress ? newest : span.endMs, newest);
+    if (end <= span.startMs) continue;
+    const last = ranges.at(-1);
+    if (last && span.startMs - last[1] < JOIN_MS) last[1] = Math.max(last[1], end);
+    else ranges.push([span.startMs, end]);
+  }
+  return ranges;
+}
+
+/**
+ * The IVS span to play for the recorded instant `wallMs`: the newest one that holds it, or else
+ * the first after it.
+ */
+export function hlsSpanAt(
+  spans: readonly RecordedSpan[],
+  wallMs: number,
+): RecordedSpan | undefined {
+  const holding = spans.filter(
+    (span) => span.startMs <= wallMs && (span.inProgress === true || wallMs < span.endMs),
+  );
+  return holding.at(-1) ?? spans.find((span) => span.startMs > wallMs);
 }
 
 /**
