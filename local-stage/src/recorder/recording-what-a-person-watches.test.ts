@@ -9,7 +9,7 @@
  * watching it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadImage } from '@napi-rs/canvas';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,18 @@ async function watchAs(userId: string): Promise<WhepPlayer> {
   return player;
 }
 
+/** Each segment the span's index says was begun is finished (its `+` line has come). */
+function everySegmentFinished(dir: string): boolean {
+  const entries = readFileSync(join(dir, SEGMENT_INDEX_FILE), 'utf8')
+    .split('\n')
+    .map((line) => parseSegmentIndexLine(line));
+  const begun = entries.flatMap((entry) => (entry?.change === 'writing' ? [entry.offsetMs] : []));
+  const finished = new Set(
+    entries.flatMap((entry) => (entry?.change === 'added' ? [entry.segment.offsetMs] : [])),
+  );
+  return begun.every((offsetMs) => finished.has(offsetMs));
+}
+
 beforeAll(async () => {
   running = await startStageWithCameras({
     secret,
@@ -131,11 +143,7 @@ describe('the recorder and a synthetic camera', () => {
     // The thumbnail process still watches: the camera still draws, the recorder writes no more.
     const spans = await readSpans(root, 'N743AS');
     expect(spans).toHaveLength(1);
-    await waitUntil(
-      () => readdirSync(spans[0]?.dir ?? '').every((name) => !name.endsWith('.part')),
-      'the last segment finished',
-      5_000,
-    );
+    await waitUntil(() => everySegmentFinished(spans[0]?.dir ?? ''), 'the last segment finished');
     const written = segments.length;
     const before = thumbnails.videoPackets();
     await waitUntil(

@@ -16,9 +16,6 @@ import type { PreviewMaker } from './segment-previews';
 import { SpanWriter } from './span-writer';
 import { deleteWhepSession, postWhepOffer, requestKeyFrame, whepPeer } from '../whep-client';
 
-/** No whole video frame for this long while packets come: a key frame is asked for again. */
-const STUCK_MS = 1_000;
-
 export interface WhepRecordingOptions {
   stageUrl: string;
   stageId: string;
@@ -50,9 +47,6 @@ export class WhepRecording {
   private writing: boolean;
   /** What the stage answered: set once `start()` has applied its answer. */
   private tracks: { video: 'vp8' | 'h264' | undefined; audio: boolean } | undefined;
-  /** performance.now() of the last whole video frame, and of the last key frame asked for here. */
-  private lastVideoFrameAt = -Infinity;
-  private lastStuckAskAt = -Infinity;
   private location: URL | undefined;
   private token = '';
   private ended = false;
@@ -81,8 +75,6 @@ export class WhepRecording {
     if (this.ended || !this.tracks) return;
     if (writing && !this.writer) {
       this.writer = this.newSpan(this.tracks);
-      // A second for the frames to come as they are (a woken camera's first is a key frame).
-      this.lastVideoFrameAt = performance.now();
     } else if (!writing && this.writer) {
       const writer = this.writer;
       this.writer = undefined;
@@ -155,37 +147,18 @@ export class WhepRecording {
       const frames = new FrameAssembler(
         videoCodec,
         90_000,
-        (frame) => {
-          this.lastVideoFrameAt = performance.now();
-          this.writer?.video(frame);
-        },
+        (frame) => this.writer?.video(frame),
         // A key frame is asked for only for a span being written.
         () => {
           if (this.writer) requestKeyFrame(video);
         },
       );
-      onVideo = (packet) => {
-        frames.push(packet);
-        this.askWhileStuck();
-      };
+      onVideo = (packet) => frames.push(packet);
     }
     if (hasAudio) {
       const frames = new FrameAssembler('opus', 48_000, (frame) => this.writer?.audio(frame));
       onAudio = (packet) => frames.push(packet);
     }
-  }
-
-  /**
-   * Packets come but no whole frame has for a second (the frames assembler waits for a key frame
-   * after a loss, and the one it asked for was lost too, or swallowed by the stage's pacing): a
-   * span being written asks again, once a second, rather than wait for the encoder's own.
-   */
-  private askWhileStuck(): void {
-    if (!this.writer) return;
-    const now = performance.now();
-    if (now - this.lastVideoFrameAt < STUCK_MS || now - this.lastStuckAskAt < STUCK_MS) return;
-    this.lastStuckAskAt = now;
-    requestKeyFrame(this.video);
   }
 
   private newSpan(tracks: { video: 'vp8' | 'h264' | undefined; audio: boolean }): SpanWriter {
