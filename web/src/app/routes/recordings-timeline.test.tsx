@@ -160,6 +160,16 @@ describe('a moment in the URL', () => {
     },
   );
 
+  it('says nothing was recorded at a moment older than the day kept, the slider at its start', async () => {
+    renderAt('/recordings/N743AS?t=2026-12-25T07:00:00Z');
+    expect(
+      await screen.findByText(fillText(recordingsText.moment.nothingAt, { time: '07:00:00' })),
+    ).toBeVisible();
+    const track = await timeline();
+    expect(track).toHaveAttribute('aria-valuenow', String((NOW - 86_400_000) / 1000));
+    expect(screen.queryByTestId('playing')).toBeNull();
+  });
+
   it('says so for an aircraft the list has not', async () => {
     renderAt('/recordings/N000XX?t=2026-12-29T07:40:30Z');
     expect(await screen.findByRole('alert')).toHaveTextContent(

@@ -257,7 +257,8 @@ export function AircraftTimeline({
           aria-label={fillText(text.label, { stageId })}
           aria-valuemin={Math.round(earliest / 1000)}
           aria-valuemax={Math.round(nowMs / 1000)}
-          aria-valuenow={Math.round(cursorMs / 1000)}
+          // A moment asked for outside the day (an old link) stays the cursor, but the value is in range.
+          aria-valuenow={Math.round(clamp(cursorMs) / 1000)}
           aria-valuetext={valueText}
           onKeyDown={onKeyDown}
           onFocus={() => setFocused(true)}
