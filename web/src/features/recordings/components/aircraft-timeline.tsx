@@ -28,6 +28,7 @@ import {
   type ZoomId,
 } from '../lib/timeline-scale';
 import { DownloadIcon } from './icons';
+import { ClipSummary } from './clip-summary';
 import { TimelinePreview } from './timeline-preview';
 
 const text = recordingsText.timeline;
@@ -375,46 +376,5 @@ export function AircraftTimeline({
         )}
       </div>
     </div>
-  );
-}
-
-/** What the marks make: the clip's times, and why it is shorter than marked where it is. */
-function ClipSummary({
-  clip,
-  marks,
-}: {
-  clip: Clip | undefined;
-  marks: { start?: number; end?: number };
-}) {
-  if (clip === undefined) {
-    if (marks.start === undefined && marks.end === undefined) return null;
-    return (
-      <span className="text-sm text-slate-300">
-        {marks.start !== undefined
-          ? fillText(text.clipOneStart, { start: timeOf(marks.start) })
-          : fillText(text.clipOneEnd, { end: timeOf(marks.end ?? 0) })}
-      </span>
-    );
-  }
-  if (clip.kind === 'nothing') {
-    return (
-      <span role="status" className="text-sm text-amber-200">
-        {fillText(text.clipNothing, { start: timeOf(clip.fromMs), end: timeOf(clip.toMs) })}
-      </span>
-    );
-  }
-  return (
-    <span role="status" className="text-sm text-slate-200">
-      <span className="font-mono">
-        {fillText(text.clip, { start: timeOf(clip.fromMs), end: timeOf(clip.toMs) })}
-      </span>
-      {clip.cut !== undefined && (
-        <span className="block text-amber-200">
-          {fillText(clip.cut === 'span' ? text.clipCutAtSpan : text.clipCutAtHour, {
-            end: timeOf(clip.toMs),
-          })}
-        </span>
-      )}
-    </span>
   );
 }
