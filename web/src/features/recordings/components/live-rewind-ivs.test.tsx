@@ -18,7 +18,12 @@ type Listener = (event: string, data: { fatal: boolean; type: string }) => void;
 const created: FakeHls[] = [];
 
 class FakeHls {
-  static Events = { ERROR: 'hlsError', FRAG_LOADED: 'hlsFragLoaded', MANIFEST_PARSED: 'parsed' };
+  static Events = {
+    ERROR: 'hlsError',
+    FRAG_LOADED: 'hlsFragLoaded',
+    MANIFEST_PARSED: 'parsed',
+    LEVEL_LOADED: 'hlsLevelLoaded',
+  };
   static ErrorTypes = { NETWORK_ERROR: 'networkError', MEDIA_ERROR: 'mediaError' };
   static isSupported = () => true;
   sources: string[] = [];
