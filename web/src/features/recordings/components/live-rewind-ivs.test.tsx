@@ -3,7 +3,8 @@
  * stubbed API listing an IVS recording still being written: the rewind is offered, says how far
  * IVS's recordings trail live, and goes no nearer live than that; a rewind plays the span's
  * playlist from the API (the login token with it) at the instant's media time; a seek within the
- * span stays with its player; 'Go live' takes it away. hls.js is faked (the real one needs Media
+ * span stays with its player; expired segment URLs reload the playlist where the rewind is; 'Go
+ * live' takes it away. hls.js is faked (the real one needs Media
  * Source Extensions, which jsdom has not).
  */
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
@@ -43,8 +44,16 @@ class FakeHls {
   attachMedia(media: HTMLMediaElement) {
     this.media = media;
   }
-  on(_event: string, _listener: Listener) {}
-  once(_event: string, _listener: Listener) {}
+  listeners = new Map<string, Listener[]>();
+  on(event: string, listener: Listener) {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+  }
+  once(event: string, listener: Listener) {
+    this.on(event, listener);
+  }
+  emit(event: string, data: { fatal: boolean; type: string }) {
+    for (const listener of this.listeners.get(event) ?? []) listener(event, data);
+  }
   destroy() {
     this.destroyed = true;
   }
@@ -185,6 +194,19 @@ describe('the rewind bar with Amazon IVS', () => {
     await user.keyboard('j');
     await waitFor(() => expectNear(video.currentTime, mediaSecondsAt(40)));
     expect(created).toHaveLength(1);
+  });
+
+  it('reloads the playlist where the rewind is when its segment URLs have expired', async () => {
+    const { box, button, user } = await renderRewind();
+    await user.click(button);
+    const hls = await playing();
+    const video = box.querySelector<HTMLVideoElement>('[data-testid="rewind-video"]')!;
+    video.dispatchEvent(new Event('loadedmetadata'));
+    video.currentTime = mediaSecondsAt(30) + 600; // watched on for ten minutes
+    hls.emit(FakeHls.Events.ERROR, { fatal: true, type: FakeHls.ErrorTypes.NETWORK_ERROR });
+    expect(hls.sources).toHaveLength(2);
+    expect(hls.config.startPosition).toBe(video.currentTime);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('goes no nearer live than the stated delay, and on past it goes live', async () => {

@@ -65,6 +65,8 @@ export function playHls(
         if (data.type === Hls.ErrorTypes.NETWORK_ERROR && reloads < HLS_RELOADS) {
           reloads += 1;
           const at = video.currentTime;
+          // hls.js starts the reloaded playlist at its configured start: here, not the first one.
+          hls.config.startPosition = at;
           hls.once(Hls.Events.MANIFEST_PARSED, () => (video.currentTime = at));
           hls.loadSource(src);
           return;
