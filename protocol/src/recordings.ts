@@ -37,6 +37,15 @@ export function partFileName(offsetMs: number): string {
   return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}.part`;
 }
 
+/**
+ * A finished WebM segment's `.part`, renamed and kept a few seconds for whoever read it as it
+ * grew (decision 0085): its bytes differ from the finished file's (sizes unknown), so a reader
+ * that had some of them reads the rest here. An MP4's `.part` becomes the finished file.
+ */
+export function grownFileName(offsetMs: number): string {
+  return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}.grown`;
+}
+
 /** A segment being written: its offset from its name (`{offsetMs}.part`); else undefined. */
 export function parsePartFileName(name: string): number | undefined {
   const match = PART_NAME.exec(name);

@@ -86,7 +86,8 @@ export function removeLeftoverParts(root: string): number {
           parsePreviewFileName(name) !== undefined &&
           !present.has(name.replace(/\.jpg$/, '.webm')) &&
           !present.has(name.replace(/\.jpg$/, '.mp4'));
-        if (!name.endsWith('.part') && !orphan) continue;
+        // A `.grown` copy (decision 0085) is kept seconds after its segment finished: left over.
+        if (!name.endsWith('.part') && !name.endsWith('.grown') && !orphan) continue;
         rmSync(join(root, stage, span, name), { force: true });
         removed += 1;
       }

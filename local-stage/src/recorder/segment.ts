@@ -5,6 +5,7 @@
  * a span into these and names their files.
  */
 import {
+  BufferTarget,
   EncodedAudioPacketSource,
   EncodedPacket,
   EncodedVideoPacketSource,
@@ -66,10 +67,26 @@ const AUDIO_WAIT_MS = 250;
 /** A segment whose writes fall this far behind is given up (the disk does not keep up). */
 const MAX_QUEUED_FRAMES = 600;
 
+/**
+ * WebM's finished file, muxed beside the `.part` from the same packets (decision 0085): the
+ * `.part` leaves its Clusters' sizes unknown so that it can be read while it grows, which
+ * Firefox's Media Source Extensions do not take (a SourceBuffer stays inside the last Cluster, so
+ * the next segment's timestampOffset throws, and bytes appended mid-Cluster stall it). The
+ * finished file has its sizes, Duration and Cues, as the Recordings page, downloads and Firefox
+ * take it. Held in memory (a segment is a few hundred kB) and written when whole.
+ */
+interface FinishedWebM {
+  output: Output;
+  target: BufferTarget;
+  videoSource: EncodedVideoPacketSource | undefined;
+  audioSource: EncodedAudioPacketSource | undefined;
+}
+
 export class Segment {
   readonly output: Output;
   readonly videoSource: EncodedVideoPacketSource | undefined;
   readonly audioSource: EncodedAudioPacketSource | undefined;
+  private readonly finishedWebM: FinishedWebM | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private queued = 0;
   private failed = false;
@@ -96,8 +113,8 @@ export class Segment {
       // Append-only, written as it is muxed (decision 0085): the API serves the `.part` while it
       // grows, so a byte once in the file must never change. WebM with `appendOnly` leaves the
       // Segment's and each Cluster's size unknown and writes no Duration or SeekHead (the Cues
-      // still go at the end); fragmented MP4 only appends (moov before the first fragment, each
-      // moof + mdat whole, the mfra last). Unchunked, the target hands each flush to the file at
+      // still go at the end; the finished file is muxed beside it: FinishedWebM); fragmented MP4
+      // only appends (moov with the first fragment, each moof + mdat whole, the mfra last). Unchunked, the target hands each flush to the file at
       // once (chunked, FilePathTarget's default, it held 16 MiB: the whole segment until the
       // end), and mediabunny throws on any write behind the last flush's end.
       format:
@@ -118,7 +135,17 @@ export class Segment {
       this.audioSource = new EncodedAudioPacketSource('opus');
       this.output.addAudioTrack(this.audioSource);
     }
-    this.enqueue(() => this.output.start());
+    this.finishedWebM = container === 'webm' ? finishedWebM(video, audio) : undefined;
+    this.enqueue(() => Promise.all([this.output.start(), this.finishedWebM?.output.start()]));
+  }
+
+  /**
+   * WebM: the finished file's bytes (sizes known), to be written under the segment's name while
+   * the `.part` stays for its readers; undefined for MP4, whose `.part` is the finished file.
+   */
+  get finishedBytes(): Uint8Array | undefined {
+    const buffer = this.finishedWebM?.target.buffer;
+    return buffer ? new Uint8Array(buffer) : undefined;
   }
 
   get broken(): boolean {
@@ -137,7 +164,10 @@ export class Segment {
     const meta = this.videoConfigured ? undefined : { decoderConfig: this.videoConfig() };
     this.videoConfigured = true;
     this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
-    this.enqueue(() => source.add(packet, meta as never));
+    const copy = this.finishedWebM?.videoSource;
+    this.enqueue(() =>
+      Promise.all([source.add(packet, meta as never), copy?.add(packet, meta as never)]),
+    );
     // The muxer writes a frame once every track has reached its time: audio that does not come
     // (a camera nobody listens to sends none) would hold every frame until the segment ends, and
     // the segment being written (decision 0085) would be readable only when whole. Silence fills
@@ -191,19 +221,23 @@ export class Segment {
         };
     this.audioConfigured = true;
     if (!this.videoSource) this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
-    this.enqueue(() => source.add(packet, meta));
+    const copy = this.finishedWebM?.audioSource;
+    this.enqueue(() => Promise.all([source.add(packet, meta), copy?.add(packet, meta)]));
   }
 
   /** Writes what is held, finalizes; resolves true when the file is whole. */
   async finish(): Promise<boolean> {
     if (this.videoSource) this.fillSilence(this.endMs, true);
-    await this.enqueue(() => this.output.finalize());
+    await this.enqueue(() =>
+      Promise.all([this.output.finalize(), this.finishedWebM?.output.finalize()]),
+    );
     return !this.failed;
   }
 
   abandon(): void {
     this.failed = true;
     void this.output.cancel().catch(() => undefined);
+    void this.finishedWebM?.output.cancel().catch(() => undefined);
   }
 
   private enqueue(step: () => Promise<unknown>): Promise<unknown> {
@@ -225,6 +259,19 @@ export class Segment {
       });
     return this.queue;
   }
+}
+
+function finishedWebM(video: 'vp8' | 'h264' | undefined, audio: boolean): FinishedWebM {
+  const target = new BufferTarget();
+  const output = new Output({
+    format: new WebMOutputFormat({ minimumClusterDuration: 0.5 }),
+    target,
+  });
+  const videoSource = video ? new EncodedVideoPacketSource('vp8') : undefined;
+  if (videoSource) output.addVideoTrack(videoSource);
+  const audioSource = audio ? new EncodedAudioPacketSource('opus') : undefined;
+  if (audioSource) output.addAudioTrack(audioSource);
+  return { output, target, videoSource, audioSource };
 }
 
 export interface VideoDecoderConfigLike {

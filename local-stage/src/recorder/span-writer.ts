@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import {
+  grownFileName,
   partFileName,
   previewFileName,
   RECORDING_DIR_MODE,
@@ -75,6 +76,12 @@ function audioDurationMs(frame: PendingFrame, nextAtMs: number | undefined): num
   );
 }
 
+/**
+ * A finished WebM segment's `.part` is kept this long (as `.grown`) for its readers (decision
+ * 0085): one that read it as it grew reads the rest of the same bytes.
+ */
+const GROWN_KEEP_MS = 15_000;
+
 /** A key frame asked for and not come is asked for again after this long. */
 const KEY_FRAME_RETRY_MS = 1_000;
 /**
@@ -88,6 +95,8 @@ export class SpanWriter {
   readonly dir: string;
   private segment: Segment | undefined;
   private finishing: Promise<unknown>[] = [];
+  /** Finished WebM segments' `.grown` copies and the timers that remove them. */
+  private readonly grown = new Map<string, NodeJS.Timeout>();
   /** Each segment's preview being decoded from the key frame it starts with (decision 0084). */
   private readonly previews = new Map<Segment, Promise<Buffer | undefined>>();
   private videoClockAt: number | undefined;
@@ -179,6 +188,15 @@ export class SpanWriter {
     clearInterval(this.idleTimer);
     if (this.segment) this.cut(undefined);
     await Promise.all(this.finishing);
+    // The span has ended: nothing more grows in it, and a reader of the last copy is told to
+    // fetch the finished file.
+    for (const path of [...this.grown.keys()]) this.dropGrown(path);
+  }
+
+  private dropGrown(path: string): void {
+    clearTimeout(this.grown.get(path));
+    this.grown.delete(path);
+    rmSync(path, { force: true });
   }
 
   private askKeyFrame(): void {
@@ -345,7 +363,18 @@ export class SpanWriter {
       });
       const path = join(this.dir, name);
       try {
-        renameSync(segment.partPath, path);
+        const finishedBytes = segment.finishedBytes;
+        if (finishedBytes) {
+          // WebM: the finished file is muxed apart (segment.ts); the `.part` is kept a while as
+          // `.grown` for whoever is reading it as it grew (decision 0085), then goes.
+          const grownPath = join(this.dir, grownFileName(segment.startMs));
+          renameSync(segment.partPath, grownPath);
+          writeFileSync(path, finishedBytes, { mode: RECORDING_FILE_MODE });
+          const timer = setTimeout(() => this.dropGrown(grownPath), GROWN_KEEP_MS);
+          this.grown.set(grownPath, timer.unref());
+        } else {
+          renameSync(segment.partPath, path);
+        }
         // The API lists from this index rather than reading the directory (decision 0081).
         appendFileSync(
           join(this.dir, SEGMENT_INDEX_FILE),

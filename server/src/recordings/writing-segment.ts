@@ -1,9 +1,10 @@
 /**
  * The segment being written, served as it grows (docs/decisions/0085-the-segment-being-written-is-served.md).
  * The recorder appends to `{offsetMs}.part` only, so the bytes a reader had stay true: it asks for
- * the rest with `Range: bytes=N-`. Once the recorder has renamed it `{offsetMs}-{durationMs}.{ext}`
- * the same name answers with the finished file's bytes, said `complete`, so a reader that began on
- * the `.part` ends on the finished file without starting over.
+ * the rest with `Range: bytes=N-`. Once the segment is finished the same name answers `complete`
+ * with the rest of the same bytes (an MP4's `.part` renamed `{offsetMs}-{durationMs}.mp4`; a
+ * WebM's `.part` renamed `{offsetMs}.grown`, kept seconds beside its finished file), so a reader
+ * that began on the `.part` ends it without starting over.
  *
  * Which segment is being written comes from the span's index (`*` lines, protocol/src/recordings.ts)
  * that the list reads anyway; the one `.part` it names is stat'ed to leave out a killed recorder's.
@@ -12,8 +13,11 @@ import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
+  grownFileName,
   partFileName,
   parseSegmentFileName,
+  SEGMENT_NAME_HEADER,
+  SEGMENT_STATE_HEADER,
   spanName,
   type SegmentContainer,
   type SegmentState,
@@ -84,8 +88,11 @@ export interface SegmentAnswer {
 }
 
 /**
- * The segment that starts at `offsetMs` in `spanDir`, from `range.start` on: the finished file
- * when there is one, else the `.part` as it is now. Undefined when neither is there.
+ * The segment that starts at `offsetMs` in `spanDir`, from `range.start` on, as the recorder wrote
+ * it while it grew: its `.part` while being written; once finished, for MP4 the finished file
+ * (the `.part` renamed), for WebM the `.part` kept a while as `.grown` beside the finished file,
+ * which was muxed apart with its sizes (local-stage/src/recorder/segment.ts). Undefined when there
+ * is no such segment; an HttpError 410 naming the finished file when the WebM `.part` is gone.
  */
 export async function readSegmentAt(
   index: LocalRecordingsIndex,
@@ -95,23 +102,44 @@ export async function readSegmentAt(
   offsetMs: number,
   range: ByteRange | undefined,
 ): Promise<SegmentAnswer | undefined> {
+  const partPath = join(spanDir, partFileName(offsetMs));
   const indexed = await finishedIn(index, stageId, span, offsetMs);
   const container = indexed.container;
-  if (indexed.name) {
-    const file = await open(join(spanDir, indexed.name), 'r').catch(() => undefined);
-    if (file) return answer(file, 'complete', indexed.name, container, range);
-  }
-  const part = await open(join(spanDir, partFileName(offsetMs)), 'r').catch(() => undefined);
-  // The handle reads the same file after a rename: what it has is a prefix of the finished one.
+  if (indexed.name) return complete(indexed.name, container, spanDir, offsetMs, range);
+  // The handle reads the same file after a rename: what it has is a prefix of what it becomes.
+  // A `.grown` with no `+` line yet is whole but not yet said to be: the next read says so.
+  const part =
+    (await open(partPath, 'r').catch(() => undefined)) ??
+    (await open(join(spanDir, grownFileName(offsetMs)), 'r').catch(() => undefined));
   if (part) return answer(part, 'writing', undefined, container, range);
-  // Renamed since the index was read: its `+` line may not be written yet.
-  const renamed =
+  // Finished since the index was read: its `+` line may not be written yet (an MP4's rename
+  // comes first).
+  const finished =
     (await finishedIn(index, stageId, span, offsetMs)).name ??
     (await readdir(spanDir).catch(() => [] as string[])).find(
       (name) => parseSegmentFileName(name)?.offsetMs === offsetMs,
     );
-  const file = renamed && (await open(join(spanDir, renamed), 'r').catch(() => undefined));
-  return file ? answer(file, 'complete', renamed, container, range) : undefined;
+  return finished ? complete(finished, container, spanDir, offsetMs, range) : undefined;
+}
+
+async function complete(
+  finishedName: string,
+  container: SegmentContainer | undefined,
+  spanDir: string,
+  offsetMs: number,
+  range: ByteRange | undefined,
+): Promise<SegmentAnswer | undefined> {
+  if (parseSegmentFileName(finishedName)?.container === 'mp4') {
+    const file = await open(join(spanDir, finishedName), 'r').catch(() => undefined);
+    return file && answer(file, 'complete', finishedName, container, range);
+  }
+  const grown = await open(join(spanDir, grownFileName(offsetMs)), 'r').catch(() => undefined);
+  if (grown) return answer(grown, 'complete', finishedName, container, range);
+  throw new HttpError(
+    410,
+    `That segment is finished and the copy written as it grew is gone: fetch ${finishedName}`,
+    { [SEGMENT_NAME_HEADER]: finishedName, [SEGMENT_STATE_HEADER]: 'complete' },
+  );
 }
 
 async function finishedIn(

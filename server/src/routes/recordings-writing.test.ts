@@ -15,6 +15,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  grownFileName,
   partFileName,
   SEGMENT_INDEX_FILE,
   segmentFileName,
@@ -25,18 +26,26 @@ import { build, tempDir } from '../test/helpers';
 
 const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
 const SPAN = spanName(T0);
-const FINISHED = segmentFileName({ offsetMs: 0, durationMs: 4000, container: 'webm' });
 const WRITING = partFileName(4000);
 const URL = `/api/recordings/N743AS/${SPAN}/${WRITING}`;
 
-/** N743AS: a span with one finished segment and one being written (its first 1,000 bytes). */
-async function recording() {
+/**
+ * N743AS: a span with one finished segment and one being written (its first 1,000 bytes), as the
+ * recorder writes them: an MP4's `.part` becomes the finished file; a WebM's stays beside the
+ * finished file, which has other bytes (its Clusters' sizes known).
+ */
+async function recording(container: 'webm' | 'mp4' = 'webm') {
+  const FINISHED = segmentFileName({ offsetMs: 0, durationMs: 4000, container });
   const root = tempDir('tailcam-recordings-writing-');
   const dir = join(root, 'N743AS', SPAN);
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'span.json'),
-    JSON.stringify({ container: 'webm', codecs: 'vp8,opus', publisher: 'camera' }),
+    JSON.stringify({
+      container,
+      codecs: container === 'webm' ? 'vp8,opus' : 'avc1.42c01f,opus',
+      publisher: 'camera',
+    }),
   );
   const index = join(dir, SEGMENT_INDEX_FILE);
   const line = (entry: Parameters<typeof segmentIndexLine>[0]) =>
@@ -47,7 +56,7 @@ async function recording() {
   line({
     change: 'added',
     name: FINISHED,
-    segment: { offsetMs: 0, durationMs: 4000, container: 'webm' },
+    segment: { offsetMs: 0, durationMs: 4000, container },
     bytes: 500,
   });
   // The whole segment the recorder will have written: bytes 0..2999, each its own.
@@ -67,18 +76,24 @@ async function recording() {
     get,
     dir,
     whole,
+    FINISHED,
     /** The recorder writes on: bytes up to `end`. */
     grow: (end: number) => appendFileSync(part, whole.subarray(readFileSync(part).length, end)),
-    /** The recorder finishes it: the rest, the rename, the index line. */
+    /** The recorder finishes it: the rest, the finished file, the index line. */
     finish: () => {
       appendFileSync(part, whole.subarray(readFileSync(part).length));
-      const name = segmentFileName({ offsetMs: 4000, durationMs: 4000, container: 'webm' });
-      renameSync(part, join(dir, name));
+      const name = segmentFileName({ offsetMs: 4000, durationMs: 4000, container });
+      if (container === 'mp4') {
+        renameSync(part, join(dir, name));
+      } else {
+        renameSync(part, join(dir, grownFileName(4000)));
+        writeFileSync(join(dir, name), Buffer.alloc(3100, 9));
+      }
       line({
         change: 'added',
         name,
-        segment: { offsetMs: 4000, durationMs: 4000, container: 'webm' },
-        bytes: whole.length,
+        segment: { offsetMs: 4000, durationMs: 4000, container },
+        bytes: container === 'mp4' ? whole.length : 3100,
       });
       return name;
     },
@@ -123,45 +138,58 @@ describe('GET /api/recordings: the segment being written', () => {
 });
 
 describe('GET /api/recordings/{aircraft}/{span}/{offsetMs}.part', () => {
-  it('serves what is written so far, then from any byte on, writing and then complete', async () => {
-    const { get, grow, finish, whole } = await recording();
-    const first = await get(URL);
-    expect(first.statusCode).toBe(200);
-    expect(first.headers['tailcam-segment']).toBe('writing');
-    expect(first.headers['cache-control']).toBe('private, no-store');
-    expect(first.headers['content-type']).toBe('video/webm');
-    expect(first.rawPayload).toEqual(whole.subarray(0, 1000));
+  it.each(['webm', 'mp4'] as const)(
+    '%s: serves what is written so far, then from any byte on, writing and then complete',
+    async (container) => {
+      const { get, grow, finish, whole } = await recording(container);
+      const first = await get(URL);
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['tailcam-segment']).toBe('writing');
+      expect(first.headers['cache-control']).toBe('private, no-store');
+      expect(first.headers['content-type']).toBe(`video/${container}`);
+      expect(first.rawPayload).toEqual(whole.subarray(0, 1000));
 
-    // Nothing new yet: 416 with what there is.
-    const none = await get(URL, { range: 'bytes=1000-' });
-    expect(none.statusCode).toBe(416);
-    expect(none.headers['content-range']).toBe('bytes */1000');
-    expect(none.headers['tailcam-segment']).toBe('writing');
+      // Nothing new yet: 416 with what there is.
+      const none = await get(URL, { range: 'bytes=1000-' });
+      expect(none.statusCode).toBe(416);
+      expect(none.headers['content-range']).toBe('bytes */1000');
+      expect(none.headers['tailcam-segment']).toBe('writing');
 
-    grow(1800);
-    const more = await get(URL, { range: 'bytes=1000-' });
-    expect(more.statusCode).toBe(206);
-    expect(more.headers['content-range']).toBe('bytes 1000-1799/*');
-    expect(more.headers['tailcam-segment']).toBe('writing');
-    expect(more.rawPayload).toEqual(whole.subarray(1000, 1800));
+      grow(1800);
+      const more = await get(URL, { range: 'bytes=1000-' });
+      expect(more.statusCode).toBe(206);
+      expect(more.headers['content-range']).toBe('bytes 1000-1799/*');
+      expect(more.headers['tailcam-segment']).toBe('writing');
+      expect(more.rawPayload).toEqual(whole.subarray(1000, 1800));
 
+      const name = finish();
+      const rest = await get(URL, { range: 'bytes=1800-' });
+      expect(rest.statusCode).toBe(206);
+      expect(rest.headers['tailcam-segment']).toBe('complete');
+      expect(rest.headers['tailcam-segment-name']).toBe(name);
+      expect(rest.headers['cache-control']).toBe('private, max-age=3600');
+      expect(rest.headers['content-range']).toBe(`bytes 1800-2999/3000`);
+      // The pieces a reader took are the finished file, byte for byte.
+      expect(Buffer.concat([first.rawPayload, more.rawPayload, rest.rawPayload])).toEqual(whole);
+      const end = await get(URL, { range: 'bytes=3000-' });
+      expect(end.statusCode).toBe(416);
+      expect(end.headers['tailcam-segment']).toBe('complete');
+      expect(end.headers['content-range']).toBe('bytes */3000');
+    },
+  );
+
+  it('sends a reader of a finished WebM whose growing copy is gone to the finished file (410)', async () => {
+    const { get, finish, dir } = await recording();
     const name = finish();
-    const rest = await get(URL, { range: 'bytes=1800-' });
-    expect(rest.statusCode).toBe(206);
-    expect(rest.headers['tailcam-segment']).toBe('complete');
-    expect(rest.headers['tailcam-segment-name']).toBe(name);
-    expect(rest.headers['cache-control']).toBe('private, max-age=3600');
-    expect(rest.headers['content-range']).toBe(`bytes 1800-2999/3000`);
-    // The pieces a reader took are the finished file, byte for byte.
-    expect(Buffer.concat([first.rawPayload, more.rawPayload, rest.rawPayload])).toEqual(whole);
-    const end = await get(URL, { range: 'bytes=3000-' });
-    expect(end.statusCode).toBe(416);
-    expect(end.headers['tailcam-segment']).toBe('complete');
-    expect(end.headers['content-range']).toBe('bytes */3000');
+    rmSync(join(dir, grownFileName(4000)));
+    const response = await get(URL, { range: 'bytes=1000-' });
+    expect(response.statusCode).toBe(410);
+    expect(response.headers['tailcam-segment-name']).toBe(name);
+    expect(response.json().error).toMatch(/finished/);
   });
 
-  it('serves a finished segment by its offset too, whole without a Range', async () => {
-    const { get } = await recording();
+  it('serves a finished MP4 by its offset too, whole without a Range', async () => {
+    const { get, FINISHED } = await recording('mp4');
     const response = await get(`/api/recordings/N743AS/${SPAN}/${partFileName(0)}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['tailcam-segment']).toBe('complete');
