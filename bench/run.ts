@@ -36,6 +36,7 @@ import { runLoss } from './parts/loss';
 import { runPlayer } from './parts/player';
 import { runPublish } from './parts/publish';
 import { runReconnect } from './parts/reconnect';
+import { runRewind } from './parts/rewind';
 import { runThumbnails } from './parts/thumbnails';
 import { runToken } from './parts/token';
 
@@ -55,9 +56,13 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   janus: runJanus,
   keyframes: runKeyFrames,
   recording: runRecording,
+  rewind: runRewind,
 };
-/** Run only when asked for (`--peer=janus`, or `--only=janus`): it installs Janus and takes minutes. */
-const ON_REQUEST = new Set(['janus']);
+/**
+ * Run only when asked for (`--only=…`): janus installs Janus and takes minutes (or `--peer=janus`);
+ * rewind records for a minute, presses a dozen times and starts a second instance (~4 minutes).
+ */
+const ON_REQUEST = new Set(['janus', 'rewind']);
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
 function benchArgs(argv: string[]): {
