@@ -15,15 +15,12 @@ export const paths = {
     href: () => '/watch-all',
   },
   /**
-   * Every aircraft's timeline; with an aircraft and `t` (a moment as the Recordings page writes
-   * it, `2026-11-29T06:25:30Z`: nothing to escape), that moment of its recordings.
+   * Every aircraft's timeline; with an aircraft and `?t=`, that moment of its recordings (the
+   * Recordings page writes that URL itself: features/recordings/lib/moment.ts#momentHref).
    */
   recordings: {
     path: '/recordings/:stageId?',
-    href: (stageId?: string, t?: string) =>
-      stageId === undefined
-        ? '/recordings'
-        : `/recordings/${encodeURIComponent(stageId)}${t === undefined ? '' : `?t=${t}`}`,
+    href: () => '/recordings',
   },
   player: {
     path: '/player/:streamId',

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillText, uiText } from './ui-text';
 import { recordingsText } from './ui-text-recordings';
+import { rewindText } from './ui-text-rewind';
+import { shortcutsText } from './ui-text-shortcuts';
 import { statsText } from './ui-text-stats';
 
 // Markdown wraps lines where it likes; a line break inside a quoted string reads as one space.
@@ -31,6 +33,8 @@ describe('the strings of the UI', () => {
     ...allTexts(uiText),
     ...allTexts(statsText, 'stats'),
     ...allTexts(recordingsText, 'recordings'),
+    ...allTexts(rewindText, 'rewind'),
+    ...allTexts(shortcutsText, 'shortcutsHelp'),
   ];
 
   it('are all found, whatever the nesting', () => {

@@ -1,31 +1,18 @@
 import { ArrowLeft } from 'lucide-react';
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy } from 'react';
 import { Link, Navigate, useParams } from 'react-router';
-import { ErrorBoundary } from '@/components/error-boundary';
 import { paths } from '@/config/paths';
 import { fillText, uiText } from '@/config/ui-text';
 import { useDocumentTitle } from '@/lib/use-document-title';
-import { StreamPlayer, type RewindSlot } from '@/features/player/components/stream-player';
+import { StreamPlayer } from '@/features/player/components/stream-player';
 
 // The rewind (decision 0088) is a chunk of its own, fetched once the player is connected: the
 // first picture does not wait for it.
 const LiveRewind = lazy(() =>
-  import('@/features/recordings/components/live-rewind').then((module) => ({
+  import('./recordings').then((module) => ({
     default: module.LiveRewind,
   })),
 );
-
-function rewindFor(streamId: string) {
-  return function Rewind(slot: RewindSlot) {
-    return (
-      <ErrorBoundary fallback={null}>
-        <Suspense fallback={null}>
-          <LiveRewind streamId={streamId} {...slot} />
-        </Suspense>
-      </ErrorBoundary>
-    );
-  };
-}
 
 export function PlayerRoute() {
   const { streamId } = useParams();
@@ -34,8 +21,6 @@ export function PlayerRoute() {
       ? fillText(uiText.player.documentTitle, { streamId })
       : uiText.player.documentTitleWithoutStream,
   );
-  // One component per stream: a new one each render would mount the rewind afresh.
-  const rewind = useMemo(() => (streamId ? rewindFor(streamId) : undefined), [streamId]);
   if (!streamId) return <Navigate to={paths.home.href()} replace />;
 
   return (
@@ -51,7 +36,7 @@ export function PlayerRoute() {
         </Link>
         <h1 className="font-mono text-lg font-semibold tracking-wider text-white">{streamId}</h1>
       </div>
-      <StreamPlayer key={streamId} streamId={streamId} Rewind={rewind} />
+      <StreamPlayer key={streamId} streamId={streamId} Rewind={LiveRewind} />
     </div>
   );
 }

@@ -16,7 +16,7 @@ import {
 } from '@/features/recordings/api/recordings';
 import { AircraftTimeline } from '@/features/recordings/components/aircraft-timeline';
 import { RecordingPlayer } from '@/features/recordings/components/recording-player';
-import { formatMoment, parseMoment } from '@/features/recordings/lib/moment';
+import { formatMoment, momentHref, parseMoment } from '@/features/recordings/lib/moment';
 import { nextSpanAfter, playbackAt } from '@/features/recordings/lib/timeline-scale';
 import { BackIcon, DownloadIcon, LiveIcon, PlayIcon } from '@/features/recordings/components/icons';
 
@@ -66,6 +66,10 @@ function firstCursor(spans: readonly RecordedSpan[], nowMs: number): number {
  * play from any instant, share it as a URL (`/recordings/{aircraft}?t=`), or download a clip or a
  * span (docs/product.md#recordings, decision 0086).
  */
+// The live player's rewind comes in this page's chunk: the two share the recordings' code, and a
+// chunk of that code alone would also take the app's API helpers out of its first load.
+export { LiveRewind } from '@/features/recordings/components/live-rewind';
+
 export function RecordingsRoute() {
   useDocumentTitle(recordingsText.documentTitle);
   const { stageId: routeStageId } = useParams();
@@ -124,7 +128,7 @@ export function RecordingsRoute() {
     setCursors((current) => ({ ...current, [stageId]: atMs }));
     const t = formatMoment(atMs);
     setUrlWritten(urlKey(stageId, t));
-    void navigate(paths.recordings.href(stageId, t), { replace: true });
+    void navigate(momentHref(stageId, t), { replace: true });
   };
 
   // A URL opened or edited: its aircraft's timeline shows its moment up close and plays from it.

@@ -25,7 +25,6 @@ export function ConnectionQualityBadge({
       aria-label={fillText(behind ? uiText.quality.labelBehind : uiText.quality.label, {
         quality: look.text,
       })}
-      title={behind ? fillText(uiText.quality.labelBehind, { quality: look.text }) : undefined}
       data-quality={quality}
       className="inline-flex h-8 items-center gap-1.5 rounded-lg bg-slate-950/75 px-2.5 text-xs font-medium text-slate-100 ring-1 ring-slate-700/80 backdrop-blur-sm"
     >

@@ -1,8 +1,8 @@
 import { X } from 'lucide-react';
 import { useEffect, useRef } from 'react';
-import { uiText } from '@/config/ui-text';
+import { shortcutsText } from '@/config/ui-text-shortcuts';
 
-const { shortcuts } = uiText;
+const shortcuts = shortcutsText;
 
 const KEYS: [key: string, does: string][] = [
   ['f', shortcuts.fullscreen],

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uiText } from '@/config/ui-text';
 import { statsText } from '@/config/ui-text-stats';
 import { callsBesideThumbnails, isRecordingsRequest } from '@/testing/api-calls';
+import { shortcutsText } from '@/config/ui-text-shortcuts';
 import { renderApp } from '@/testing/render-app';
 import { StreamPlayer } from './stream-player';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
@@ -381,18 +382,18 @@ describe('player page', () => {
       const helpButton = screen.getByRole('button', { name: uiText.player.helpButton });
       await user.click(helpButton);
       // The dialog is a chunk of its own, loaded when first opened (a poll, not a sleep).
-      const dialog = await screen.findByRole('dialog', { name: uiText.shortcuts.title });
+      const dialog = await screen.findByRole('dialog', { name: shortcutsText.title });
       for (const text of ['Fullscreen', 'Picture-in-picture', 'Live stats', 'This help']) {
         expect(dialog).toHaveTextContent(text);
       }
       await user.keyboard('i'); // nothing behind the help changes while it is open
       expect(screen.queryByRole('region', { name: statsText.title })).not.toBeInTheDocument();
-      await user.click(screen.getByRole('button', { name: uiText.shortcuts.close }));
+      await user.click(screen.getByRole('button', { name: shortcutsText.close }));
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
       expect(helpButton).toHaveFocus();
 
       await user.keyboard('?');
-      expect(screen.getByRole('dialog', { name: uiText.shortcuts.title })).toBeInTheDocument();
+      expect(screen.getByRole('dialog', { name: shortcutsText.title })).toBeInTheDocument();
       await user.keyboard('?');
       expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     });

@@ -34,6 +34,7 @@ const KeyboardHelpDialog = lazy(() =>
 
 /** What the app lays beside the live picture: the rewind (decision 0088). */
 export interface RewindSlot {
+  streamId: string;
   /** The live video's box: what goes back in time is laid over it. */
   videoBox: HTMLDivElement | null;
   liveVideo: RefObject<HTMLVideoElement | null>;
@@ -43,7 +44,7 @@ export interface RewindSlot {
 
 interface StreamPlayerProps {
   streamId: string;
-  /** Shown once connected, below the video. */
+  /** Shown once connected, below the video (a lazy component: it waits in a Suspense). */
   Rewind?: ComponentType<RewindSlot> | undefined;
 }
 
@@ -157,7 +158,16 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
         </button>
       </div>
       {connected && Rewind && (
-        <Rewind videoBox={videoBox} liveVideo={videoRef} onBehindChange={setBehind} />
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <Rewind
+              streamId={streamId}
+              videoBox={videoBox}
+              liveVideo={videoRef}
+              onBehindChange={setBehind}
+            />
+          </Suspense>
+        </ErrorBoundary>
       )}
       {showStats && (
         <ErrorBoundary fallback={null}>

@@ -35,3 +35,11 @@ export function parseMoment(t: string | null): Moment {
 export function formatMoment(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
+
+/**
+ * The URL of an aircraft's moment, `/recordings/N743AS?t=2026-11-29T06:25:30Z`
+ * (docs/product.md#recordings); `t` as formatMoment writes it (nothing in it to escape).
+ */
+export function momentHref(stageId: string, t: string): string {
+  return `/recordings/${encodeURIComponent(stageId)}?t=${t}`;
+}
