@@ -74,6 +74,7 @@ async function recording(container: 'webm' | 'mp4' = 'webm') {
     });
   return {
     get,
+    root,
     dir,
     whole,
     FINISHED,
@@ -115,6 +116,34 @@ describe('GET /api/recordings: the segment being written', () => {
     const after = (await get('/api/recordings')).json();
     expect(after.aircraft[0].writing).toBeUndefined();
     expect(after.aircraft[0].spans[0].endMs).toBe(T0 + 8000);
+  });
+
+  it('lists an aircraft whose first segment is still being written, with no span yet', async () => {
+    const { get, root } = await recording();
+    const dir = join(root, 'N953AS', spanName(T0 + 60_000));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'span.json'),
+      JSON.stringify({ container: 'webm', codecs: 'vp8', publisher: 'camera' }),
+    );
+    appendFileSync(
+      join(dir, SEGMENT_INDEX_FILE),
+      segmentIndexLine({ change: 'writing', name: partFileName(0), offsetMs: 0 }),
+    );
+    writeFileSync(join(dir, partFileName(0)), 'the first bytes');
+    const body = (await get('/api/recordings?stage=N953AS')).json();
+    expect(body.aircraft).toEqual([
+      {
+        stageId: 'N953AS',
+        spans: [],
+        writing: {
+          span: spanName(T0 + 60_000),
+          offsetMs: 0,
+          startMs: T0 + 60_000,
+          name: partFileName(0),
+        },
+      },
+    ]);
   });
 
   it('leaves out a killed recorder’s segment (in the index, its .part removed)', async () => {
