@@ -19,12 +19,7 @@ type Listener = (event: string, data: { fatal: boolean; type: string }) => void;
 const created: FakeHls[] = [];
 
 class FakeHls {
-  static Events = {
-    ERROR: 'hlsError',
-    FRAG_LOADED: 'hlsFragLoaded',
-    MANIFEST_PARSED: 'parsed',
-    LEVEL_LOADED: 'hlsLevelLoaded',
-  };
+  static Events = { ERROR: 'hlsError', FRAG_LOADED: 'hlsFragLoaded', MANIFEST_PARSED: 'parsed' };
   static ErrorTypes = { NETWORK_ERROR: 'networkError', MEDIA_ERROR: 'mediaError' };
   static isSupported = () => true;
   sources: string[] = [];

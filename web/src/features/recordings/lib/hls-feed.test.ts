@@ -1,13 +1,11 @@
 /**
  * The rewind's feed of IVS recordings (hls-feed.ts), with hls.js's playback stubbed: the span
- * holding an instant plays from the instant's media time; a seek within it moves the video, no
- * further than what hls.js has read of a growing playlist; a finished span gives way to the next
- * at its end; the instant shown is in wall-clock time.
+ * holding an instant plays from the instant's media time; a seek within it moves the video; a
+ * finished span gives way to the next at its end; the instant shown is in wall-clock time.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RecordedSpan } from '../api/recordings';
 import { HlsFeed } from './hls-feed';
-import type { HlsPlayOptions } from './hls-playback';
 
 const playHls = vi.hoisted(() => vi.fn());
 vi.mock('./hls-playback', () => ({ playHls }));
@@ -82,20 +80,6 @@ describe('the rewind over IVS recordings', () => {
     video.dispatchEvent(new Event('loadedmetadata'));
     expect(video.currentTime).toBe(60);
     expect(playHls).toHaveBeenCalledTimes(2);
-  });
-
-  it('goes no further than what hls.js has read of a playlist still growing', () => {
-    feed.seek(SECOND.startMs + 30_000);
-    const options = playHls.mock.lastCall![3] as HlsPlayOptions;
-    // hls.js read it when it listed 25 s: a start past that waits just before its end.
-    options.onPlaylist!({ endS: 25, live: true });
-    video.dispatchEvent(new Event('loadedmetadata'));
-    expect(video.currentTime).toBe(24.5);
-    options.onPlaylist!({ endS: 37, live: true });
-    feed.seek(SECOND.startMs + 40_000);
-    expect(video.currentTime).toBe(36.5);
-    feed.seek(SECOND.startMs + 10_000);
-    expect(video.currentTime).toBe(10);
   });
 
   it('stops its player when disposed', () => {

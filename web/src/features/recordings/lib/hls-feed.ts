@@ -4,7 +4,8 @@
  * span that holds an instant plays with its media time 0 at the span's start, so the instant
  * `wallMs` is media time `wallMs - span.startMs`. A span still being recorded is a growing
  * playlist without its end: hls.js reads it again about once a segment, and a seek anywhere in
- * what it lists plays. At a span's end, the next span plays from its start. Same surface as
+ * what it lists plays (past its end, the video holds at the end until the next segment is
+ * listed: the media's duration is the playlist's). At a span's end, the next span plays from its start. Same surface as
  * RecordingFeed (shownMs, seek, dispose), so the rewind does not care which it has.
  */
 import type { RecordedSpan } from '../api/recordings';
@@ -15,11 +16,6 @@ import { hlsSpanAt } from './rewind-timeline';
 const RELIST_MS = 10_000;
 /** A start hls.js did not keep by more than this is sought once the media is there. */
 const START_TOLERANCE_S = 0.5;
-/**
- * How far before the end of what a growing playlist lists a seek stops: hls.js moves a playhead
- * past that end back to its live sync position, three segments earlier (about 18 s).
- */
-const EDGE_MARGIN_S = 0.5;
 
 export interface HlsFeedSource {
   /** The window's IVS spans as the API lists them now. */
@@ -32,8 +28,6 @@ interface Playing {
   /** Where it was asked to start, in media seconds, until its media is there. */
   startS: number;
   loaded: boolean;
-  /** While its playlist grows: where what hls.js last read of it ends, in media seconds. */
-  liveEndS?: number;
 }
 
 export class HlsFeed {
@@ -74,7 +68,7 @@ export class HlsFeed {
     const mediaS = Math.max(0, (wallMs - span.startMs) / 1000);
     const playing = this.playing;
     if (playing?.span.span !== span.span) this.start(span, mediaS);
-    else if (playing.loaded) this.video.currentTime = this.withinPlaylist(playing, mediaS);
+    else if (playing.loaded) this.video.currentTime = mediaS;
     // Still loading: the start is sought once its media is there.
     else playing.startS = mediaS;
   }
@@ -88,34 +82,23 @@ export class HlsFeed {
   private start(span: RecordedSpan, startS: number): void {
     this.playing?.stop();
     if (span.hls === undefined) return;
-    const playing: Playing = { span, stop: () => undefined, startS, loaded: false };
-    playing.stop = playHls(
+    const stop = playHls(
       this.video,
       span.hls,
       () => {
         if (!this.abort.signal.aborted) this.onFailed(new Error(`${span.hls} cannot be played`));
       },
-      {
-        startS,
-        onPlaylist: ({ endS, live }) => (playing.liveEndS = live ? endS : undefined),
-      },
+      { startS },
     );
-    this.playing = playing;
-  }
-
-  /** `mediaS`, or just before the end of what hls.js has read of a growing playlist. */
-  private withinPlaylist(playing: Playing, mediaS: number): number {
-    const endS = playing.liveEndS;
-    return endS === undefined ? mediaS : Math.max(0, Math.min(mediaS, endS - EDGE_MARGIN_S));
+    this.playing = { span, stop, startS, loaded: false };
   }
 
   private loaded(): void {
     const playing = this.playing;
     if (!playing || playing.loaded) return;
     playing.loaded = true;
-    const startS = this.withinPlaylist(playing, playing.startS);
-    if (Math.abs(this.video.currentTime - startS) > START_TOLERANCE_S) {
-      this.video.currentTime = startS;
+    if (Math.abs(this.video.currentTime - playing.startS) > START_TOLERANCE_S) {
+      this.video.currentTime = playing.startS;
     }
   }
 

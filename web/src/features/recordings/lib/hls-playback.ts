@@ -19,11 +19,6 @@ export interface HlsPlayOptions {
    * newest segment.
    */
   startS?: number;
-  /**
-   * Each time hls.js reads the (first) rendition's playlist: where what it lists ends, in media
-   * seconds, and whether it is still growing (no `#EXT-X-ENDLIST`).
-   */
-  onPlaylist?: (playlist: { endS: number; live: boolean }) => void;
 }
 
 /**
@@ -34,7 +29,7 @@ export function playHls(
   video: HTMLVideoElement,
   path: `/api/${string}`,
   onFailed: () => void,
-  { startS, onPlaylist }: HlsPlayOptions = {},
+  { startS }: HlsPlayOptions = {},
 ): () => void {
   let stopped = false;
   let stop = () => {};
@@ -55,11 +50,6 @@ export function playHls(
       stop = () => hls.destroy();
       let reloads = 0;
       hls.on(Hls.Events.FRAG_LOADED, () => (reloads = 0));
-      if (onPlaylist) {
-        hls.on(Hls.Events.LEVEL_LOADED, (_event, { details }) =>
-          onPlaylist({ endS: details.edge, live: details.live }),
-        );
-      }
       hls.on(Hls.Events.ERROR, (_event, data) => {
         if (!data.fatal) return;
         if (data.type === Hls.ErrorTypes.NETWORK_ERROR && reloads < HLS_RELOADS) {
