@@ -7,7 +7,7 @@
  * more segment every 6 s (each "uploaded" once whole), `#EXT-X-ENDLIST` once all are there.
  * Measured: a start at an instant (hls.js's `startPosition`) and the time to its first frame; the
  * playlist read again as it grows; a seek past what hls.js has read, and a first start there;
- * a seek back. Not IVS or S3 (no network between; IVS's own playlist and timing unproven): what
+ * a seek back; and an ended recording played to its end (`ended`, the rewind's cue for the next). Not IVS or S3 (no network between; IVS's own playlist and timing unproven): what
  * it decided is in the decision record. Not part of `npm run bench`.
  */
 import { spawnSync } from 'node:child_process';
@@ -72,8 +72,8 @@ const server = createServer((request, response) => {
       '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=320x180\nhigh/playlist.m3u8\n',
     );
   }
-  if (path === '/high/playlist.m3u8') {
-    const count = listed();
+  if (path === '/high/playlist.m3u8' || path === '/high/ended.m3u8') {
+    const count = path === '/high/ended.m3u8' ? segments.length : listed();
     const end = count === segments.length ? ['#EXT-X-ENDLIST'] : [];
     const lines = [...head, ...segments.slice(0, count).flat(), ...end];
     return send('application/vnd.apple.mpegurl', `${lines.join('\n')}\n`);
@@ -94,19 +94,22 @@ interface Seen {
 
 const browser = await launchChromium();
 try {
-  const open = async (startS: number): Promise<Page> => {
+  const open = async (startS: number, playlist = '/multivariant.m3u8'): Promise<Page> => {
     const page = await browser.newPage();
     await page.goto(origin);
     await page.addScriptTag({ url: '/hls.js' });
-    await page.evaluate((start) => {
-      const hls = new window.Hls({ startPosition: start });
-      hls.on(window.Hls.Events.LEVEL_LOADED, (_event, data) => {
-        window.listedS = data.details.edge;
-      });
-      hls.loadSource('/multivariant.m3u8');
-      hls.attachMedia(document.querySelector('video')!);
-      void document.querySelector('video')!.play();
-    }, startS);
+    await page.evaluate(
+      ({ start, source }) => {
+        const hls = new window.Hls({ startPosition: start });
+        hls.on(window.Hls.Events.LEVEL_LOADED, (_event, data) => {
+          window.listedS = data.details.edge;
+        });
+        hls.loadSource(source);
+        hls.attachMedia(document.querySelector('video')!);
+        void document.querySelector('video')!.play();
+      },
+      { start: startS, source: playlist },
+    );
     return page;
   };
   const seen = (page: Page): Promise<Seen> =>
@@ -170,6 +173,17 @@ try {
   const later = Math.round(performance.now() - startedAt);
   line(
     `a first start at 40 s of 30 listed: held at ${waiting.timeS.toFixed(2)} s, playing on ${later} ms after the start`,
+  );
+
+  // A recording that has ended (its playlist with #EXT-X-ENDLIST), played to its end: the feed
+  // moves to the next span on the video's `ended`.
+  const ended = await open(SEGMENT_S * SEGMENTS - 3, '/high/ended.m3u8');
+  const endedAt = performance.now();
+  await ended.waitForFunction(() => document.querySelector('video')!.ended, null, {
+    timeout: 20_000,
+  });
+  line(
+    `an ended recording started 3 s before its end: 'ended' after ${Math.round(performance.now() - endedAt)} ms`,
   );
 } finally {
   await browser.close();
