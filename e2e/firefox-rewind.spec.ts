@@ -3,7 +3,8 @@
  * e2e/support/firefox.ts; docs/product.md#rewind, decision 0088): with the recorder `npm start`
  * runs beside the suite's product for this file alone (4 s segments, its default), a viewer
  * watching N743AS presses `j` and sees the picture whose time strip is 10 s older than the live
- * one's, in Firefox's own Media Source Extensions, then End, and the live picture is back.
+ * one's, in Firefox's own Media Source Extensions; drags the scrubber to its right end and sees the
+ * recording play on within 3 s of live; then End, and the live picture is back.
  */
 import {
   appUrl,
@@ -63,6 +64,23 @@ test('j goes 10 s back in the live picture in Firefox, and End is live again', a
     await expect
       .poll(() => page.$eval('[data-testid="rewind-behind"]', (element) => element.textContent))
       .toMatch(/behind live$/);
+
+    // The scrubber's right end: the segment being written, read as it grows (Firefox buffers an
+    // append-only WebM's unknown-size Cluster as it comes when each segment begins after an
+    // abort(), as the feed does); and it plays on from there through the segments that follow.
+    await page.evaluate(() => {
+      const scrubber = document.querySelector('input[type="range"]') as HTMLInputElement;
+      const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+      setValue.call(scrubber, scrubber.max);
+      scrubber.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    await expectPlayingIn(page, REWIND_VIDEO);
+    const liveNow = await frameStampIn(page, LIVE_VIDEO);
+    const recordedNow = await frameStampIn(page, REWIND_VIDEO);
+    const behindMs = (liveNow?.captureTimeMs ?? 0) - (recordedNow?.captureTimeMs ?? 0);
+    console.log(`Firefox, the scrubber's right end, 6 s on: ${behindMs} ms behind live`);
+    expect(behindMs).toBeLessThan(3_000);
 
     await page.keyboard.press('End');
     await expect.poll(() => page.$(REWIND_VIDEO)).toBeNull();

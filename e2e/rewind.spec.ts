@@ -94,6 +94,16 @@ test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, 
           { timeout: 10_000, message: 'the live picture minus the recorded one, by their strips' },
         )
         .toBeLessThan(2_000);
+      // And it plays on there, through the next segments' hand-overs (4 s each), still that near.
+      const recordingTime = () =>
+        page.getByTestId('rewind-video').evaluate((video: HTMLVideoElement) => video.currentTime);
+      const before = await recordingTime();
+      await page.waitForTimeout(6_000);
+      expect(await recordingTime()).toBeGreaterThan(before + 4);
+      const live = await stampOf(page, 'live');
+      const recorded = await stampOf(page, 'rewind-video');
+      console.log(`the scrubber's right end, 6 s on: ${live! - recorded!} ms behind live`);
+      expect(live! - recorded!).toBeLessThan(3_000);
     });
 
     await test.step("'Go live': the live picture, with no join", async () => {

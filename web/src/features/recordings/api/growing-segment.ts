@@ -12,6 +12,11 @@ export interface SegmentBytes {
   bytes: ArrayBuffer;
   /** The segment is whole: nothing more will come after these bytes. */
   complete: boolean;
+  /**
+   * The bytes it grew by are gone (a WebM's `.part` is kept 15 s after its segment finished, and
+   * the finished file is muxed apart): what was read of it must be read again, whole (410).
+   */
+  gone?: true;
 }
 
 export async function readSegment(
@@ -37,6 +42,9 @@ export async function readSegment(
     // the next list says whether it is whole (then read as a finished one, from the same byte).
     if (error instanceof ApiError && (error.status === 416 || error.status === 404)) {
       return { bytes: new ArrayBuffer(0), complete: false };
+    }
+    if (error instanceof ApiError && error.status === 410) {
+      return { bytes: new ArrayBuffer(0), complete: false, gone: true };
     }
     throw error;
   }

@@ -158,8 +158,15 @@ export class RecordingFeed {
       // A segment left half-appended (the viewer went elsewhere) is read again from its start.
       if (this.current !== key) this.appended.delete(key);
       const had = this.appended.get(key) ?? { bytes: 0, complete: false };
-      const { bytes, complete } = await this.source.read(segment, had.bytes, signal);
+      const { bytes, complete, gone } = await this.source.read(segment, had.bytes, signal);
       if (signal.aborted) return;
+      if (gone) {
+        // Its growing bytes are gone: the finished file, read whole, replaces what was appended.
+        this.appended.delete(key);
+        this.current = undefined;
+        await this.relist();
+        continue;
+      }
       if (bytes.byteLength > 0) {
         if (this.current !== key) {
           buffer.abort();
