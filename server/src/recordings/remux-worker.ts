@@ -27,6 +27,7 @@ import {
   type StreamTargetChunk,
 } from 'mediabunny';
 import { parseRemuxJob, type FromWorker } from './remux-messages';
+import { TrackClock } from './track-clock';
 
 /** Chunks of this size go to the API's thread: few messages, little memory per download. */
 const CHUNK_BYTES = 256 * 1024;
@@ -93,6 +94,8 @@ async function remux(): Promise<number> {
   }
   if (video) output.addVideoTrack(video);
   if (audio) output.addAudioTrack(audio);
+  const videoClock = new TrackClock();
+  const audioClock = new TrackClock();
   try {
     await output.start();
     for (const segment of job.segments) {
@@ -105,7 +108,8 @@ async function remux(): Promise<number> {
         if (video && inVideo) {
           const config = await inVideo.getDecoderConfig();
           for await (const packet of new EncodedPacketSink(inVideo).packets()) {
-            await video.add(packet.clone({ timestamp: packet.timestamp + segment.shiftSeconds }), {
+            const timestamp = videoClock.place(packet.timestamp, segment.shiftSeconds);
+            await video.add(packet.clone({ timestamp }), {
               decoderConfig: config ?? undefined,
             });
           }
@@ -113,7 +117,8 @@ async function remux(): Promise<number> {
         if (audio && inAudio) {
           const config = await inAudio.getDecoderConfig();
           for await (const packet of new EncodedPacketSink(inAudio).packets()) {
-            await audio.add(packet.clone({ timestamp: packet.timestamp + segment.shiftSeconds }), {
+            const timestamp = audioClock.place(packet.timestamp, segment.shiftSeconds);
+            await audio.add(packet.clone({ timestamp }), {
               decoderConfig: config ?? undefined,
             });
           }
