@@ -14,9 +14,9 @@ const HLS_RELOADS = 3;
 
 export interface HlsPlayOptions {
   /**
-   * Where to start, in seconds of the recording's media time. Given to hls.js as its start, so
-   * that a recording still being written (a live, growing playlist) starts there and not at its
-   * newest segment.
+   * Where to start, in seconds of the recording's media time; its beginning when not given. Given
+   * to hls.js as its start: a recording still being written is a live playlist, which hls.js
+   * would otherwise start three segments before its end.
    */
   startS?: number;
 }
@@ -40,7 +40,7 @@ export function playHls(
       if (stopped) return;
       if (!Hls.isSupported()) return onFailed();
       const hls = new Hls({
-        ...(startS === undefined ? {} : { startPosition: startS }),
+        startPosition: startS ?? 0,
         xhrSetup(xhr, url) {
           if (new URL(url, window.location.href).origin !== apiOrigin) return;
           xhr.open('GET', url, true);
