@@ -12,49 +12,14 @@ import userEvent from '@testing-library/user-event';
 import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rewindText } from '@/config/ui-text-rewind';
+import { FakeHls } from '../testing/fake-hls';
 import { LiveRewind } from './live-rewind';
 
-type Listener = (event: string, data: { fatal: boolean; type: string }) => void;
+const created = FakeHls.created;
 
-const created: FakeHls[] = [];
-
-class FakeHls {
-  static Events = { ERROR: 'hlsError', FRAG_LOADED: 'hlsFragLoaded', MANIFEST_PARSED: 'parsed' };
-  static ErrorTypes = { NETWORK_ERROR: 'networkError', MEDIA_ERROR: 'mediaError' };
-  static isSupported = () => true;
-  sources: string[] = [];
-  media: HTMLMediaElement | undefined;
-  destroyed = false;
-  constructor(
-    readonly config: {
-      startPosition?: number;
-      xhrSetup: (xhr: XMLHttpRequest, url: string) => void;
-    },
-  ) {
-    created.push(this);
-  }
-  loadSource(url: string) {
-    this.sources.push(url);
-  }
-  attachMedia(media: HTMLMediaElement) {
-    this.media = media;
-  }
-  listeners = new Map<string, Listener[]>();
-  on(event: string, listener: Listener) {
-    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
-  }
-  once(event: string, listener: Listener) {
-    this.on(event, listener);
-  }
-  emit(event: string, data: { fatal: boolean; type: string }) {
-    for (const listener of this.listeners.get(event) ?? []) listener(event, data);
-  }
-  destroy() {
-    this.destroyed = true;
-  }
-}
-
-vi.mock('hls.js/light', () => ({ default: FakeHls }));
+vi.mock('hls.js/light', async () => ({
+  default: (await import('../testing/fake-hls')).FakeHls,
+}));
 
 const PLAYLIST = '/api/recordings/ivs/N743AS/st-One/PaRt2/multivariant.m3u8';
 /** The recording began this long before the test: it covers the whole last hour. */
@@ -159,20 +124,11 @@ describe('the rewind bar with Amazon IVS', () => {
     const video = box.querySelector<HTMLVideoElement>('[data-testid="rewind-video"]')!;
     expect(hls.media).toBe(video);
     expect(hls.sources).toEqual([expect.stringMatching(new RegExp(`${PLAYLIST}$`))]);
-    const headers = (url: string) => {
-      const set: Record<string, string> = {};
-      const xhr = {
-        open: vi.fn(),
-        setRequestHeader: (name: string, value: string) => (set[name] = value),
-      } as unknown as XMLHttpRequest;
-      hls.config.xhrSetup(xhr, url);
-      return set;
-    };
-    expect(headers(new URL(hls.sources[0]!, window.location.href).href)).toEqual({
+    expect(hls.headersFor(new URL(hls.sources[0]!, window.location.href).href)).toEqual({
       Authorization: 'Bearer login-token',
     });
     expect(
-      headers('https://tc-rec.s3.eu-west-1.amazonaws.com/AbCd/1.mp4?X-Amz-Signature=ab'),
+      hls.headersFor('https://tc-rec.s3.eu-west-1.amazonaws.com/AbCd/1.mp4?X-Amz-Signature=ab'),
     ).toEqual({});
     // 30 s back from live: hls.js starts there in the growing playlist, and it is sought once the
     // media is there.

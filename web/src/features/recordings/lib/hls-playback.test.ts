@@ -5,41 +5,14 @@
  * the video was.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeHls } from '../testing/fake-hls';
 import { playHls } from './hls-playback';
 
-type Listener = (event: string, data: { fatal: boolean; type: string }) => void;
+const created = FakeHls.created;
 
-const created: FakeHls[] = [];
-
-class FakeHls {
-  static Events = { ERROR: 'hlsError', FRAG_LOADED: 'hlsFragLoaded', MANIFEST_PARSED: 'parsed' };
-  static ErrorTypes = { NETWORK_ERROR: 'networkError', MEDIA_ERROR: 'mediaError' };
-  static isSupported = () => true;
-  sources: string[] = [];
-  listeners = new Map<string, Listener[]>();
-  destroyed = false;
-  constructor(readonly config: { startPosition?: number }) {
-    created.push(this);
-  }
-  loadSource(url: string) {
-    this.sources.push(url);
-  }
-  attachMedia() {}
-  on(event: string, listener: Listener) {
-    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
-  }
-  once(event: string, listener: Listener) {
-    this.on(event, listener);
-  }
-  emit(event: string, data: { fatal: boolean; type: string }) {
-    for (const listener of this.listeners.get(event) ?? []) listener(event, data);
-  }
-  destroy() {
-    this.destroyed = true;
-  }
-}
-
-vi.mock('hls.js/light', () => ({ default: FakeHls }));
+vi.mock('hls.js/light', async () => ({
+  default: (await import('../testing/fake-hls')).FakeHls,
+}));
 
 const PLAYLIST = '/api/recordings/ivs/N743AS/st-One/PaRt2/multivariant.m3u8';
 let stop: () => void = () => undefined;
