@@ -4,7 +4,8 @@
  * the finished file begins (the recorder only appends). Frames come in real time, 30 fps video
  * and 20 ms Opus, each video frame carrying a marker the reader looks for; the time from a frame's
  * hand-over to the recorder to its marker in the file is how far behind the newest frame the
- * served bytes are (docs/benchmarks/recordings.md).
+ * served bytes are (docs/benchmarks/recordings.md). MP4 is written a fragment each 100 ms
+ * (fmp4-fragments.ts); WebM as mediabunny muxes each frame.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,14 +41,15 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** The video frames' times (ms) and sizes as mediabunny's demuxer reads them. */
-async function videoFrames(file: Buffer): Promise<string[]> {
+/** The video frames' times (ms) and sizes (or key flags) as mediabunny's demuxer reads them. */
+async function videoFrames(file: Buffer, keys = false): Promise<string[]> {
   const input = new Input({ source: new BufferSource(file), formats: ALL_FORMATS });
   const track = await input.getPrimaryVideoTrack();
   if (!track) throw new Error('no video');
   const frames: string[] = [];
   for await (const packet of new EncodedPacketSink(track).packets()) {
-    frames.push(`${Math.round(packet.timestamp * 1000)}:${packet.data.length}`);
+    const what = keys ? packet.type : packet.data.length;
+    frames.push(`${Math.round(packet.timestamp * 1000)}:${what}`);
   }
   return frames;
 }
@@ -178,13 +180,22 @@ describe('the segment being written', () => {
     expect(index.indexOf(`*${offset}.part`)).toBeLessThan(index.indexOf(`+${offset}-`));
   });
 
-  it('fragmented MP4: what was read stays the file’s beginning', async () => {
-    const { delays, snapshots, finished } = await recordWhileReading('h264');
+  it('fragmented MP4: a fragment each 100 ms of video, key frame or not, and what was read stays the file’s beginning', async () => {
+    const { handed, delays, snapshots, finished } = await recordWhileReading('h264');
     const median = percentile(delays, 0.5);
+    const p95 = percentile(delays, 0.95);
     console.info(
-      `MP4: frame to file over ${delays.length} frames: median ${median.toFixed(1)} ms, p95 ${percentile(delays, 0.95).toFixed(1)} ms`,
+      `MP4: frame to file over ${delays.length} frames: median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${delays.at(-1)?.toFixed(1)} ms`,
     );
-    expect(snapshots.length).toBeGreaterThan(0);
+    expect(delays.length).toBeGreaterThan(handed - 10);
+    expect(median).toBeLessThan(250);
+    expect(p95).toBeLessThan(1000);
+    // The segment (cut at the key frame at 4 s) read back whole: its 120 frames from 0, the key
+    // frames where they were.
+    const frames = await videoFrames(finished, true);
+    expect(frames).toHaveLength(120);
+    expect(frames.filter((frame) => frame.endsWith('key'))).toEqual(['0:key', '2000:key']);
+    expect(snapshots.length).toBeGreaterThan(3);
     for (const snapshot of snapshots) {
       expect(finished.subarray(0, snapshot.length).equals(snapshot)).toBe(true);
     }

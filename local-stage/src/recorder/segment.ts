@@ -10,12 +10,12 @@ import {
   EncodedPacket,
   EncodedVideoPacketSource,
   FilePathTarget,
-  Mp4OutputFormat,
   Output,
   WebMOutputFormat,
 } from 'mediabunny';
 import type { SegmentContainer } from '@tailcam/protocol/recordings';
 import type { StageLogger } from '../stage-log';
+import { Fmp4Fragments } from './fmp4-fragments';
 
 export interface PendingFrame {
   data: Uint8Array;
@@ -64,29 +64,21 @@ export const OPUS_HEAD = (() => {
  */
 const AUDIO_WAIT_MS = 250;
 
+/** Opus's decoder configuration, as WebRTC sends it. */
+const OPUS_CONFIG = {
+  codec: 'opus' as const,
+  numberOfChannels: 2,
+  sampleRate: 48_000,
+  description: OPUS_HEAD,
+};
+
 /** A segment whose writes fall this far behind is given up (the disk does not keep up). */
 const MAX_QUEUED_FRAMES = 600;
 
-/**
- * WebM's finished file, muxed beside the `.part` from the same packets (decision 0085): the
- * `.part` leaves its Clusters' sizes unknown so that it can be read while it grows, which
- * Firefox's Media Source Extensions do not take (a SourceBuffer stays inside the last Cluster, so
- * the next segment's timestampOffset throws, and bytes appended mid-Cluster stall it). The
- * finished file has its sizes, Duration and Cues, as the Recordings page, downloads and Firefox
- * take it. Held in memory (a segment is a few hundred kB) and written when whole.
- */
-interface FinishedWebM {
-  output: Output;
-  target: BufferTarget;
-  videoSource: EncodedVideoPacketSource | undefined;
-  audioSource: EncodedAudioPacketSource | undefined;
-}
-
 export class Segment {
-  readonly output: Output;
-  readonly videoSource: EncodedVideoPacketSource | undefined;
-  readonly audioSource: EncodedAudioPacketSource | undefined;
-  private readonly finishedWebM: FinishedWebM | undefined;
+  private readonly muxer: SegmentMuxer;
+  private readonly hasVideo: boolean;
+  private readonly hasAudio: boolean;
   private queue: Promise<unknown> = Promise.resolve();
   private queued = 0;
   private failed = false;
@@ -109,34 +101,15 @@ export class Segment {
   ) {
     this.endMs = startMs;
     this.audioEndMs = startMs;
-    this.output = new Output({
-      // Append-only, written as it is muxed (decision 0085): the API serves the `.part` while it
-      // grows, so a byte once in the file must never change. WebM with `appendOnly` leaves the
-      // Segment's and each Cluster's size unknown and writes no Duration or SeekHead (the Cues
-      // still go at the end; the finished file is muxed beside it: FinishedWebM); fragmented MP4
-      // only appends (moov with the first fragment, each moof + mdat whole, the mfra last). Unchunked, the target hands each flush to the file at
-      // once (chunked, FilePathTarget's default, it held 16 MiB: the whole segment until the
-      // end), and mediabunny throws on any write behind the last flush's end.
-      format:
-        container === 'mp4'
-          ? new Mp4OutputFormat({ fastStart: 'fragmented', minimumFragmentDuration: 0.5 })
-          : new WebMOutputFormat({ minimumClusterDuration: 0.5, appendOnly: true }),
-      target: new FilePathTarget(partPath, { chunked: false }),
-    });
-    if (video) {
-      this.videoSource = new EncodedVideoPacketSource(video === 'h264' ? 'avc' : 'vp8');
-      // No frame rate: WebM would carry it as the track's DefaultDuration, which a browser takes
-      // as every frame's length, so a frame the encoder held longer (a camera under load, a
-      // skipped frame) left a hole in the buffered range where a seek never completed. Without
-      // it each frame lasts until the next.
-      this.output.addVideoTrack(this.videoSource);
-    }
-    if (audio) {
-      this.audioSource = new EncodedAudioPacketSource('opus');
-      this.output.addAudioTrack(this.audioSource);
-    }
-    this.finishedWebM = container === 'webm' ? finishedWebM(video, audio) : undefined;
-    this.enqueue(() => Promise.all([this.output.start(), this.finishedWebM?.output.start()]));
+    this.hasVideo = video !== undefined;
+    this.hasAudio = audio;
+    // Append-only, written as it is muxed (decision 0085): the API serves the `.part` while it
+    // grows, so a byte once in the file must never change.
+    this.muxer =
+      container === 'mp4'
+        ? mp4Muxer(partPath, video ? videoConfig() : undefined, audio)
+        : webmMuxer(partPath, this.hasVideo, audio);
+    this.enqueue(() => this.muxer.start());
   }
 
   /**
@@ -144,8 +117,7 @@ export class Segment {
    * the `.part` stays for its readers; undefined for MP4, whose `.part` is the finished file.
    */
   get finishedBytes(): Uint8Array | undefined {
-    const buffer = this.finishedWebM?.target.buffer;
-    return buffer ? new Uint8Array(buffer) : undefined;
+    return this.muxer.finishedBytes();
   }
 
   get broken(): boolean {
@@ -153,8 +125,7 @@ export class Segment {
   }
 
   writeVideo(frame: PendingFrame, durationMs: number): void {
-    const source = this.videoSource;
-    if (!source) return;
+    if (!this.hasVideo) return;
     const packet = new EncodedPacket(
       frame.data,
       frame.keyFrame ? 'key' : 'delta',
@@ -164,10 +135,7 @@ export class Segment {
     const meta = this.videoConfigured ? undefined : { decoderConfig: this.videoConfig() };
     this.videoConfigured = true;
     this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
-    const copy = this.finishedWebM?.videoSource;
-    this.enqueue(() =>
-      Promise.all([source.add(packet, meta as never), copy?.add(packet, meta as never)]),
-    );
+    this.enqueue(() => this.muxer.addVideo(packet, meta));
     // The muxer writes a frame once every track has reached its time: audio that does not come
     // (a camera nobody listens to sends none) would hold every frame until the segment ends, and
     // the segment being written (decision 0085) would be readable only when whole. Silence fills
@@ -176,7 +144,7 @@ export class Segment {
   }
 
   writeAudio(frame: PendingFrame, durationMs: number): void {
-    if (!this.audioSource) return;
+    if (!this.hasAudio) return;
     this.fillSilence(frame.atMs);
     if (frame.atMs < this.audioEndMs - 1) return; // overlaps what is written: dropped
     this.addAudio(frame, durationMs);
@@ -187,7 +155,7 @@ export class Segment {
    * at the segment's end) past it by less than that.
    */
   private fillSilence(untilMs: number, cover = false): void {
-    if (!this.audioSource) return;
+    if (!this.hasAudio) return;
     for (const silence of OPUS_SILENCES) {
       while (untilMs - this.audioEndMs >= silence.ms - EPSILON_MS) {
         this.addAudio({ data: silence.data, keyFrame: true, atMs: this.audioEndMs }, silence.ms);
@@ -200,8 +168,7 @@ export class Segment {
   }
 
   private addAudio(frame: PendingFrame, durationMs: number): void {
-    const source = this.audioSource;
-    if (!source) return;
+    if (!this.hasAudio) return;
     this.audioEndMs = frame.atMs + durationMs;
     const packet = new EncodedPacket(
       frame.data,
@@ -209,35 +176,22 @@ export class Segment {
       (frame.atMs - this.startMs) / 1000,
       Math.max(1, durationMs) / 1000,
     );
-    const meta = this.audioConfigured
-      ? undefined
-      : {
-          decoderConfig: {
-            codec: 'opus',
-            numberOfChannels: 2,
-            sampleRate: 48_000,
-            description: OPUS_HEAD,
-          },
-        };
+    const meta = this.audioConfigured ? undefined : { decoderConfig: OPUS_CONFIG };
     this.audioConfigured = true;
-    if (!this.videoSource) this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
-    const copy = this.finishedWebM?.audioSource;
-    this.enqueue(() => Promise.all([source.add(packet, meta), copy?.add(packet, meta)]));
+    if (!this.hasVideo) this.endMs = Math.max(this.endMs, frame.atMs + durationMs);
+    this.enqueue(() => this.muxer.addAudio(packet, meta));
   }
 
   /** Writes what is held, finalizes; resolves true when the file is whole. */
   async finish(): Promise<boolean> {
-    if (this.videoSource) this.fillSilence(this.endMs, true);
-    await this.enqueue(() =>
-      Promise.all([this.output.finalize(), this.finishedWebM?.output.finalize()]),
-    );
+    if (this.hasVideo) this.fillSilence(this.endMs, true);
+    await this.enqueue(() => this.muxer.finish());
     return !this.failed;
   }
 
   abandon(): void {
     this.failed = true;
-    void this.output.cancel().catch(() => undefined);
-    void this.finishedWebM?.output.cancel().catch(() => undefined);
+    void this.muxer.cancel().catch(() => undefined);
   }
 
   private enqueue(step: () => Promise<unknown>): Promise<unknown> {
@@ -261,17 +215,80 @@ export class Segment {
   }
 }
 
-function finishedWebM(video: 'vp8' | 'h264' | undefined, audio: boolean): FinishedWebM {
-  const target = new BufferTarget();
-  const output = new Output({
-    format: new WebMOutputFormat({ minimumClusterDuration: 0.5 }),
-    target,
+/** What muxes a segment's packets into its `.part` (and, for WebM, its finished file). */
+interface SegmentMuxer {
+  start(): Promise<unknown>;
+  addVideo(packet: EncodedPacket, meta: { decoderConfig: unknown } | undefined): Promise<unknown>;
+  addAudio(packet: EncodedPacket, meta: { decoderConfig: unknown } | undefined): Promise<unknown>;
+  finish(): Promise<unknown>;
+  cancel(): Promise<unknown>;
+  /** WebM: the finished file's bytes, once finished; undefined for MP4 (the `.part` is it). */
+  finishedBytes(): Uint8Array | undefined;
+}
+
+/**
+ * WebM: the `.part` muxed append-only (decision 0085: Segment and Clusters of unknown size, no
+ * Duration or SeekHead, the Cues at the end), each flush in the file at once (FilePathTarget
+ * gathers 16 MiB by default: the whole segment until its end), and mediabunny throws on a write
+ * behind the last flush's end; and the finished file muxed beside it from the same packets, with
+ * its sizes, Duration and Cues, in memory until written: Firefox's Media Source Extensions do not
+ * take an unknown-size Cluster as the Recordings page appends it (a SourceBuffer stays inside the
+ * last one, so the next segment's timestampOffset throws).
+ * No frame rate on the video track: WebM would carry it as the track's DefaultDuration, which a
+ * browser takes as every frame's length, so a frame the encoder held longer (a camera under load,
+ * a skipped frame) left a hole in the buffered range where a seek never completed (decision 0075).
+ */
+function webmMuxer(partPath: string, video: boolean, audio: boolean): SegmentMuxer {
+  const make = (appendOnly: boolean, target: FilePathTarget | BufferTarget) => {
+    const output = new Output({
+      format: new WebMOutputFormat({ minimumClusterDuration: 0.5, appendOnly }),
+      target,
+    });
+    const videoSource = video ? new EncodedVideoPacketSource('vp8') : undefined;
+    if (videoSource) output.addVideoTrack(videoSource);
+    const audioSource = audio ? new EncodedAudioPacketSource('opus') : undefined;
+    if (audioSource) output.addAudioTrack(audioSource);
+    return { output, videoSource, audioSource };
+  };
+  const finishedTarget = new BufferTarget();
+  const both = [
+    make(true, new FilePathTarget(partPath, { chunked: false })),
+    make(false, finishedTarget),
+  ];
+  return {
+    start: () => Promise.all(both.map(({ output }) => output.start())),
+    addVideo: (packet, meta) =>
+      Promise.all(both.map(({ videoSource }) => videoSource?.add(packet, meta as never))),
+    addAudio: (packet, meta) =>
+      Promise.all(both.map(({ audioSource }) => audioSource?.add(packet, meta as never))),
+    finish: () => Promise.all(both.map(({ output }) => output.finalize())),
+    cancel: () => Promise.all(both.map(({ output }) => output.cancel())),
+    finishedBytes: () => {
+      const buffer = finishedTarget.buffer;
+      return buffer ? new Uint8Array(buffer) : undefined;
+    },
+  };
+}
+
+/** Fragmented MP4, a fragment every FRAGMENT_MS of video (fmp4-fragments.ts, decision 0085). */
+function mp4Muxer(
+  partPath: string,
+  videoConfig: VideoDecoderConfigLike | undefined,
+  audio: boolean,
+): SegmentMuxer {
+  const fragments = new Fmp4Fragments(partPath, {
+    video: videoConfig,
+    audio: audio ? OPUS_CONFIG : undefined,
   });
-  const videoSource = video ? new EncodedVideoPacketSource('vp8') : undefined;
-  if (videoSource) output.addVideoTrack(videoSource);
-  const audioSource = audio ? new EncodedAudioPacketSource('opus') : undefined;
-  if (audioSource) output.addAudioTrack(audioSource);
-  return { output, target, videoSource, audioSource };
+  return {
+    start: () => fragments.start(),
+    addVideo: (packet) =>
+      fragments.addVideo(packet.data, packet.type === 'key', packet.timestamp, packet.duration),
+    addAudio: (packet) => fragments.addAudio(packet.data, packet.timestamp, packet.duration),
+    finish: () => fragments.finish(),
+    cancel: () => fragments.abandon(),
+    finishedBytes: () => undefined,
+  };
 }
 
 export interface VideoDecoderConfigLike {
