@@ -113,6 +113,10 @@ function clientMessage(error: FastifyError, status: number): string {
 
 /** The one error handler: Fastify's, and its `frameworkErrors` (a URL that does not decode). */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // A reply that meant to send a file (a download whose remux failed before its first byte) had
+  // its type and name set: the error is JSON, and names no file.
+  reply.removeHeader('content-disposition');
+  reply.type('application/json; charset=utf-8');
   if (error instanceof HttpError) {
     return reply.code(error.statusCode).headers(error.headers).send({ error: error.message });
   }

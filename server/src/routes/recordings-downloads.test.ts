@@ -197,6 +197,24 @@ function p95(samples: number[]): number {
 const downloadPath = `/api/recordings/N743AS/${SPAN}/download`;
 
 describe('a recording download', () => {
+  it('that cannot be remuxed answers a JSON error naming no file, and the server goes on', async () => {
+    const root = await recordedSpan(2, 200);
+    const dir = join(root, 'N743AS', SPAN);
+    for (const name of readdirSync(dir).filter((each) => each.endsWith('.webm'))) {
+      writeFileSync(join(dir, name), Buffer.from('not a WebM file at all'));
+    }
+    const { port, tokens } = await listening(root);
+    const response = await get(port, `${downloadPath}?from=${T0}&to=${T0 + 4000}`, tokens[0]!);
+    expect(response.statusCode).toBe(500);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['content-disposition']).toBeUndefined();
+    expect(JSON.parse((await body(response)).toString('utf8'))).toEqual({
+      error: 'Internal server error',
+    });
+    const list = await get(port, '/api/recordings', tokens[0]!);
+    expect(list.statusCode).toBe(200);
+  });
+
   it('leaves no recording file open after 100 downloads aborted mid-way, and logs each one', async () => {
     // 60 segments of 60 frames of 8 KB: 29 MB a download, far more than a socket holds.
     const product = await listening(await recordedSpan(60, 8_000), {
