@@ -36,9 +36,10 @@ const LIVE_LIST_MS = 10_000;
 const TICK_MS = 250;
 /**
  * What of the segment being written is taken as recorded before its bytes are read: the recorder
- * writes a cluster each half second (decision 0085), so up to about a second before now.
+ * has a frame in the file tens of ms after it arrives (decision 0085) and the feed reads what
+ * grew every 400 ms, so up to about a second before now.
  */
-const WRITING_LAG_MS = 1_500;
+const WRITING_LAG_MS = 1_000;
 const STEP_S = { rewind: 30, key: 10, arrow: 5 } as const;
 
 export interface LiveRewindProps {
@@ -271,7 +272,8 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
           type="range"
           min={windowStart}
           max={scrubberMax}
-          step={1000}
+          // Any instant, not whole seconds from the window's start: the right end is the newest.
+          step="any"
           value={Math.min(from, scrubberMax)}
           disabled={!canRewind}
           aria-label={fillText(rewindText.scrubber, { streamId })}
