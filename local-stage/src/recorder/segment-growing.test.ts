@@ -54,6 +54,20 @@ async function videoFrames(file: Buffer, keys = false): Promise<string[]> {
   return frames;
 }
 
+/** Where the audio ends and its widest gap (ms), each packet as long as its duration says. */
+async function audioCoverage(file: Buffer): Promise<{ endMs: number; widestGapMs: number }> {
+  const input = new Input({ source: new BufferSource(file), formats: ALL_FORMATS });
+  const track = await input.getPrimaryAudioTrack();
+  if (!track) throw new Error('no audio');
+  let endMs = 0;
+  let widestGapMs = 0;
+  for await (const packet of new EncodedPacketSink(track).packets()) {
+    widestGapMs = Math.max(widestGapMs, packet.timestamp * 1000 - endMs);
+    endMs = Math.max(endMs, (packet.timestamp + packet.duration) * 1000);
+  }
+  return { endMs, widestGapMs };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
@@ -195,6 +209,10 @@ describe('the segment being written', () => {
     const frames = await videoFrames(finished, true);
     expect(frames).toHaveLength(120);
     expect(frames.filter((frame) => frame.endsWith('key'))).toEqual(['0:key', '2000:key']);
+    // Its sound without a hole (a browser stops at one: decision 0075), to the picture's end.
+    const sound = await audioCoverage(finished);
+    expect(sound.widestGapMs).toBeLessThanOrEqual(2.5);
+    expect(sound.endMs).toBeGreaterThanOrEqual(4000 - 2.5);
     expect(snapshots.length).toBeGreaterThan(3);
     for (const snapshot of snapshots) {
       expect(finished.subarray(0, snapshot.length).equals(snapshot)).toBe(true);
