@@ -13,7 +13,14 @@
 import type { Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
 import { installPageKit } from '@tailcam/harness/page-scripts';
-import { expect, expectVideoPlaying, playerVideo, signInByApi, test } from './support/fixtures';
+import {
+  expect,
+  expectNoSeriousAxeFindings,
+  expectVideoPlaying,
+  playerVideo,
+  signInByApi,
+  test,
+} from './support/fixtures';
 import { startRecorder } from './support/recordings';
 
 test.use({ launchOptions: chromiumLaunchOptions() });
@@ -78,6 +85,22 @@ test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, 
       expect(firstFrameMs).toBeLessThan(3_000);
       await expect(page.getByTestId('rewind-behind')).toHaveText(/^0:(09|1[0-2]) behind live$/);
       await expect(page.getByRole('img', { name: /^Live connection quality: / })).toBeVisible();
+    });
+
+    await test.step('behind live at 1280, 768 and 375 px: whole, axe clean', async () => {
+      // The README's screenshots (e2e/.artifacts/screenshots/rewind-*.png, copied to
+      // docs/screenshots).
+      for (const width of [1280, 768, 375]) {
+        await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - window.innerWidth,
+        );
+        expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
+        await expect(page.getByRole('button', { name: 'Go live' })).toBeInViewport();
+        await expectNoSeriousAxeFindings(page, `the player behind live at ${width} px`);
+        await page.screenshot({ path: `e2e/.artifacts/screenshots/rewind-${width}.png` });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
     });
 
     await test.step('the scrubber at its right end: at most 2 s behind the live picture', async () => {
