@@ -226,6 +226,21 @@ describe('GET /api/recordings/{aircraft}/{span}/{offsetMs}.part', () => {
     expect(response.rawPayload).toEqual(Buffer.alloc(500, 1));
   });
 
+  it('lists with ?since= only the segments that end after it, as runs starting there', async () => {
+    const { get } = await recording();
+    const all = (await get('/api/recordings?stage=N743AS')).json();
+    expect(all.aircraft[0].spans).toHaveLength(1);
+    const later = await get(`/api/recordings?stage=N743AS&since=${T0 + 4000}`);
+    expect(later.statusCode).toBe(200);
+    // The one finished segment ends at T0 + 4 s: nothing of it; the one being written stays.
+    expect(later.json().aircraft[0]).toMatchObject({ spans: [], writing: { startMs: T0 + 4000 } });
+    const during = (await get(`/api/recordings?stage=N743AS&since=${T0 + 1000}`)).json();
+    expect(during.aircraft[0].spans).toEqual(all.aircraft[0].spans);
+    const bad = await get('/api/recordings?since=yesterday');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'since must be a time in Unix milliseconds (UTC)' });
+  });
+
   it('is for signed-in users only', async () => {
     const { get } = await recording();
     expect((await get(URL, {}, null)).statusCode).toBe(401);

@@ -20,6 +20,7 @@ import {
 } from 'mediabunny';
 import { segmentFileName, spanName } from '@tailcam/protocol/recordings';
 import { build, tempDir } from '../test/helpers';
+import { endingAfter } from './recordings';
 
 const T0 = Date.UTC(2026, 10, 26, 9, 30, 0);
 /** A VP8 key frame's first bytes (frame tag, start code, 320x180), then a delta frame's. */
@@ -198,5 +199,34 @@ describe('GET /api/recordings/{aircraft}/{span}/download', () => {
     expect(packets[0]).toEqual(['key', 0]);
     expect(packets[20]).toEqual(['key', 2000]);
     expect(packets.at(-1)).toEqual(['delta', 3900]);
+  });
+});
+
+describe('a run cut to what ends after an instant (?since=)', () => {
+  const run = {
+    span: '1795900000000',
+    start: new Date(1_795_900_000_000).toISOString(),
+    end: new Date(1_795_900_012_000).toISOString(),
+    startMs: 1_795_900_000_000,
+    endMs: 1_795_900_012_000,
+    publisher: 'camera' as const,
+    mimeType: 'video/webm; codecs="vp8,opus"',
+    segments: [0, 4000, 8000].map((offsetMs) => ({
+      name: `${offsetMs}.webm`,
+      offsetMs,
+      durationMs: 4000,
+    })),
+  };
+
+  it('starts at its first segment ending after it, offsets from there, whole when all end after', () => {
+    const cut = endingAfter(run, run.startMs + 5000);
+    expect(cut).toMatchObject({ startMs: run.startMs + 4000, endMs: run.endMs });
+    expect(cut?.start).toBe(new Date(run.startMs + 4000).toISOString());
+    expect(cut?.segments).toEqual([
+      { name: '4000.webm', offsetMs: 0, durationMs: 4000 },
+      { name: '8000.webm', offsetMs: 4000, durationMs: 4000 },
+    ]);
+    expect(endingAfter(run, run.startMs - 1)).toBe(run);
+    expect(endingAfter(run, run.endMs)).toBeUndefined();
   });
 });

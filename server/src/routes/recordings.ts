@@ -1,8 +1,9 @@
 /**
  * The local stage's recordings for signed-in users (layout: protocol/src/recordings.ts,
  * docs/decisions/0072-recorder.md):
- *   GET /api/recordings[?stage=]                         the recorded spans per aircraft (UTC), and
- *                                                        the segment being written (`writing`)
+ *   GET /api/recordings[?stage=][&since=]                the recorded spans per aircraft (UTC), and
+ *                                                        the segment being written (`writing`);
+ *                                                        `since` (Unix ms): what ends after it
  *   GET /api/recordings/{STAGE}/{SPAN}/{SEGMENT}         one segment (WebM or fMP4), as MSE takes it
  *   GET /api/recordings/{STAGE}/{SPAN}/{PREVIEW}         a segment's first picture, a JPEG ~160 px
  *       wide (`{offset}-{duration}.jpg`, the list's `preview`; decision 0084)
@@ -111,6 +112,27 @@ export function contiguousSpans(stored: StoredSpan): RecordedSpan[] {
   });
 }
 
+/**
+ * A run's segments that end after `sinceMs`, as a run of its own (its start its first kept
+ * segment's, the offsets from there); undefined when none does. `?since=` lists the last hour for
+ * the live player's rewind (decision 0088) without the rest of the day.
+ */
+export function endingAfter(run: RecordedSpan, sinceMs: number): RecordedSpan | undefined {
+  if (run.endMs <= sinceMs) return undefined;
+  const kept = run.segments.filter(
+    (segment) => run.startMs + segment.offsetMs + segment.durationMs > sinceMs,
+  );
+  const first = kept[0];
+  if (!first || kept.length === run.segments.length) return first ? run : undefined;
+  const startMs = run.startMs + first.offsetMs;
+  return {
+    ...run,
+    start: new Date(startMs).toISOString(),
+    startMs,
+    segments: kept.map((segment) => ({ ...segment, offsetMs: segment.offsetMs - first.offsetMs })),
+  };
+}
+
 function checkedStage(stageId: string): StreamId {
   if (!isStreamId(stageId)) throw new HttpError(400, `Unknown aircraft: ${stageId.slice(0, 64)}`);
   return stageId;
@@ -167,20 +189,33 @@ export function registerRecordingRoutes(
   };
 
   const ivs = deps.ivs;
-  app.get<{ Querystring: { stage?: string } }>(
+  app.get<{ Querystring: { stage?: string; since?: string } }>(
     '/api/recordings',
     { onRequest: signedInAndCounted },
     async (request) => {
       const only =
         request.query.stage === undefined ? undefined : checkedStage(request.query.stage);
+      const sinceMs = checkedTime(request.query.since, 'since');
       if (ivs) {
         const aircraft = await ivs.list();
         return {
-          aircraft: aircraft.filter((entry) => only === undefined || entry.stageId === only),
+          aircraft: aircraft
+            .filter((entry) => only === undefined || entry.stageId === only)
+            .map((entry) => ({
+              ...entry,
+              spans: entry.spans.filter((span) => sinceMs === undefined || span.endMs > sinceMs),
+            })),
         };
       }
       const spans = index === undefined ? [] : await index.read(only);
-      return { aircraft: await listed(spans) };
+      const aircraft = await listed(spans);
+      if (sinceMs === undefined) return { aircraft };
+      return {
+        aircraft: aircraft.map((entry) => ({
+          ...entry,
+          spans: entry.spans.flatMap((run) => endingAfter(run, sinceMs) ?? []),
+        })),
+      };
     },
   );
 

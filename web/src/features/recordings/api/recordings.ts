@@ -116,12 +116,19 @@ export async function authorizedFetch(
   return response;
 }
 
-/** Every aircraft's recordings, or (`stageId`) one aircraft's. */
-export async function getRecordings(signal?: AbortSignal, stageId?: string): Promise<Recordings> {
-  const path: `/api/${string}` =
-    stageId === undefined
-      ? '/api/recordings'
-      : `/api/recordings?stage=${encodeURIComponent(stageId)}`;
+/**
+ * Every aircraft's recordings, or (`stageId`) one aircraft's; with `sinceMs`, only what ends after
+ * it (the live player's rewind reads its last hour, not the day).
+ */
+export async function getRecordings(
+  signal?: AbortSignal,
+  stageId?: string,
+  sinceMs?: number,
+): Promise<Recordings> {
+  const query = new URLSearchParams();
+  if (stageId !== undefined) query.set('stage', stageId);
+  if (sinceMs !== undefined) query.set('since', String(Math.floor(sinceMs)));
+  const path: `/api/${string}` = query.size === 0 ? '/api/recordings' : `/api/recordings?${query}`;
   const answer: unknown = await (await authorizedFetch(path, signal)).json();
   if (!isRecordings(answer))
     throw new ApiError('/api/recordings answered an unexpected body', 200, undefined);

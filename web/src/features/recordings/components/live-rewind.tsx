@@ -87,7 +87,9 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
 
   const listRecorded = useCallback(
     async (signal: AbortSignal): Promise<Recorded> => {
-      const { aircraft } = await getRecordings(signal, streamId);
+      // The hour and a minute's slack: what the scrubber spans, not the day.
+      const sinceMs = Date.now() - REWIND_WINDOW_MS - 60_000;
+      const { aircraft } = await getRecordings(signal, streamId, sinceMs);
       const mine = aircraft.find((entry) => entry.stageId === streamId);
       const nowMs = Date.now();
       return {
