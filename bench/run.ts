@@ -92,6 +92,7 @@ function benchArgs(argv: string[]): {
       'capacity-load': text,
       sections: text,
       json: text,
+      trace: text,
     },
   });
   const count = (name: keyof typeof flags, fallback: number, max: number) => {
@@ -130,6 +131,7 @@ function benchArgs(argv: string[]): {
       maxViewers: count('max-viewers', 16, 32),
       reconnects: count('reconnects', 10, 50),
       hoverMs: Number(flags.hover ?? 0),
+      trace: flags.trace,
       ab: (flags.ab ?? '').split(',').filter((flag) => flag !== ''),
       peer: peer === 'janus' || only.includes('janus') ? 'janus' : '',
       peerPasses: count('passes', 3, 10),

@@ -10,6 +10,12 @@ export interface BenchOptions {
   ab: string[];
   /** In A/B joins: rest the pointer on the card this long before clicking. */
   hoverMs: number;
+  /**
+   * `--trace=PREFIX`: the join part traces three instant clicks and three after the pointer's
+   * rest (Chromium's devtools.timeline, PREFIX-instant-1.json, ...) beside its figures, and says
+   * what the page's main thread did in each.
+   */
+  trace: string | undefined;
   /** `--peer=janus`: the side-by-side comparison with Janus (bench/parts/janus.ts). */
   peer: '' | 'janus';
   /** Passes of the CPU-per-viewer ramp against the peer (each ramps both servers). */

@@ -9,6 +9,7 @@
  */
 import type { Page } from '@playwright/test';
 import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
+import { describeSummary, summarizeClickTrace } from '../lib/trace-summary';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95 } from '@tailcam/harness/stats';
@@ -219,7 +220,9 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       await page.getByRole('link', { name: /Back/ }).click();
       await streamCard(page, 'N743AS').waitFor();
     }
+    const traced = bench.options.trace ? await tracedClicks(bench, page, bench.options.trace) : [];
     return [
+      ...traced,
       ...rowsFor('fresh /home', fresh, true, failed.fresh),
       ...rowsFor(
         `fresh /home, pointer on the card ${HOVER_MS} ms before`,
@@ -238,4 +241,45 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
   } finally {
     await context.close();
   }
+}
+
+/**
+ * Three instant clicks and three after the pointer's rest on a fresh /home, each traced
+ * (devtools.timeline) into `${prefix}-{mode}-{n}.json`, with what the page's main thread did
+ * from the click to the first frame. Not among the figures: tracing slows the page.
+ */
+async function tracedClicks(bench: BenchContext, page: Page, prefix: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const [mode, hoverMs] of [
+    ['instant', 0],
+    ['rested', HOVER_MS],
+  ] as const) {
+    const lines: string[] = [];
+    for (let index = 1; index <= 3; index += 1) {
+      const path = `${prefix}-${mode}-${index}.json`;
+      await page.goto('/home');
+      await streamCard(page, 'N743AS').waitFor();
+      await bench.browser.startTracing(page, {
+        path,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel'],
+      });
+      const sample = await measureClick(page, STREAMS[index % 3] ?? 'N743AS', hoverMs);
+      await bench.browser.stopTracing();
+      const summary = summarizeClickTrace(path, sample.totalMs);
+      lines.push(
+        `${Math.round(sample.totalMs)} ms to the first frame, ` +
+          (summary ? describeSummary(summary) : 'no click in the trace'),
+      );
+    }
+    rows.push({
+      part: 'join',
+      what: `trace of a click (fresh /home, ${mode === 'instant' ? 'instant' : `pointer on the card ${HOVER_MS} ms before`}, n=3, traced: slower)`,
+      target: '(where the time goes)',
+      median: '',
+      p95: '',
+      pass: undefined,
+      note: `${lines.join('; ')} (${prefix}-${mode}-1..3.json)`,
+    });
+  }
+  return rows;
 }

@@ -123,29 +123,54 @@ describe('stream selection page', () => {
 });
 
 describe('opening a stream from the grid', () => {
-  it('fetches the participant token while the pointer rests on a card, and the player joins with it', async () => {
-    localStorage.setItem('token', 't');
-    const sdk = new FakeStageSdk();
-    sdk.install();
-    stubMedia();
-    const fetchSpy = vi.fn(() =>
-      Promise.resolve(
-        new Response(JSON.stringify({ token: 'prefetched-token' }), {
-          status: 200,
-          headers: { 'Content-Type': 'application/json' },
-        }),
-      ),
-    );
-    vi.stubGlobal('fetch', fetchSpy);
-    const { user } = renderApp('/home');
+  it('joins while the mouse rests on a card, and the player takes that join at the click', async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+    const card = screen.getByRole('link', { name: /N953AS/ });
 
-    await user.hover(screen.getByRole('link', { name: /N953AS/ }));
-    await waitFor(() => expect(callsBesideThumbnails(fetchSpy)).toHaveLength(1));
-    await user.click(screen.getByRole('link', { name: /N953AS/ }));
-
+    await user.hover(card);
     await waitFor(() => expect(sdk.stages).toHaveLength(1));
-    expect(sdk.lastStage.token).toBe('prefetched-token');
-    expect(callsBesideThumbnails(fetchSpy)).toHaveLength(1);
+    expect(sdk.lastStage.joinCalls).toBe(1);
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+    await user.click(card);
+
+    await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(1); // the player took the rest's join
+    expect(sdk.lastStage.leaveCalls).toBe(0);
+    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(1);
+    delete window.IVSBroadcastClient;
+  });
+
+  it('leaves the join when the pointer leaves the card, and joins only the card it rests on', async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+
+    await user.hover(screen.getByRole('link', { name: /N743AS/ }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    await user.hover(screen.getByRole('link', { name: /N954AS/ }));
+    await waitFor(() => expect(sdk.stages).toHaveLength(2));
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 0]);
+    await user.unhover(screen.getByRole('link', { name: /N954AS/ }));
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1]);
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
+    delete window.IVSBroadcastClient;
+  });
+
+  it("joins the card the keyboard's focus is on, leaves it when the focus moves on, and Enter plays that join", async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+    // The logo, 'Log out', 'Recordings', 'Watch all', the first card.
+    for (let tab = 0; tab < 5; tab += 1) await user.tab();
+    // 'Watch all' joined the three streams, its blur left them, and the card joined its own.
+    await waitFor(() => expect(sdk.stages).toHaveLength(4));
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1, 0]);
+    await user.tab(); // the second card
+    await waitFor(() => expect(sdk.stages).toHaveLength(5));
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1, 1, 0]);
+    await user.keyboard('{Enter}');
+    expect(screen.getByTestId('location')).toHaveTextContent('/player/N953AS');
+    await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(5);
+    expect(sdk.lastStage.leaveCalls).toBe(0);
     delete window.IVSBroadcastClient;
   });
 
@@ -219,38 +244,40 @@ describe('opening a stream from the grid', () => {
     delete window.IVSBroadcastClient;
   });
 
-  it("fetches every stream's participant token while the pointer rests on 'Watch all', not on a pass-over, and the tiles join with them", async () => {
-    localStorage.setItem('token', 't');
-    const sdk = new FakeStageSdk();
-    sdk.install();
-    stubMedia();
-    const fetchSpy = vi.fn((input: RequestInfo | URL, init?: RequestInit) =>
-      Promise.resolve(
-        new Response(
-          JSON.stringify({ token: `prefetched-${String(JSON.parse(String(init?.body)).stageId)}` }),
-          { status: 200, headers: { 'Content-Type': 'application/json' } },
-        ),
-      ),
-    );
-    vi.stubGlobal('fetch', fetchSpy);
-    const { user } = renderApp('/home');
+  it("joins every stream while the mouse rests on 'Watch all', not on a pass-over, and leaves them when it leaves", async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
     const watchAll = screen.getByRole('link', { name: uiText.home.watchAllLabel });
 
     await user.hover(watchAll);
     await user.unhover(watchAll);
     await act(() => new Promise((resolve) => setTimeout(resolve, 100)));
-    expect(callsBesideThumbnails(fetchSpy)).toHaveLength(0);
+    expect(sdk.stages).toHaveLength(0);
+    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(0);
 
     await user.hover(watchAll);
-    await waitFor(() => expect(callsBesideThumbnails(fetchSpy)).toHaveLength(3));
-    await user.click(watchAll);
     await waitFor(() => expect(sdk.stages).toHaveLength(3));
-    expect(sdk.stages.map((stage) => stage.token).sort()).toEqual([
-      'prefetched-N743AS',
-      'prefetched-N953AS',
-      'prefetched-N954AS',
+    await user.unhover(watchAll);
+    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1]);
+    delete window.IVSBroadcastClient;
+  });
+
+  it("has the tiles take the joins the mouse's rest on 'Watch all' started", async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+    const watchAll = screen.getByRole('link', { name: uiText.home.watchAllLabel });
+
+    await user.hover(watchAll);
+    await waitFor(() => expect(sdk.stages).toHaveLength(3));
+    await user.click(watchAll);
+    for (const streamId of ['N743AS', 'N953AS', 'N954AS']) {
+      await screen.findByLabelText(fillText(uiText.player.video, { streamId }));
+    }
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages.map((stage) => [stage.joinCalls, stage.leaveCalls])).toEqual([
+      [1, 0],
+      [1, 0],
+      [1, 0],
     ]);
-    expect(callsBesideThumbnails(fetchSpy)).toHaveLength(3);
+    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(3);
     delete window.IVSBroadcastClient;
   });
 

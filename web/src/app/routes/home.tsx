@@ -1,4 +1,5 @@
 import { LayoutGrid } from 'lucide-react';
+import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { recordingsPage, watchAllPage } from '@/app/lazy-pages';
 import { paths } from '@/config/paths';
@@ -6,13 +7,16 @@ import { uiText } from '@/config/ui-text';
 import { PageHeader } from '@/components/layout/page-header';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
 import { useDocumentTitle } from '@/lib/use-document-title';
-import { useRestingPointer } from '@/lib/use-resting-pointer';
+import { useOpenIntent } from '@/lib/use-open-intent';
 import { StreamGrid } from '@/features/streams/components/stream-grid';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
 import {
+  useJoinIntent,
   usePrefetchParticipantToken,
   useStartEarlySession,
 } from '@/features/player/hooks/use-participant-token-prefetch';
+
+const EVERY_STREAM = BUILT_IN_STREAMS.map((stream) => stream.id);
 
 const HEADER_LINK =
   'inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none';
@@ -20,13 +24,20 @@ const HEADER_LINK =
 export function HomeRoute() {
   const navigate = useNavigate();
   const prefetchParticipantToken = usePrefetchParticipantToken();
+  const joinIntent = useJoinIntent();
   const startEarlySession = useStartEarlySession();
-  // 'Watch all' opens every stream: the pointer resting on it, its focus or a press fetch each
-  // one's participant token, as a card's do for its own (decision 0040).
-  const watchAllIntent = () => {
-    for (const stream of BUILT_IN_STREAMS) prefetchParticipantToken(stream.id);
-  };
-  const watchAllResting = useRestingPointer(watchAllIntent);
+  // 'Watch all' opens every stream: as a card does for its own, a mouse resting on it or the
+  // keyboard's focus start every tile's join, and its leaving or blur leaves them (decision
+  // 0091); a press fetches every token (decision 0040).
+  const watchAllIntent = useOpenIntent({
+    onPrefetch: () => {
+      for (const stageId of EVERY_STREAM) prefetchParticipantToken(stageId);
+    },
+    onJoin: () => joinIntent.intend(EVERY_STREAM),
+    onEnd: () => joinIntent.forgo(EVERY_STREAM),
+  });
+  // What an intent joined and no click took ends with the page (a click's joins are the player's).
+  useEffect(() => joinIntent.forgoAll, [joinIntent]);
   useDocumentTitle(uiText.home.documentTitle);
   return (
     <>
@@ -47,23 +58,21 @@ export function HomeRoute() {
               to={paths.watchAll.href()}
               aria-label={uiText.home.watchAllLabel}
               // The page loads when first opened: fetched as the pointer or focus comes to its link.
-              onPointerEnter={() => {
+              onPointerEnter={(event) => {
                 watchAllPage.preload();
-                watchAllResting.onPointerEnter();
+                watchAllIntent.onPointerEnter(event);
               }}
-              onPointerLeave={watchAllResting.onPointerLeave}
-              onPointerDown={() => {
-                watchAllResting.cancel();
-                watchAllIntent();
-              }}
+              onPointerLeave={watchAllIntent.onPointerLeave}
+              onPointerDown={watchAllIntent.onPointerDown}
               onFocus={() => {
                 watchAllPage.preload();
-                watchAllIntent();
+                watchAllIntent.onFocus();
               }}
+              onBlur={watchAllIntent.onBlur}
               // Every tile's join starts with the click, as a stream card's does (decision 0057).
               onClick={(event) => {
                 if (!opensInThisPage(event)) return;
-                for (const stream of BUILT_IN_STREAMS) startEarlySession(stream.id);
+                for (const stageId of EVERY_STREAM) startEarlySession(stageId);
               }}
               className={HEADER_LINK}
             >
@@ -78,6 +87,8 @@ export function HomeRoute() {
         hrefFor={paths.player.href}
         onOpen={(href) => void navigate(href)}
         onIntent={prefetchParticipantToken}
+        onJoinIntent={(stageId) => joinIntent.intend([stageId])}
+        onIntentEnd={(stageId) => joinIntent.forgo([stageId])}
         onOpening={startEarlySession}
       />
     </>

@@ -1,9 +1,5 @@
 import { useRef, type RefObject } from 'react';
-import {
-  connectionQuality,
-  type ConnectionQuality,
-  type PlaybackFigures,
-} from '../lib/playback-stats';
+import type { ConnectionQuality, PlaybackFigures } from '../lib/playback-stats';
 import { usePlaybackStats } from './use-playback-stats';
 import { useStageSession, type StageSessionView } from './use-stage-session';
 
@@ -26,8 +22,8 @@ export function useLiveVideo(
 ): LiveVideoView {
   const videoRef = useRef<HTMLVideoElement>(null);
   const session = useStageSession(streamId, videoRef);
-  const figures = usePlaybackStats(videoRef, session.videoStream, frameDetail);
-  const quality =
-    session.state.status === 'connected' && figures ? connectionQuality(figures) : undefined;
+  const reading = usePlaybackStats(videoRef, session.videoStream, frameDetail);
+  const figures = reading?.figures;
+  const quality = session.state.status === 'connected' ? reading?.quality : undefined;
   return { ...session, videoRef, figures, quality };
 }

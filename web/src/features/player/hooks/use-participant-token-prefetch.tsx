@@ -1,4 +1,12 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+  type ReactNode,
+} from 'react';
 import { getAuthToken } from '@/lib/auth-token';
 import { getParticipantToken } from '../api/get-participant-token';
 import { getClientId } from '../lib/client-id';
@@ -14,9 +22,9 @@ interface JoinHeadStart {
 const HeadStartContext = createContext<JoinHeadStart | null>(null);
 
 /**
- * What the routes under it do ahead of a player's join, for the player to take: participant
- * tokens fetched on intent (decision 0040), and sessions started by the click that opens a player
- * (early-stage-sessions.ts). The stream grid starts them, the player takes them. One per app,
+ * What the routes under it do ahead of a player's join, for the player to take: sessions started
+ * on intent and by the click that opens a player (early-stage-sessions.ts, decisions 0057, 0091),
+ * and participant tokens fetched on an intent that starts no join (decision 0040). The stream grid starts them, the player takes them. One per app,
  * never module state.
  */
 export function ParticipantTokenPrefetchProvider({ children }: { children: ReactNode }) {
@@ -41,9 +49,9 @@ export function ParticipantTokenPrefetchProvider({ children }: { children: React
 }
 
 /**
- * `(stageId) => void`: the viewer is about to open this stream. A no-op without the provider, and
- * while a session started for it waits (a mouse's press started it; the focus that follows the
- * press would otherwise fetch a token nobody takes).
+ * `(stageId) => void`: the viewer may open this stream (a press, the focus it gives). A no-op
+ * without the provider, and while a session started for it waits (a mouse's press started it;
+ * the focus that follows the press would otherwise fetch a token nobody takes).
  */
 export function usePrefetchParticipantToken(): (stageId: string) => void {
   const headStart = useContext(HeadStartContext);
@@ -52,6 +60,38 @@ export function usePrefetchParticipantToken(): (stageId: string) => void {
       if (headStart && !headStart.earlySessions.has(stageId))
         headStart.prefetcher.prefetch(stageId);
     },
+    [headStart],
+  );
+}
+
+export interface JoinIntent {
+  /**
+   * The viewer is about to open these streams (a mouse rests on a card or on 'Watch all', or the
+   * keyboard's focus is on it): each one's join starts now (decision 0091), or, beyond the cap or the minute's
+   * budget, its participant token is fetched (decision 0040).
+   */
+  intend: (stageIds: readonly string[]) => void;
+  /** The intent went (the pointer left, the focus moved): the joins it started are left. */
+  forgo: (stageIds: readonly string[]) => void;
+  /** The page that showed the streams went: every join an intent started is left. */
+  forgoAll: () => void;
+}
+
+/** The joins started on intent, and their end. No-ops without the provider. */
+export function useJoinIntent(): JoinIntent {
+  const headStart = useContext(HeadStartContext);
+  return useMemo(
+    () => ({
+      intend: (stageIds) => {
+        if (!headStart) return;
+        // A stream whose join waits (the intent's, or a press's) fetches no second token.
+        for (const stageId of headStart.earlySessions.intend(stageIds)) {
+          headStart.prefetcher.prefetch(stageId);
+        }
+      },
+      forgo: (stageIds) => headStart?.earlySessions.forgo(stageIds),
+      forgoAll: () => headStart?.earlySessions.forgoAll(),
+    }),
     [headStart],
   );
 }

@@ -1,10 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeStageSdk } from '@/testing/fake-stage-sdk';
-import { EARLY_SESSION_TTL_MS, EarlyStageSessions } from './early-stage-sessions';
+import {
+  EARLY_SESSION_TTL_MS,
+  EarlyStageSessions,
+  INTENT_JOINS_PER_MINUTE,
+  INTENT_SESSION_TTL_MS,
+} from './early-stage-sessions';
 import { StageSession } from './stage-session';
 
 let sdk: FakeStageSdk;
 let tokenFetches: string[];
+
+let now: number;
 
 function earlySessions() {
   return new EarlyStageSessions(
@@ -17,13 +24,19 @@ function earlySessions() {
           return Promise.resolve(`token-${id}`);
         },
       }),
+    EARLY_SESSION_TTL_MS,
+    () => now,
   );
 }
+
+/** Each stage's joins and leaves, in the order the stages were made. */
+const joinsAndLeaves = () => sdk.stages.map((stage) => [stage.joinCalls, stage.leaveCalls]);
 
 beforeEach(() => {
   vi.useFakeTimers();
   sdk = new FakeStageSdk();
   tokenFetches = [];
+  now = 0;
 });
 
 afterEach(() => {
@@ -66,5 +79,107 @@ describe('EarlyStageSessions', () => {
     sessions.clear();
     expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1]);
     expect(sessions.take('N743AS')).toBeUndefined();
+  });
+});
+
+describe('EarlyStageSessions, joins on intent (decision 0091)', () => {
+  it('joins on intent, leaves when the intent goes, and joins only the newest intent', async () => {
+    const sessions = earlySessions();
+    expect(sessions.intend(['N743AS'])).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(joinsAndLeaves()).toEqual([[1, 0]]);
+
+    sessions.intend(['N953AS']); // the pointer moved on to another card
+    await vi.advanceTimersByTimeAsync(0);
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+    sessions.forgo(['N953AS']); // and left it
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
+    expect(sessions.take('N953AS')).toBeUndefined();
+  });
+
+  it('hands the click the join its intent started: one join, no longer left with the intent', async () => {
+    const sessions = earlySessions();
+    sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sessions.start('N743AS');
+    sessions.forgo(['N743AS']); // the pointer leaves as the page changes
+    sessions.forgoAll();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(tokenFetches).toEqual(['N743AS']);
+    expect(joinsAndLeaves()).toEqual([[1, 0]]);
+    expect(sessions.take('N743AS')).toBeInstanceOf(StageSession);
+  });
+
+  it("the click's join ends after the click's time limit, not the intent's", async () => {
+    const sessions = earlySessions();
+    sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    sessions.start('N743AS'); // a click whose navigation never happened
+    await vi.advanceTimersByTimeAsync(EARLY_SESSION_TTL_MS);
+    expect(joinsAndLeaves()).toEqual([[1, 1]]);
+  });
+
+  it('replaces a join on intent that failed with a new one at the click', async () => {
+    const sessions = earlySessions();
+    sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sdk.lastStage.failJoin(new Error('Too many streams are open with this account'));
+    await vi.advanceTimersByTimeAsync(0);
+    sessions.start('N743AS');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+    expect(sessions.take('N743AS')?.getSnapshot().status).toBe('loading');
+  });
+
+  it('joins at most three streams on one intent, and returns the others', async () => {
+    const sessions = earlySessions();
+    expect(sessions.intend(['A', 'B', 'C', 'D'])).toEqual(['D']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(tokenFetches).toEqual(['A', 'B', 'C']);
+  });
+
+  it(`joins on intent at most ${INTENT_JOINS_PER_MINUTE} times a minute`, async () => {
+    const sessions = earlySessions();
+    for (let index = 0; index < INTENT_JOINS_PER_MINUTE; index += 1) {
+      expect(sessions.intend([`S${index % 2}`])).toEqual([]); // the pointer goes to and fro
+      await vi.advanceTimersByTimeAsync(0);
+      now += 1_000;
+    }
+    expect(sessions.intend(['S0'])).toEqual(['S0']); // the minute's budget is spent
+    now = 60_000; // the first join of the minute is a minute old
+    expect(sessions.intend(['S0'])).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sdk.stages).toHaveLength(INTENT_JOINS_PER_MINUTE + 1);
+  });
+
+  it('leaves a join on intent nobody took after its time limit', async () => {
+    const sessions = earlySessions();
+    sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(INTENT_SESSION_TTL_MS - 1);
+    expect(joinsAndLeaves()).toEqual([[1, 0]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(joinsAndLeaves()).toEqual([[1, 1]]);
+  });
+
+  it("forgoAll leaves the intents' joins and keeps the clicks'", async () => {
+    const sessions = earlySessions();
+    sessions.start('N743AS');
+    sessions.intend(['N953AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sessions.forgoAll();
+    expect(joinsAndLeaves()).toEqual([
+      [1, 0],
+      [1, 1],
+    ]);
+    expect(sessions.has('N743AS')).toBe(true);
   });
 });

@@ -1,43 +1,100 @@
 /**
- * Stage sessions started by the click that opens a player, before the player has rendered: the
- * join (token, signalling socket, offer, ICE, DTLS) runs while React renders the route and the
- * browser paints it, instead of after (decision 0057; the player's effect ran 20–30 ms after the
- * click).
+ * Stage sessions started ahead of the player that shows them, while React renders the route and
+ * the browser paints it, instead of after: by the click that opens a player (decision 0057), and
+ * before it, by the viewer's intent, the pointer resting on a card or its focus (decision 0091).
  *
  * - One session per stage; a second start for the same stage while one waits does nothing.
  * - The player takes it once (`take`), and owns it from then on (it leaves it on unmount).
  * - One nobody takes within `ttlMs` (the navigation never happened) is left, so no join stays
  *   open behind a page that does not show it.
+ * - A join on intent is left when the intent goes (`forgo`), or when another one replaces it;
+ *   at most `INTENT_SESSIONS_MAX` at once and `INTENT_JOINS_PER_MINUTE` a minute, for each holds
+ *   one of the account's seats on the stage and spends a participant token. The click that
+ *   follows adopts it (`start`), unless it failed: then the click joins anew.
  */
 import type { StageSession } from './stage-session';
 
 /** Longer than any render of the player route; short enough that a stray join soon ends. */
 export const EARLY_SESSION_TTL_MS = 5_000;
+/** Watch all's three; a stream card's intent holds one. The account holds 8 seats at most. */
+export const INTENT_SESSIONS_MAX = 3;
+/** A third of the participant tokens an account may ask for a minute (30): the rest are clicks'. */
+export const INTENT_JOINS_PER_MINUTE = 10;
+/** How long a pointer resting on a card holds its join open. */
+export const INTENT_SESSION_TTL_MS = 30_000;
+const MINUTE_MS = 60_000;
 
 interface EarlySession {
   session: StageSession;
   timer: ReturnType<typeof setTimeout>;
+  /** Held by an intent only (no click yet): the intent's going leaves it. */
+  byIntent: boolean;
 }
 
 export class EarlyStageSessions {
   private readonly waiting = new Map<string, EarlySession>();
+  /** When each join on intent of the last minute started. */
+  private intentJoins: number[] = [];
 
   constructor(
     private readonly createSession: (stageId: string) => StageSession,
     private readonly ttlMs = EARLY_SESSION_TTL_MS,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
-  /** Starts joining `stageId` for the player about to render, unless a session already waits. */
+  /**
+   * Starts joining `stageId` for the player about to render, unless a session already waits; one
+   * an intent started is the click's from now on (a failed one is replaced by a new join).
+   */
   start(stageId: string): void {
-    if (this.waiting.has(stageId)) return;
-    const session = this.createSession(stageId);
-    const timer = setTimeout(() => {
-      if (this.waiting.get(stageId)?.session !== session) return;
-      this.waiting.delete(stageId);
-      session.dispose();
-    }, this.ttlMs);
-    this.waiting.set(stageId, { session, timer });
-    session.start();
+    const early = this.waiting.get(stageId);
+    if (early?.byIntent && early.session.getSnapshot().status === 'error') {
+      this.leave(stageId);
+    } else if (early) {
+      if (early.byIntent) {
+        early.byIntent = false;
+        clearTimeout(early.timer);
+        early.timer = this.expire(stageId, early.session, this.ttlMs);
+      }
+      return;
+    }
+    this.open(stageId, false, this.ttlMs);
+  }
+
+  /**
+   * The viewer is about to open these streams (the pointer rests on a card or on 'Watch all', or
+   * it has focus): joins each now, and leaves what another intent had joined. Returns the streams
+   * it did not join (beyond the cap or the minute's budget), whose tokens may still be fetched.
+   */
+  intend(stageIds: readonly string[]): string[] {
+    for (const [stageId, early] of this.waiting) {
+      if (early.byIntent && !stageIds.includes(stageId)) this.leave(stageId);
+    }
+    const now = this.now();
+    this.intentJoins = this.intentJoins.filter((at) => now - at < MINUTE_MS);
+    const notJoined: string[] = [];
+    for (const [index, stageId] of stageIds.entries()) {
+      if (this.waiting.has(stageId)) continue;
+      if (index >= INTENT_SESSIONS_MAX || this.intentJoins.length >= INTENT_JOINS_PER_MINUTE) {
+        notJoined.push(stageId);
+        continue;
+      }
+      this.intentJoins.push(now);
+      this.open(stageId, true, INTENT_SESSION_TTL_MS);
+    }
+    return notJoined;
+  }
+
+  /** The intent on these streams went (the pointer left, the focus moved): leaves their joins. */
+  forgo(stageIds: readonly string[]): void {
+    for (const stageId of stageIds) {
+      if (this.waiting.get(stageId)?.byIntent) this.leave(stageId);
+    }
+  }
+
+  /** Leaves every join an intent holds (the page that showed the streams went). */
+  forgoAll(): void {
+    this.forgo([...this.waiting.keys()]);
   }
 
   /** Whether a session for `stageId` waits for its player (it has, or is getting, its token). */
@@ -56,10 +113,26 @@ export class EarlyStageSessions {
 
   /** Leaves every session nobody took. */
   clear(): void {
-    for (const { session, timer } of this.waiting.values()) {
-      clearTimeout(timer);
-      session.dispose();
-    }
-    this.waiting.clear();
+    for (const stageId of [...this.waiting.keys()]) this.leave(stageId);
+  }
+
+  private open(stageId: string, byIntent: boolean, ttlMs: number): void {
+    const session = this.createSession(stageId);
+    this.waiting.set(stageId, { session, timer: this.expire(stageId, session, ttlMs), byIntent });
+    session.start();
+  }
+
+  private expire(stageId: string, session: StageSession, ttlMs: number) {
+    return setTimeout(() => {
+      if (this.waiting.get(stageId)?.session === session) this.leave(stageId);
+    }, ttlMs);
+  }
+
+  private leave(stageId: string): void {
+    const early = this.waiting.get(stageId);
+    if (!early) return;
+    this.waiting.delete(stageId);
+    clearTimeout(early.timer);
+    early.session.dispose();
   }
 }

@@ -3,7 +3,7 @@ import { lazy, Suspense, type KeyboardEvent, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import { fillText, uiText } from '@/config/ui-text';
 import { opensInThisPage } from '@/lib/opens-in-this-page';
-import { useRestingPointer } from '@/lib/use-resting-pointer';
+import { useOpenIntent } from '@/lib/use-open-intent';
 import type { Stream } from '../data/streams';
 import { StreamThumbnail } from './stream-thumbnail';
 
@@ -15,8 +15,12 @@ interface StreamCardProps {
   stream: Stream;
   href: string;
   onOpen: (href: string) => void;
-  /** The viewer is about to open the stream: the pointer rests on the card, focus, a press. */
+  /** The viewer may open the stream: a press, the focus it gives, a touch resting on the card. */
   onIntent?: (streamId: string) => void;
+  /** The viewer is about to open the stream: a mouse resting on the card, a keyboard's focus. */
+  onJoinIntent?: (streamId: string) => void;
+  /** The intent went: the pointer left the card, or its focus moved away. */
+  onIntentEnd?: (streamId: string) => void;
   /**
    * The stream opens in this page now (a plain click, Enter or Space) or on the release of a
    * mouse's plain press: its join may start.
@@ -24,9 +28,20 @@ interface StreamCardProps {
   onOpening?: (streamId: string) => void;
 }
 
-export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: StreamCardProps) {
-  const intent = () => onIntent?.(stream.id);
-  const resting = useRestingPointer(intent);
+export function StreamCard({
+  stream,
+  href,
+  onOpen,
+  onIntent,
+  onJoinIntent,
+  onIntentEnd,
+  onOpening,
+}: StreamCardProps) {
+  const intent = useOpenIntent({
+    onPrefetch: () => onIntent?.(stream.id),
+    onJoin: () => onJoinIntent?.(stream.id),
+    onEnd: () => onIntentEnd?.(stream.id),
+  });
 
   // A link opens on Enter by itself; Space is what a button-like card is also expected to take.
   function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
@@ -47,16 +62,16 @@ export function StreamCard({ stream, href, onOpen, onIntent, onOpening }: Stream
       to={href}
       onKeyDown={handleKeyDown}
       onClick={handleClick}
-      onPointerEnter={resting.onPointerEnter}
-      onPointerLeave={resting.onPointerLeave}
+      onPointerEnter={intent.onPointerEnter}
+      onPointerLeave={intent.onPointerLeave}
       onPointerDown={(event) => {
-        resting.cancel();
-        intent();
+        intent.onPointerDown();
         // A mouse's press opens the stream on its release, 50–150 ms later for a person: the join
         // starts now (decision 0057). Not a touch: a press there may be the start of a scroll.
         if (event.pointerType === 'mouse' && opensInThisPage(event)) onOpening?.(stream.id);
       }}
-      onFocus={intent}
+      onFocus={intent.onFocus}
+      onBlur={intent.onBlur}
       aria-label={fillText(stream.isLive ? uiText.home.liveCardLabel : uiText.home.cardLabel, {
         name: stream.name,
       })}

@@ -8,10 +8,20 @@ interface StreamGridProps {
   hrefFor: (streamId: string) => string;
   onOpen: (href: string) => void;
   onIntent?: (streamId: string) => void;
+  onJoinIntent?: (streamId: string) => void;
+  onIntentEnd?: (streamId: string) => void;
   onOpening?: (streamId: string) => void;
 }
 
-export function StreamGrid({ streams, hrefFor, onOpen, onIntent, onOpening }: StreamGridProps) {
+export function StreamGrid({
+  streams,
+  hrefFor,
+  onOpen,
+  onIntent,
+  onJoinIntent,
+  onIntentEnd,
+  onOpening,
+}: StreamGridProps) {
   if (streams.length === 0) {
     return (
       <div className="flex flex-col items-center rounded-xl border border-dashed border-slate-700 px-6 py-16 text-center">
@@ -33,6 +43,8 @@ export function StreamGrid({ streams, hrefFor, onOpen, onIntent, onOpening }: St
             href={hrefFor(stream.id)}
             onOpen={onOpen}
             onIntent={onIntent}
+            onJoinIntent={onJoinIntent}
+            onIntentEnd={onIntentEnd}
             onOpening={onOpening}
           />
         </li>

@@ -1,0 +1,113 @@
+/**
+ * What a Chromium trace (`browser.startTracing`, devtools.timeline) says the page's main thread did
+ * between two instants: how long it was busy, and with what, by the kind of work each task began
+ * with (script, style, layout, paint, hit tests, ...). The join part traces one click with it.
+ */
+import { readFileSync } from 'node:fs';
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  args?: { name?: string; data?: { type?: string } };
+}
+
+/** The kinds a main-thread task's time is counted under: its longest direct child's name. */
+const KINDS: Record<string, string> = {
+  FunctionCall: 'script',
+  EvaluateScript: 'script',
+  'v8.compile': 'script',
+  EventDispatch: 'script',
+  TimerFire: 'script',
+  FireAnimationFrame: 'script',
+  RunMicrotasks: 'script',
+  'V8.GC_MC_BACKGROUND_MARKING': 'gc',
+  MinorGC: 'gc',
+  MajorGC: 'gc',
+  UpdateLayoutTree: 'style',
+  Layout: 'layout',
+  HitTest: 'hit test',
+  Paint: 'paint',
+  PrePaint: 'paint',
+  Layerize: 'paint',
+  UpdateLayer: 'paint',
+  Commit: 'paint',
+  'Decode Image': 'image decode',
+  'Decode LazyPixelRef': 'image decode',
+  ParseHTML: 'parse',
+  ResourceReceivedData: 'network',
+  ResourceReceiveResponse: 'network',
+  ResourceFinish: 'network',
+};
+
+export interface MainThreadSummary {
+  windowMs: number;
+  busyMs: number;
+  longestTaskMs: number;
+  byKind: Record<string, number>;
+}
+
+/**
+ * The main thread of the renderer that dispatched the `click` (the page's), from that click's
+ * dispatch for `windowMs`.
+ */
+export function summarizeClickTrace(path: string, windowMs: number): MainThreadSummary | undefined {
+  const trace = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: TraceEvent[] };
+  const events = trace.traceEvents;
+  const click = events.find((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'click');
+  if (!click) return undefined;
+  const onThread = events.filter((e) => e.pid === click.pid && e.tid === click.tid && e.ph === 'X');
+  const start = click.ts;
+  const end = start + windowMs * 1000;
+  const tasks = onThread.filter(
+    (e) => e.name === 'RunTask' && e.ts + (e.dur ?? 0) > start && e.ts < end,
+  );
+  const byKind: Record<string, number> = {};
+  let busyMs = 0;
+  let longestTaskMs = 0;
+  for (const task of tasks) {
+    const from = Math.max(task.ts, start);
+    const to = Math.min(task.ts + (task.dur ?? 0), end);
+    const ms = (to - from) / 1000;
+    busyMs += ms;
+    longestTaskMs = Math.max(longestTaskMs, ms);
+    // The task's time goes to the kinds of work inside it, each child by its own duration.
+    const children = onThread.filter(
+      (e) => e !== task && e.ts >= task.ts && e.ts < task.ts + (task.dur ?? 0) && e.name in KINDS,
+    );
+    let counted = 0;
+    for (const child of children) {
+      const kind = KINDS[child.name] ?? 'other';
+      // Only the outermost of nested children of the same task (a FunctionCall inside an EventDispatch).
+      const nested = children.some(
+        (other) =>
+          other !== child &&
+          other.ts <= child.ts &&
+          other.ts + (other.dur ?? 0) >= child.ts + (child.dur ?? 0) &&
+          (other.dur ?? 0) > (child.dur ?? 0),
+      );
+      if (nested) continue;
+      const share = (Math.min(child.ts + (child.dur ?? 0), end) - Math.max(child.ts, start)) / 1000;
+      if (share <= 0) continue;
+      byKind[kind] = (byKind[kind] ?? 0) + share;
+      counted += share;
+    }
+    byKind.other = (byKind.other ?? 0) + Math.max(0, ms - counted);
+  }
+  return { windowMs, busyMs, longestTaskMs, byKind };
+}
+
+export function describeSummary(summary: MainThreadSummary): string {
+  const kinds = Object.entries(summary.byKind)
+    .filter(([, ms]) => ms >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, ms]) => `${kind} ${Math.round(ms)}`)
+    .join(', ');
+  return (
+    `main thread busy ${Math.round(summary.busyMs)} of the ${Math.round(summary.windowMs)} ms ` +
+    `from the click to the first frame (longest task ${Math.round(summary.longestTaskMs)} ms; ${kinds})`
+  );
+}
