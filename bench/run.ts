@@ -30,6 +30,7 @@ import { runG2g } from './parts/g2g';
 import { CAMERA_SLEEP_AFTER_MS, runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
 import { runJoin } from './parts/join';
+import { runJoinFirefox } from './parts/join-firefox';
 import { runKeyFrames } from './parts/keyframes';
 import { runRecording } from './parts/recording';
 import { runLoss } from './parts/loss';
@@ -43,6 +44,7 @@ import { runToken } from './parts/token';
 const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   bundle: runBundle,
   join: runJoin,
+  'join-firefox': runJoinFirefox,
   loss: runLoss,
   g2g: runG2g,
   reconnect: runReconnect,
@@ -60,9 +62,10 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
 };
 /**
  * Run only when asked for (`--only=…`): janus installs Janus and takes minutes (or `--peer=janus`);
- * rewind records for a minute, presses a dozen times and starts a second instance (~4 minutes).
+ * rewind records for a minute, presses a dozen times and starts a second instance (~4 minutes);
+ * join-firefox times the click in Firefox (harness/src/firefox.ts).
  */
-const ON_REQUEST = new Set(['janus', 'rewind']);
+const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox']);
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
 function benchArgs(argv: string[]): {

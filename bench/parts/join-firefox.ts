@@ -1,0 +1,91 @@
+/**
+ * Click on a stream card → first frame presented, in Firefox (Debian's Firefox ESR over WebDriver
+ * BiDi, harness/src/firefox.ts), the join part's two fresh modes beside Chromium's: an instant
+ * click (puppeteer's: press and release together) and one after the pointer rested on the card
+ * 150 ms. The same page probe stamps the release and the first frame
+ * (requestVideoFrameCallback). Run when asked for (`--only=join-firefox`); skipped, with a row
+ * saying so, when Firefox is not installed.
+ */
+import { launchFirefox, firefoxMissingReason } from '@tailcam/harness/firefox';
+import { median, p95 } from '@tailcam/harness/stats';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
+import type { Page } from 'puppeteer-core';
+import type { BenchContext } from '../lib/context';
+import { pageProbe, type JoinMarks } from '../lib/page-probe';
+import type { BenchRow } from '../lib/result';
+import { round } from '../lib/stats';
+
+const HOVER_MS = 150;
+
+const readJoin = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __bench: JoinMarks }).__bench);
+
+async function measureClick(page: Page, url: string, streamId: string, hoverMs: number) {
+  await page.goto(url);
+  const card = `a[href="/player/${streamId}"]`;
+  await page.waitForSelector(card);
+  if (hoverMs > 0) {
+    await page.hover(card);
+    await new Promise((resolve) => setTimeout(resolve, hoverMs));
+  }
+  await page.click(card);
+  await page.waitForFunction(
+    () => (window as unknown as { __bench: JoinMarks }).__bench.firstFrameAt !== undefined,
+    { timeout: 20_000 },
+  );
+  const join = await readJoin(page);
+  return (join.firstFrameAt ?? Number.NaN) - join.clickAt;
+}
+
+export async function runJoinFirefox(bench: BenchContext): Promise<BenchRow[]> {
+  const missing = firefoxMissingReason();
+  if (missing) {
+    return [
+      {
+        part: 'join-firefox',
+        what: 'skipped',
+        target: '',
+        median: '–',
+        p95: '–',
+        pass: undefined,
+        note: missing,
+      },
+    ];
+  }
+  const browser = await launchFirefox({ width: 1280, height: 720 });
+  const version = await browser.version();
+  try {
+    const page = await browser.newPage();
+    await page.evaluateOnNewDocument(await pageProbe(bench.loginToken));
+    const url = `${bench.product.baseUrl}/home`;
+    const rows: BenchRow[] = [];
+    for (const [mode, hoverMs] of [
+      ['fresh /home', 0],
+      [`fresh /home, pointer on the card ${HOVER_MS} ms before`, HOVER_MS],
+    ] as const) {
+      const totals: number[] = [];
+      // One unrecorded join first, as in Chromium's part.
+      for (let index = -1; index < bench.options.joins; index += 1) {
+        const total = await measureClick(
+          page,
+          url,
+          STREAM_IDS[(index + 3) % 3] ?? 'N743AS',
+          hoverMs,
+        );
+        if (index >= 0) totals.push(total);
+      }
+      rows.push({
+        part: 'join-firefox',
+        what: `click → first frame, Firefox (${mode}, n=${totals.length})`,
+        target: '(beside Chromium)',
+        median: `${round(median(totals))} ms`,
+        p95: `${round(p95(totals))} ms`,
+        pass: undefined,
+        note: version,
+      });
+    }
+    return rows;
+  } finally {
+    await browser.close();
+  }
+}
