@@ -72,13 +72,24 @@ export const DOWN_AFTER_MS = 500;
  */
 export const LEAVE_AT_ONCE_SHARE = 0.5;
 /**
- * A layer left at once goes to one that fits this share of the estimate: the estimate just after
- * a drop counts the queue draining (libwebrtc's is 85 % of what arrived), and a layer chosen just
- * short of the link freezes the viewer again; one too low costs a probe's seconds up instead.
+ * A layer left at once goes to the highest that fits this share of the estimate: the estimate
+ * just after a drop counts the queue draining (libwebrtc's is 85 % of what arrived), and a layer
+ * chosen just short of the link freezes the viewer again. The margin is a fifth, not more: the
+ * layers' measured rates (320x180 about 300 kbit/s, 160x90 about 100) put a 400 kbit/s estimate's
+ * viewer on 320x180 at its full 20 frames a second, where 60 % put it on 160x90 at 15 and left it
+ * to probes to climb (docs/decisions/0089-weak-links-take-the-layer-they-carry.md).
  */
-export const AT_ONCE_FIT_SHARE = 0.6;
+export const AT_ONCE_FIT_SHARE = 0.8;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
+/**
+ * A probe up sends the next layer's bitrate times this, beside the audio the viewer gets anyway:
+ * what the viewer will need on that layer, with a little over for its key frames. With
+ * `UP_MARGIN` the probe asked 15 % over the layer plus the audio, more than a link that carries
+ * the layer with room has (320x180's ~300 kbit/s probed at 345 plus ~45 of audio on 400 kbit/s
+ * filled the link, and probes failed for 18 s; decision 0089).
+ */
+export const PROBE_MARGIN = 1.05;
 /** ...for this long. */
 export const UP_AFTER_MS = 2_000;
 /**
@@ -218,7 +229,7 @@ export class LayerChoice {
     if (next === undefined || this.waiting(next, now) || !lineCarries(next, constraints, now)) {
       return undefined;
     }
-    const target = next.bitrate(now) * UP_MARGIN;
+    const target = next.bitrate(now) * PROBE_MARGIN;
     return target > 0 ? target : undefined;
   }
 
@@ -372,6 +383,7 @@ export class LayerChoice {
       // starts at once.
       if (sawEstimate) return current;
     }
+    // Standing in as the estimate, it lets the layer now chosen fit and the next be probed.
     this.probed = next.bitrate(now) * UP_MARGIN;
     return next;
   }

@@ -10,6 +10,7 @@ import {
   DOWN_AFTER_MS,
   FIRST_RETRY_MS,
   LayerChoice,
+  PROBE_MARGIN,
   PROBE_QUIET_MS,
   PROBE_WINDOW_MS,
   UP_AFTER_MS,
@@ -95,7 +96,7 @@ describe('choosing a viewer’s layer', () => {
     expect(choice.choose(layers, now(), { maxBitrate: 150_000 })).toBe(q);
     // Room for seconds: up one layer; then room for the top: up to it after seconds more.
     expect(choice.probeTarget(layers, now(), { maxBitrate: 600_000 })).toBe(
-      h.bitrate(now()) * 1.15,
+      h.bitrate(now()) * PROBE_MARGIN,
     );
     run(UP_AFTER_MS + 200, (at) => choice.choose(layers, at, { maxBitrate: 600_000 }));
     expect(choice.choose(layers, now(), { maxBitrate: 600_000 })).toBe(h);

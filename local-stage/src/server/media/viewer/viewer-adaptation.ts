@@ -348,7 +348,10 @@ export class ViewerAdaptation {
       lineLoss: this.lineLoss(),
       roundTripMs: this.roundTripMs(),
     });
-    if (estimate === undefined || target === undefined || estimate >= target) return;
+    if (estimate === undefined || target === undefined) return;
+    // A probe up sends the next layer's need even under an estimate above it: short of that
+    // layer's `UP_MARGIN`, only the probe moves the viewer up.
+    if (estimate >= target && !this.choice.probingUp) return;
     const forwarded = paused ? 0 : (current?.bitrate(now) ?? 0);
     // A probe up sends the next layer's whole need; otherwise the probe lets the estimate grow.
     // A paused viewer's link is already full of its audio: its probe only lets the estimate

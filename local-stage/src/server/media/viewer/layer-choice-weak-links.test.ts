@@ -1,0 +1,113 @@
+/**
+ * A weak link gets the highest layer it carries with a margin, at that layer's own frame rate
+ * (docs/decisions/0089-weak-links-take-the-layer-they-carry.md): the layers at the rates the
+ * simulcast camera was measured sending them in the lab (160x90 ~100 kbit/s, 320x180 ~300,
+ * 640x360 ~880), and a link modelled as libwebrtc's receive-side estimate sees it.
+ */
+import { RtpHeader, RtpPacket } from 'werift';
+import { describe, expect, it } from 'vitest';
+import { testVideoLayer } from '../../../testing/video-layer';
+import { VideoLayers, type VideoLayer } from '../publisher/video-layers';
+import { LayerChoice } from './layer-choice';
+
+/** Kilobits a second of payload, as the lab measured the camera's layers (2026-11-29). */
+const MEASURED = { q: 100, h: 300, f: 880 } as const;
+type Rid = keyof typeof MEASURED;
+/** The viewer's Opus with its headers, bits a second on the wire (decision 0069). */
+const AUDIO_ON_WIRE = 55_000;
+/** RTP, SRTP, UDP and IP headers on ~1,100-byte video packets. */
+const VIDEO_HEADERS = 1.05;
+
+function measuredPublisher() {
+  const all = { q: testVideoLayer('q'), h: testVideoLayer('h'), f: testVideoLayer('f') };
+  const layers = new VideoLayers([all.q, all.h, all.f]);
+  let now = 0;
+  let sequence = 0;
+  const run = (ms: number, each?: (now: number) => void) => {
+    for (const end = now + ms; now < end; now += 100) {
+      for (const rid of ['q', 'h', 'f'] as const) {
+        const header = new RtpHeader({
+          ssrc: 1,
+          sequenceNumber: sequence++ & 0xffff,
+          timestamp: now * 90,
+        });
+        const bytes = (MEASURED[rid] * 1000) / 8 / 10;
+        all[rid].receive(new RtpPacket(header, Buffer.alloc(bytes, 0x10)), now);
+      }
+      layers.update(now);
+      each?.(now);
+    }
+  };
+  run(2_000);
+  return { ...all, layers, run, now: () => now };
+}
+
+/**
+ * A viewer on a link of `linkKbit`, as libwebrtc's REMB sees it: while what is sent (the layer or
+ * the probe's rate, with headers, and the audio) fits the link, the estimate climbs 8 % a second,
+ * bounded by 1.5 times what arrives; once it does not, the queue grows, and the estimate falls to
+ * 85 % of what the link carries. Returns the layers chosen, one per 100 ms.
+ */
+function viewerOnLink(linkKbit: number, seconds: number, start: Rid = 'q') {
+  const published = measuredPublisher();
+  const { layers, run } = published;
+  const choice = new LayerChoice();
+  const link = linkKbit * 1000;
+  let current: VideoLayer | null | undefined = published[start];
+  choice.choose(layers, published.now(), { preferredRid: start });
+  let estimate = 0.85 * (VIDEO_HEADERS * current.bitrate(published.now()) + AUDIO_ON_WIRE);
+  let falling = false;
+  const chosen: (VideoLayer | null | undefined)[] = [];
+  run(seconds * 1000, (at) => {
+    const video =
+      (choice.probingUp ? (choice.probeTarget(layers, at, { maxBitrate: estimate }) ?? 0) : 0) ||
+      (current?.bitrate(at) ?? 0);
+    const onWire = VIDEO_HEADERS * video + AUDIO_ON_WIRE;
+    const previous = estimate;
+    estimate =
+      onWire > link ? Math.min(estimate, 0.85 * link) : Math.min(estimate * 1.008, 1.5 * onWire);
+    falling = estimate < previous * 0.97 || (falling && estimate < previous);
+    current = choice.choose(layers, at, {
+      maxBitrate: estimate,
+      estimateFalling: falling,
+      estimateRising: estimate > previous,
+      estimateAt: at,
+      sentBitrate: video,
+    });
+    chosen.push(current);
+  });
+  return { ...published, chosen };
+}
+
+const share = (chosen: (VideoLayer | null | undefined)[], layer: VideoLayer, from = 0) =>
+  chosen.slice(from).filter((each) => each === layer).length / chosen.slice(from).length;
+
+describe('a viewer on a weak link', () => {
+  it('moved off the top layer by an estimate fallen to 400 kbit/s, gets 320x180, not 160x90', () => {
+    const { layers, f, h, run, now } = measuredPublisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    run(200);
+    const fell = { maxBitrate: 400_000, estimateFalling: true, sentBitrate: 880_000 };
+    expect(choice.choose(layers, now(), fell)).toBe(h);
+  });
+
+  it('on 400 kbit/s climbs from 160x90 to 320x180 within seconds, by a probe the link carries, and stays', () => {
+    const { chosen, h } = viewerOnLink(400, 30);
+    const firstOnH = chosen.indexOf(h);
+    expect(firstOnH).toBeGreaterThanOrEqual(0);
+    // The probe waits 3 s of quiet, then lasts 2 s.
+    expect(firstOnH / 10).toBeLessThanOrEqual(6);
+    expect(share(chosen, h, firstOnH)).toBe(1);
+  });
+
+  it('on 300 kbit/s stays on 160x90: 320x180 with its audio does not fit', () => {
+    const { chosen, q } = viewerOnLink(300, 30);
+    expect(share(chosen, q)).toBe(1);
+  });
+
+  it('on 1,000 kbit/s keeps 320x180: 640x360 with its audio does not fit with room', () => {
+    const { chosen, h } = viewerOnLink(1_000, 30, 'h');
+    expect(share(chosen, h)).toBe(1);
+  });
+});
