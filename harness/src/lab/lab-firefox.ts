@@ -3,7 +3,8 @@
  * puppeteer's own launch cannot do it: Firefox has no pipe transport, so puppeteer connects to the
  * WebSocket Firefox prints (ws://127.0.0.1:PORT), and that loopback is the namespace's, not this
  * process's. Here Firefox listens on a fixed port inside its namespace and the lab's loopback
- * bridge brings that port out; its profile carries the same preferences as the Firefox specs'.
+ * bridge brings that port out, the WebSocket's Host header naming the port inside (Firefox answers
+ * 400 to any other); its profile carries the same preferences as the Firefox specs'.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,8 @@ export async function launchLabFirefox(lab: NetworkLab, role: LabNamespace): Pro
       browserWSEndpoint: `${url.replace(/^http/, 'ws')}/session`,
       protocol: 'webDriverBiDi',
       defaultViewport: { width: 1280, height: 900 },
+      // Firefox's remote agent refuses a Host that is not the one it listens on (port included).
+      headers: { Host: `127.0.0.1:${REMOTE_PORT}` },
     });
     return {
       browser,
