@@ -5,7 +5,7 @@ import { uiText } from '@/config/ui-text';
 import { statsText } from '@/config/ui-text-stats';
 import { renderApp } from '@/testing/render-app';
 import { FakeStageSdk, StageEvents, fakeTrack } from '@/testing/fake-stage-sdk';
-import { signedInWithFakeStage } from '@/testing/media-stubs';
+import { signedInWithFakeStage, stubMedia } from '@/testing/media-stubs';
 
 let sdk: FakeStageSdk;
 
@@ -97,6 +97,16 @@ describe('the quality choice', () => {
     await waitFor(() => expect(sdk.stages.length).toBeGreaterThan(1));
     expect(sdk.lastStage).not.toBe(first);
     expect(preferred()).toBe('h');
+  });
+
+  it('waits for the first frame: not offered while the video has not started playing (decision 0091)', async () => {
+    let started: () => void = () => undefined;
+    stubMedia(() => new Promise<void>((resolve) => (started = resolve)));
+    await playingLayered();
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(screen.queryByRole('combobox', { name: uiText.layers.label })).not.toBeInTheDocument();
+    act(() => started());
+    expect(await screen.findByRole('combobox', { name: uiText.layers.label })).toBeInTheDocument();
   });
 
   it('is not shown for a video of one layer', async () => {

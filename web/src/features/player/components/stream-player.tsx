@@ -68,14 +68,16 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
   const connected = state.status === 'connected';
   const playing = connected && !state.waitingForVideo;
   const showStats = playing && statsOpen;
+  // The first frame is on screen (or the browser refused to autoplay): what only follows it.
+  const pictured = playing && live.videoStarted;
 
-  // Once the picture is there, the join no longer competes for the network: fetch the panels.
+  // Once the picture is there, the join no longer competes for the page: fetch the panels.
   useEffect(() => {
-    if (!playing) return;
+    if (!pictured) return;
     // One that fails here is fetched again when opened (and then shows nothing if it fails).
     void loadLiveStats().catch(() => undefined);
     void loadKeyboardHelp().catch(() => undefined);
-  }, [playing]);
+  }, [pictured]);
 
   const toggleStats = () => {
     announce(statsOpen ? shortcuts.statsHidden : shortcuts.statsShown);
@@ -119,7 +121,7 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
         className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-30 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-30 [:fullscreen>&]:mt-0"
       >
         {quality && <ConnectionQualityBadge quality={quality} behind={behind} />}
-        {playing && layers.layers.length > 1 && (
+        {pictured && layers.layers.length > 1 && (
           <ErrorBoundary fallback={null}>
             <Suspense fallback={null}>
               <QualityChoice

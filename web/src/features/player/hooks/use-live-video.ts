@@ -22,7 +22,13 @@ export function useLiveVideo(
 ): LiveVideoView {
   const videoRef = useRef<HTMLVideoElement>(null);
   const session = useStageSession(streamId, videoRef);
-  const reading = usePlaybackStats(videoRef, session.videoStream, frameDetail);
+  // Read once the picture is there: the reader's chunk and its first reading do not compete with
+  // the first frame (decision 0091).
+  const reading = usePlaybackStats(
+    videoRef,
+    session.videoStarted ? session.videoStream : undefined,
+    frameDetail,
+  );
   const figures = reading?.figures;
   const quality = session.state.status === 'connected' ? reading?.quality : undefined;
   return { ...session, videoRef, figures, quality };

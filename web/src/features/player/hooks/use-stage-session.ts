@@ -15,6 +15,11 @@ export interface StageSessionView {
   /** The video stream shown now (for its stats), if any. */
   videoStream: StageStream | undefined;
   autoplayBlocked: boolean;
+  /**
+   * Whether the shown video's play() has settled: its first frame is on screen, or the browser
+   * refused to autoplay it. What the picture does not need waits for it (decision 0091).
+   */
+  videoStarted: boolean;
   retry: () => void;
   /** Plays the video after the browser refused to autoplay it (a click is a user gesture). */
   resumePlayback: () => void;
@@ -44,6 +49,7 @@ export function useStageSession(
 ): StageSessionView {
   const [session, setSession] = useState<StageSession>();
   const [autoplayBlocked, setAutoplayBlocked] = useState(false);
+  const [videoStarted, setVideoStarted] = useState(false);
   const [videoStream, setVideoStream] = useState<StageStream>();
   const prefetcher = useParticipantTokenPrefetcher();
   const earlySessions = useEarlyStageSessions();
@@ -68,8 +74,11 @@ export function useStageSession(
         if (!video) return;
         setVideoStream(stream);
         setAutoplayBlocked(false);
+        setVideoStarted(false);
         void attachVideoTrack(video, track).then((outcome) => {
-          if (mounted) setAutoplayBlocked(outcome === 'autoplay-blocked');
+          if (!mounted) return;
+          setAutoplayBlocked(outcome === 'autoplay-blocked');
+          setVideoStarted(true);
         });
       },
       onVideoRemoved: () => {
@@ -96,5 +105,14 @@ export function useStageSession(
     void playVideo(video).then((outcome) => setAutoplayBlocked(outcome === 'autoplay-blocked'));
   }, [videoRef]);
 
-  return { state, videoStream, autoplayBlocked, retry, resumePlayback, layers, preferLayer };
+  return {
+    state,
+    videoStream,
+    autoplayBlocked,
+    videoStarted,
+    retry,
+    resumePlayback,
+    layers,
+    preferLayer,
+  };
 }
