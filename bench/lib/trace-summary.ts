@@ -15,8 +15,21 @@ interface TraceEvent {
   args?: { name?: string; data?: { type?: string } };
 }
 
-/** The kinds a main-thread task's time is counted under: its longest direct child's name. */
+/**
+ * The kinds a main-thread task's time is counted under, by the trace events inside it: each event
+ * of these counts its own time (less that of the events of these inside it); what no event of
+ * these covers is `other` (the scheduler's own, V8 outside a call, ...).
+ */
 const KINDS: Record<string, string> = {
+  'Receive mojo message': 'messages (socket, WebRTC, network)',
+  'SimpleWatcher::OnHandleReady': 'messages (socket, WebRTC, network)',
+  BlinkScheduler_PerformMicrotaskCheckpoint: 'script',
+  HandlePostMessage: 'script',
+  'V8.GCScavenger': 'gc',
+  'V8.GCCompactor': 'gc',
+  'V8.GCFinalizeMC': 'gc',
+  ParseAuthorStyleSheet: 'style',
+  ImageDecodeTask: 'image decode',
   FunctionCall: 'script',
   EvaluateScript: 'script',
   'v8.compile': 'script',
@@ -74,26 +87,30 @@ export function summarizeClickTrace(path: string, windowMs: number): MainThreadS
     const ms = (to - from) / 1000;
     busyMs += ms;
     longestTaskMs = Math.max(longestTaskMs, ms);
-    // The task's time goes to the kinds of work inside it, each child by its own duration.
-    const children = onThread.filter(
+    // The task's time goes to the kinds of work inside it, each event by its own time.
+    const inside = onThread.filter(
       (e) => e !== task && e.ts >= task.ts && e.ts < task.ts + (task.dur ?? 0) && e.name in KINDS,
     );
+    const clipped = (e: TraceEvent) =>
+      Math.max(0, (Math.min(e.ts + (e.dur ?? 0), end) - Math.max(e.ts, start)) / 1000);
+    const contains = (outer: TraceEvent, inner: TraceEvent) =>
+      outer !== inner &&
+      outer.ts <= inner.ts &&
+      outer.ts + (outer.dur ?? 0) >= inner.ts + (inner.dur ?? 0) &&
+      (outer.dur ?? 0) >= (inner.dur ?? 0);
     let counted = 0;
-    for (const child of children) {
-      const kind = KINDS[child.name] ?? 'other';
-      // Only the outermost of nested children of the same task (a FunctionCall inside an EventDispatch).
-      const nested = children.some(
+    for (const event of inside) {
+      // Its direct children: inside it, and inside nothing else inside it.
+      const children = inside.filter(
         (other) =>
-          other !== child &&
-          other.ts <= child.ts &&
-          other.ts + (other.dur ?? 0) >= child.ts + (child.dur ?? 0) &&
-          (other.dur ?? 0) > (child.dur ?? 0),
+          contains(event, other) &&
+          !inside.some((middle) => contains(event, middle) && contains(middle, other)),
       );
-      if (nested) continue;
-      const share = (Math.min(child.ts + (child.dur ?? 0), end) - Math.max(child.ts, start)) / 1000;
-      if (share <= 0) continue;
-      byKind[kind] = (byKind[kind] ?? 0) + share;
-      counted += share;
+      const own = clipped(event) - children.reduce((sum, child) => sum + clipped(child), 0);
+      if (own <= 0) continue;
+      const kind = KINDS[event.name] ?? 'other';
+      byKind[kind] = (byKind[kind] ?? 0) + own;
+      counted += own;
     }
     byKind.other = (byKind.other ?? 0) + Math.max(0, ms - counted);
   }
