@@ -8,7 +8,7 @@ import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { testVideoLayer } from '../../../testing/video-layer';
 import { VideoLayers, type VideoLayer } from '../publisher/video-layers';
-import { LayerChoice } from './layer-choice';
+import { DOWN_AFTER_MS, LayerChoice } from './layer-choice';
 
 /** Kilobits a second of payload, as the lab measured the camera's layers (2026-11-29). */
 const MEASURED = { q: 100, h: 300, f: 880 } as const;
@@ -109,5 +109,32 @@ describe('a viewer on a weak link', () => {
   it('on 1,000 kbit/s keeps 320x180: 640x360 with its audio does not fit with room', () => {
     const { chosen, h } = viewerOnLink(1_000, 30, 'h');
     expect(share(chosen, h)).toBe(1);
+  });
+
+  it('is moved one layer by one lossy report, not two: the report told of the layer before', () => {
+    const { layers, f, h, run, now } = measuredPublisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    run(1_000);
+    // On 1,000 kbit/s, the start on 640x360 loses 27 % (what got through: ~640 kbit/s).
+    const report = { lossy: true, loss: { fraction: 0.27, at: now() }, lossBound: 640_000 };
+    expect(choice.choose(layers, now(), report)).toBe(h);
+    run(DOWN_AFTER_MS + 200, (at) => expect(choice.choose(layers, at, report)).toBe(h));
+  });
+
+  it('is never paused by its first estimate, however low; a later one as low pauses it', () => {
+    const { layers, f, q, run, now } = measuredPublisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    run(1_000);
+    const report = { lossy: true, loss: { fraction: 0.8, at: now() }, lossBound: 170_000 };
+    expect(choice.choose(layers, now(), report)).toBe(q);
+    // libwebrtc's first REMB after that start: 56 kbit/s, on a link carrying 160x90 whole.
+    const first = { maxBitrate: 56_000, firstEstimate: true, estimateAt: now() };
+    run(2 * DOWN_AFTER_MS + 400, (at) => expect(choice.choose(layers, at, first)).toBe(q));
+    // The REMBs after it hold there: the link does not carry 160x90 after all.
+    const held = { maxBitrate: 56_000, estimateAt: now() };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, held));
+    expect(choice.choose(layers, now(), held)).toBeNull();
   });
 });

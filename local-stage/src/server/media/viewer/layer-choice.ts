@@ -41,6 +41,13 @@ export interface LayerConstraints {
    */
   estimateAt?: number | undefined;
   /**
+   * Whether the estimate is the viewer's first REMB. libwebrtc's first, after the over-use of a
+   * start on the top layer, can sit far under what arrives whole: 51–56 kbit/s on a 600 kbit/s
+   * link carrying 160x90 and its audio (decision 0089). It moves the viewer down, never pauses
+   * its video; the REMBs after it climb from there, or fall.
+   */
+  firstEstimate?: boolean | undefined;
+  /**
    * Bits a second that got through to the viewer while its reports showed loss (viewer-adaptation.ts):
    * a bound on the layer chosen, never a reason to pause the video (only the estimate pauses it).
    */
@@ -269,7 +276,10 @@ export class LayerChoice {
     // A lossy link leaves a layer for the one below at once, but never pauses the video: loss
     // with room in the estimate may be the line's own, not congestion (the estimate decides that).
     const aboveLowest = current !== null && arriving.indexOf(current) < arriving.length - 1;
-    const lossyOver = constraints.lossy === true && aboveLowest;
+    // A report judged before this layer was chosen tells of the layer before (decision 0089: one
+    // lossy report took a viewer from 640x360 to 320x180 and, 100 ms later, on to 160x90).
+    const lossOfThisLayer = constraints.loss === undefined || constraints.loss.at > this.chosenAt;
+    const lossyOver = constraints.lossy === true && aboveLowest && lossOfThisLayer;
     // The line's own loss with a long round trip: the layer waits on retransmissions too long.
     const lineOver = aboveLowest && !lineCarries(current, constraints, now);
     const over =
@@ -296,7 +306,9 @@ export class LayerChoice {
       const room = atOnce ? (AT_ONCE_FIT_SHARE / FIT_SHARE) * maxBitrate : maxBitrate;
       const target =
         lower.find((layer) => fits(layer, room, now) && lineCarries(layer, constraints, now)) ??
-        (byEstimate !== undefined && byEstimate < PAUSE_SHARE * lowest.bitrate(now)
+        (byEstimate !== undefined &&
+        byEstimate < PAUSE_SHARE * lowest.bitrate(now) &&
+        constraints.firstEstimate !== true
           ? null
           : lowest);
       if (target === current) return current;

@@ -80,6 +80,8 @@ export class ViewerAdaptation {
   /** Bytes sent as probes. */
   probeBytes = 0;
   private estimateValue: { bitrate: number; at: number } | undefined;
+  /** REMBs about the viewer's video so far. */
+  private estimates = 0;
   /**
    * The bound from the viewer's receiver reports: set by a loss over `LOSS_HIGH`, kept while
    * there is no REMB (the layer chosen by it is not to be left for the top one by a lack of
@@ -194,6 +196,7 @@ export class ViewerAdaptation {
       loss: this.loss,
       lossBound: this.lossBound(now),
       estimateAt: this.estimateValue?.at,
+      firstEstimate: this.estimates === 1,
       lineLoss: this.lineLoss(),
       roundTripMs: this.roundTripMs(),
     });
@@ -235,6 +238,7 @@ export class ViewerAdaptation {
     this.falling = previous !== undefined && bitrate < previous * 0.97;
     this.rising = previous !== undefined && bitrate > previous;
     this.estimateValue = { bitrate, at: now };
+    this.estimates += 1;
   }
 
   private onReceiverReport(packet: RtcpRrPacket, now: number): void {
