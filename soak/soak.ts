@@ -1,12 +1,13 @@
 /**
- * `npm run soak` (after `npm run build`): Chromium viewers joining and leaving on an instance of
- * Tailcam of its own (ports 29280/29291, its log in the temporary directory), with a 'Watch all'
- * tab open throughout, the camera process killed every few minutes and a browser WHIP publisher
+ * `npm run soak` (after `npm run build`): viewers joining and leaving, in Chromium or (with
+ * `--browser=firefox`) Debian's Firefox ESR, on an instance of Tailcam of its own (ports
+ * 29280/29291, its log in the temporary directory), with a 'Watch all' tab open throughout, the camera process killed every few minutes and a browser WHIP publisher
  * coming and going on N954AS. Prints the figures as JSON (docs/reliability.md has the last ones)
  * and exits 1 on a leak, an error, a failed join or a restart of the stage.
  *
  *   npm run soak -- --minutes=30 --viewers=6 --joins=600 --camera-kill-minutes=4 --whip-seconds=120
  *   npm run soak -- --minutes=10 --malloc-arena-max=2   (the environment of every process)
+ *   npm run soak -- --minutes=10 --browser=firefox      (the WHIP publisher stays Chromium's)
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,10 +24,16 @@ const { values } = parseArgs({
     'whip-seconds': { type: 'string', default: '120' },
     'multi-view': { type: 'string', default: 'yes' },
     'malloc-arena-max': { type: 'string' },
+    browser: { type: 'string', default: 'chromium' },
     out: { type: 'string' },
   },
 });
 
+const browser = values.browser;
+if (browser !== 'chromium' && browser !== 'firefox') {
+  console.error(`[soak] --browser must be chromium or firefox, not '${browser}'`);
+  process.exit(2);
+}
 const viewers = Math.min(10, Math.max(1, Number(values.viewers)));
 const joins = Math.min(2000, Math.max(1, Number(values.joins)));
 const minutes = Math.min(60, Math.max(0.5, Number(values.minutes)));
@@ -37,7 +44,7 @@ const cameraKillEveryMs = Number(values['camera-kill-minutes']) * 60_000 || unde
 const whipPublisherEveryMs = Number(values['whip-seconds']) * 1_000 || undefined;
 
 console.log(
-  `[soak] ${viewers} viewers, at least ${joins} joins and ${minutes} min, at most ${minutes * 1.5} min (dwell ${Math.round(dwellMs[0])}-${Math.round(dwellMs[1])} ms); ` +
+  `[soak] ${viewers} ${browser} viewers, at least ${joins} joins and ${minutes} min, at most ${minutes * 1.5} min (dwell ${Math.round(dwellMs[0])}-${Math.round(dwellMs[1])} ms); ` +
     `Watch all tab: ${values['multi-view'] !== 'no' ? 'yes' : 'no'}; camera process killed every ${cameraKillEveryMs ? `${cameraKillEveryMs / 60_000} min` : 'never'}; ` +
     `WHIP publisher every ${whipPublisherEveryMs ? `${whipPublisherEveryMs / 1000} s` : 'never'}` +
     (values['malloc-arena-max'] ? `; MALLOC_ARENA_MAX=${values['malloc-arena-max']}` : ''),
@@ -48,6 +55,7 @@ const result = await runSoak({
   stagePort: 29291,
   logFile: join(tmpdir(), 'tailcam-soak-29280.log'),
   viewers,
+  browser,
   joins,
   durationMs: minutes * 60_000 * 1.5,
   // --minutes is how long the run lasts at least; --joins, how many joins at least.
@@ -92,7 +100,7 @@ if (problems.length > 0) {
 }
 const rss = result.processRssMiB;
 console.log(
-  `[soak] passed: ${result.joins} joins, ${result.leaves} leaves in ${Math.round(result.durationMs / 1000)} s; ` +
+  `[soak] passed (${result.browser}): ${result.joins} joins, ${result.leaves} leaves in ${Math.round(result.durationMs / 1000)} s; ` +
     `0 stage restarts; ${result.cameraKills} camera process kills (${result.joinsDuringCameraRestart.length} joins waited past 20 s for its restart); WHIP publisher on air ${result.whipPublisher.onAir} of ${result.whipPublisher.sessions}; ` +
     `RSS MiB (start → peak → end): stage ${rss.stage.start} → ${rss.stage.peak} → ${rss.stage.end}, ` +
     `cameras ${rss.cameras.start} → ${rss.cameras.peak} → ${rss.cameras.end}, api ${rss.api.start} → ${rss.api.peak} → ${rss.api.end}; ` +

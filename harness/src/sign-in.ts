@@ -6,9 +6,14 @@ import type { Page } from '@playwright/test';
  * logout on the next load.
  */
 export async function signIn(page: Page, loginToken: string): Promise<void> {
-  await page.addInitScript((token) => {
-    if (sessionStorage.getItem('tailcam-harness-signed-in')) return;
-    sessionStorage.setItem('tailcam-harness-signed-in', '1');
-    localStorage.setItem('token', token);
-  }, loginToken);
+  await page.addInitScript({ content: signInScript(loginToken) });
+}
+
+/** The same as a script, for any browser's init scripts (the soak's Firefox viewers too). */
+export function signInScript(loginToken: string): string {
+  return `(() => {
+  if (sessionStorage.getItem('tailcam-harness-signed-in')) return;
+  sessionStorage.setItem('tailcam-harness-signed-in', '1');
+  localStorage.setItem('token', ${JSON.stringify(loginToken)});
+})();`;
 }

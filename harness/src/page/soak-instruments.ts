@@ -2,7 +2,9 @@
  * The soak's instruments inside a viewer's page, added before any page script
  * (`addInitScript`): every RTCPeerConnection and WebSocket the page makes is kept, and, once the
  * SDK has loaded, the Stage's listener sets are mirrored (on/off), so that the soak can count what
- * a leave leaves open.
+ * a leave leaves open. And how far each video has played, the same way in Chromium and Firefox:
+ * Firefox counts no frames in `getVideoPlaybackQuality()` for a WebRTC video, so the frames a
+ * video has presented are also counted with `requestVideoFrameCallback`.
  */
 
 export interface InPageCounts {
@@ -11,7 +13,21 @@ export interface InPageCounts {
   stageListeners: number;
 }
 
+/** How far a video has played: it plays while both numbers grow. */
+export interface Playback {
+  /** Frames decoded (Chromium) or presented (Firefox) so far. */
+  frames: number;
+  /** The element's currentTime, in seconds. */
+  time: number;
+}
+
 export interface SoakInstruments {
+  /** The player's video (labelled 'Live video from …'), if the page shows one. */
+  playback(): Playback | null;
+  /** Frames of each of the page's videos so far, in document order. */
+  framesPerVideo(): number[];
+  /** Each open peer connection's connection and signalling state (a join that did not play). */
+  peerStates(): string[];
   /** Starts mirroring the SDK's Stage listeners (the SDK's script must have run). */
   watchStageListeners(): void;
   /** What is open now; forgets the closed ones, so the lists stay small over hundreds of joins. */
@@ -43,8 +59,35 @@ function soakInstruments(): SoakInstruments {
     }
   };
 
+  const presented = new WeakMap<HTMLVideoElement, number>();
+  const frames = (video: HTMLVideoElement): number => {
+    if (!presented.has(video)) {
+      presented.set(video, 0);
+      const count: VideoFrameRequestCallback = (_now, metadata) => {
+        presented.set(video, metadata.presentedFrames);
+        if (video.isConnected) video.requestVideoFrameCallback(count);
+      };
+      video.requestVideoFrameCallback(count);
+    }
+    return Math.max(video.getVideoPlaybackQuality().totalVideoFrames, presented.get(video) ?? 0);
+  };
+
   let listeners: Map<object, Map<string, Set<unknown>>> | undefined;
   return {
+    playback() {
+      const video = [...document.querySelectorAll('video')].find((each) =>
+        each.getAttribute('aria-label')?.startsWith('Live video from '),
+      );
+      return video ? { frames: frames(video), time: video.currentTime } : null;
+    },
+    framesPerVideo() {
+      return [...document.querySelectorAll('video')].map(frames);
+    },
+    peerStates() {
+      return peerConnections
+        .filter((pc) => pc.signalingState !== 'closed')
+        .map((pc) => `${pc.connectionState}/${pc.iceConnectionState}/${pc.signalingState}`);
+    },
     watchStageListeners() {
       const prototype = window.IVSBroadcastClient?.Stage.prototype;
       if (prototype === undefined || listeners !== undefined) return;

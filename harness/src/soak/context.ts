@@ -1,6 +1,7 @@
 /** What every part of a soak run shares: the product, the browser, the options and the errors seen. */
 import type { Browser } from '@playwright/test';
 import type { Product } from '../product';
+import type { SoakBrowserName, ViewerBrowser } from './viewer-pages';
 
 export interface SoakOptions {
   /** The instance: its name, ports and log file. */
@@ -8,8 +9,10 @@ export interface SoakOptions {
   port: number;
   stagePort: number;
   logFile: string;
-  /** Concurrent viewers (each a Chromium page). */
+  /** Concurrent viewers (each a page of the viewers' browser). */
   viewers: number;
+  /** The viewers' browser, and the Watch all tab's (default Chromium). */
+  browser?: SoakBrowserName;
   /** Stop after this many joins in all, or at the deadline, whichever comes first. */
   joins: number;
   durationMs: number;
@@ -39,7 +42,10 @@ export interface SoakOptions {
 export interface SoakRun {
   options: SoakOptions;
   product: Product;
+  /** Chromium: the WHIP publisher's page (an encoder, not a viewer). */
   browser: Browser;
+  /** The viewers' and the Watch all tab's browser (Chromium's too, unless Firefox is asked for). */
+  viewerBrowser: ViewerBrowser;
   loginToken: string;
   /** Date.now() when the run began. */
   started: number;

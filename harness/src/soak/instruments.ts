@@ -5,29 +5,26 @@
  * forwarding process must never happen).
  */
 import { readFileSync } from 'node:fs';
-import type { Page } from '@playwright/test';
-import type { InPageCounts } from '../page/soak-instruments';
+import type { InPageCounts, Playback } from '../page/soak-instruments';
 import { bundleForPage } from '../page-scripts';
-import { framesDecodedPerVideo, playback, type Playback } from '../player';
 import { pollUntil } from '../poll';
 import type { Product } from '../product';
 import type { StageStats } from '../stage-control';
+import type { ViewerPage } from './viewer-pages';
 
 export type { InPageCounts };
 
-/** Adds the in-page instruments to every document the page loads, before its own scripts. */
-export async function instrumentPage(page: Page): Promise<void> {
-  await page.addInitScript({
-    content: await bundleForPage('harness/src/page/soak-instruments.ts'),
-  });
+/** The in-page instruments, for every document a page loads, before its own scripts. */
+export function instrumentsScript(): Promise<string> {
+  return bundleForPage('harness/src/page/soak-instruments.ts');
 }
 
 /** Mirrors the SDK's Stage listeners from now on (call once the app has loaded the SDK). */
-export function watchStageListeners(page: Page): Promise<void> {
+export function watchStageListeners(page: ViewerPage): Promise<void> {
   return page.evaluate(() => window.TailcamSoak.watchStageListeners());
 }
 
-export function inPageCounts(page: Page): Promise<InPageCounts> {
+export function inPageCounts(page: ViewerPage): Promise<InPageCounts> {
   return page.evaluate(() => window.TailcamSoak.counts());
 }
 
@@ -37,20 +34,23 @@ export const NO_COUNTS: InPageCounts = {
   stageListeners: 0,
 };
 
-/** How many of the page's videos still advance (decoded frames grow over a second and a half). */
-export async function videosPlaying(page: Page): Promise<number> {
-  const before = await framesDecodedPerVideo(page);
-  await page.waitForTimeout(1_500);
-  const after = await framesDecodedPerVideo(page);
+const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** How many of the page's videos still advance (their frames grow over a second and a half). */
+export async function videosPlaying(page: ViewerPage): Promise<number> {
+  const framesPerVideo = () => page.evaluate(() => window.TailcamSoak.framesPerVideo());
+  const before = await framesPerVideo();
+  await wait(1_500);
+  const after = await framesPerVideo();
   return after.filter((count, index) => count > (before[index] ?? 0) + 5).length;
 }
 
 /** Until the player's video has decoded frames and its time moves. */
-export function waitForPlayback(page: Page, timeoutMs: number): Promise<boolean> {
+export function waitForPlayback(page: ViewerPage, timeoutMs: number): Promise<boolean> {
   let first: Playback | undefined;
   return pollUntil(async () => {
-    const now = await playback(page);
-    if (now.frames === 0) return false;
+    const now = await page.evaluate(() => window.TailcamSoak.playback());
+    if (now === null || now.frames === 0) return false;
     // A new track (a publisher taking over, a camera back after a kill) loads the element
     // anew: its frame count and time start again from 0, so the baseline starts again too
     // (else, with N954AS's publisher changing every few seconds, no track outran the last one).

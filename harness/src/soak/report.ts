@@ -14,6 +14,8 @@ import {
 import type { ViewerTally } from './viewers';
 
 export interface SoakResult {
+  /** The viewers' browser and its version. */
+  browser: string;
   durationMs: number;
   joins: number;
   leaves: number;
@@ -67,6 +69,7 @@ export function serverErrorLines(logFile: string): string[] {
 }
 
 export interface SoakParts {
+  browser: string;
   durationMs: number;
   viewers: ViewerTally;
   sampler: Sampler;
@@ -91,6 +94,7 @@ export function soakReport(parts: SoakParts): SoakResult {
   const percentile = (q: number) =>
     viewers.joinMs.length === 0 ? 0 : Math.round(quantile(viewers.joinMs, q));
   return {
+    browser: parts.browser,
     durationMs: parts.durationMs,
     joins: viewers.joins,
     leaves: viewers.leaves,

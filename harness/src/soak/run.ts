@@ -1,5 +1,5 @@
 /**
- * The soak: Chromium viewers joining and leaving streams on an instance of Tailcam of its own,
+ * The soak: viewers (Chromium, or Firefox: viewer-pages.ts) joining and leaving streams on an instance of Tailcam of its own,
  * through the real app and SDK, while the local stage's /_stats is sampled. What it measures:
  * joins that played, leaks (peer connections, sockets and SDK listeners left behind, in the page
  * after each in-app leave and on the stage at the end), errors (page errors, console errors,
@@ -13,7 +13,7 @@
  * Its parts: instruments.ts (what is measured), viewers.ts (the joins and leaves), churn.ts (the
  * camera kills and the WHIP publisher) and report.ts (the result).
  */
-import type { Page } from '@playwright/test';
+import type { Browser } from '@playwright/test';
 import { launchChromium } from '../chromium';
 import { pollUntil } from '../poll';
 import { Product } from '../product';
@@ -22,6 +22,7 @@ import { churnWhipPublisher, killCameras } from './churn';
 import type { SoakOptions, SoakRun } from './context';
 import { Sampler } from './instruments';
 import { soakReport, type SoakResult } from './report';
+import { launchViewerBrowser, type ViewerBrowser, type ViewerPage } from './viewer-pages';
 import { openWatchAll, runViewers, tilesPlayingAtEnd } from './viewers';
 
 export type { SoakOptions, SoakResult };
@@ -38,14 +39,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   });
   let run: SoakRun | undefined;
   let sampler: Sampler | undefined;
+  let chromium: Browser | undefined;
+  let viewerBrowser: ViewerBrowser | undefined;
   try {
     product.addViewer(VIEWER);
     await product.start();
+    chromium = await launchChromium();
+    viewerBrowser = await launchViewerBrowser(options.browser ?? 'chromium');
     run = {
       options,
       product,
       loginToken: await product.loginToken(VIEWER),
-      browser: await launchChromium(),
+      browser: chromium,
+      viewerBrowser,
       started: Date.now(),
       log: options.log ?? (() => {}),
       pageErrors: [],
@@ -59,7 +65,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     sampler.start();
 
     const watchAllFailures: string[] = [];
-    let watchAll: Page | undefined;
+    let watchAll: ViewerPage | undefined;
     if (options.multiView) watchAll = await openWatchAll(run, watchAllFailures);
     const cameraKills = killCameras(run, options.cameraKillEveryMs);
     const whipPublisher = churnWhipPublisher(run, options.whipPublisherEveryMs);
@@ -84,6 +90,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       );
     }, 15_000);
     return soakReport({
+      browser: `${viewerBrowser.name} ${viewerBrowser.version}`,
       durationMs,
       viewers,
       sampler,
@@ -98,7 +105,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   } finally {
     if (run) run.viewersDone = true; // the churn stops too when the run fails
     await sampler?.stop();
-    await run?.browser.close();
+    await viewerBrowser?.close();
+    await chromium?.close();
     await product.dispose();
   }
 }

@@ -1,16 +1,15 @@
 /**
- * The soak's viewers: each a Chromium page of the real app, joining the aircraft in turn through
+ * The soak's viewers: each a page of the real app (in Chromium or Firefox: viewer-pages.ts), joining the aircraft in turn through
  * its cards, watching a random while, and leaving by the app's Back link (every n-th time by
  * closing the tab), with what each leave left open counted in the page; and the 'Watch all' tab
  * open beside them.
  */
-import type { Page } from '@playwright/test';
 import { pollUntil } from '../poll';
-import { signIn } from '../sign-in';
+import { signInScript } from '../sign-in';
 import { allOnAir, elapsed, type SoakRun } from './context';
 import {
   inPageCounts,
-  instrumentPage,
+  instrumentsScript,
   NO_COUNTS,
   videosPlaying,
   waitForPlayback,
@@ -18,6 +17,7 @@ import {
   type InPageCounts,
   type StageSample,
 } from './instruments';
+import type { ViewerPage } from './viewer-pages';
 
 const STREAMS = ['N743AS', 'N953AS', 'N954AS'] as const;
 
@@ -35,6 +35,8 @@ export interface ViewerTally {
   leavesWithLeftovers: number;
 }
 
+const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
 const randomBetween = ([min, max]: [number, number]) => min + Math.random() * (max - min);
 
 const least = (a: InPageCounts | undefined, b: InPageCounts): InPageCounts => ({
@@ -50,14 +52,14 @@ const most = (a: InPageCounts, b: InPageCounts): InPageCounts => ({
 });
 
 /** A signed-in, instrumented page on /home, its errors recorded. */
-async function openPage(run: SoakRun): Promise<Page> {
-  const page = await run.browser.newPage();
-  page.on('pageerror', (error) => run.pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') run.consoleErrors.push(message.text());
-  });
-  await instrumentPage(page);
-  await signIn(page, run.loginToken);
+async function openPage(run: SoakRun): Promise<ViewerPage> {
+  const page = await run.viewerBrowser.newPage(
+    [await instrumentsScript(), signInScript(run.loginToken)],
+    {
+      pageError: (message) => run.pageErrors.push(message),
+      consoleError: (text) => run.consoleErrors.push(text),
+    },
+  );
   await page.goto(`${run.product.baseUrl}/home`);
   await watchStageListeners(page);
   return page;
@@ -82,7 +84,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
     (tally.joins < options.joins || Date.now() < minEnd) && Date.now() < deadline;
 
   /** Whether the join that gave up at `joinEnded` still plays once the cameras are back. */
-  const heldUpByCameraKill = async (page: Page, joinStarted: number, joinEnded: number) =>
+  const heldUpByCameraKill = async (page: ViewerPage, joinStarted: number, joinEnded: number) =>
     // A kill of the camera process in the 30 s before the join gave up took the picture away on
     // purpose; its restart, with the start script's backoff, can take longer than the wait on a
     // busy machine. Such a join must still play once every aircraft is on air again, in the
@@ -97,7 +99,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
       const streamId = STREAMS[(slot + round) % STREAMS.length]!;
       tally.joins += 1;
       const joinStarted = Date.now();
-      await page.getByRole('link', { name: new RegExp(streamId) }).click();
+      await page.clickLink(new RegExp(streamId));
       if (await waitForPlayback(page, 20_000)) {
         tally.joinMs.push(Date.now() - joinStarted);
         let counts = await inPageCounts(page);
@@ -106,7 +108,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
         // killed just after the picture came can keep it without one for longer (its restart on
         // a busy machine): that join's counts are not a reading of the instruments.
         for (let tries = 0; counts.openPeerConnections === 0 && tries < 50; tries += 1) {
-          await page.waitForTimeout(100);
+          await wait(100);
           counts = await inPageCounts(page);
         }
         if (counts.openPeerConnections > 0) tally.whilePlaying = least(tally.whilePlaying, counts);
@@ -118,7 +120,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
           tally.failedJoins.push(what);
         }
       }
-      await page.waitForTimeout(randomBetween(options.dwellMs));
+      await wait(randomBetween(options.dwellMs));
       tally.leaves += 1;
       if (tally.leaves % options.closePageEvery === 0) {
         // An abrupt leave: the tab goes while the video plays; the stage must notice alone.
@@ -126,8 +128,8 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
         page = await openPage(run);
         continue;
       }
-      await page.getByRole('link', { name: /Back/ }).click();
-      await page.waitForURL(/\/home$/);
+      await page.clickLink(/Back/);
+      await pollUntil(async () => /\/home$/.test(await page.path()), 30_000);
       const settled = await pollUntil(async () => {
         const counts = await inPageCounts(page);
         return counts.openPeerConnections + counts.openSockets + counts.stageListeners === 0;
@@ -151,10 +153,14 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
 }
 
 /** The 'Watch all' tab, open until closed; a failure to play its three tiles is recorded. */
-export async function openWatchAll(run: SoakRun, failedJoins: string[]): Promise<Page> {
-  const page = await run.browser.newPage();
-  page.on('pageerror', (error) => run.pageErrors.push(`watch-all: ${error.message}`));
-  await signIn(page, run.loginToken);
+export async function openWatchAll(run: SoakRun, failedJoins: string[]): Promise<ViewerPage> {
+  const page = await run.viewerBrowser.newPage(
+    [await instrumentsScript(), signInScript(run.loginToken)],
+    {
+      pageError: (message) => run.pageErrors.push(`watch-all: ${message}`),
+      consoleError: () => {},
+    },
+  );
   await page.goto(`${run.product.baseUrl}/watch-all`);
   if (!(await pollUntil(async () => (await videosPlaying(page)) === 3, 30_000))) {
     failedJoins.push('the Watch all tab did not play its three tiles');
@@ -166,24 +172,41 @@ export async function openWatchAll(run: SoakRun, failedJoins: string[]): Promise
  * Once the churn has stopped and every aircraft is on air again, how many of the tab's tiles
  * play (the tiles' own reconnects and 'Waiting for video' brought them through the churn).
  */
-export async function tilesPlayingAtEnd(run: SoakRun, tab: Page): Promise<number | undefined> {
+export async function tilesPlayingAtEnd(
+  run: SoakRun,
+  tab: ViewerPage,
+): Promise<number | undefined> {
   let playing: number | undefined;
   await pollUntil(() => allOnAir(run), 60_000);
   await pollUntil(async () => {
     playing = await videosPlaying(tab);
     return playing === 3;
   }, 20_000);
-  await tab.screenshot({ path: `${run.options.logFile}.watch-all.png` });
+  await tab.screenshot(`${run.options.logFile}.watch-all.png`);
   return playing;
 }
 
 /** Where a join that did not play stands, as its viewer sees it: the path and any notice. */
-async function whatThePageShows(page: Page): Promise<string> {
-  const path = new URL(page.url()).pathname;
+async function whatThePageShows(page: ViewerPage): Promise<string> {
+  const path = await page.path();
   const notices = await page
-    .locator('[role="alert"], [role="status"]')
-    .allInnerTexts()
+    .evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('[role="alert"], [role="status"]')].map(
+        (element) => element.innerText,
+      ),
+    )
     .catch(() => []);
   const shown = notices.map((text) => text.trim().replace(/\s+/g, ' ')).filter(Boolean);
-  return `at ${path}${shown.length > 0 ? `, showing ${shown.map((text) => `'${text}'`).join(', ')}` : ', no notice'}`;
+  // What the SDK had: its peer connections' states, and the video's frames and time.
+  const media = await page
+    .evaluate(() => ({
+      peers: window.TailcamSoak.peerStates(),
+      playback: window.TailcamSoak.playback(),
+    }))
+    .catch(() => undefined);
+  const peers = media ? `peers [${media.peers.join(', ')}]` : 'peers unknown';
+  const video = media?.playback
+    ? `video ${media.playback.frames} frames at ${media.playback.time.toFixed(1)} s`
+    : 'no video';
+  return `at ${path}${shown.length > 0 ? `, showing ${shown.map((text) => `'${text}'`).join(', ')}` : ', no notice'}; ${peers}; ${video}; ${new Date().toISOString()}`;
 }
