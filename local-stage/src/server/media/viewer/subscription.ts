@@ -604,6 +604,21 @@ export class Subscription implements FeedListener {
     this.publisher.remove(this);
     void this.peer.close().catch(() => undefined);
     if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });
+    // What a join that did not play left behind: how far it came, and why it ended.
+    this.log.info(
+      {
+        subscription: this.id,
+        stageId: this.publisher.stageId,
+        publisher: this.publisherId,
+        reason,
+        ms: Math.round(performance.now() - this.requestedAt),
+        connectedMs:
+          this.connectedAt === undefined ? null : Math.round(this.connectedAt - this.requestedAt),
+        videoOpen: this.videoOpen,
+        framesForwarded: this.videoFramesForwarded,
+      },
+      'subscription ended',
+    );
     this.onClosed(this);
   }
 
