@@ -3,7 +3,7 @@
  * (bundled from source into a temporary directory) and a stand-in API (testing/fake-api.mjs).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -276,6 +276,7 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
       await expect.poll(finished, { timeout: 30_000, interval: 100 }).toHaveLength(2);
       // Mid-segment: the third is being written.
       await expect.poll(parts, { timeout: 5_000, interval: 20 }).not.toBe('');
+      const killedParts = parts().split('\n');
       const recorderPid = childNamed(run.child.pid ?? 0, 'recorder.mjs');
       expect(recorderPid).toBeGreaterThan(0);
       process.kill(recorderPid ?? 0, 'SIGKILL');
@@ -292,7 +293,9 @@ describe('npm start (scripts/start.mjs)', { timeout: 60_000 }, () => {
         .toBeGreaterThanOrEqual(before.length + 2);
       expect((await readSpans(recordings, 'N743AS')).length).toBe(2);
       expect(await finished()).toEqual(expect.arrayContaining(before));
-      expect(run.output()).toMatch(/removed 1 unfinished segment/);
+      // The killed one's .part is gone (with a .grown copy or a half-written preview, if any).
+      expect(run.output()).toMatch(/removed [1-9]\d* unfinished segment\(s\) or preview\(s\)/);
+      for (const part of killedParts) expect(existsSync(part)).toBe(false);
     } finally {
       viewer.close();
     }
