@@ -149,6 +149,10 @@ async function slowService(staleMs?: number): Promise<ThumbnailService> {
     ...(staleMs === undefined ? {} : { staleMs }),
     // Each ask below comes after the interval, so that it wakes the camera again.
     keyFrameIntervalMs: 1_000,
+    // The real waits (an ask's for its key frame, a session's after its last ask) a quarter of
+    // the service's: what they bound is the same, in seconds of the suite fewer.
+    keyFrameWaitMs: 1_000,
+    demandMs: 1_000,
   });
   // The first picture without waiting for the camera's wake: the clock moves past it.
   const first = slow.thumbnail(STAGE);
@@ -172,8 +176,8 @@ describe.skipIf(!hasFfmpeg)('thumbnails of a camera slow to wake', () => {
     expect(first, 'the last picture while the camera wakes').toBeDefined();
     expect((await readStrip(first as Buffer)).strip?.captureTimeMs).toBeLessThan(asked);
     // Its key frame comes after the answer (the camera wakes in 5 s) and is decoded then: had
-    // the session ended 4 s after the answer, nothing would be, and the page's next request
-    // would find the camera waking again.
+    // the session ended at its demand time after the answer, nothing would be, and the page's
+    // next request would find the camera waking again.
     await waitUntil(() => slow.stats().decodes > decodes, 'the late key frame', 15_000, 100);
     // The page asks again 10 s after its first request.
     clock.move(askedOnClock + 10_000 - clock.now());

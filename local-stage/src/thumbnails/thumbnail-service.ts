@@ -57,6 +57,12 @@ export interface ThumbnailServiceOptions {
   keyFrameIntervalMs?: number;
   /** The clock pictures are aged by, ms (Date.now by default; tests move it, not wait). */
   now?: () => number;
+  /**
+   * Real time a request waits for a key frame (KEY_FRAME_WAIT_MS) and a session stays open after
+   * its last request (DEMAND_MS): timers, not the clock above; tests of a slow camera shorten them.
+   */
+  keyFrameWaitMs?: number;
+  demandMs?: number;
 }
 
 export interface ThumbnailStats {
@@ -99,6 +105,8 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   const staleMs = options.staleMs ?? STALE_MS;
   const keyFrameIntervalMs = options.keyFrameIntervalMs ?? KEY_FRAME_INTERVAL_MS;
   const now = options.now ?? Date.now;
+  const keyFrameWaitMs = options.keyFrameWaitMs ?? KEY_FRAME_WAIT_MS;
+  const demandMs = options.demandMs ?? DEMAND_MS;
   for (const stageId of options.stageIds) {
     const feed = newFeed({
       stageUrl: options.stageUrl,
@@ -168,7 +176,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     if (newest && now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest);
     const askedAt = now();
     feed.requestKeyFrame();
-    const keyFrame = (await feed.keyFrameAfter(askedAt, KEY_FRAME_WAIT_MS)) ?? feed.newestKeyFrame;
+    const keyFrame = (await feed.keyFrameAfter(askedAt, keyFrameWaitMs)) ?? feed.newestKeyFrame;
     if (keyFrame) return decoded(entry, keyFrame);
     entry.late ??= lateKeyFrame(entry, askedAt).finally(() => {
       entry.late = undefined;
@@ -182,7 +190,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     const deadline = askedAt + LATE_KEY_FRAME_MS;
     while (entry.feed.watching && now() < deadline) {
       entry.feed.requestKeyFrame();
-      const wait = Math.min(KEY_FRAME_WAIT_MS, deadline - now());
+      const wait = Math.min(keyFrameWaitMs, deadline - now());
       const late = await entry.feed.keyFrameAfter(askedAt, wait);
       if (late) {
         await decoded(entry, late);
@@ -206,7 +214,7 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
           if (entry.pending || entry.late) return;
           entry.feed.stop();
           log.debug(`thumbnails: stopped watching ${stageId}`);
-        }, DEMAND_MS);
+        }, demandMs);
       };
       stopLater();
       if (!entry.feed.watching) {
