@@ -1,6 +1,7 @@
 /**
  * Playback beyond the live player, in Firefox (Debian's Firefox ESR over WebDriver BiDi,
- * e2e/support/firefox.ts) against the suite's product: a recording of N743AS's synthetic camera
+ * e2e/support/firefox.ts) against the suite's product: the live player's rewind while N743AS is
+ * recorded (← 5 s back, the scrubber's right end within 3 s of live, End); a recording of N743AS's synthetic camera
  * played on the Recordings page (through Media Source Extensions), its pixels naming N743AS and
  * its frames moving on, and played from an instant by its moment's URL (`?t=`); and Eyevinn's WHEP player, on a page of another origin, playing N743AS with
  * what `npm run subscribe-token` prints (docs/decisions/0055-whep-playback.md).
@@ -58,6 +59,19 @@ async function longestSpanSince(
     .sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs))[0];
 }
 
+/** How long `stageId` has been recorded since its first span at `sinceMs` or later began, ms. */
+async function recordedFor(stageId: string, sinceMs: number): Promise<number> {
+  const response = await fetch(`${E2E_BASE_URL}/api/recordings?stage=${stageId}`, {
+    headers: { authorization: `Bearer ${loginToken()}` },
+  });
+  if (!response.ok) return 0;
+  const { aircraft } = recordingsSchema.parse(await response.json());
+  const starts = (aircraft[0]?.spans ?? [])
+    .map((span) => span.startMs)
+    .filter((startMs) => startMs >= sinceMs);
+  return starts.length === 0 ? 0 : Date.now() - Math.min(...starts);
+}
+
 /** The same, its length in seconds (0 without one). */
 async function longestRecordedSeconds(stageId: string, sinceMs: number): Promise<number> {
   const span = await longestSpanSince(stageId, sinceMs);
@@ -110,6 +124,66 @@ function playLongestSpan(page: Page, stageId: string): Promise<string | null> {
   }, stageId);
 }
 
+/** The capture time (time strip) of the frame the video at `selector` shows now. */
+async function stampMs(page: Page, selector: string): Promise<number> {
+  return (await frameStampIn(page, selector))?.captureTimeMs ?? Number.NaN;
+}
+
+/**
+ * The live player's rewind (docs/product.md#rewind, decision 0088) while N743AS is recorded: ←
+ * shows the picture 5 s older than the live one, in Firefox's own Media Source Extensions; the
+ * scrubber's right end plays on within 3 s of live through the 4 s segments' hand-overs (the
+ * segment being written read as it grows: Firefox buffers an append-only WebM's unknown-size
+ * Cluster as it comes when each segment starts after an abort(), as the feed does); End is live.
+ */
+async function rewindsInPlace(page: Page, since: number): Promise<void> {
+  const live = named('Live video from N743AS');
+  const recorded = '[data-testid="rewind-video"]';
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const button = [...document.querySelectorAll('button')].find(
+            (each) => each.textContent === 'Rewind 30 seconds',
+          );
+          return button ? button.disabled : null;
+        }),
+      { timeout: 15_000, message: "'Rewind 30 seconds' enabled once something is recorded" },
+    )
+    .toBe(false);
+  // At least 6 s recorded: the rewind's step of 5 s lands where it was asked to.
+  await expect
+    .poll(() => recordedFor('N743AS', since), { timeout: 20_000, message: '6 s recorded' })
+    .toBeGreaterThanOrEqual(6_000);
+  const liveAt = await stampMs(page, live);
+  await page.keyboard.press('ArrowLeft');
+  await expectPlayingIn(page, recorded);
+  expect((await frameStampIn(page, recorded))?.streamId).toBe('N743AS');
+  const backMs = liveAt - (await stampMs(page, recorded));
+  console.log(`Firefox, ←: the recorded picture ${backMs} ms older than the live one at the key`);
+  expect(backMs).toBeGreaterThan(3_500);
+  expect(backMs).toBeLessThan(7_500);
+
+  await page.evaluate(() => {
+    const scrubber = document.querySelector('input[type="range"]') as HTMLInputElement;
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+    setValue.call(scrubber, scrubber.max);
+    scrubber.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  await expectPlayingIn(page, recorded);
+  const behindMs = (await stampMs(page, live)) - (await stampMs(page, recorded));
+  console.log(`Firefox, the scrubber's right end, 6 s on: ${behindMs} ms behind live`);
+  expect(behindMs).toBeLessThan(3_000);
+
+  await page.keyboard.press('End');
+  await expect.poll(() => page.$(recorded)).toBeNull();
+  await expect
+    .poll(() => page.$eval('[data-testid="rewind-behind"]', (element) => element.textContent))
+    .toBe('Live');
+  await expectPlayingIn(page, live);
+}
+
 test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS, and from an instant its URL names', async () => {
   test.setTimeout(90_000);
   const dataDir = process.env.E2E_DATA_DIR;
@@ -122,7 +196,8 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
   // recorder `npm start` runs (off in the suite's product) records it, until a span of 3 s from
   // now on is listed.
   const since = Date.now();
-  const recorder = await startRecorder(dataDir);
+  // Segments of 4 s, the recorder's own: the rewind reads the one being written as it grows.
+  const recorder = await startRecorder(dataDir, 4_000);
   try {
     await page.goto(appUrl('/player/N743AS'));
     await expectPlayingIn(page, named('Live video from N743AS'));
@@ -138,6 +213,7 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
         message: 'a span of N743AS of 3 s listed',
       })
       .toBeGreaterThanOrEqual(3);
+    await rewindsInPlace(page, since);
   } finally {
     await recorder.stop();
   }
