@@ -43,10 +43,11 @@ function measuredPublisher() {
 }
 
 /**
- * A viewer on a link of `linkKbit`, as libwebrtc's REMB sees it: while what is sent (the layer or
- * the probe's rate, with headers, and the audio) fits the link, the estimate climbs 8 % a second,
- * bounded by 1.5 times what arrives; once it does not, the queue grows, and the estimate falls to
- * 85 % of what the link carries. Returns the layers chosen, one per 100 ms.
+ * A viewer on a link of `linkKbit`, as libwebrtc's REMB and receiver reports see it: while what is
+ * sent (the layer or the probe's rate, with headers, and the audio) fits the link, the estimate
+ * climbs 8 % a second, bounded by 1.5 times what arrives; once it does not, the queue grows, and
+ * the estimate falls to 85 % of what the link carries; over a tenth more than the link, tbf drops
+ * the rest, and the reports say so. Returns the layers chosen, one per 100 ms.
  */
 function viewerOnLink(linkKbit: number, seconds: number, start: Rid = 'q') {
   const published = measuredPublisher();
@@ -57,6 +58,7 @@ function viewerOnLink(linkKbit: number, seconds: number, start: Rid = 'q') {
   choice.choose(layers, published.now(), { preferredRid: start });
   let estimate = 0.85 * (VIDEO_HEADERS * current.bitrate(published.now()) + AUDIO_ON_WIRE);
   let falling = false;
+  let report: { fraction: number; at: number } | undefined;
   const chosen: (VideoLayer | null | undefined)[] = [];
   run(seconds * 1000, (at) => {
     const video =
@@ -67,12 +69,17 @@ function viewerOnLink(linkKbit: number, seconds: number, start: Rid = 'q') {
     estimate =
       onWire > link ? Math.min(estimate, 0.85 * link) : Math.min(estimate * 1.008, 1.5 * onWire);
     falling = estimate < previous * 0.97 || (falling && estimate < previous);
+    const dropped = onWire > 1.1 * link ? 1 - link / onWire : 0;
+    if (at % 1_000 === 0) report = dropped > 0 ? { fraction: dropped, at } : undefined;
     current = choice.choose(layers, at, {
       maxBitrate: estimate,
       estimateFalling: falling,
       estimateRising: estimate > previous,
       estimateAt: at,
       sentBitrate: video,
+      lossy: report !== undefined,
+      loss: report,
+      lossBound: report && video * (1 - report.fraction),
     });
     chosen.push(current);
   });

@@ -123,6 +123,13 @@ export const PROBE_WINDOW_MS = 2_000;
  */
 export const PROBE_LOSS = 0.05;
 /**
+ * For this long after a probe up failed, a falling estimate or a lossy report is still the
+ * probe's (a REMB's fall counts 1.5 s; a report is judged over 100 packets, some 4 s of
+ * 320x180): it moves the viewer off nothing. A probe from 320x180 toward 640x360 on 400 kbit/s
+ * sends twice what the link carries, and its loss took the viewer down to 160x90 (decision 0089).
+ */
+export const PROBE_AFTERMATH_MS = 4_000;
+/**
  * A probe passes only on an estimate that rose under it by this factor at least: half of what
  * libwebrtc's REMB climbs in the probe's 2 s on a link with room (8 % a second, faster once it
  * adds rather than multiplies). Near a link's rate it climbs a little before its delay detector
@@ -198,6 +205,7 @@ export class LayerChoice {
   /** A probe's rate that got through, standing in for a lower estimate until it falls. */
   private probed: number | undefined;
   private lastFallAt = -Infinity;
+  private probeFailedAt = -Infinity;
   /** Layers left for not fitting: not chosen again until `until`. */
   private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
   /** Layers a probe failed toward: not probed again until then (the estimate may still go up). */
@@ -248,7 +256,17 @@ export class LayerChoice {
     const preferred = layers.preferred(constraints.preferredRid, now);
     if (constraints.estimateFalling === true || constraints.lossy === true) {
       this.lastFallAt = now;
-      this.probed = undefined;
+      // On a layer a probe moved the viewer to (the probed rate standing in for an estimate that
+      // has not caught up), a fall or a loss during the next probe, or in its aftermath, is that
+      // probe's: it fails the probe and moves nothing else (its padding over-used the link).
+      const probes = this.probe !== undefined || now - this.probeFailedAt < PROBE_AFTERMATH_MS;
+      if (probes && this.probed !== undefined) {
+        if (this.probe !== undefined) this.probeFailed(this.probe.layer, now);
+        this.probe = undefined;
+        constraints = { ...constraints, estimateFalling: false, lossy: false };
+      } else {
+        this.probed = undefined;
+      }
     }
     const estimate = constraints.maxBitrate;
     const byEstimate = estimate === undefined ? undefined : Math.max(estimate, this.probed ?? 0);
@@ -414,6 +432,7 @@ export class LayerChoice {
    * come back); the estimate alone may still move the viewer up to it.
    */
   private probeFailed(layer: VideoLayer, now: number): void {
+    this.probeFailedAt = now;
     this.probeWaits.set(layer, now + FIRST_RETRY_MS);
   }
 
