@@ -10,6 +10,7 @@ const OWN_INSTANCE_SPECS = [
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',
+  '**/rewind.spec.ts',
 ];
 
 /**

@@ -1,8 +1,7 @@
 /**
- * Rewind in the live player (docs/product.md#rewind, decision 0088), on the suite's shared product
- * with the recorder `npm start` runs started beside it for this spec alone, writing the segments
- * of 4 s it writes by default: so the newest second is in the segment being written, which the API
- * serves as it grows (decision 0085).
+ * Rewind in the live player (docs/product.md#rewind, decision 0088), on an instance of its own that
+ * records as `npm start` does, in segments of 4 s: so the newest second is in the segment being
+ * written, which the API serves as it grows (decision 0085).
  *
  * A viewer watching N743AS presses `j` and sees the picture whose time strip is 10 s older than
  * the live one's, drags the scrubber to its right end and sees a picture at most 2 s behind the
@@ -12,16 +11,17 @@
  */
 import type { Page } from '@playwright/test';
 import { chromiumLaunchOptions } from '@tailcam/harness/chromium';
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import {
   expect,
   expectNoSeriousAxeFindings,
   expectVideoPlaying,
   playerVideo,
-  signInByApi,
   test,
 } from './support/fixtures';
-import { startRecorder } from './support/recordings';
+import { ownInstance } from './support/environment';
 
 test.use({ launchOptions: chromiumLaunchOptions() });
 
@@ -47,17 +47,32 @@ function firstRecordedFrameMs(page: Page, since: number): Promise<number> {
   );
 }
 
-test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, Go live is at once', async ({
-  page,
-}) => {
-  test.setTimeout(90_000);
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir)
-    throw new Error('E2E_DATA_DIR is not set: run the suite through playwright.config.ts');
-  const recorder = await startRecorder(dataDir, 4_000);
-  try {
-    await signInByApi(page);
-    await page.goto('/player/N743AS');
+const VIEWER = { username: 'rewind-viewer', password: 'rewind viewer password 1' };
+
+test.describe('rewind in the live player', () => {
+  let product: Product;
+  let loginToken: string;
+
+  test.beforeAll(async () => {
+    test.setTimeout(90_000);
+    // Its own instance, recording as `npm start` does (segments of 4 s), in the lane beside the
+    // shared product's specs, whose counts of viewers and WHEP sessions it would change.
+    product = new Product({ ...ownInstance('rewind', 700), env: { RECORDING: 'all' } });
+    product.addViewer(VIEWER);
+    await product.start();
+    loginToken = await product.loginToken(VIEWER);
+  });
+
+  test.afterAll(async () => {
+    await product?.dispose();
+  });
+
+  test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, Go live is at once', async ({
+    page,
+  }) => {
+    test.setTimeout(90_000);
+    await signIn(page, loginToken);
+    await page.goto(`${product.baseUrl}/player/N743AS`);
     await expectVideoPlaying(page);
     await installPageKit(page);
     const rewind = page.getByRole('button', { name: 'Rewind 30 seconds' });
@@ -138,7 +153,5 @@ test('j goes 10 s back in the live picture, the scrubber reaches 2 s from live, 
       await expect(page.getByTestId('rewind-behind')).toHaveText('Live');
       await expectVideoPlaying(page);
     });
-  } finally {
-    await recorder.stop();
-  }
+  });
 });
