@@ -7,6 +7,7 @@
  * saying so, when Firefox is not installed.
  */
 import { launchFirefox, firefoxMissingReason } from '@tailcam/harness/firefox';
+import { pollUntil } from '@tailcam/harness/poll';
 import { median, p95 } from '@tailcam/harness/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import type { Page } from 'puppeteer-core';
@@ -20,18 +21,32 @@ const HOVER_MS = 150;
 const readJoin = (page: Page) =>
   page.evaluate(() => (window as unknown as { __bench: JoinMarks }).__bench);
 
+/**
+ * Polled with page.evaluate: puppeteer's waitForSelector and waitForFunction fail at once over
+ * BiDi on the app's pages (as the soak found, harness/src/soak/viewer-pages.ts). The figure is
+ * the page's own clock, so the polling's pace does not change it.
+ */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  if (!(await pollUntil(check, 20_000, 20))) {
+    throw new Error(`no ${what} in 20 s`);
+  }
+}
+
 async function measureClick(page: Page, url: string, streamId: string, hoverMs: number) {
   await page.goto(url);
   const card = `a[href="/player/${streamId}"]`;
-  await page.waitForSelector(card);
+  await until(() => page.evaluate((selector) => !!document.querySelector(selector), card), card);
   if (hoverMs > 0) {
     await page.hover(card);
     await new Promise((resolve) => setTimeout(resolve, hoverMs));
   }
   await page.click(card);
-  await page.waitForFunction(
-    () => (window as unknown as { __bench: JoinMarks }).__bench.firstFrameAt !== undefined,
-    { timeout: 20_000 },
+  await until(
+    () =>
+      page.evaluate(
+        () => (window as unknown as { __bench: JoinMarks }).__bench.firstFrameAt !== undefined,
+      ),
+    `first frame of ${streamId}`,
   );
   const join = await readJoin(page);
   return (join.firstFrameAt ?? Number.NaN) - join.clickAt;
