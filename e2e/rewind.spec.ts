@@ -102,6 +102,26 @@ test.describe('rewind in the live player', () => {
       await expect(page.getByRole('img', { name: /^Live connection quality: / })).toBeVisible();
     });
 
+    await test.step("the scrubber under the pointer: the instant's time and its segment's picture", async () => {
+      const scrubber = page.getByRole('slider', { name: 'The last hour of N743AS' });
+      const [min, max] = await Promise.all([
+        scrubber.getAttribute('min'),
+        scrubber.getAttribute('max'),
+      ]);
+      const box = await scrubber.boundingBox();
+      if (!box || min === null || max === null) throw new Error('no scrubber');
+      // 8 s before its right end: a finished segment, whose preview the recorder wrote with it.
+      const fraction = (Number(max) - 8_000 - Number(min)) / (Number(max) - Number(min));
+      await scrubber.hover({ position: { x: box.width * fraction, y: box.height / 2 } });
+      const preview = page.getByTestId('timeline-preview');
+      await expect(preview).toContainText(/\d\d:\d\d:\d\d UTC/);
+      await expect
+        .poll(() => preview.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth))
+        .toBe(160);
+      await page.mouse.move(0, 0);
+      await expect(preview).toHaveCount(0);
+    });
+
     await test.step('behind live at 1280, 768 and 375 px: whole, axe clean', async () => {
       // The README's screenshots (e2e/.artifacts/screenshots/rewind-*.png, copied to
       // docs/screenshots).

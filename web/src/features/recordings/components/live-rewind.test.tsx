@@ -38,6 +38,7 @@ function recordingsAnswer() {
               name: `${index}.webm`,
               offsetMs: index * 4_000,
               durationMs: 4_000,
+              preview: `${index}.jpg`,
             })),
           },
         ],
@@ -49,12 +50,14 @@ function recordingsAnswer() {
 beforeEach(() => {
   localStorage.setItem('token', 'login-token');
   recordedMs = 0;
-  fetchSpy = vi.fn(() =>
+  fetchSpy = vi.fn((input: unknown) =>
     Promise.resolve(
-      new Response(JSON.stringify(recordingsAnswer()), {
-        status: 200,
-        headers: { 'Content-Type': 'application/json' },
-      }),
+      String(input).endsWith('.jpg')
+        ? new Response(new Blob(['a picture'], { type: 'image/jpeg' }), { status: 200 })
+        : new Response(JSON.stringify(recordingsAnswer()), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
     ),
   );
   vi.stubGlobal('fetch', fetchSpy);
@@ -151,6 +154,26 @@ describe('the rewind bar', () => {
     await user.keyboard('{End}');
     expect(screen.getByTestId('rewind-behind')).toHaveTextContent('Live');
     expect(box.querySelector('video')).toBeNull();
+  });
+
+  it("shows, on the focused scrubber, its instant's time and the segment's preview picture", async () => {
+    recordedMs = 60_000;
+    renderRewind();
+    const scrubber = screen.getByRole('slider', { name: 'The last hour of N743AS' });
+    await waitFor(() => expect(scrubber).toBeEnabled());
+    act(() => scrubber.focus());
+    await userEvent.setup().keyboard('{ArrowLeft}');
+    const preview = await screen.findByTestId('timeline-preview');
+    expect(preview).toHaveTextContent(/^\d\d:\d\d:\d\d UTC$/);
+    await waitFor(() =>
+      expect(preview.querySelector('img')).toHaveAttribute('src', 'blob:recording'),
+    );
+    expect(fetchSpy).toHaveBeenCalledWith(
+      expect.stringMatching(/\/api\/recordings\/N743AS\/\d+\/1[0-9]\.jpg$/),
+      expect.anything(),
+    );
+    act(() => scrubber.blur());
+    expect(screen.queryByTestId('timeline-preview')).toBeNull();
   });
 
   it('goes, on the scrubber, to the instant chosen, or the next recorded one in a gap', async () => {

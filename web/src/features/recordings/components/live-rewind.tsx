@@ -23,11 +23,13 @@ import {
   playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
+  segmentAt,
   windowHlsSpans,
   windowSegments,
   type FeedSegment,
   type WallRange,
 } from '../lib/rewind-timeline';
+import { TimelinePreview } from './timeline-preview';
 import { useRewindKeys } from './use-rewind-keys';
 
 /** How often the list is read while live (whether there is anything to rewind to). */
@@ -73,6 +75,9 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
   const [nowMs, setNowMs] = useState(() => Date.now());
   const [shownMs, setShownMs] = useState<number>();
   const [failed, setFailed] = useState(false);
+  /** Where the pointer is over the scrubber (its preview shows there), and whether it has focus. */
+  const [pointer, setPointer] = useState<{ fraction: number; atMs: number }>();
+  const [scrubberFocused, setScrubberFocused] = useState(false);
   const [announcement, setAnnouncement] = useState('');
   const recordingRef = useRef<HTMLVideoElement>(null);
   const feedRef = useRef<RewindFeed>(undefined);
@@ -135,9 +140,10 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
 
   // With Amazon IVS the recordings are HLS (and trail live further); else the local stage's.
   const ivs = hlsSpans.length > 0;
+  const writingEndMs = Math.max(0, nowMs - WRITING_LAG_MS);
   const ranges: WallRange[] = ivs
     ? hlsRanges(hlsSpans, nowMs)
-    : recordedRanges(segments, Math.max(0, nowMs - WRITING_LAG_MS));
+    : recordedRanges(segments, writingEndMs);
   const newest = newestRecorded(ranges);
   const windowStart = nowMs - REWIND_WINDOW_MS;
   const canRewind = newest !== undefined;
@@ -238,6 +244,10 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
   const behindMs = Math.max(0, nowMs - from);
   const behindText = formatBehind(behindMs);
   const scrubberMax = Math.max(newest ?? nowMs, windowStart + 1000);
+  const focusedAt = {
+    atMs: from,
+    fraction: (Math.min(from, scrubberMax) - windowStart) / (scrubberMax - windowStart),
+  };
   const percent = (ms: number) =>
     `${(100 * (Math.min(Math.max(ms, windowStart), scrubberMax) - windowStart)) / (scrubberMax - windowStart)}%`;
 
@@ -257,7 +267,24 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
         <RewindIcon />
         {rewindText.rewind}
       </button>
-      <div className="relative min-w-40 flex-1">
+      <div
+        className="relative min-w-40 flex-1"
+        onPointerMove={(event) => {
+          const box = event.currentTarget.getBoundingClientRect();
+          if (box.width <= 0) return;
+          const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
+          setPointer({ fraction, atMs: windowStart + fraction * (scrubberMax - windowStart) });
+        }}
+        onPointerLeave={() => setPointer(undefined)}
+      >
+        {canRewind && (pointer ?? (scrubberFocused ? focusedAt : undefined)) && (
+          <ScrubberPreview
+            stageId={streamId}
+            segments={segments}
+            writingEndMs={writingEndMs}
+            {...(pointer ?? focusedAt)}
+          />
+        )}
         <div
           aria-hidden="true"
           className="absolute inset-x-0 top-1/2 h-1.5 -translate-y-1/2 rounded bg-slate-700"
@@ -284,6 +311,8 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
             behind: behindText,
           })}
           onChange={(event) => goTo(Number(event.currentTarget.value), true)}
+          onFocus={() => setScrubberFocused(true)}
+          onBlur={() => setScrubberFocused(false)}
           onKeyDown={(event) => {
             // The page's steps, not the slider's own 1 s: ←/→ 5 s, Home the oldest, End live.
             const step = { ArrowLeft: -STEP_S.arrow, ArrowRight: STEP_S.arrow }[event.key];
@@ -349,6 +378,36 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
         {announcement}
       </div>
     </section>
+  );
+}
+
+/**
+ * The time under the pointer or the focused scrubber's value, with the segment's preview picture
+ * where it has one (the Recordings page's box, decision 0084), over the scrubber.
+ */
+function ScrubberPreview({
+  stageId,
+  segments,
+  writingEndMs,
+  atMs,
+  fraction,
+}: {
+  stageId: string;
+  segments: FeedSegment[];
+  writingEndMs: number;
+  atMs: number;
+  fraction: number;
+}) {
+  const segment = segmentAt(segments, atMs, writingEndMs);
+  return (
+    <TimelinePreview
+      stageId={stageId}
+      atMs={atMs}
+      span={segment?.span}
+      preview={segment?.preview}
+      recorded={segment !== undefined}
+      fraction={fraction}
+    />
   );
 }
 

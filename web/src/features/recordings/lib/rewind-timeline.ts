@@ -28,6 +28,8 @@ export interface FeedSegment {
   /** Undefined while it is being written. */
   durationMs: number | undefined;
   mimeType: string;
+  /** Its preview picture's name, where the recorder made one (decision 0084). */
+  preview?: string;
 }
 
 /** [startMs, endMs], wall clock (UTC). */
@@ -52,6 +54,7 @@ export function windowSegments(aircraft: AircraftRecordings, nowMs: number): Fee
         startMs,
         durationMs: segment.durationMs,
         mimeType: span.mimeType,
+        ...(segment.preview === undefined ? {} : { preview: segment.preview }),
       });
     }
   }
@@ -173,4 +176,18 @@ export function formatBehind(ms: number): string {
   return hours > 0
     ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`
     : `${minutes}:${seconds}`;
+}
+
+/** The segment that holds `atMs`, if one does (the one being written reaches `writingEndMs`). */
+export function segmentAt(
+  segments: readonly FeedSegment[],
+  atMs: number,
+  writingEndMs: number,
+): FeedSegment | undefined {
+  return segments.find(
+    (segment) =>
+      segment.startMs <= atMs &&
+      atMs <
+        (segment.durationMs === undefined ? writingEndMs : segment.startMs + segment.durationMs),
+  );
 }
