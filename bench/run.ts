@@ -1,8 +1,10 @@
 /**
  * `npm run bench [-- --only=join,g2g] [--joins=20] [--cycles=300] [--max-viewers=16]
  * [--reconnects=10] [--json=FILE] [--peer=janus [--passes=3]] [--hold=15] [--peer-viewers=100]
- * [--load=N] [--sections=sessions,capacity,idle]` (`--hold`, `--peer-viewers`: the receive-only
- * viewers' levels of the janus and keyframes parts; `--load`: N busy processes of the bench's own
+ * [--load=N] [--sections=sessions,capacity,idle] [--trace=PREFIX]` (`--trace`: the join part
+ * also traces six clicks into PREFIX-*.json and says what the page's main thread did in each;
+ * `--hold`, `--peer-viewers`: the receive-only viewers' levels of the janus and keyframes parts;
+ * `--load`: N busy processes of the bench's own
  * for the whole run, but for the janus part, which measures its sessions both without and with
  * them, pass by pass; `--sections`: the janus part's sections, all three by default):
  * measures the targets of docs/benchmarks.md against the
