@@ -139,6 +139,11 @@ async function recordAndSeek(
           message: 'the span playing after its Play button alone',
         })
         .toBe(true);
+      // At the size the publisher sends at its best (decision 0084: the recorder takes the top
+      // layer): 640x360, the synthetic camera's top simulcast layer and the WHIP canvases' size.
+      expect(
+        await video.evaluate((v: HTMLVideoElement) => `${v.videoWidth}x${v.videoHeight}`),
+      ).toBe('640x360');
       // The seek below measures frames shown with the playhead still.
       await video.evaluate((v: HTMLVideoElement) => v.pause());
       const { offMs, frameBeforeMs, timelineErrorMs } = await seekLanding(page, seekS);
