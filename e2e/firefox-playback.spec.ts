@@ -132,9 +132,8 @@ async function stampMs(page: Page, selector: string): Promise<number> {
 /**
  * The live player's rewind (docs/product.md#rewind, decision 0088) while N743AS is recorded: ←
  * shows the picture 5 s older than the live one, in Firefox's own Media Source Extensions; the
- * scrubber's right end plays on within 3 s of live through the 4 s segments' hand-overs (the
- * segment being written read as it grows: Firefox buffers an append-only WebM's unknown-size
- * Cluster as it comes when each segment starts after an abort(), as the feed does); End is live.
+ * scrubber's right end plays on through the 4 s segments, within two segments of live (Firefox
+ * reads WebM segments once finished: rewind-timeline.ts#growingSegmentPlays); End is live.
  */
 async function rewindsInPlace(page: Page, since: number): Promise<void> {
   const live = named('Live video from N743AS');
@@ -174,7 +173,7 @@ async function rewindsInPlace(page: Page, since: number): Promise<void> {
   await expectPlayingIn(page, recorded);
   const behindMs = (await stampMs(page, live)) - (await stampMs(page, recorded));
   console.log(`Firefox, the scrubber's right end, 6 s on: ${behindMs} ms behind live`);
-  expect(behindMs).toBeLessThan(3_000);
+  expect(behindMs).toBeLessThan(9_000);
 
   await page.keyboard.press('End');
   await expect.poll(() => page.$(recorded)).toBeNull();
@@ -239,6 +238,13 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
     .toBe(true);
   expect(await mediaState(page, video)).toMatchObject({ metadata: true, error: null });
   await expectPlayingIn(page, video);
+  // Recorded at the camera's top layer (decision 0084), whatever Firefox's link got.
+  expect(
+    await page.$eval(video, (element) => {
+      const played = element as HTMLVideoElement;
+      return `${played.videoWidth}x${played.videoHeight}`;
+    }),
+  ).toBe('640x360');
   // The recorded pixels: N743AS's time strip, its frame counter moving on as it plays.
   await expect.poll(async () => (await frameStampIn(page, video))?.streamId).toBe('N743AS');
   const first = (await frameStampIn(page, video))?.frame ?? 0;

@@ -23,6 +23,7 @@ import {
   playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
+  growingSegmentPlays,
   segmentAt,
   windowHlsSpans,
   windowSegments,
@@ -98,7 +99,11 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
       const mine = aircraft.find((entry) => entry.stageId === streamId);
       const nowMs = Date.now();
       return {
-        segments: mine ? windowSegments(mine, nowMs) : [],
+        segments: mine
+          ? windowSegments(mine, nowMs, (mimeType) =>
+              growingSegmentPlays(mimeType, navigator.userAgent),
+            )
+          : [],
         hlsSpans: mine ? windowHlsSpans(mine, nowMs) : [],
       };
     },

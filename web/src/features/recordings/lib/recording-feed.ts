@@ -20,7 +20,7 @@ const GROW_POLL_MS = 400;
 /** How often the list is read again while the segment being written yields nothing. */
 const RELIST_MS = 1_500;
 /** How often the list is read again when there is nothing to read (a newer segment may exist). */
-const IDLE_RELIST_MS = 4_000;
+const IDLE_RELIST_MS = 2_500;
 /** Kept behind the playhead; older media is removed from the buffer. */
 const KEEP_BEHIND_MS = 30_000;
 /** A playhead stalled this long at the end of a stretch moves on to the next. */

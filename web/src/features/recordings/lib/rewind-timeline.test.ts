@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
 import {
   formatBehind,
+  growingSegmentPlays,
   hlsRanges,
   hlsSpanAt,
   IVS_RECORDING_DELAY_MS,
@@ -62,6 +63,19 @@ describe('the rewind over the last hour', () => {
     const writing = { span: recent.span, name: 'x.part', offsetMs: 7_967, startMs: NOW - 33 };
     const segments = windowSegments({ stageId: 'N743AS', spans: [recent], writing }, NOW);
     expect(segments).toHaveLength(3);
+  });
+
+  it("leaves out the segment being written where the browser cannot play it as it grows (Firefox's WebM)", () => {
+    const recent = span(NOW - 8_000, 2);
+    const writing = { span: recent.span, name: 'x.part', offsetMs: 8_000, startMs: NOW };
+    const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+    const chromium =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/150.0.0.0 Safari/537.36';
+    const plays = (agent: string) => (mimeType: string) => growingSegmentPlays(mimeType, agent);
+    const aircraft = { stageId: 'N743AS', spans: [recent], writing };
+    expect(windowSegments(aircraft, NOW, plays(firefox))).toHaveLength(2);
+    expect(windowSegments(aircraft, NOW, plays(chromium))).toHaveLength(3);
+    expect(growingSegmentPlays('video/mp4; codecs="avc1.42e01f,opus"', firefox)).toBe(true);
   });
 
   it('draws gaps to scale and joins what nearly touches', () => {

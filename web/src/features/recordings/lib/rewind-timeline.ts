@@ -5,6 +5,17 @@
  */
 import type { AircraftRecordings, RecordedSpan } from '../api/recordings';
 
+/**
+ * Whether this browser plays a segment of `mimeType` appended as it grows (decision 0085). The
+ * recorder writes a growing WebM append-only, its Clusters of unknown size: Chromium plays it as it
+ * comes; Firefox 140 buffers one or two Clusters of it and then nothing more until the segment is
+ * whole (seen in the e2e whenever a key frame, asked by any viewer or the thumbnails, began a third
+ * Cluster), so there the rewind reads WebM segments once finished. Fragmented MP4 grows in both.
+ */
+export function growingSegmentPlays(mimeType: string, userAgent: string): boolean {
+  return !(mimeType.startsWith('video/webm') && /\bFirefox\//.test(userAgent));
+}
+
 /** How far back the live player goes. */
 export const REWIND_WINDOW_MS = 60 * 60 * 1000;
 /** Recorded stretches closer than this are one on the scrubber (the API's own join is 1 s). */
@@ -37,9 +48,13 @@ export type WallRange = readonly [number, number];
 
 /**
  * The aircraft's segments that end within the window before `nowMs`, in time order, the one being
- * written (if any) last.
+ * written (if any) last, where the browser plays such a segment as it grows (`growingPlays`).
  */
-export function windowSegments(aircraft: AircraftRecordings, nowMs: number): FeedSegment[] {
+export function windowSegments(
+  aircraft: AircraftRecordings,
+  nowMs: number,
+  growingPlays: (mimeType: string) => boolean = () => true,
+): FeedSegment[] {
   const from = nowMs - REWIND_WINDOW_MS;
   const segments: FeedSegment[] = [];
   for (const span of aircraft.spans) {
@@ -65,7 +80,7 @@ export function windowSegments(aircraft: AircraftRecordings, nowMs: number): Fee
   const mimeType = writing?.mimeType ?? ownSpan?.mimeType ?? aircraft.spans.at(-1)?.mimeType;
   // (A finished segment's last frame lasts until the next one's first: the two may overlap.)
   const after = !last || (writing?.startMs ?? 0) > last.startMs;
-  if (writing && mimeType !== undefined && after) {
+  if (writing && mimeType !== undefined && after && growingPlays(mimeType)) {
     const span = ownSpan ?? {
       span: writing.span,
       startMs: writing.startMs - writing.offsetMs,
