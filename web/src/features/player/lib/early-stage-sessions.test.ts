@@ -140,6 +140,16 @@ describe('EarlyStageSessions, joins on intent (decision 0091)', () => {
     expect(sessions.take('N743AS')?.getSnapshot().status).toBe('loading');
   });
 
+  it('hands the player no join on intent that failed (a page opened without the click)', async () => {
+    const sessions = earlySessions();
+    sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sdk.lastStage.failJoin(new Error('Stage at capacity'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sessions.take('N743AS')).toBeUndefined();
+    expect(joinsAndLeaves()).toEqual([[1, 1]]);
+  });
+
   it('joins at most three streams on one intent, and returns the others', async () => {
     const sessions = earlySessions();
     expect(sessions.intend(['A', 'B', 'C', 'D'])).toEqual(['D']);

@@ -102,10 +102,17 @@ export class EarlyStageSessions {
     return this.waiting.has(stageId);
   }
 
-  /** The session started for `stageId`, handed out once; undefined when there is none. */
+  /**
+   * The session started for `stageId`, handed out once; undefined when there is none, or when an
+   * intent's join failed (the player then joins anew, and any error it shows is its own).
+   */
   take(stageId: string): StageSession | undefined {
     const early = this.waiting.get(stageId);
     if (!early) return undefined;
+    if (early.byIntent && early.session.getSnapshot().status === 'error') {
+      this.leave(stageId);
+      return undefined;
+    }
     this.waiting.delete(stageId);
     clearTimeout(early.timer);
     return early.session;
