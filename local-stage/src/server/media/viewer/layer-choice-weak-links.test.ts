@@ -1,6 +1,6 @@
 /**
- * A weak link gets the highest layer it carries with a margin, at that layer's own frame rate
- * (docs/decisions/0089-weak-links-take-the-layer-they-carry.md): the layers at the rates the
+ * A weak link gets the highest layer it carries with a margin, at that layer's own frame rate, and
+ * keeps it (docs/decisions/0089-weak-links-take-the-layer-they-carry.md): the layers at the rates the
  * simulcast camera was measured sending them in the lab (160x90 ~100 kbit/s, 320x180 ~300,
  * 640x360 ~880), and a link modelled as libwebrtc's receive-side estimate sees it.
  */
@@ -90,17 +90,8 @@ const share = (chosen: (VideoLayer | null | undefined)[], layer: VideoLayer, fro
   chosen.slice(from).filter((each) => each === layer).length / chosen.slice(from).length;
 
 describe('a viewer on a weak link', () => {
-  it('moved off the top layer by an estimate fallen to 400 kbit/s, gets 320x180, not 160x90', () => {
-    const { layers, f, h, run, now } = measuredPublisher();
-    const choice = new LayerChoice();
-    expect(choice.choose(layers, now(), {})).toBe(f);
-    run(200);
-    const fell = { maxBitrate: 400_000, estimateFalling: true, sentBitrate: 880_000 };
-    expect(choice.choose(layers, now(), fell)).toBe(h);
-  });
-
-  it('on 400 kbit/s climbs from 160x90 to 320x180 within seconds, by a probe the link carries, and stays', () => {
-    const { chosen, h } = viewerOnLink(400, 30);
+  it('on 450 kbit/s climbs from 160x90 to 320x180 within seconds, and a probe toward 640x360 does not take it back down', () => {
+    const { chosen, h } = viewerOnLink(450, 30);
     const firstOnH = chosen.indexOf(h);
     expect(firstOnH).toBeGreaterThanOrEqual(0);
     // The probe waits 3 s of quiet, then lasts 2 s.
@@ -108,15 +99,13 @@ describe('a viewer on a weak link', () => {
     expect(share(chosen, h, firstOnH)).toBe(1);
   });
 
-  it('on 300 kbit/s stays on 160x90: 320x180 with its audio does not fit', () => {
-    const { chosen, q } = viewerOnLink(300, 30);
-    expect(share(chosen, q)).toBe(1);
-  });
-
-  it('on 1,000 kbit/s keeps 320x180: 640x360 with its audio does not fit with room', () => {
-    const { chosen, h } = viewerOnLink(1_000, 30, 'h');
-    expect(share(chosen, h)).toBe(1);
-  });
+  it.each([300, 400])(
+    'on %i kbit/s stays on 160x90: 320x180 with its audio does not fit with room',
+    (linkKbit) => {
+      const { chosen, q } = viewerOnLink(linkKbit, 30);
+      expect(share(chosen, q)).toBe(1);
+    },
+  );
 
   it('is moved one layer by one lossy report, not two: the report told of the layer before', () => {
     const { layers, f, h, run, now } = measuredPublisher();

@@ -79,24 +79,21 @@ export const DOWN_AFTER_MS = 500;
  */
 export const LEAVE_AT_ONCE_SHARE = 0.5;
 /**
- * A layer left at once goes to the highest that fits this share of the estimate: the estimate
- * just after a drop counts the queue draining (libwebrtc's is 85 % of what arrived), and a layer
- * chosen just short of the link freezes the viewer again. The margin is a fifth, not more: the
- * layers' measured rates (320x180 about 300 kbit/s, 160x90 about 100) put a 400 kbit/s estimate's
- * viewer on 320x180 at its full 20 frames a second, where 60 % put it on 160x90 at 15 and left it
- * to probes to climb (docs/decisions/0089-weak-links-take-the-layer-they-carry.md).
+ * A layer left at once goes to one that fits this share of the estimate: the estimate just after
+ * a drop counts the queue draining (libwebrtc's is 85 % of what arrived), and a layer chosen just
+ * short of the link freezes the viewer again; one too low costs a probe's seconds up instead.
+ * Not 80 %: that put a 400 kbit/s viewer on 320x180, which that link does not hold (decision 0089).
  */
-export const AT_ONCE_FIT_SHARE = 0.8;
+export const AT_ONCE_FIT_SHARE = 0.6;
 /** Up only when the estimate exceeds the next layer's bitrate by this factor... */
 export const UP_MARGIN = 1.15;
 /**
- * A probe up sends the next layer's bitrate times this, beside the audio the viewer gets anyway:
- * what the viewer will need on that layer, with a little over for its key frames. With
- * `UP_MARGIN` the probe asked 15 % over the layer plus the audio, more than a link that carries
- * the layer with room has (320x180's ~300 kbit/s probed at 345 plus ~45 of audio on 400 kbit/s
- * filled the link, and probes failed for 18 s; decision 0089).
+ * A probe up sends the next layer's bitrate times this, beside the audio the viewer gets anyway.
+ * Not less: with 5 % a probe toward 320x180 (~290 kbit/s) passed on 400 kbit/s, and within 3 s on
+ * it the viewer's reports lost 32 % (its key frames and their retransmissions overflow tbf's
+ * 100 ms queue) and it fell back to 160x90 after a 9.8 s freeze (decision 0089).
  */
-export const PROBE_MARGIN = 1.05;
+export const PROBE_MARGIN = UP_MARGIN;
 /** ...for this long. */
 export const UP_AFTER_MS = 2_000;
 /**
