@@ -40,6 +40,8 @@ export interface RewindSlot {
   liveVideo: RefObject<HTMLVideoElement | null>;
   /** Whether the picture is not the live one: the badge and the stats then say what they measure. */
   onBehindChange: (behind: boolean) => void;
+  /** Says it to screen readers in the player's polite live region (one a page). */
+  announce: (text: string) => void;
 }
 
 interface StreamPlayerProps {
@@ -167,6 +169,7 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
               videoBox={videoBox}
               liveVideo={videoRef}
               onBehindChange={setBehind}
+              announce={announce}
             />
           </Suspense>
         </ErrorBoundary>

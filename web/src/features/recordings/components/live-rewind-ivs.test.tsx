@@ -87,7 +87,13 @@ async function renderRewind() {
   const liveVideo = createRef<HTMLVideoElement>() as { current: HTMLVideoElement | null };
   liveVideo.current = live;
   const view = render(
-    <LiveRewind streamId="N743AS" videoBox={box} liveVideo={liveVideo} onBehindChange={vi.fn()} />,
+    <LiveRewind
+      streamId="N743AS"
+      videoBox={box}
+      liveVideo={liveVideo}
+      onBehindChange={vi.fn()}
+      announce={vi.fn()}
+    />,
   );
   const button = screen.getByRole('button', { name: rewindText.rewind });
   await waitFor(() => expect(button).toBeEnabled());

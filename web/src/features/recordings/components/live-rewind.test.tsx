@@ -81,6 +81,7 @@ function renderRewind() {
   const liveVideo = createRef<HTMLVideoElement>() as { current: HTMLVideoElement | null };
   liveVideo.current = live;
   const onBehindChange = vi.fn();
+  const announce = vi.fn();
   const view = render(
     <>
       <input aria-label="A text field" />
@@ -89,10 +90,11 @@ function renderRewind() {
         videoBox={box}
         liveVideo={liveVideo}
         onBehindChange={onBehindChange}
+        announce={announce}
       />
     </>,
   );
-  return { ...view, box, live, onBehindChange, user: userEvent.setup() };
+  return { ...view, box, live, onBehindChange, announce, user: userEvent.setup() };
 }
 
 describe('the rewind bar', () => {
@@ -114,7 +116,7 @@ describe('the rewind bar', () => {
 
   it("goes 30 s back over the live video, which stays and goes quiet, and 'Go live' takes it away", async () => {
     recordedMs = 120_000;
-    const { box, live, onBehindChange, user } = renderRewind();
+    const { box, live, onBehindChange, announce, user } = renderRewind();
     const button = screen.getByRole('button', { name: rewindText.rewind });
     await waitFor(() => expect(button).toBeEnabled());
 
@@ -122,6 +124,9 @@ describe('the rewind bar', () => {
     expect(box.querySelector('[data-testid="rewind-video"]')).not.toBeNull();
     expect(screen.getByTestId('rewind-behind')).toHaveTextContent(/^0:(29|30|31) behind live$/);
     expect(onBehindChange).toHaveBeenLastCalledWith(true);
+    expect(announce).toHaveBeenLastCalledWith(
+      expect.stringMatching(/^Rewound: 0:(29|30|31) behind live$/),
+    );
     expect(live.muted).toBe(true);
     const recording = box.querySelector('video')!;
     expect(recording.muted).toBe(false); // the sound as the viewer had it live
@@ -130,6 +135,7 @@ describe('the rewind bar', () => {
     expect(box.querySelector('[data-testid="rewind-video"]')).toBeNull();
     expect(screen.getByTestId('rewind-behind')).toHaveTextContent('Live');
     expect(onBehindChange).toHaveBeenLastCalledWith(false);
+    expect(announce).toHaveBeenLastCalledWith('Live');
     expect(live.muted).toBe(false);
   });
 

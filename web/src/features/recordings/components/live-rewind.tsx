@@ -52,6 +52,8 @@ export interface LiveRewindProps {
   liveVideo: RefObject<HTMLVideoElement | null>;
   /** Whether the picture is the recording (the player relabels what measures the live one). */
   onBehindChange: (behind: boolean) => void;
+  /** Says it to screen readers, in the player's own polite live region (one a page). */
+  announce: (text: string) => void;
 }
 
 type Mode = { behind: false } | { behind: true; targetMs: number };
@@ -69,7 +71,13 @@ interface RewindFeed {
   dispose(): void;
 }
 
-export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: LiveRewindProps) {
+export function LiveRewind({
+  streamId,
+  videoBox,
+  liveVideo,
+  onBehindChange,
+  announce,
+}: LiveRewindProps) {
   const [segments, setSegments] = useState<FeedSegment[]>([]);
   const [hlsSpans, setHlsSpans] = useState<RecordedSpan[]>([]);
   const [mode, setMode] = useState<Mode>({ behind: false });
@@ -79,7 +87,6 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
   /** Where the pointer is over the scrubber (its preview shows there), and whether it has focus. */
   const [pointer, setPointer] = useState<{ fraction: number; atMs: number }>();
   const [scrubberFocused, setScrubberFocused] = useState(false);
-  const [announcement, setAnnouncement] = useState('');
   const recordingRef = useRef<HTMLVideoElement>(null);
   const feedRef = useRef<RewindFeed>(undefined);
   const liveMutedRef = useRef(true);
@@ -202,7 +209,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     setMode({ behind: false });
     setShownMs(undefined);
     setFailed(false);
-    setAnnouncement(rewindText.wentLive);
+    announce(rewindText.wentLive);
   };
 
   /**
@@ -227,7 +234,7 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
     }
     setMode({ behind: true, targetMs: landing });
     setShownMs(landing);
-    setAnnouncement(fillText(rewindText.wentBack, { behind: formatBehind(Date.now() - landing) }));
+    announce(fillText(rewindText.wentBack, { behind: formatBehind(Date.now() - landing) }));
   };
 
   const from = shownMs ?? nowMs;
@@ -379,9 +386,6 @@ export function LiveRewind({ streamId, videoBox, liveVideo, onBehindChange }: Li
           </div>,
           videoBox,
         )}
-      <div aria-live="polite" className="sr-only">
-        {announcement}
-      </div>
     </section>
   );
 }
