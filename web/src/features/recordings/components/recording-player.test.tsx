@@ -8,44 +8,14 @@ import { render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recordingsText } from '@/config/ui-text-recordings';
 import type { RecordedSpan } from '../api/recordings';
+import { FakeHls } from '../testing/fake-hls';
 import { RecordingPlayer } from './recording-player';
 
-type Listener = (event: string, data: { fatal: boolean; type: string }) => void;
+const created = FakeHls.created;
 
-const created: FakeHls[] = [];
-
-class FakeHls {
-  static Events = { ERROR: 'hlsError', FRAG_LOADED: 'hlsFragLoaded', MANIFEST_PARSED: 'parsed' };
-  static ErrorTypes = { NETWORK_ERROR: 'networkError', MEDIA_ERROR: 'mediaError' };
-  static isSupported = () => true;
-  sources: string[] = [];
-  media: HTMLMediaElement | undefined;
-  destroyed = false;
-  listeners = new Map<string, Listener[]>();
-  constructor(readonly config: { xhrSetup: (xhr: XMLHttpRequest, url: string) => void }) {
-    created.push(this);
-  }
-  loadSource(url: string) {
-    this.sources.push(url);
-  }
-  attachMedia(media: HTMLMediaElement) {
-    this.media = media;
-  }
-  on(event: string, listener: Listener) {
-    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
-  }
-  once(event: string, listener: Listener) {
-    this.on(event, listener);
-  }
-  emit(event: string, data: { fatal: boolean; type: string }) {
-    for (const listener of this.listeners.get(event) ?? []) listener(event, data);
-  }
-  destroy() {
-    this.destroyed = true;
-  }
-}
-
-vi.mock('hls.js/light', () => ({ default: FakeHls }));
+vi.mock('hls.js/light', async () => ({
+  default: (await import('../testing/fake-hls')).FakeHls,
+}));
 
 const SPAN: RecordedSpan = {
   span: 'st-One/PaRt1',
