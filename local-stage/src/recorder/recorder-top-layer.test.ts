@@ -4,50 +4,37 @@
  * a viewer: here a link losing 10 % of what the stage sends, on which a viewer's layer choice
  * steps down. Read back by mediabunny's demuxer.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NodeViewer } from '../testing/node-viewer';
 import { readSegment } from '../testing/read-segment';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
-import { testRecorderOptions } from '../testing/test-recorder';
+import type { StageWithCameras } from '../testing/stage-with-cameras';
+import { startRecordingStage, type RecordingStage } from '../testing/test-recorder';
 import { waitUntil } from '../testing/wait-until';
-import { Recorder } from './recorder';
 
 const secret = new TextEncoder().encode('a-recorder-top-layer-test-secret-of-length');
 const STAGE = 'N743AS';
 let running: StageWithCameras;
-let root: string;
-let recorder: Recorder;
+let setup: RecordingStage | undefined;
 const segments: string[] = [];
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: true,
-    syntheticCameras: [STAGE],
-    camera: { width: 640, height: 360, fps: 30, idleMs: 0, simulcast: true },
-  });
-  root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-top-layer-'));
-  recorder = new Recorder(
-    testRecorderOptions({
-      stageUrl: running.url,
+  setup = await startRecordingStage(
+    {
+      faultsEnabled: true,
+      syntheticCameras: [STAGE],
+      camera: { width: 640, height: 360, fps: 30, idleMs: 0, simulcast: true },
+    },
+    {
       secret,
-      root,
-      mode: 'all',
+      prefix: 'tailcam-recorder-top-layer-',
       onSegment: (_stageId, path) => segments.push(path),
-    }),
+    },
   );
-  await recorder.start();
+  ({ running } = setup);
 }, 30_000);
 
-afterAll(async () => {
-  await recorder?.close();
-  await running?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 it('records the top layer (640x360) while the person watching prefers the lowest', async () => {
   const viewer = new NodeViewer(`${running.url.replace('http', 'ws')}/stage/events`);

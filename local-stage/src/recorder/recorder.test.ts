@@ -7,52 +7,44 @@
  * While nobody comes or goes on air it asks the stage nothing new (its question is held), and a
  * camera that leaves and comes back is followed at once.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readSpans } from '@tailcam/protocol/recordings-store';
 import { NodeViewer } from '../testing/node-viewer';
 import { readSegment } from '../testing/read-segment';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
+import type { StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
 import { createStageLogger } from '../stage-log';
 import { Recorder } from './recorder';
-import { testRecorderOptions } from '../testing/test-recorder';
+import { startRecordingStage, type RecordingStage } from '../testing/test-recorder';
 
 const secret = new TextEncoder().encode('a-recorder-test-secret-of-enough-length!!');
 let running: StageWithCameras;
 let root: string;
 let recorder: Recorder;
+let setup: RecordingStage | undefined;
 const segments: { path: string; durationMs: number }[] = [];
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: false,
-    syntheticCameras: ['N743AS'],
-    camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
-  });
-  root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-test-'));
-  recorder = new Recorder(
-    testRecorderOptions({
-      stageUrl: running.url,
+  setup = await startRecordingStage(
+    {
+      faultsEnabled: false,
+      syntheticCameras: ['N743AS'],
+      camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
+    },
+    {
       secret,
-      root,
-      mode: 'all',
+      prefix: 'tailcam-recorder-test-',
       ...(process.env.REC_DEBUG ? { log: createStageLogger({ level: 'debug' }) } : {}),
       onSegment: (_stageId, path, durationMs) => segments.push({ path, durationMs }),
-    }),
+    },
   );
-  await recorder.start();
+  ({ running, root, recorder } = setup);
 }, 30_000);
 
-afterAll(async () => {
-  await recorder?.close();
-  await running?.close();
-  if (root && !process.env.REC_KEEP) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 describe('the recorder', () => {
   it('is no viewer: subscribed to the idle camera, nothing is encoded or written', async () => {

@@ -9,9 +9,8 @@
  * watching it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadImage } from '@napi-rs/canvas';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSpans, type StoredSegment } from '@tailcam/protocol/recordings-store';
@@ -23,8 +22,8 @@ import {
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
 import { publishNoise } from '../testing/noise-publisher';
 import { testParticipantToken } from '../testing/participant-tokens';
-import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
-import { testRecorderOptions } from '../testing/test-recorder';
+import type { StageWithCameras } from '../testing/stage-with-cameras';
+import { startRecordingStage, type RecordingStage } from '../testing/test-recorder';
 import { waitUntil } from '../testing/wait-until';
 import { deleteWhepSession, postWhepOffer, whepPeer } from '../whep-client';
 import { Recorder } from './recorder';
@@ -35,6 +34,7 @@ const secret = new TextEncoder().encode('a-recorder-watch-test-secret-of-enough-
 let running: StageWithCameras;
 let root: string;
 let recorder: Recorder;
+let setup: RecordingStage | undefined;
 const segments: string[] = [];
 const players: WhepPlayer[] = [];
 
@@ -90,24 +90,20 @@ function everySegmentFinished(dir: string): boolean {
 }
 
 beforeAll(async () => {
-  running = await startStageWithCameras({
-    secret,
-    faultsEnabled: false,
-    syntheticCameras: ['N743AS'],
-    camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
-  });
-  root = mkdtempSync(join(tmpdir(), 'tailcam-recorder-watch-test-'));
-  recorder = new Recorder(
-    testRecorderOptions({
-      stageUrl: running.url,
+  setup = await startRecordingStage(
+    {
+      faultsEnabled: false,
+      syntheticCameras: ['N743AS'],
+      camera: { width: 320, height: 180, fps: 15, idleMs: 0, simulcast: false },
+    },
+    {
       secret,
-      root,
-      mode: 'all',
+      prefix: 'tailcam-recorder-watch-test-',
       ...(hasFfmpeg ? { previewFfmpeg: 'ffmpeg' } : {}),
       onSegment: (_stageId, path) => segments.push(path),
-    }),
+    },
   );
-  await recorder.start();
+  ({ running, root, recorder } = setup);
   await waitUntil(() => recorder.recording().N743AS === 'camera', 'recorder subscribed', 10_000);
 }, 30_000);
 
@@ -115,11 +111,7 @@ afterEach(async () => {
   await Promise.all([...players].map((player) => player.close()));
 });
 
-afterAll(async () => {
-  await recorder?.close();
-  await running?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 describe('the recorder and a synthetic camera', () => {
   it('writes nothing while only the thumbnail process wakes the camera, then records a person', async () => {
