@@ -139,8 +139,9 @@ test.describe('faults during playback (embedded database)', () => {
     // The API goes (and with it, as scripts/start.mjs is built, the stage) ...
     await product.stop();
     await expect.poll(connectionLostShown, { timeout: 10_000 }).toBe(true);
-    // ... for longer than the player's reconnect schedule (about 15 s), so it gives up. One
-    // fresh-clone run on a loaded machine took past 40 s (its cause not found yet).
+    // ... for longer than the player's reconnect schedule (about 15 s), so it gives up. An attempt
+    // whose token came just before the stage went waits at most 10 s for its join (the attempt
+    // bound), where the SDK's own join would keep trying for a minute.
     const overlay = page.getByRole('alert').filter({ hasText: 'Stream Unavailable' });
     await expect(overlay).toBeVisible({ timeout: 75_000 });
 

@@ -108,6 +108,7 @@ export const uiText = {
       'This browser cannot play live video: it has no WebRTC. Open Tailcam in a current Chrome, Edge, Firefox or Safari.',
     autoplayBlocked: 'Browser blocked autoplay. Please click the video to play.',
     connectionLost: 'Connection lost. Reconnecting...',
+    joinTimedOut: 'The stream did not answer in time.',
   },
 } as const;
 

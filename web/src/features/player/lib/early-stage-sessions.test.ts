@@ -52,6 +52,7 @@ describe('EarlyStageSessions', () => {
     expect(tokenFetches).toEqual(['N743AS']);
     expect(sdk.stages).toHaveLength(1);
     expect(sdk.lastStage.joinCalls).toBe(1);
+    sdk.lastStage.connect();
 
     const taken = sessions.take('N743AS');
     expect(taken).toBeInstanceOf(StageSession);
@@ -174,6 +175,8 @@ describe('EarlyStageSessions, joins on intent (decision 0091)', () => {
   it('leaves a join on intent nobody took after its time limit', async () => {
     const sessions = earlySessions();
     sessions.intend(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sdk.lastStage.connect();
     await vi.advanceTimersByTimeAsync(INTENT_SESSION_TTL_MS - 1);
     expect(joinsAndLeaves()).toEqual([[1, 0]]);
     await vi.advanceTimersByTimeAsync(1);

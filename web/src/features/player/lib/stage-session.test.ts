@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
 import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { PLAYER_RECONNECT } from './player-machine';
-import { StageSession, VIDEO_GRACE_MS } from './stage-session';
+import { ATTEMPT_TIMEOUT_MS, StageSession, VIDEO_GRACE_MS } from './stage-session';
 
 const MAX_RECONNECT_ATTEMPTS = PLAYER_RECONNECT.maxAttempts ?? 0;
 const connected = { status: 'connected', waitingForVideo: false };
@@ -174,6 +174,48 @@ describe('StageSession', () => {
     await settle();
     sdk.lastStage.connect();
     expect(session.getSnapshot()).toEqual(connected);
+  });
+
+  describe('an attempt that never ends', () => {
+    it('fails a rejoin the stage never answers, leaves it, and tries again on schedule', async () => {
+      const session = await connectedSession();
+      sdk.lastStage.dropConnection();
+      await settle();
+      fetches[1]?.resolve('token-2');
+      await settle();
+      const hanging = sdk.lastStage; // its join() neither resolves nor rejects
+      await vi.advanceTimersByTimeAsync(ATTEMPT_TIMEOUT_MS - 1);
+      expect(session.getSnapshot()).toEqual({ status: 'reconnecting', attempt: 1 });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(session.getSnapshot()).toEqual({ status: 'reconnecting', attempt: 2 });
+      expect(hanging.leaveCalls).toBe(1);
+      expect(hanging.listenerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(fetches).toHaveLength(3);
+    });
+
+    it('aborts a token fetch that never answers, and gives up in the schedule’s time, not later', async () => {
+      const session = await connectedSession();
+      sdk.lastStage.dropConnection();
+      await settle();
+      await vi.advanceTimersByTimeAsync(ATTEMPT_TIMEOUT_MS);
+      expect(fetches[1]?.signal.aborted).toBe(true);
+      expect(session.getSnapshot()).toEqual({ status: 'reconnecting', attempt: 2 });
+      // Every attempt hangs: six bounds plus the schedule's waits, then the error overlay stays.
+      await vi.advanceTimersByTimeAsync(MAX_RECONNECT_ATTEMPTS * ATTEMPT_TIMEOUT_MS + 15_500);
+      expect(session.getSnapshot()).toEqual({
+        status: 'error',
+        message: 'The stream did not answer in time.',
+      });
+      expect(fetches).toHaveLength(1 + MAX_RECONNECT_ATTEMPTS);
+    });
+
+    it('never ends a join that connected, however long the session then plays', async () => {
+      const session = await connectedSession();
+      await vi.advanceTimersByTimeAsync(10 * ATTEMPT_TIMEOUT_MS);
+      expect(session.getSnapshot().status).toBe('connected');
+      expect(sdk.lastStage.leaveCalls).toBe(0);
+    });
   });
 
   it('stops everything on dispose: no late join after a token arrives, no reconnect timer', async () => {

@@ -12,7 +12,10 @@
  * - connected with no video for `VIDEO_GRACE_MS` (none added yet, or the shown one removed or its
  *   participant gone), the state says the player is waiting for video; the next video ends it;
  * - after a lost connection, the reconnect policy says how long each attempt waits, and when to
- *   stop.
+ *   stop;
+ * - an attempt (its token fetch and its join) that has not joined within `ATTEMPT_TIMEOUT_MS`
+ *   fails, so that a join which keeps trying by itself (the local SDK tries for a minute) never
+ *   holds the player's own schedule.
  */
 import { uiText } from '@/config/ui-text';
 import { errorMessage } from '@/lib/error-message';
@@ -68,6 +71,13 @@ export interface StageSessionOptions {
  */
 export const VIDEO_GRACE_MS = 2_000;
 
+/**
+ * How long one attempt, token fetch and join together, may take before it counts as failed. A
+ * join on a busy machine takes a second or two; a stage that is down keeps the SDK's join
+ * retrying by itself for up to a minute, which would stretch the reconnect schedule past it.
+ */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
 interface JoinedStage {
   stage: Stage;
   removeListeners: () => void;
@@ -86,6 +96,8 @@ export class StageSession {
   private joined: JoinedStage | undefined;
   private tokenFetch: AbortController | undefined;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The bound of the attempt in flight (token fetch, then join), cleared once it joined. */
+  private attemptTimer: ReturnType<typeof setTimeout> | undefined;
   private videoGraceTimer: ReturnType<typeof setTimeout> | undefined;
   private shownVideo: ShownVideo | undefined;
   private lastFailure: string | undefined;
@@ -141,6 +153,7 @@ export class StageSession {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.attemptTimer);
     this.tokenFetch?.abort();
     this.leaveStage();
     this.subscribers.clear();
@@ -182,6 +195,17 @@ export class StageSession {
 
     const tokenFetch = new AbortController();
     this.tokenFetch = tokenFetch;
+    clearTimeout(this.attemptTimer);
+    this.attemptTimer = setTimeout(() => {
+      if (this.tokenFetch === tokenFetch) {
+        this.tokenFetch = undefined;
+        tokenFetch.abort();
+        this.attemptFailed(uiText.errors.joinTimedOut);
+      } else if (this.joined) {
+        // The timer is this attempt's (each attempt replaces it; a join or CONNECTED clears it).
+        this.attemptFailed(uiText.errors.joinTimedOut);
+      }
+    }, ATTEMPT_TIMEOUT_MS);
     let participantToken: string;
     try {
       participantToken = await this.options.fetchParticipantToken(
@@ -194,7 +218,7 @@ export class StageSession {
     } finally {
       if (this.tokenFetch === tokenFetch) this.tokenFetch = undefined;
     }
-    if (this.disposed) return;
+    if (this.disposed || tokenFetch.signal.aborted) return;
 
     this.leaveStage();
     let stage: Stage;
@@ -211,6 +235,7 @@ export class StageSession {
     this.joined = { stage, removeListeners: this.addListeners(sdk, stage) };
     try {
       await stage.join();
+      if (this.joined?.stage === stage) clearTimeout(this.attemptTimer);
     } catch (error) {
       if (this.joined?.stage === stage) this.attemptFailed(errorMessage(error));
     }
@@ -221,6 +246,7 @@ export class StageSession {
 
     const onConnectionStateChanged = (connectionState: StageConnectionState) => {
       if (connectionState === StageConnectionState.CONNECTED) {
+        clearTimeout(this.attemptTimer);
         this.dispatch({ type: 'STAGE_CONNECTED' });
         if (!this.shownVideo) this.expectVideo();
       } else if (connectionState === StageConnectionState.DISCONNECTED) {
@@ -349,6 +375,7 @@ export class StageSession {
   }
 
   private attemptFailed(message: string): void {
+    clearTimeout(this.attemptTimer);
     this.leaveStage();
     this.lastFailure = message;
     this.dispatch({ type: 'ATTEMPT_FAILED', message });
