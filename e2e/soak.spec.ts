@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 import { runSoak } from '@tailcam/harness/soak';
 import { ownInstance } from './support/environment';
 
-test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process killed and a WHIP publisher coming and going, leave nothing behind and never restart the stage', async () => {
+test('6 joins and leaves by 3 viewers beside a Watch all tab, a camera process killed and a WHIP publisher coming and going, leave nothing behind and never restart the stage', async () => {
   // The instance's start counts too: its accounts CLI opens the embedded database and hashes a
   // password, half a minute on a busy machine, before the joins and leaves (~15 s when idle); a
   // join held up by a camera restart may wait for it (up to 80 s more, never on a quiet machine).
@@ -18,7 +18,7 @@ test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process k
   const result = await runSoak({
     ...ownInstance('soak-e2e', 100),
     viewers: 3,
-    joins: 9,
+    joins: 6,
     durationMs: 120_000,
     dwellMs: [1_000, 2_500],
     closePageEvery: 5,
@@ -30,7 +30,9 @@ test('9 joins and leaves by 3 viewers beside a Watch all tab, a camera process k
     type: 'soak',
     description: `${result.joins} joins, ${result.leaves} leaves, up to ${result.maxConcurrentPeerConnections} peer connections at once, ${result.cameraKills} camera process kills, WHIP publisher on air ${result.whipPublisher.onAir} of ${result.whipPublisher.sessions}, ${result.joinsDuringCameraRestart.length} joins during a camera restart`,
   });
-  expect(result.joins).toBe(9);
+  expect(result.joins).toBe(6);
+  // The camera process was killed in the middle of the joins at least once (every 8 s).
+  expect(result.cameraKills).toBeGreaterThanOrEqual(1);
   expect(result.leaves).toBe(result.joins);
   // Every join played: one that a camera kill held up (on purpose) plays in the same page once
   // every aircraft is on air again ('Waiting for video', then the picture).

@@ -8,7 +8,7 @@
  * a later command succeeds on it. The stale lock and admin socket the killed server leaves
  * behind must never block the restart.
  *
- * `TAILCAM_HARD_KILLS` sets the kills per database (4 in `npm test`; `npm run soak:kills` runs 20).
+ * `TAILCAM_HARD_KILLS` sets the kills per database (2 in `npm test`; `npm run soak:kills` runs 20).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -20,7 +20,7 @@ import { bundleEntry } from '../test/bundle';
 import { tempDir } from '../test/helpers';
 import { temporarySchemaForTest } from '../test/postgres-schema';
 
-const KILLS = Number(process.env.TAILCAM_HARD_KILLS ?? 4);
+const KILLS = Number(process.env.TAILCAM_HARD_KILLS ?? 2);
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 const USERNAMES = ['ann', 'ben', 'cat', 'dev'];
