@@ -10,6 +10,7 @@ export const shortcutsText = {
   pictureInPicture: 'Picture-in-picture',
   stats: 'Live stats',
   help: 'This help',
+  flightData: 'Flight data',
   back10: 'Rewind 10 seconds',
   on10: '10 seconds on, or live',
   back5on5: '5 seconds back or on',

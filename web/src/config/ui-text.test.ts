@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillText, uiText } from './ui-text';
+import { flightText } from './ui-text-flight';
 import { recordingsText } from './ui-text-recordings';
 import { rewindText } from './ui-text-rewind';
 import { shortcutsText } from './ui-text-shortcuts';
@@ -35,6 +36,7 @@ describe('the strings of the UI', () => {
     ...allTexts(recordingsText, 'recordings'),
     ...allTexts(rewindText, 'rewind'),
     ...allTexts(shortcutsText, 'shortcutsHelp'),
+    ...allTexts(flightText, 'flight'),
   ];
 
   it('are all found, whatever the nesting', () => {
