@@ -1,0 +1,26 @@
+/**
+ * One telemetry sample as the player receives it, decoded from the payload the publisher puts in
+ * its video (docs/product.md#flight-data). Units are the cockpit's: feet, knots, feet a minute.
+ */
+export interface FlightSample {
+  /** When the publisher captured it, on the publisher's clock (ms since the epoch). */
+  capturedAtMs: number;
+  latitude: number;
+  longitude: number;
+  altitudeFt: number;
+  groundSpeedKt: number;
+  verticalSpeedFpm: number;
+  /** True heading, 0–360. */
+  headingDeg: number;
+  /** One of FLIGHT_PHASES; any other value is shown and announced as no phase. */
+  phase?: string;
+}
+
+/** The phases of flight the HUD names and announces, in the order a flight goes through them. */
+export const FLIGHT_PHASES = ['taxi', 'takeoff', 'climb', 'cruise', 'descent', 'approach'] as const;
+
+export type FlightPhase = (typeof FLIGHT_PHASES)[number];
+
+export function flightPhaseOf(sample: FlightSample): FlightPhase | undefined {
+  return FLIGHT_PHASES.find((phase) => phase === sample.phase);
+}
