@@ -1,7 +1,7 @@
 // Builds the local stage: the stage process (dist/stage.js, Node ESM, npm packages external),
 // the camera process (dist/cameras.js, likewise), the thumbnail process (dist/thumbnails.js,
 // likewise), the recorder (dist/recorder.js, likewise), the browser SDK (dist/stage-sdk.js, an IIFE
-// defining window.IVSBroadcastClient) and the time strip decoder for browser tests
+// defining window.IVSBroadcastClient, and its in-band message worker, dist/in-band-worker.js) and the time strip decoder for browser tests
 // (dist/time-strip.js, window.TailcamTimeStrip).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -38,6 +38,18 @@ await Promise.all([
     format: 'iife',
     target: ['chrome100', 'firefox100', 'safari15'],
     charset: 'utf8',
+    minify: true,
+    sourcemap: true,
+    logLevel: 'warning',
+  }),
+  // The SDK's in-band message reader, an RTCRtpScriptTransform's worker, served beside it.
+  build({
+    entryPoints: [`${here}src/sdk/in-band-worker.ts`],
+    outfile: `${here}dist/in-band-worker.js`,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome100', 'firefox100', 'safari15'],
     minify: true,
     sourcemap: true,
     logLevel: 'warning',

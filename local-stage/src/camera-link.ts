@@ -68,3 +68,50 @@ export function parseCameraLinkMessage(text: string): CameraLinkMessage | undefi
     return undefined;
   }
 }
+
+/**
+ * The camera process's one message to the stage (decision 0094): an in-band message for the
+ * frame its camera captured at `captureTimeMs` (epoch ms), repeated `repeatCount` times, which the
+ * stage carries to the viewers who ask for them. Binary, so the payload (MISB ST 0601 KLV) goes as
+ * it is: `[1][stage id length][stage id (ASCII)][capture time: float64 BE][repeat count][uuid: 16
+ * bytes][payload]`.
+ */
+export interface CameraInBandMessage {
+  stageId: string;
+  captureTimeMs: number;
+  repeatCount: number;
+  uuid: Uint8Array;
+  payload: Uint8Array;
+}
+
+const IN_BAND_TYPE = 1;
+
+export function encodeCameraInBandMessage(message: CameraInBandMessage): Buffer {
+  const stageId = Buffer.from(message.stageId, 'ascii');
+  const head = Buffer.alloc(2 + stageId.length + 8 + 1);
+  head[0] = IN_BAND_TYPE;
+  head[1] = stageId.length;
+  stageId.copy(head, 2);
+  head.writeDoubleBE(message.captureTimeMs, 2 + stageId.length);
+  head[head.length - 1] = message.repeatCount;
+  return Buffer.concat([head, message.uuid, message.payload]);
+}
+
+/** Undefined when `data` is not one (the stage ignores it). */
+export function parseCameraInBandMessage(data: Buffer): CameraInBandMessage | undefined {
+  if (data.length < 2 || data[0] !== IN_BAND_TYPE) return undefined;
+  const idLength = data[1] ?? 0;
+  const timeAt = 2 + idLength;
+  const uuidAt = timeAt + 9;
+  const payloadAt = uuidAt + 16;
+  if (idLength === 0 || idLength > 64 || data.length <= payloadAt) return undefined;
+  const captureTimeMs = data.readDoubleBE(timeAt);
+  if (!Number.isFinite(captureTimeMs)) return undefined;
+  return {
+    stageId: data.subarray(2, timeAt).toString('ascii'),
+    captureTimeMs,
+    repeatCount: data[timeAt + 8] ?? 0,
+    uuid: new Uint8Array(data.subarray(uuidAt, payloadAt)),
+    payload: new Uint8Array(data.subarray(payloadAt)),
+  };
+}

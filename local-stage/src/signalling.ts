@@ -134,7 +134,8 @@ export type ClientMessage =
     }
   /** The layer the viewer prefers for a subscription's video; null: the stage chooses. */
   | { type: 'preferLayer'; subscriptionId: string; rid: string | null }
-  | { type: 'answer'; subscriptionId: string; sdp: string }
+  /** `inBandMessaging`: the SDK reads in-band messages, so the stage may add VP8 trailers (decision 0094). */
+  | { type: 'answer'; subscriptionId: string; sdp: string; inBandMessaging?: true }
   | { type: 'candidate'; subscriptionId: string; candidate: IceCandidateMessage | null }
   | { type: 'unsubscribe'; subscriptionId: string }
   | { type: 'leave' };

@@ -71,6 +71,14 @@ export class CameraLinkClient {
     });
   }
 
+  /** Sends a binary message to the stage while the link is open; false when it is not. */
+  sendBinary(data: Buffer): boolean {
+    const socket = this.socket;
+    if (!socket || !this.opened || socket.readyState !== socket.OPEN) return false;
+    socket.send(data, { binary: true });
+    return true;
+  }
+
   private async connect(): Promise<void> {
     const token = await issueCameraLinkToken(this.options.secret);
     if (this.closed) return;

@@ -7,6 +7,7 @@ import type {
   StageStreamLayerSelectedReason,
 } from './enums';
 import type { StageError } from './errors';
+import type { SeiMessage } from './in-band-receiver';
 import type {
   RemoteStageStream,
   StageParticipantInfo as Info,
@@ -33,7 +34,7 @@ export type StageEventMap = {
   [StageEvents.STAGE_LEFT]: (reason: StageLeftReason) => void;
   [StageEvents.STAGE_PARTICIPANT_PUBLISH_STATE_CHANGED]: (...args: unknown[]) => void;
   [StageEvents.STAGE_STREAM_MUTE_CHANGED]: (...args: unknown[]) => void;
-  [StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED]: (...args: unknown[]) => void;
+  [StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED]: (participant: Info, message: SeiMessage) => void;
   [StageEvents.STAGE_STREAM_LAYERS_CHANGED]: (
     participant: Info,
     stream: RemoteStageStream,

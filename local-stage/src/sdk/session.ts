@@ -27,6 +27,7 @@ import { ivsError, stageRaisedError } from './errors';
 import type { EmitStageEvent } from './events';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import type { SignalSocket } from './signal-socket';
+import { inBandSupported } from './in-band-receiver';
 import { SubscriptionPeer } from './subscription-peer';
 
 export interface WantedMedia {
@@ -60,6 +61,8 @@ export interface SessionOwner {
   preferredLayer(participant: StageParticipantInfo, stream: RemoteStageStream): string | null;
   /** The layer the strategy asks a new subscription's video to start on, if it says. */
   initialLayer(participant: StageParticipantInfo): InitialLayerName | undefined;
+  /** Whether the strategy asks for a subscription's in-band messages (decision 0094). */
+  inBandMessaging(participant: StageParticipantInfo): boolean;
   /** The session ended by itself: the state it leaves the Stage in, and `stageLeft`'s reason. */
   ended(session: Session, state: StageConnectionState, reason?: StageLeftReason): void;
 }
@@ -290,10 +293,23 @@ export class Session {
       },
     );
     subscription.peer = peer;
+    // In-band messages, when the strategy asks and this browser can read them: the stage then
+    // appends its VP8 trailers to this subscription's frames (decision 0094).
+    const inBand = this.host.inBandMessaging(participant.info) && inBandSupported();
+    if (inBand) {
+      peer.readInBandMessages((message) =>
+        this.host.emit(StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED, participant.info, message),
+      );
+    }
     try {
       const sdp = await peer.answer(offer.sdp);
       if (sdp !== undefined && !this.closed) {
-        this.socket.send({ type: 'answer', subscriptionId, sdp });
+        this.socket.send({
+          type: 'answer',
+          subscriptionId,
+          sdp,
+          ...(inBand ? { inBandMessaging: true } : {}),
+        });
         // The app hears of the streams once the answer is on its way (its work would delay it).
         peer.announce();
       }

@@ -43,10 +43,16 @@ export interface StageStrategy {
   shouldSubscribeToParticipant(
     participant: StageParticipantInfo,
   ): SubscribeType | StageSubscribeStreamType[];
-  /** Of IVS's SubscribeConfiguration, the local stage reads `simulcast.initialLayerPreference`. */
-  subscribeConfiguration?(
-    participant: StageParticipantInfo,
-  ): { simulcast?: { initialLayerPreference?: `${InitialLayerPreference}` } } | undefined;
+  /**
+   * Of IVS's SubscribeConfiguration, the local stage reads `simulcast.initialLayerPreference` and
+   * `inBandMessaging.enabled`.
+   */
+  subscribeConfiguration?(participant: StageParticipantInfo):
+    | {
+        simulcast?: { initialLayerPreference?: `${InitialLayerPreference}` };
+        inBandMessaging?: { enabled: boolean };
+      }
+    | undefined;
   /**
    * A layer of `stream.getLayers()` or its label; undefined or null: the stage chooses. Its
    * parameters are typed `never` so that a strategy typed with the real SDK fits: its stream class
@@ -105,6 +111,10 @@ export class Stage extends TypedEmitter<StageEventMap> {
       this.askStrategy('subscribeConfiguration', () =>
         this.strategy.subscribeConfiguration?.(participant),
       )?.simulcast?.initialLayerPreference,
+    inBandMessaging: (participant) =>
+      this.askStrategy('subscribeConfiguration', () =>
+        this.strategy.subscribeConfiguration?.(participant),
+      )?.inBandMessaging?.enabled === true,
     ended: (session, state, reason) => {
       if (this.session !== session) return;
       this.session = undefined;

@@ -5,6 +5,7 @@
  * reports mean for the app, is the session's.
  */
 import { iceCandidateMessage, type IceCandidateMessage } from '../signalling';
+import { readInBandMessages, type SeiMessage } from './in-band-receiver';
 import { RemoteStageStream, type StageParticipantInfo } from './participant';
 
 /** How long a `disconnected` peer may take to come back before it counts as lost. */
@@ -25,6 +26,9 @@ export class SubscriptionPeer {
   private pending: RemoteStageStream[] | undefined = [];
   private lossTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** Where the video's in-band messages go, once asked for (`readInBandMessages`). */
+  private onInBandMessage: ((message: SeiMessage) => void) | undefined;
+  private stopReading: (() => void) | undefined;
 
   constructor(
     private readonly peer: RTCPeerConnection,
@@ -32,7 +36,13 @@ export class SubscriptionPeer {
     private readonly events: SubscriptionPeerEvents,
   ) {
     peer.onicecandidate = ({ candidate }) => events.candidate(iceCandidateMessage(candidate));
-    peer.ontrack = ({ track }) => {
+    peer.ontrack = ({ track, receiver }) => {
+      const onMessage = this.onInBandMessage;
+      if (track.kind === 'video' && onMessage && !this.stopReading) {
+        this.stopReading = readInBandMessages(receiver, (messages) => {
+          if (!this.closed) for (const message of messages) onMessage(message);
+        });
+      }
       const stream = new RemoteStageStream(track, participant, peer);
       this.streams.push(stream);
       if (this.pending) this.pending.push(stream);
@@ -69,6 +79,11 @@ export class SubscriptionPeer {
     }
   }
 
+  /** From the video track on, each in-band message of its frames goes to `onMessage`. */
+  readInBandMessages(onMessage: (message: SeiMessage) => void): void {
+    this.onInBandMessage = onMessage;
+  }
+
   /** Reports the offer's tracks, together (later ones are reported as they come). */
   announce(): void {
     const added = this.pending ?? [];
@@ -86,6 +101,7 @@ export class SubscriptionPeer {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.lossTimer);
+    this.stopReading?.();
     const peer = this.peer;
     peer.onicecandidate = null;
     peer.ontrack = null;

@@ -2,12 +2,17 @@
  * `/sdk/stage.js`, the one script the web app loads for its stage SDK
  * (docs/product.md#stage-sdk): the real Amazon IVS Web Broadcast SDK with `ivs` (or a redirect
  * to IVS_SDK_URL), the local stage's bundle with `local`. Served with charset=utf-8: the IVS SDK
- * fails to parse without it.
+ * fails to parse without it. With `local`, `/sdk/in-band-worker.js` too: the local SDK's in-band
+ * message reader, a worker the SDK starts from beside its own script (decision 0094), so that the
+ * CSP's `worker-src 'self'` holds.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { relative } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { dirname, join, relative } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The local SDK's worker, built beside its bundle. */
+export const IN_BAND_WORKER = 'in-band-worker.js';
 
 export function registerStageSdkRoute(
   app: FastifyInstance,
@@ -22,31 +27,46 @@ export function registerStageSdkRoute(
     if (options.stageProvider === 'ivs' && options.sdkUrl !== undefined) {
       return reply.header('cache-control', 'no-cache').redirect(options.sdkUrl, 302);
     }
-    let file;
-    try {
-      file = await stat(options.sdkFile);
-    } catch {
-      file = undefined;
-    }
-    if (file === undefined || !file.isFile()) {
-      const shown = relative(options.repoRoot, options.sdkFile) || options.sdkFile;
-      const missing =
-        options.stageProvider === 'local'
-          ? `The local stage SDK is not built: ${shown} is missing. Run \`npm run build\`, then reload.`
-          : `The Amazon IVS SDK file is missing: ${shown}. Run \`npm install\`, then reload.`;
-      request.log.error({ sdkFile: options.sdkFile }, 'stage SDK file missing');
-      return reply
-        .code(503)
-        .header('cache-control', 'no-store')
-        .type('text/plain; charset=utf-8')
-        .send(`${missing}\n`);
-    }
-    const etag = `W/"${file.size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
-    reply
-      .header('cache-control', 'no-cache')
-      .header('etag', etag)
-      .type('application/javascript; charset=utf-8');
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.header('content-length', file.size).send(createReadStream(options.sdkFile));
+    return sendScript(request, reply, options.sdkFile, options);
   });
+  if (options.stageProvider === 'local') {
+    const worker = join(dirname(options.sdkFile), IN_BAND_WORKER);
+    app.get(`/sdk/${IN_BAND_WORKER}`, (request, reply) =>
+      sendScript(request, reply, worker, options),
+    );
+  }
+}
+
+async function sendScript(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  options: { stageProvider: 'local' | 'ivs'; repoRoot: string },
+) {
+  let file;
+  try {
+    file = await stat(path);
+  } catch {
+    file = undefined;
+  }
+  if (file === undefined || !file.isFile()) {
+    const shown = relative(options.repoRoot, path) || path;
+    const missing =
+      options.stageProvider === 'local'
+        ? `The local stage SDK is not built: ${shown} is missing. Run \`npm run build\`, then reload.`
+        : `The Amazon IVS SDK file is missing: ${shown}. Run \`npm install\`, then reload.`;
+    request.log.error({ sdkFile: path }, 'stage SDK file missing');
+    return reply
+      .code(503)
+      .header('cache-control', 'no-store')
+      .type('text/plain; charset=utf-8')
+      .send(`${missing}\n`);
+  }
+  const etag = `W/"${file.size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
+  reply
+    .header('cache-control', 'no-cache')
+    .header('etag', etag)
+    .type('application/javascript; charset=utf-8');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.header('content-length', file.size).send(createReadStream(path));
 }

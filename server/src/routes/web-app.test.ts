@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build, tempDir, testConfig } from '../test/helpers';
 import { startStandInStage } from '../test/stand-in-stage';
@@ -141,6 +141,18 @@ describe('/sdk/stage.js', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(response.body).toBe(readFileSync(config.localStage.sdkFile, 'utf8'));
+  });
+
+  it("serves the local SDK's in-band worker beside it, and nothing of the kind with ivs", async () => {
+    const { app, config } = await build();
+    const response = await app.inject({ url: '/sdk/in-band-worker.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(response.body).toBe(
+      readFileSync(join(dirname(config.localStage.sdkFile), 'in-band-worker.js'), 'utf8'),
+    );
+    const { app: ivs } = await build({ config: testConfig({ stageProvider: 'ivs' }) });
+    expect((await ivs.inject({ url: '/sdk/in-band-worker.js' })).statusCode).toBe(404);
   });
 
   it('answers a clear 503 naming the missing local SDK bundle', async () => {

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, inject, onTestFinished } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppConfig, type AppDeps } from '../app';
@@ -72,6 +72,7 @@ export function fakeWebDist(): string {
 export function fakeLocalSdk(): string {
   const file = join(tempDir('tailcam-sdk-'), 'stage-sdk.js');
   writeFileSync(file, 'window.IVSBroadcastClient = {};');
+  writeFileSync(join(dirname(file), 'in-band-worker.js'), 'self.onrtctransform = null;');
   return file;
 }
 

@@ -38,7 +38,12 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
     initialLayer: z.enum(['lowest_quality', 'highest_quality']).optional(),
   }),
   preferLayerSchema,
-  z.object({ type: z.literal('answer'), subscriptionId: id, sdp }),
+  z.object({
+    type: z.literal('answer'),
+    subscriptionId: id,
+    sdp,
+    inBandMessaging: z.literal(true).optional(),
+  }),
   z.object({ type: z.literal('candidate'), subscriptionId: id, candidate }),
   z.object({ type: z.literal('unsubscribe'), subscriptionId: id }),
   z.object({ type: z.literal('leave') }),

@@ -168,7 +168,9 @@ export class ViewerSession {
         return;
       }
       case 'answer':
-        await this.subscriptions.get(message.subscriptionId)?.answer(message.sdp);
+        await this.subscriptions
+          .get(message.subscriptionId)
+          ?.answer(message.sdp, message.inBandMessaging === true);
         return;
       case 'candidate':
         await this.subscriptions.get(message.subscriptionId)?.addCandidate(message.candidate);

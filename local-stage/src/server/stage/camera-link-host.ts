@@ -5,7 +5,8 @@
  * when their peers time out, so that viewers see the streams removed.
  */
 import type { WebSocket } from 'ws';
-import type { CameraLinkMessage } from '../../camera-link';
+import { MAX_PAYLOAD_BYTES, MAX_REPEAT_COUNT } from '../../codecs/in-band';
+import { parseCameraInBandMessage, type CameraLinkMessage } from '../../camera-link';
 import type { AircraftStage } from './aircraft-stage';
 
 export class CameraLinkHost {
@@ -27,6 +28,21 @@ export class CameraLinkHost {
       }
       send(socket, { type: 'demand', stageId: stage.stageId, ...stage.demand });
     }
+    // The camera's in-band messages (decision 0094), for its aircraft's camera publisher.
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary || this.link !== socket) return;
+      const message = parseCameraInBandMessage(Buffer.from(data as Buffer));
+      if (!message || message.payload.length > MAX_PAYLOAD_BYTES) return;
+      const stage = this.stages.get(message.stageId);
+      for (const publisher of stage?.publishers.values() ?? []) {
+        if (publisher.kind !== 'camera') continue;
+        publisher.insertInBandMessage(
+          { uuid: message.uuid, payload: message.payload },
+          message.captureTimeMs,
+          Math.min(message.repeatCount, MAX_REPEAT_COUNT),
+        );
+      }
+    });
     socket.on('close', () => {
       if (this.link !== socket) return;
       this.link = undefined;

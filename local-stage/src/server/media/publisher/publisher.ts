@@ -19,6 +19,7 @@
  * Its video is one layer, or one per simulcast encoding (`layers`, video-layers.ts): each with its
  * own SSRC, key frame requests and capture clock (docs/decisions/0067-simulcast-in.md).
  */
+import type { InBandMessage } from '../../../codecs/in-band';
 import { randomUUID } from 'node:crypto';
 import {
   RTCPeerConnection,
@@ -108,9 +109,16 @@ export interface FeedListener {
   readonly person?: boolean;
   /**
    * A video packet of `layer`; `keyFrameStart` when it opens a key frame of that layer. The packet
-   * is the listener's.
+   * is the listener's. `inBand`: on a VP8 frame's last packet, the trailer carrying the
+   * publisher's in-band messages for that frame, for a listener that asked for them to append
+   * (decision 0094).
    */
-  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void;
+  onVideoPacket(
+    packet: RtpPacket,
+    keyFrameStart: boolean,
+    layer: VideoLayer,
+    inBand?: Uint8Array,
+  ): void;
   onAudioPacket(packet: RtpPacket): void;
   /** What of the video reached the viewer so far; a viewer's subscription counts it. */
   readonly videoDelivery?: VideoDelivery;
@@ -486,9 +494,28 @@ export class Publisher implements SdpSession {
     if (packet.header.marker)
       this.videoFrames.set(layer.rid, (this.videoFrames.get(layer.rid) ?? 0) + 1);
     stripExtensions(packet);
+    const inBand =
+      packet.header.marker && this.video?.mimeType === 'video/VP8'
+        ? layer.inBand.frameEnds(packet.header.timestamp, layer.frameIsKey, now)
+        : undefined;
     for (const listener of this.listeners) {
-      if (listener.media.video) listener.onVideoPacket(packet.clone(), keyFrameStart, layer);
+      if (listener.media.video) {
+        listener.onVideoPacket(packet.clone(), keyFrameStart, layer, inBand);
+      }
     }
+  }
+
+  /**
+   * An in-band message for the frame captured at `captureTimeMs` (epoch ms), on each of the
+   * video's layers, repeated `repeatCount` times (decision 0094). Only a VP8 publisher's messages
+   * are carried so: an H.264 publisher writes its own SEI, which the stage passes on untouched.
+   * False when this publisher's video cannot carry it.
+   */
+  insertInBandMessage(message: InBandMessage, captureTimeMs: number, repeatCount: number): boolean {
+    if (this.video?.mimeType !== 'video/VP8' || this.stateValue === 'closed') return false;
+    const now = performance.now();
+    for (const layer of this.layers.all) layer.inBand.add(message, captureTimeMs, repeatCount, now);
+    return true;
   }
 
   /**

@@ -5,6 +5,7 @@
  * own key frame requests: a PLI goes to the SSRC of the layer a viewer gets. Which layer a viewer
  * gets is the viewer's side (viewer/layer-choice.ts, viewer/layer-switch.ts).
  */
+import { InBandCarriage } from './in-band-carriage';
 import type { RtpPacket } from 'werift';
 import { H264KeyFrames } from '../../../codecs/h264';
 import { h264PacketSize } from '../../../codecs/h264-sps';
@@ -45,6 +46,10 @@ export class VideoLayer {
   readonly clock = new CaptureClock(VIDEO_CLOCK_RATE);
   /** Key frame requests to this layer's SSRC, coalesced and rate-limited. */
   readonly keyFrames: KeyFrameRequests;
+  /** In-band messages waiting for its frames (VP8's trailer: in-band-carriage.ts). */
+  readonly inBand = new InBandCarriage(this.clock);
+  /** Whether the frame being received (its packets so far) is a key frame. */
+  frameIsKey = false;
   private readonly mimeType: string;
   private readonly h264KeyFrames = new H264KeyFrames();
   private readonly rates = new RateWindow();
@@ -67,6 +72,7 @@ export class VideoLayer {
     this.ssrc = header.ssrc;
     this.lastPacketAt = now;
     const newFrame = header.timestamp !== this.lastTimestamp;
+    if (newFrame) this.frameIsKey = false;
     this.lastTimestamp = header.timestamp;
     this.rates.add(now, payload.length, newFrame ? 1 : 0);
     const keyFrameStart =
@@ -74,6 +80,7 @@ export class VideoLayer {
         ? this.h264KeyFrames.opens(payload, header.timestamp)
         : isVp8KeyFrameStart(payload);
     if (keyFrameStart) {
+      this.frameIsKey = true;
       this.keyFramesSeen += 1;
       this.keyFrames.keyFrameArrived();
       const size =

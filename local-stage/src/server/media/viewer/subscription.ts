@@ -165,6 +165,8 @@ export class Subscription implements FeedListener {
   private lossOff: (() => void)[] | undefined;
   /** RTP packets the loss fault dropped. */
   droppedPackets = 0;
+  /** Whether the viewer's SDK reads in-band messages (its answer said). */
+  private inBandMessaging = false;
   private closed = false;
   private connected = false;
   /** An ICE check of the viewer's has reached the stage: a media path exists, if slow. */
@@ -411,8 +413,13 @@ export class Subscription implements FeedListener {
     return withSessionIceLite(this.peer.localDescription?.sdp ?? '');
   }
 
-  async answer(sdp: string): Promise<void> {
+  /**
+   * The viewer's answer. `inBandMessaging`: its SDK reads in-band messages, so its VP8 frames get
+   * the stage's trailer (decision 0094).
+   */
+  async answer(sdp: string, inBandMessaging = false): Promise<void> {
     if (this.closed) return;
+    this.inBandMessaging = inBandMessaging;
     clearTimeout(this.answerTimer);
     this.answerTimer = setTimeout(() => this.mediaUnreachable(), MEDIA_CONNECT_TIMEOUT_MS);
     await this.peer.setRemoteDescription({ type: 'answer', sdp });
@@ -479,8 +486,14 @@ export class Subscription implements FeedListener {
     return lowest;
   }
 
-  onVideoPacket(packet: RtpPacket, keyFrameStart: boolean, layer: VideoLayer): void {
+  onVideoPacket(
+    packet: RtpPacket,
+    keyFrameStart: boolean,
+    layer: VideoLayer,
+    inBand?: Uint8Array,
+  ): void {
     if (!this.videoSender) return;
+    if (inBand && this.inBandMessaging) packet.payload = Buffer.concat([packet.payload, inBand]);
     const now = performance.now();
     const switches = this.layerSwitch.switches;
     const accepted = this.layerSwitch.accept(packet, layer, keyFrameStart, now);
