@@ -8,7 +8,21 @@
 import type { Page } from '@playwright/test';
 import type { Product } from '@tailcam/harness/product';
 import { expect, test } from './support/fixtures';
+import { InBandRateRules } from '@tailcam/local-stage/codecs/in-band';
 import { closedPort, ivsLikeToken, ivsModeProduct, readIvsSdk } from './support/ivs-mode';
+
+/**
+ * The bad inserts of the in-band messaging API (decision 0094), and what each must be refused
+ * for: the real SDK's `LocalStageStream.insertSeiMessage` warns and resolves; the local tier's
+ * rules (codecs/in-band.ts) must refuse the same ones for the same reasons.
+ */
+const BAD_INSERTS = [
+  { bytes: 0, repeatCount: 0, reason: 'PAYLOAD_SIZE_INVALID' },
+  { bytes: 1_025, repeatCount: 0, reason: 'PAYLOAD_SIZE_INVALID' },
+  { bytes: 10, repeatCount: 31, reason: 'INVALID_REPEAT_COUNT' },
+  { bytes: 10, repeatCount: -1, reason: 'INVALID_REPEAT_COUNT' },
+  { bytes: 1_024, repeatCount: 30, reason: 'PAYLOAD_RATE_EXCEEDED' },
+] as const;
 
 /** Every name and value the app (web/src/features/player/lib) and the local SDK rely on. */
 const USED_BY_THE_APP = {
@@ -20,6 +34,7 @@ const USED_BY_THE_APP = {
     STAGE_PARTICIPANT_LEFT: 'stageParticipantLeft',
     STAGE_PARTICIPANT_STREAMS_REMOVED: 'stageParticipantStreamsRemoved',
     STAGE_LEFT: 'stageLeft',
+    STAGE_STREAM_SEI_MESSAGE_RECEIVED: 'stageStreamSeiMessageReceived',
   },
   StageConnectionState: {
     DISCONNECTED: 'disconnected',
@@ -140,6 +155,54 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
       for (const [key, value] of Object.entries(entries)) {
         expect(real.enums[enumName]?.[key], `${enumName}.${key} in the real SDK`).toBe(value);
       }
+    }
+  });
+
+  test('insertSeiMessage warns and resolves on bad input, refusing what the local tier refuses', async ({
+    browser,
+  }) => {
+    const page = await browser.newPage();
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' && message.text().includes('SEI')) {
+        warnings.push(message.text());
+      }
+    });
+    await page.goto(`${ivs.baseUrl}/`); // the real SDK, from /sdk/stage.js
+    const outcomes = await page.evaluate(async (inserts) => {
+      const { LocalStageStream } = (
+        window as unknown as {
+          IVSBroadcastClient: {
+            LocalStageStream: new (
+              track: MediaStreamTrack,
+              config?: unknown,
+            ) => { insertSeiMessage(payload: ArrayBuffer, options?: unknown): Promise<unknown> };
+          };
+        }
+      ).IVSBroadcastClient;
+      const canvas = document.createElement('canvas');
+      const [track] = canvas.captureStream(30).getVideoTracks();
+      if (!track) throw new Error('no canvas track');
+      const enabled = new LocalStageStream(track, { inBandMessaging: { enabled: true } });
+      const results: string[] = [];
+      for (const { bytes, repeatCount } of inserts) {
+        const value = await enabled.insertSeiMessage(new ArrayBuffer(bytes), { repeatCount });
+        results.push(value === undefined ? 'resolved' : `resolved with ${String(value)}`);
+      }
+      const disabled = new LocalStageStream(track);
+      const value = await disabled.insertSeiMessage(new ArrayBuffer(8));
+      results.push(value === undefined ? 'resolved' : `resolved with ${String(value)}`);
+      return results;
+    }, BAD_INSERTS);
+    await page.close();
+
+    expect(outcomes).toEqual(Array(BAD_INSERTS.length + 1).fill('resolved'));
+    expect(warnings).toEqual([
+      ...BAD_INSERTS.map(({ reason }) => `Unable to insert SEI message due to ${reason}`),
+      'Unable to insert SEI message due to INBAND_MESSAGING_NOT_ENABLED',
+    ]);
+    for (const { bytes, repeatCount, reason } of BAD_INSERTS) {
+      expect(new InBandRateRules(30, () => 0).check(bytes, repeatCount)).toBe(reason);
     }
   });
 
