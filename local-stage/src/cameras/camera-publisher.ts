@@ -13,6 +13,7 @@
  * its way over RTCP) the camera's latest frame is handed to the encoder at once, so the key frame
  * leaves within an encode time rather than at the camera's next tick.
  */
+import { FlightTelemetry } from './flight-telemetry';
 import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { CabinAudio } from './cabin-audio';
 import { Camera, type CameraState } from './camera';
@@ -76,6 +77,8 @@ export interface CameraPublisherOptions {
   whipUrl: URL;
   /** A fresh PUBLISH token for this aircraft. */
   issueToken: () => Promise<string>;
+  /** Sends the aircraft's flight data on the camera link (flight-telemetry.ts); none without. */
+  sendInBand?: (message: Buffer) => boolean;
   log?: StageLogger;
 }
 
@@ -108,11 +111,14 @@ export class CameraPublisher {
     this.log = options.log ?? silentLogger();
     const simulcast = options.camera.simulcast ? simulcastCamera(options.camera) : undefined;
     this.layers = simulcast?.layers ?? [];
+    const send = options.sendInBand;
+    const telemetry = send && new FlightTelemetry(options.stageId, send, options.camera.fps);
     this.camera = new Camera({
       streamId: options.stageId,
       streamIndex: options.streamIndex,
       ...options.camera,
       ...simulcast?.capture,
+      ...(telemetry ? { onFrame: (captureTimeMs) => telemetry.frameCaptured(captureTimeMs) } : {}),
     });
     this.audio = new CabinAudio(options.streamIndex);
     // Fonts and code paths warmed now, so the first viewer's first frame does not pay for them.

@@ -25,6 +25,8 @@ export interface CameraOptions {
   fps: number;
   /** How long the camera keeps running after its last viewer leaves. */
   idleMs: number;
+  /** Each frame's capture time (the time its strip shows), as it goes to the encoder. */
+  onFrame?: (captureTimeMs: number) => void;
 }
 
 const MAX_LAG_FRAMES = 3;
@@ -43,6 +45,8 @@ export class Camera {
   private frameCount = 0;
   private hasFrame = false;
   private readonly drawTimes: number[] = [];
+  /** The time the last frame's strip shows (epoch ms). */
+  private lastStampMs = 0;
 
   constructor(options: CameraOptions) {
     this.options = options;
@@ -149,6 +153,7 @@ export class Camera {
     if (this.stateValue !== 'live') return;
     this.renderFrame();
     const frame = this.frame();
+    this.options.onFrame?.(this.lastStampMs);
     for (const source of this.sources) source.onFrame(frame);
 
     const interval = 1000 / this.options.fps;
@@ -168,7 +173,8 @@ export class Camera {
     this.scene.render(this.frameCount, Date.now(), this.i420);
     // The strip again, with the time it is handed over (wrtc stamps a frame when it gets it, and
     // drawing may take tens of ms on a loaded machine): the strip and the RTP timestamp agree.
-    this.scene.stamp(this.frameCount, Date.now(), this.i420);
+    this.lastStampMs = Date.now();
+    this.scene.stamp(this.frameCount, this.lastStampMs, this.i420);
     this.frameCount += 1;
     this.hasFrame = true;
     this.drawTimes.push(performance.now() - started);

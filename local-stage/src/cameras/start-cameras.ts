@@ -62,6 +62,7 @@ export function startCameraPublishers(options: CameraPublishersOptions): Running
             stageBaseUrl,
             ttlSeconds: PUBLISH_TOKEN_TTL_SECONDS,
           }),
+        sendInBand: (message) => link.sendBinary(message),
         log,
       }),
     );
