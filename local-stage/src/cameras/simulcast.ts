@@ -2,8 +2,10 @@
  * The synthetic cameras' simulcast: three encodings of the one picture, on Amazon IVS's layered
  * encoding pattern (its Web SDK's defaults: 1.7 Mbit/s at 30 fps, 700 kbit/s at 20, 200 kbit/s at
  * 15, each a quarter of the pixels of the one above), scaled to the camera's size: the top layer
- * keeps the bitrate the cameras have at 360p30 (`TOP_LAYER_KBPS`), the others IVS's ratios to it.
- * Listed low to high, as libwebrtc lists its own.
+ * keeps the bitrate the cameras have at 360p30 (`TOP_LAYER_KBPS`), the lowest IVS's ratio to it, the
+ * middle one lighter than IVS's, so that a 400 kbit/s link carries it with its audio and room to
+ * spare (docs/decisions/0092-a-middle-layer-a-weak-link-carries.md). Listed low to high, as
+ * libwebrtc lists its own.
  *
  * libwebrtc sends at most as many layers as its table allows for the size of the frames it is
  * given (WebRTC-LegacySimulcastLayerLimit, on in `@roamhq/wrtc` with no way to turn it off): two
@@ -28,10 +30,17 @@ export interface SimulcastCamera {
 
 /** What viewers of a 640x360 top layer get: enough for the scene's detail (0.9 Mbit/s). */
 export const TOP_LAYER_KBPS = 900;
-/** IVS's layers: bitrate share of its top layer's 1.7 Mbit/s, and frame rate. */
+/**
+ * The middle layer's share of the top layer's bitrate: 200 kbit/s at 640x360's 900, not IVS's
+ * 700 / 1700 (371). At 371 the encoder sent 267–305 kbit/s, which with the audio and headers is
+ * some 90 % of a 400 kbit/s link, and its key frames overflowed the link's queue; at 200 it,
+ * the audio, its headers and a probe's 15 % fit three quarters of it (decision 0092).
+ */
+export const MIDDLE_LAYER_SHARE = 200 / 900;
+/** IVS's layers: bitrate share of the top layer, and frame rate (the middle one's share ours). */
 const IVS_PATTERN = [
   { rid: 'q', scale: 4, share: 200 / 1700, fps: 15 },
-  { rid: 'h', scale: 2, share: 700 / 1700, fps: 20 },
+  { rid: 'h', scale: 2, share: MIDDLE_LAYER_SHARE, fps: 20 },
   { rid: 'f', scale: 1, share: 1, fps: 30 },
 ] as const;
 /** libwebrtc's VP8 encodes nothing narrower than this well; a layer below it is left out. */

@@ -1,4 +1,7 @@
 /**
+ * Kept as one file: the choice's rules and the constants they are read against, each with the lab
+ * measurement that set it, are one state machine; split, a rule and its reason drift apart.
+ *
  * Which layer a viewer gets: its `LayerChoice`, the highest layer its bandwidth estimate carries,
  * with hysteresis, or none (its video paused) when even the lowest does not fit
  * (docs/decisions/0069-viewer-bandwidth-estimate.md). The viewer's own choice of a layer wins
@@ -120,6 +123,13 @@ export const PROBE_WINDOW_MS = 2_000;
  */
 export const PROBE_LOSS = 0.05;
 /**
+ * A probe up also fails when the viewer's round trip grew under it by more than this, ms: the
+ * link's queue is filling. libwebrtc's REMB rose 8 % under a probe toward 640x360 on 1,000
+ * kbit/s (its 980 kbit/s and the audio over the link by a tenth) while the round trip went from
+ * 1 to 103 ms, and 640x360 then lost 16 % (decision 0092).
+ */
+export const PROBE_QUEUE_MS = 30;
+/**
  * For this long after a probe up failed, a falling estimate or a lossy report is still the
  * probe's (a REMB's fall counts 1.5 s; a report is judged over 100 packets, some 4 s of
  * 320x180): it moves the viewer off nothing. A probe from 320x180 toward 640x360 on 400 kbit/s
@@ -198,7 +208,9 @@ export class LayerChoice {
   /** The layer chosen before it stopped arriving: taken again as soon as it returns. */
   private fellBackFrom: VideoLayer | undefined;
   /** The probe up under way: toward `layer`, since `since`. */
-  private probe: { layer: VideoLayer; since: number; estimate: number } | undefined;
+  private probe:
+    | { layer: VideoLayer; since: number; estimate: number; roundTripMs: number | undefined }
+    | undefined;
   /** A probe's rate that got through, standing in for a lower estimate until it falls. */
   private probed: number | undefined;
   private lastFallAt = -Infinity;
@@ -319,11 +331,19 @@ export class LayerChoice {
       const lowest = arriving.at(-1) ?? current;
       // None fits: paused, if the estimate is far under the lowest; else the lowest layer.
       const room = atOnce ? (AT_ONCE_FIT_SHARE / FIT_SHARE) * maxBitrate : maxBitrate;
+      // A low estimate that holds still pauses nothing while the link carries the lowest layer
+      // whole: libwebrtc's REMB after a start's over-use sat at 48–67 kbit/s, under 160x90's
+      // rate, on links carrying 160x90 and its audio (decision 0092). A falling estimate, or the
+      // lowest layer's own loss, says the link does not carry it.
+      const lowestDropped =
+        constraints.estimateFalling === true ||
+        (current === lowest && constraints.lossy === true && lossOfThisLayer);
       const target =
         lower.find((layer) => fits(layer, room, now) && lineCarries(layer, constraints, now)) ??
         (byEstimate !== undefined &&
         byEstimate < PAUSE_SHARE * lowest.bitrate(now) &&
-        constraints.firstEstimate !== true
+        constraints.firstEstimate !== true &&
+        lowestDropped
           ? null
           : lowest);
       if (target === current) return current;
@@ -379,13 +399,22 @@ export class LayerChoice {
       this.probe = undefined;
       const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
       const probeWait = this.probeWaits.get(next) ?? -Infinity;
-      if (quiet && probeWait <= now && (current === null || fits(current, maxBitrate, now))) {
-        this.probe = { layer: next, since: now, estimate };
+      // The layer a probe just moved the viewer to is not yet in its own estimate: the next
+      // probe waits until it is. From 320x180 reached so on 600 kbit/s, with the REMB still at
+      // 100 kbit/s, a probe toward 640x360 sent ~1 Mbit/s into the link and lost 21 % (decision 0092).
+      const carried = Math.min(maxBitrate, estimate);
+      if (quiet && probeWait <= now && (current === null || fits(current, carried, now))) {
+        this.probe = { layer: next, since: now, estimate, roundTripMs: constraints.roundTripMs };
       }
       return current;
     }
     const lost = loss !== undefined && loss.at >= probe.since && loss.fraction > PROBE_LOSS;
-    if (this.lastFallAt >= probe.since || lost) {
+    const { roundTripMs } = constraints;
+    const queued =
+      roundTripMs !== undefined &&
+      probe.roundTripMs !== undefined &&
+      roundTripMs > probe.roundTripMs + PROBE_QUEUE_MS;
+    if (this.lastFallAt >= probe.since || lost || queued) {
       this.probe = undefined;
       this.probeFailed(next, now);
       return current;
