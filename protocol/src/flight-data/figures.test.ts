@@ -21,7 +21,8 @@ describe("the HUD's figures through a flight data packet", () => {
         const shown = figuresFromTelemetry(result.telemetry);
         const at = `${aircraft} at ${second} s (${flight.phase})`;
 
-        expect(packet.length, at).toBe(69);
+        expect(packet.length, at).toBe(72);
+        expect(shown.phase, at).toBe(flight.phase);
         expect(result.telemetry.captureTimeMs, at).toBe(captureTimeMs);
         expect(result.telemetry.tailNumber, at).toBe(aircraft);
         // 0.30 m steps: half a foot either way.
@@ -44,5 +45,13 @@ describe("the HUD's figures through a flight data packet", () => {
     expect(figuresFromTelemetry({ captureTimeMs: 1, trueAltitudeM: 100 })).toEqual({
       altitudeFt: 328.0839895013123,
     });
+  });
+
+  it("reads 0601's statuses that name no phase of a circuit as no phase", () => {
+    // 0 Active, 1 Pre-flight, 3 Run-up, 6 Manual operation, 7 Automated-orbit, 12 Landed-Parked
+    for (const platformStatus of [0, 1, 3, 6, 7, 12, 200]) {
+      expect(figuresFromTelemetry({ platformStatus }), `status ${platformStatus}`).toEqual({});
+    }
+    expect(figuresFromTelemetry({ platformStatus: 4 })).toEqual({ phase: 'takeoff' });
   });
 });

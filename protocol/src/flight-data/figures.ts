@@ -5,6 +5,43 @@
  */
 import type { DecodedFlightTelemetry, FlightTelemetry } from './klv';
 
+/** The phases of flight, in the order a flight goes through them. */
+export const FLIGHT_PHASES = [
+  'taxi',
+  'takeoff',
+  'climb',
+  'cruise',
+  'descent',
+  'approach',
+  'landing',
+] as const;
+
+export type FlightPhase = (typeof FLIGHT_PHASES)[number];
+
+/**
+ * Each phase as 0601's Platform Status (tag 125). 0601 names ground and mission states, not the
+ * phases of a circuit, so climb, cruise and descent borrow its Ingress, Transitioning and Egress;
+ * the other statuses (Active, Pre-flight, Run-up, Manual operation, Automated-orbit,
+ * Landed-Parked) read as no phase.
+ */
+const PLATFORM_STATUS_OF_PHASE: Record<FlightPhase, number> = {
+  taxi: 2, // Pre-flight-taxiing
+  takeoff: 4, // Take-off
+  climb: 5, // Ingress
+  cruise: 8, // Transitioning
+  descent: 9, // Egress
+  approach: 10, // Landing
+  landing: 11, // Landed-taxiing: the roll-out
+};
+
+export function platformStatusOf(phase: FlightPhase): number {
+  return PLATFORM_STATUS_OF_PHASE[phase];
+}
+
+export function phaseOfPlatformStatus(status: number): FlightPhase | undefined {
+  return FLIGHT_PHASES.find((phase) => PLATFORM_STATUS_OF_PHASE[phase] === status);
+}
+
 /** An aircraft's position and motion at one instant, in the units the HUD shows. */
 export interface FlightFigures {
   /** Degrees north (WGS 84). */
@@ -19,6 +56,8 @@ export interface FlightFigures {
   verticalSpeedFpm: number;
   /** Degrees clockwise from true north, 0 ≤ heading < 360. */
   headingDeg: number;
+  /** What the aircraft is doing, when its publisher says. */
+  phase?: FlightPhase;
 }
 
 const METRES_PER_FOOT = 0.3048;
@@ -63,6 +102,7 @@ export function telemetryFromFigures(
     groundSpeedMps: knotsToMetresPerSecond(figures.groundSpeedKt),
     verticalSpeedMps: feetPerMinuteToMetresPerSecond(figures.verticalSpeedFpm),
     ...(tailNumber === undefined ? {} : { tailNumber }),
+    ...(figures.phase === undefined ? {} : { platformStatus: platformStatusOf(figures.phase) }),
   };
 }
 
@@ -84,5 +124,10 @@ export function figuresFromTelemetry(telemetry: DecodedFlightTelemetry): Partial
     figures.verticalSpeedFpm = metresPerSecondToFeetPerMinute(telemetry.verticalSpeedMps);
   }
   if (telemetry.headingDeg !== undefined) figures.headingDeg = telemetry.headingDeg % 360;
+  const phase =
+    telemetry.platformStatus === undefined
+      ? undefined
+      : phaseOfPlatformStatus(telemetry.platformStatus);
+  if (phase !== undefined) figures.phase = phase;
   return figures;
 }

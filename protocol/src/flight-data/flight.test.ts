@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { FLIGHT_PHASES, flightAt, flightPlan, type Flight } from './flight';
+import { FLIGHT_PHASES } from './figures';
+import { flightAt, flightPlan, type Flight } from './flight';
 
 const AIRCRAFT = ['N743AS', 'N953AS', 'N954AS'] as const;
 const OTHER_TAILS = ['N1', 'N2', 'N3', 'N4', 'N5', 'C-GABC', 'G-EZUA'];
@@ -111,7 +112,7 @@ describe('the synthetic flights', () => {
         expect(flight.altitudeFt).toBeCloseTo(plan.fieldElevationFt, 6);
         expect(flight.headingDeg).toBeCloseTo(plan.runwayHeadingDeg, 6);
       }
-      const takeOff = during('take-off');
+      const takeOff = during('takeoff');
       expect(takeOff.at(-1)!.groundSpeedKt).toBeGreaterThan(145); // rotation at 150 kt
       expect(Math.max(...takeOff.map((flight) => flight.altitudeFt))).toBe(plan.fieldElevationFt);
       const climbRates = during('climb').map((flight) => flight.verticalSpeedFpm);

@@ -1,6 +1,6 @@
 /**
  * The synthetic cameras' flights (docs/flight-data.md): each aircraft flies a circuit from its
- * own airfield on a loop of a few minutes (taxi, take-off, climb, cruise, descent, approach,
+ * own airfield on a loop of a few minutes (taxi, takeoff, climb, cruise, descent, approach,
  * landing, and round again), a pure function of the time, so that the camera process that sends
  * the figures and a test that checks what the player shows compute the same figures for the
  * same instant.
@@ -11,19 +11,12 @@
  * line) whose size is chosen so that one lap is the distance flown in one loop: the aircraft is
  * back where it started, at the speed it started with, when the loop starts again.
  */
-import { knotsToMetresPerSecond, type FlightFigures } from './figures';
-
-export const FLIGHT_PHASES = [
-  'taxi',
-  'take-off',
-  'climb',
-  'cruise',
-  'descent',
-  'approach',
-  'landing',
-] as const;
-
-export type FlightPhase = (typeof FLIGHT_PHASES)[number];
+import {
+  FLIGHT_PHASES,
+  knotsToMetresPerSecond,
+  type FlightFigures,
+  type FlightPhase,
+} from './figures';
 
 /** What the aircraft is doing at one instant, in the units the HUD shows. */
 export interface Flight extends FlightFigures {

@@ -17,6 +17,7 @@ const telemetry: FlightTelemetry = {
   groundSpeedMps: 112.4,
   verticalSpeedMps: 12.7,
   tailNumber: 'N743AS',
+  platformStatus: 8,
 };
 
 function fromHex(hex: string): Uint8Array {
@@ -56,6 +57,7 @@ describe('the flight data packet (MISB ST 0601)', () => {
     expect(back.captureTimeMs).toBe(Date.UTC(2026, 10, 29, 13, 5, 7, 123) + 0.456);
     expect(back.tailNumber).toBe('N743AS');
     expect(back.uasLsVersion).toBe(UAS_LS_VERSION);
+    expect(back.platformStatus).toBe(8);
     expect(back.latitudeDeg).toBeCloseTo(47.4638, 7); // 4.2e-8° a step
     expect(back.longitudeDeg).toBeCloseTo(-122.3079, 7); // 8.4e-8° a step
     expect(Math.abs(back.trueAltitudeM! - 1042.7)).toBeLessThanOrEqual(0.16); // 0.30 m a step
@@ -64,12 +66,12 @@ describe('the flight data packet (MISB ST 0601)', () => {
     expect(Math.abs(back.verticalSpeedMps! - 12.7)).toBeLessThanOrEqual(0.003); // 0.0055 m/s a step
   });
 
-  it('is 69 bytes with a tail number: the key, a one-byte length, nine items and the checksum', () => {
+  it('is 72 bytes with a tail number: the key, a one-byte length, ten items and the checksum', () => {
     const packet = encodeFlightData(telemetry);
-    expect(packet.length).toBe(69);
-    expect(encodeFlightData({ ...telemetry, tailNumber: undefined }).length).toBe(61);
+    expect(packet.length).toBe(72);
+    expect(encodeFlightData({ ...telemetry, tailNumber: undefined }).length).toBe(64);
     expect(toHex(packet.subarray(0, 17))).toBe(
-      '06 0e 2b 34 02 0b 01 01 0e 01 03 01 01 00 00 00 34',
+      '06 0e 2b 34 02 0b 01 01 0e 01 03 01 01 00 00 00 37',
     );
     // The time stamp first and the checksum last, as 0601 asks.
     expect(packet[17]).toBe(2);
@@ -263,6 +265,7 @@ describe('the flight data packet (MISB ST 0601)', () => {
       'verticalSpeedMps must be a finite number, not NaN',
     );
     expect(() => encodeFlightData({ ...telemetry, tailNumber: 'N743ÄS' })).toThrow(RangeError);
+    expect(() => encodeFlightData({ ...telemetry, platformStatus: 13 })).toThrow(RangeError);
   });
 
   it('sends a heading of 360° or more as its remainder', () => {

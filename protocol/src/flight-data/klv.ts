@@ -46,6 +46,7 @@ export const UAS_TAG = {
   platformVerticalSpeed: 51,
   platformGroundSpeed: 56,
   uasLsVersionNumber: 65,
+  platformStatus: 125,
 } as const;
 
 /** One instant of a flight in 0601's own units (degrees, metres, metres per second). */
@@ -66,6 +67,12 @@ export interface FlightTelemetry {
   verticalSpeedMps: number;
   /** Tag 4, Platform Tail Number: printable ASCII, 1..127 characters. Optional. */
   tailNumber?: string;
+  /**
+   * Tag 125, Platform Status: 0601's enumeration of what the platform is doing (2
+   * "Pre-flight-taxiing", 4 "Take-off", 10 "Landing"...; figures.ts maps it to a flight phase).
+   * Optional; an integer 0..12.
+   */
+  platformStatus?: number;
 }
 
 /**
@@ -116,7 +123,7 @@ export function uasLocalSetChecksum(packet: Uint8Array, length: number): number 
   return sum;
 }
 
-/** The packet for one instant: about 70 bytes with a tail number, see docs/flight-data.md. */
+/** The packet for one instant: 72 bytes with a tail number and a status, see docs/flight-data.md. */
 export function encodeFlightData(telemetry: FlightTelemetry): Uint8Array {
   const items: number[][] = [
     item(UAS_TAG.precisionTimeStamp, precisionTimeStampBytes(telemetry.captureTimeMs)),
@@ -131,8 +138,11 @@ export function encodeFlightData(telemetry: FlightTelemetry): Uint8Array {
     item(UAS_TAG.sensorTrueAltitude, uint(altitudeValue(telemetry.trueAltitudeM), 2)),
     item(UAS_TAG.platformVerticalSpeed, int(verticalSpeedValue(telemetry.verticalSpeedMps), 2)),
     item(UAS_TAG.platformGroundSpeed, uint(groundSpeedValue(telemetry.groundSpeedMps), 1)),
-    item(UAS_TAG.uasLsVersionNumber, [UAS_LS_VERSION]),
   );
+  if (telemetry.platformStatus !== undefined) {
+    items.push(item(UAS_TAG.platformStatus, [platformStatusValue(telemetry.platformStatus)]));
+  }
+  items.push(item(UAS_TAG.uasLsVersionNumber, [UAS_LS_VERSION]));
   const body = items.flat();
   const valueLength = body.length + CHECKSUM_ITEM_LENGTH;
   const packet = Uint8Array.from([
@@ -273,6 +283,9 @@ function readItem(
     case UAS_TAG.uasLsVersionNumber:
       telemetry.uasLsVersion = view.getUint8(0);
       break;
+    case UAS_TAG.platformStatus:
+      telemetry.platformStatus = view.getUint8(0);
+      break;
   }
   return null;
 }
@@ -286,6 +299,7 @@ const ITEM_LENGTHS = new Map<number, number>([
   [UAS_TAG.platformVerticalSpeed, 2],
   [UAS_TAG.platformGroundSpeed, 1],
   [UAS_TAG.uasLsVersionNumber, 1],
+  [UAS_TAG.platformStatus, 1],
 ]);
 
 function setIfInRange(
@@ -412,4 +426,11 @@ function groundSpeedValue(metresPerSecond: number): number {
     throw new RangeError(`groundSpeedMps must be within 0..255 m/s, not ${metresPerSecond}`);
   }
   return Math.round(metresPerSecond);
+}
+
+function platformStatusValue(status: number): number {
+  if (!Number.isInteger(status) || status < 0 || status > 12) {
+    throw new RangeError(`platformStatus must be one of 0601's values 0..12, not ${status}`);
+  }
+  return status;
 }
