@@ -18,6 +18,7 @@ export const StageEvents = {
   STAGE_LEFT: 'stageLeft',
   STAGE_STREAM_LAYERS_CHANGED: 'stageStreamLayersChanged',
   STAGE_STREAM_LAYER_SELECTED: 'stageStreamLayerSelected',
+  STAGE_STREAM_SEI_MESSAGE_RECEIVED: 'stageStreamSeiMessageReceived',
 } as const;
 
 export const StageConnectionState = {
@@ -147,6 +148,14 @@ export interface FakeStageStream {
   streamType: (typeof StreamType)[keyof typeof StreamType];
   mediaStreamTrack: MediaStreamTrack;
   requestRTCStats: () => Promise<RTCStatsReport | undefined>;
+}
+
+/** What the SDK's STAGE_STREAM_SEI_MESSAGE_RECEIVED carries: the participant, `{ uuid, payload }`. */
+export function seiMessageFrom(stage: FakeStage, participantId: string, payload: number[]): void {
+  stage.emit(StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED, participantFor(participantId), {
+    uuid: new ArrayBuffer(16),
+    payload: Uint8Array.from(payload).buffer,
+  });
 }
 
 function participantFor(id: string) {

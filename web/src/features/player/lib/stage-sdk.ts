@@ -25,6 +25,8 @@ export type StageParticipantInfo = IvsSdk.StageParticipantInfo;
 export type RemoteStageStream = IvsSdk.RemoteStageStream;
 export type StageStreamLayer = IvsSdk.StageStreamLayer;
 export type StageConfiguration = IvsSdk.StageConfiguration;
+/** An in-band message of a video frame (H.264 SEI on IVS; the local stage's carriage too). */
+export type SeiMessage = IvsSdk.SeiMessage;
 
 declare global {
   interface Window {
@@ -39,7 +41,8 @@ export function getStageSdk(): StageSdk | undefined {
 /**
  * Publishes nothing and subscribes to the video of every participant, never audio
  * (docs/product.md#player-states); its video's layer is `preferredLayer()` (a label; null: the
- * stage chooses, docs/product.md#quality).
+ * stage chooses, docs/product.md#quality). It asks for the video's in-band messages, the
+ * aircraft's flight data (docs/product.md#flight-data).
  */
 export function createViewerStrategy(
   sdk: StageSdk,
@@ -50,6 +53,7 @@ export function createViewerStrategy(
     shouldPublishParticipant: () => false,
     shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
     preferredLayerForStream: () => preferredLayer(),
+    subscribeConfiguration: () => ({ inBandMessaging: { enabled: true } }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeStageSdk, fakeTrack } from '@/testing/fake-stage-sdk';
+import { FakeStageSdk, fakeTrack, seiMessageFrom } from '@/testing/fake-stage-sdk';
 import { backoffPolicy } from '@tailcam/protocol/reconnect-policy';
 import { PLAYER_RECONNECT } from './player-machine';
 import { ATTEMPT_TIMEOUT_MS, StageSession, VIDEO_GRACE_MS } from './stage-session';
@@ -95,6 +95,21 @@ describe('StageSession', () => {
     const track = fakeTrack('video');
     sdk.lastStage.addVideoStream(track);
     expect(tracks).toEqual([track]);
+  });
+
+  it("passes on the shown video's in-band messages, not another participant's, until unsubscribed", async () => {
+    const session = await connectedSession();
+    const payloads: number[][] = [];
+    const stop = session.onInBandMessage(({ payload }) =>
+      payloads.push([...new Uint8Array(payload)]),
+    );
+    seiMessageFrom(sdk.lastStage, 'publisher', [1]); // before its video: not the shown one yet
+    sdk.lastStage.addVideoStream(fakeTrack('video'), 'publisher');
+    seiMessageFrom(sdk.lastStage, 'publisher', [2]);
+    seiMessageFrom(sdk.lastStage, 'someone-else', [3]);
+    stop();
+    seiMessageFrom(sdk.lastStage, 'publisher', [4]);
+    expect(payloads).toEqual([[2]]);
   });
 
   it('shows a track that came before the player was there as soon as the player shows up', async () => {

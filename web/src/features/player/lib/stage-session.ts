@@ -33,6 +33,7 @@ import {
   type RemoteStageStream,
   type Stage,
   type StageConnectionState,
+  type SeiMessage,
   type StageError,
   type StageParticipantInfo,
   type StageSdk,
@@ -108,6 +109,8 @@ export class StageSession {
   private disposed = false;
   /** The shown video's layers (a snapshot, replaced on change). */
   private layers: VideoLayers = NO_LAYERS;
+  /** Who hears the shown video's in-band messages (`onInBandMessage`). */
+  private readonly inBandListeners = new Set<(message: SeiMessage) => void>();
   /** The layer asked for; null: the stage chooses. Kept across rejoins. */
   private preferredLayer: LayerOption | null = null;
 
@@ -157,6 +160,7 @@ export class StageSession {
     this.tokenFetch?.abort();
     this.leaveStage();
     this.subscribers.clear();
+    this.inBandListeners.clear();
   }
 
   /** The shown video's simulcast layers, for the quality choice and the stats. */
@@ -173,6 +177,15 @@ export class StageSession {
     this.preferredLayer = layer ?? null;
     this.setLayers({ ...this.layers, preferred: this.preferredLayer });
     this.joined?.stage.refreshStrategy();
+  }
+
+  /**
+   * Each in-band message of the shown video's frames (the flight data, docs/product.md#flight-data),
+   * until the returned function is called. Another participant's are not the shown video's.
+   */
+  onInBandMessage(listener: (message: SeiMessage) => void): () => void {
+    this.inBandListeners.add(listener);
+    return () => this.inBandListeners.delete(listener);
   }
 
   /** The video stream shown now, for its stats; undefined while there is none. */
@@ -295,6 +308,10 @@ export class StageSession {
     const onLayers = (_participant: StageParticipantInfo, stream: RemoteStageStream) => {
       if (stream === this.shownVideo?.stream) this.readLayers(stream);
     };
+    const onSeiMessage = (participant: StageParticipantInfo, message: SeiMessage) => {
+      if (participant.id !== this.shownVideo?.participantId || this.disposed) return;
+      for (const listener of this.inBandListeners) listener(message);
+    };
 
     stage.on(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
     stage.on(StageEvents.STAGE_STREAM_LAYERS_CHANGED, onLayers);
@@ -303,6 +320,7 @@ export class StageSession {
     stage.on(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
     stage.on(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
     stage.on(StageEvents.ERROR, onError);
+    stage.on(StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED, onSeiMessage);
     return () => {
       stage.off(StageEvents.STAGE_CONNECTION_STATE_CHANGED, onConnectionStateChanged);
       stage.off(StageEvents.STAGE_STREAM_LAYERS_CHANGED, onLayers);
@@ -311,6 +329,7 @@ export class StageSession {
       stage.off(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, onStreamsRemoved);
       stage.off(StageEvents.STAGE_PARTICIPANT_LEFT, onParticipantLeft);
       stage.off(StageEvents.ERROR, onError);
+      stage.off(StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED, onSeiMessage);
     };
   }
 
