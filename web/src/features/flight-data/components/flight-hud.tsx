@@ -82,15 +82,20 @@ export function FlightHud(props: FlightHudProps) {
       // (z-10) and the rewind's picture (z-20); the pointer goes through to the video.
       className="pointer-events-none absolute inset-x-0 bottom-11 z-5 flex items-end justify-between gap-2 px-2 sm:bottom-14 sm:px-3"
     >
-      <div className="rounded-lg bg-slate-950/70 px-2 py-1.5 font-mono text-slate-100 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:px-3 sm:py-2">
+      <div className="shrink-0 rounded-lg bg-slate-950/70 px-2 py-1.5 font-mono text-slate-100 shadow-lg ring-1 ring-slate-700/80 backdrop-blur-sm sm:px-3 sm:py-2">
         {(phase || age) && (
           <p className="mb-1 flex gap-2 text-[10px] leading-none tracking-wide uppercase sm:text-xs">
-            {phase && <span className="text-sky-300">{flightText.phases[phase]}</span>}
+            {phase && (
+              <span className={`text-sky-300 ${stale ? 'opacity-50' : ''}`}>
+                {flightText.phases[phase]}
+              </span>
+            )}
             {age && <span className="text-amber-300 normal-case">{age}</span>}
           </p>
         )}
         <dl
-          className={`grid grid-cols-2 gap-x-3 gap-y-1 sm:grid-cols-4 sm:gap-x-4 ${stale ? 'opacity-50' : ''}`}
+          // Below 640 px, two by two without labels (the units tell the figures apart).
+          className={`grid grid-cols-[repeat(2,auto)] gap-x-3 gap-y-0.5 sm:grid-cols-[repeat(4,auto)] sm:gap-x-5 ${stale ? 'opacity-50' : ''}`}
         >
           <Figure label={flightText.altitude} value={formatAltitude(sample.altitudeFt)} />
           <Figure label={flightText.groundSpeed} value={formatGroundSpeed(sample.groundSpeedKt)} />
@@ -113,9 +118,9 @@ export function FlightHud(props: FlightHudProps) {
 
 function Figure({ label, value, trend }: { label: string; value: string; trend?: ReactNode }) {
   return (
-    <div className="min-w-0">
-      <dt className="text-[10px] leading-tight text-slate-400 sm:text-xs">{label}</dt>
-      <dd className="flex items-center gap-0.5 text-sm leading-tight font-semibold whitespace-nowrap tabular-nums sm:text-base lg:text-lg">
+    <div>
+      <dt className="hidden text-xs leading-tight text-slate-400 sm:block">{label}</dt>
+      <dd className="flex items-center gap-0.5 text-xs leading-tight font-semibold whitespace-nowrap tabular-nums sm:text-base lg:text-lg">
         {trend}
         {value}
       </dd>
