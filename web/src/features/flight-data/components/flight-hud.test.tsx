@@ -152,4 +152,31 @@ describe('FlightHud on a recording', () => {
     seek(70);
     expect(hud()).toBeNull();
   });
+
+  it('follows the frames the video presents, where the browser says which', () => {
+    const recorded = new RecordedFlightData();
+    recorded.add(flightSample({ capturedAtMs: 1, altitudeFt: 2_000 }), 1_000);
+    recorded.add(flightSample({ capturedAtMs: 2, altitudeFt: 2_100 }), 2_000);
+    const video = document.createElement('video');
+    let onFrame: VideoFrameRequestCallback | undefined;
+    const cancel = vi.fn();
+    Object.assign(video, {
+      requestVideoFrameCallback: (callback: VideoFrameRequestCallback) => {
+        onFrame = callback;
+        return 7;
+      },
+      cancelVideoFrameCallback: cancel,
+    });
+    const present = (mediaTime: number) =>
+      act(() => onFrame?.(0, { mediaTime } as VideoFrameCallbackMetadata));
+    const { unmount } = render(<FlightHud mode="playback" store={recorded} video={video} />);
+    expect(hud()).toBeNull(); // currentTime 0: before the first sample
+
+    present(1.5);
+    expect(hud()).toHaveTextContent('2,000 ft');
+    present(2.02);
+    expect(hud()).toHaveTextContent('2,100 ft');
+    unmount();
+    expect(cancel).toHaveBeenCalledWith(7);
+  });
 });

@@ -60,9 +60,10 @@ export class LiveFlightData implements FlightReadingSource {
 
   getSnapshot = (): FlightReading => this.reading;
 
+  /** Stops its timer (a sample pushed after starts it again). */
   dispose(): void {
     this.clock.clearTimeout(this.timer);
-    this.listeners.clear();
+    this.timer = undefined;
   }
 
   private update(): void {
