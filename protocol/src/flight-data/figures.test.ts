@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { figuresFromTelemetry, telemetryFromFigures } from './figures';
-import { flightAt, flightPlan } from './flight';
-import { decodeFlightData, encodeFlightData } from './klv';
+import { figuresFromTelemetry } from './figures';
+import { flightAt, flightDataAt, flightPlan } from './flight';
+import { decodeFlightData } from './klv';
 
 const AIRCRAFT = ['N743AS', 'N953AS', 'N954AS'] as const;
 
@@ -15,7 +15,7 @@ describe("the HUD's figures through a flight data packet", () => {
       for (let second = 0; second < loopS; second += 1) {
         const captureTimeMs = startMs + second * 1000;
         const flight = flightAt(aircraft, captureTimeMs);
-        const packet = encodeFlightData(telemetryFromFigures(flight, captureTimeMs, aircraft));
+        const packet = flightDataAt(aircraft, captureTimeMs);
         const result = decodeFlightData(packet);
         if (!result.ok) throw new Error(result.message);
         const shown = figuresFromTelemetry(result.telemetry);

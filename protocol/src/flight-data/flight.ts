@@ -14,9 +14,11 @@
 import {
   FLIGHT_PHASES,
   knotsToMetresPerSecond,
+  telemetryFromFigures,
   type FlightFigures,
   type FlightPhase,
 } from './figures';
+import { encodeFlightData } from './klv';
 
 /** What the aircraft is doing at one instant, in the units the HUD shows. */
 export interface Flight extends FlightFigures {
@@ -161,6 +163,15 @@ export function flightAt(aircraft: string, epochMs: number): Flight {
     verticalSpeedFpm: valueAt(loop.verticalSpeedFpm, t),
     headingDeg: (((circuit.runwayHeadingDeg + turnedDeg) % 360) + 360) % 360,
   };
+}
+
+/**
+ * The flight data packet a synthetic camera sends for its frame captured at `captureTimeMs`:
+ * `flightAt` of that instant, with the tail number and the phase (docs/flight-data.md).
+ */
+export function flightDataAt(aircraft: string, captureTimeMs: number): Uint8Array {
+  const flight = flightAt(aircraft, captureTimeMs);
+  return encodeFlightData(telemetryFromFigures(flight, captureTimeMs, aircraft));
 }
 
 function loopOf(aircraft: string): Loop {
