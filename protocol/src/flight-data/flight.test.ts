@@ -154,4 +154,16 @@ describe('the synthetic flights', () => {
     expect(later.altitudeFt).toBeCloseTo(flightAt('N953AS', instant).altitudeFt, 3);
     expect(later.latitude).toBeCloseTo(flightAt('N953AS', instant).latitude, 7);
   });
+
+  it('flies a circuit for any tail number, one named like an object property too, and refuses a time that is no number', () => {
+    for (const aircraft of ['constructor', '__proto__', 'toString', '']) {
+      const flight = flightAt(aircraft, Date.UTC(2026, 10, 29, 13));
+      expect(Number.isFinite(flight.altitudeFt) && Number.isFinite(flight.latitude), aircraft).toBe(
+        true,
+      );
+    }
+    expect(() => flightAt('N743AS', Number.NaN)).toThrow(
+      new RangeError('epochMs must be a finite number, not NaN'),
+    );
+  });
 });

@@ -56,7 +56,7 @@ interface Circuit {
   offsetS: number;
 }
 
-const CIRCUITS: Record<string, Circuit> = {
+const CIRCUITS: Readonly<Record<'N743AS' | 'N953AS' | 'N954AS', Circuit>> = {
   N743AS: {
     airport: 'KSEA Seattle-Tacoma, runway 16L',
     latitude: 47.4638,
@@ -139,6 +139,8 @@ export function flightPlan(aircraft: string): FlightPlan {
 
 /** Where the aircraft is and what it is doing at `epochMs` (ms since the Unix epoch). */
 export function flightAt(aircraft: string, epochMs: number): Flight {
+  if (!Number.isFinite(epochMs))
+    throw new RangeError(`epochMs must be a finite number, not ${epochMs}`);
   const loop = loopOf(aircraft);
   const { circuit, plan } = loop;
   const loopS = plan.loopS;
@@ -175,7 +177,9 @@ export function flightDataAt(aircraft: string, captureTimeMs: number): Uint8Arra
 }
 
 function loopOf(aircraft: string): Loop {
-  const circuit = CIRCUITS[aircraft] ?? circuitFor(aircraft);
+  const circuit = Object.hasOwn(CIRCUITS, aircraft)
+    ? CIRCUITS[aircraft as keyof typeof CIRCUITS]
+    : circuitFor(aircraft);
   // The straight legs do not depend on how long the cruise is; the cruise is as long as the
   // racetrack with the circuit's turns needs.
   const first = profile(circuit, 0);
@@ -274,7 +278,7 @@ function circuitFor(aircraft: string): Circuit {
     hash = Math.imul(hash ^ aircraft.charCodeAt(i), 0x01000193) >>> 0;
   }
   const bases = Object.values(CIRCUITS);
-  const base = bases[hash % bases.length] ?? (CIRCUITS.N743AS as Circuit);
+  const base = bases[hash % bases.length] ?? CIRCUITS.N743AS;
   return {
     ...base,
     cruiseAglFt: 2500 + ((hash >>> 4) % 2) * 500,
