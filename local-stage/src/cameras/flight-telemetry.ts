@@ -5,9 +5,7 @@
  * (docs/decisions/0094-in-band-messages.md). The stage also puts the newest one on every key
  * frame, so a viewer has it at its first picture. IVS's insert rules hold here too.
  */
-import { telemetryFromFigures } from '@tailcam/protocol/flight-data/figures';
-import { flightAt } from '@tailcam/protocol/flight-data/flight';
-import { encodeFlightData } from '@tailcam/protocol/flight-data/klv';
+import { flightDataAt } from '@tailcam/protocol/flight-data/flight';
 import { encodeCameraInBandMessage } from '../camera-link';
 import { InBandRateRules, IVS_SEI_UUID } from '../codecs/in-band';
 
@@ -36,9 +34,7 @@ export class FlightTelemetry {
   /** A frame captured at `captureTimeMs` (epoch ms) goes to the encoder now. */
   frameCaptured(captureTimeMs: number): void {
     if (captureTimeMs - this.lastSentMs < TELEMETRY_INTERVAL_MS) return;
-    const payload = encodeFlightData(
-      telemetryFromFigures(flightAt(this.stageId, captureTimeMs), captureTimeMs, this.stageId),
-    );
+    const payload = flightDataAt(this.stageId, captureTimeMs);
     if (this.rules.check(payload.length, TELEMETRY_REPEAT_COUNT) !== undefined) return;
     const sent = this.send(
       encodeCameraInBandMessage({
