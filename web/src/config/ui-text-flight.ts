@@ -25,5 +25,6 @@ export const flightText = {
     cruise: 'Cruise',
     descent: 'Descent',
     approach: 'Approach',
+    landing: 'Landing',
   },
 } as const;

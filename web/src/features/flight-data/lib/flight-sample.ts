@@ -17,7 +17,15 @@ export interface FlightSample {
 }
 
 /** The phases of flight the HUD names and announces, in the order a flight goes through them. */
-export const FLIGHT_PHASES = ['taxi', 'takeoff', 'climb', 'cruise', 'descent', 'approach'] as const;
+export const FLIGHT_PHASES = [
+  'taxi',
+  'takeoff',
+  'climb',
+  'cruise',
+  'descent',
+  'approach',
+  'landing',
+] as const;
 
 export type FlightPhase = (typeof FLIGHT_PHASES)[number];
 
