@@ -8,7 +8,13 @@
  * connected) are medians of the same joins.
  */
 import type { Page } from '@playwright/test';
-import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
+import {
+  readJoin,
+  readyToWait,
+  signedInContext,
+  streamCard,
+  waitForFirstFrame,
+} from '../lib/browser';
 import { describeSummary, summarizeClickTrace } from '../lib/trace-summary';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
@@ -55,6 +61,7 @@ export async function measureClick(
   pressMs = 0,
 ): Promise<JoinSample> {
   const card = streamCard(page, streamId);
+  await readyToWait(page);
   if (hoverMs > 0) {
     await card.hover();
     await page.waitForTimeout(hoverMs);

@@ -15,7 +15,13 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { bundleForPage } from '@tailcam/harness/page-scripts';
 import { framesDecodedPerVideo } from '@tailcam/harness/player';
-import { readJoin, signedInContext, streamCard, waitForFirstFrame } from '../lib/browser';
+import {
+  readJoin,
+  readyToWait,
+  signedInContext,
+  streamCard,
+  waitForFirstFrame,
+} from '../lib/browser';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
 import { median, p95 } from '@tailcam/harness/stats';
@@ -61,6 +67,7 @@ async function tileFirstFrames(
   try {
     await page.goto('/home');
     await streamCard(page, 'N743AS').waitFor();
+    await readyToWait(page);
     const startedAt = await open(page);
     await waitForEveryTile(page);
     const tiles = await readTiles(page);
@@ -115,6 +122,7 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
     for (let round = 0; round < rounds; round += 1) {
       const page = await context.newPage();
       await page.goto('/home');
+      await readyToWait(page);
       await page.getByRole('link', { name: 'Watch all streams at once' }).click();
       await waitForEveryTile(page);
       await page.waitForTimeout(2_000); // past the start-up frames

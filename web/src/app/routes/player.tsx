@@ -6,8 +6,8 @@ import { fillText, uiText } from '@/config/ui-text';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { StreamPlayer } from '@/features/player/components/stream-player';
 
-// The rewind (decision 0088) is a chunk of its own, fetched once the player is connected: the
-// first picture does not wait for it.
+// The rewind (decision 0088) is a chunk of its own, fetched once the player's first picture is
+// there (decision 0093): the join does not wait for it.
 const LiveRewind = lazy(() =>
   import('./recordings').then((module) => ({
     default: module.LiveRewind,

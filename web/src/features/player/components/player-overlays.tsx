@@ -7,25 +7,56 @@ import {
   VideoOff,
   WifiOff,
 } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { PlayerState } from '../lib/player-machine';
 import { fillText, uiText } from '@/config/ui-text';
 
-function Overlay({ children, role }: { children: ReactNode; role: 'status' | 'alert' }) {
+/** How long a join may take before the loading overlay's spinner shows and turns. */
+export const SPINNER_DELAY_MS = 500;
+
+function Overlay({
+  children,
+  role,
+  overPicture = true,
+}: {
+  children: ReactNode;
+  role: 'status' | 'alert';
+  /** Whether a picture may be behind it, to blur. */
+  overPicture?: boolean;
+}) {
   return (
     <div
       role={role}
-      className="absolute inset-0 flex flex-col items-center justify-center gap-3 bg-slate-950/85 p-6 text-center backdrop-blur-sm"
+      className={`absolute inset-0 flex flex-col items-center justify-center gap-3 bg-slate-950/85 p-6 text-center ${overPicture ? 'backdrop-blur-sm' : ''}`}
     >
       {children}
     </div>
   );
 }
 
+/** Whether `ms` have passed since the mount. */
+function useElapsed(ms: number): boolean {
+  const [elapsed, setElapsed] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setElapsed(true), ms);
+    return () => clearTimeout(timer);
+  }, [ms]);
+  return elapsed;
+}
+
+/**
+ * Before the first picture: no blur (the box behind is black), and the spinner only once the wait
+ * is long enough to see. Either would have the browser draw a frame every refresh while the join
+ * competes for the machine (decision 0093); the words are there, and said, at once.
+ */
 export function LoadingOverlay() {
+  const spinning = useElapsed(SPINNER_DELAY_MS);
   return (
-    <Overlay role="status">
-      <LoaderCircle aria-hidden="true" className="size-10 animate-spin text-sky-400" />
+    <Overlay role="status" overPicture={false}>
+      <LoaderCircle
+        aria-hidden="true"
+        className={`size-10 text-sky-400 ${spinning ? 'animate-spin' : 'invisible'}`}
+      />
       <p className="text-lg font-semibold text-white">{uiText.player.connecting}</p>
       <p className="text-sm text-slate-400">{uiText.player.connectingNote}</p>
     </Overlay>

@@ -46,7 +46,10 @@ export interface RewindSlot {
 
 interface StreamPlayerProps {
   streamId: string;
-  /** Shown once connected, below the video (a lazy component: it waits in a Suspense). */
+  /**
+   * Shown below the video once connected and its first picture is there, or there is none to wait
+   * for (a lazy component: it waits in a Suspense).
+   */
   Rewind?: ComponentType<RewindSlot> | undefined;
 }
 
@@ -161,7 +164,9 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
           <span className="sr-only">{uiText.player.helpButton}</span>
         </button>
       </div>
-      {connected && Rewind && (
+      {/* After the first picture: its chunk, render and list do not compete with the join
+          (decision 0093). */}
+      {connected && live.firstPictureSettled && Rewind && (
         <ErrorBoundary fallback={null}>
           <Suspense fallback={null}>
             <Rewind

@@ -1,4 +1,4 @@
-import { useRef, type RefObject } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import type { ConnectionQuality, PlaybackFigures } from '../lib/playback-stats';
 import { usePlaybackStats } from './use-playback-stats';
 import { useStageSession, type StageSessionView } from './use-stage-session';
@@ -9,6 +9,12 @@ export interface LiveVideoView extends StageSessionView {
   figures: PlaybackFigures | undefined;
   /** While connected, from the last second's figures; undefined before the first reading. */
   quality: ConnectionQuality | undefined;
+  /**
+   * The first picture is on screen (its play() settled), or the session said there is none to wait
+   * for; true from then on for the mount, whatever the next publisher's video does. What the first
+   * frame does not need waits for it (decision 0093).
+   */
+  firstPictureSettled: boolean;
 }
 
 /**
@@ -31,5 +37,8 @@ export function useLiveVideo(
   );
   const figures = reading?.figures;
   const quality = session.state.status === 'connected' ? reading?.quality : undefined;
-  return { ...session, videoRef, figures, quality };
+  const [firstPictureSettled, setFirstPictureSettled] = useState(false);
+  const noVideo = session.state.status === 'connected' && session.state.waitingForVideo;
+  if (!firstPictureSettled && (session.videoStarted || noVideo)) setFirstPictureSettled(true);
+  return { ...session, videoRef, figures, quality, firstPictureSettled };
 }
