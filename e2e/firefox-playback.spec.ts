@@ -4,7 +4,8 @@
  * recorded (← 5 s back, the scrubber's right end within 3 s of live, End); a recording of N743AS's synthetic camera
  * played on the Recordings page (through Media Source Extensions), its pixels naming N743AS and
  * its frames moving on, and played from an instant by its moment's URL (`?t=`); and Eyevinn's WHEP player, on a page of another origin, playing N743AS with
- * what `npm run subscribe-token` prints (docs/decisions/0055-whep-playback.md).
+ * what `npm run subscribe-token` prints (docs/decisions/0055-whep-playback.md); and N953AS's flight
+ * data, through the local SDK's in-band messages (decision 0094).
  *
  * One Firefox for the file, signed in with the run's login token.
  */
@@ -27,6 +28,7 @@ import {
   type Page,
 } from './support/firefox';
 import { expect, loginToken, test } from './support/fixtures';
+import { expectTrueFlightData, readInBandMessagesInPage } from './support/flight-data';
 import { localStage } from './support/local-stage';
 import { startRecorder } from './support/recordings';
 import { servePlayerPage, subscribeToken } from './support/whip-publisher';
@@ -300,4 +302,15 @@ test.describe('a WHEP player on another origin', () => {
     await page.evaluate(() => window.whepPlayer.stop());
     await expect.poll(async () => (await localStage.stats()).whepSessions).toBe(0);
   });
+});
+
+test("the local SDK hands N953AS's flight data over in Firefox, as IVS's in-band messages, each true to its instant", async () => {
+  const page = await firefoxPage(firefox());
+  await stayOrSignIn(page);
+  await page.goto(appUrl('/home'));
+  const received = await page.evaluate(readInBandMessagesInPage, {
+    stageId: 'N953AS',
+    wanted: 4,
+  });
+  expectTrueFlightData('N953AS', received);
 });
