@@ -123,6 +123,14 @@ export const PROBE_WINDOW_MS = 2_000;
  */
 export const PROBE_LOSS = 0.05;
 /**
+ * A probe up is sent only toward a layer whose rate (with `PROBE_MARGIN`) is at most this many
+ * times the viewer's own estimate: libwebrtc's REMB is bounded by 1.5 times what arrives, so a
+ * rate further off is a guess, and on a weak link a flood. From 320x180 (~180 kbit/s) a probe
+ * toward 640x360 sends ~960 kbit/s: on 400 and 600 kbit/s links, with the REMB at 100–200
+ * kbit/s, such probes lost 12–21 % and took the viewer back to 160x90 (decision 0092).
+ */
+export const PROBE_REACH = 2;
+/**
  * A probe up also fails when the viewer's round trip grew under it by more than this, ms: the
  * link's queue is filling. libwebrtc's REMB rose 8 % under a probe toward 640x360 on 1,000
  * kbit/s (its 980 kbit/s and the audio over the link by a tenth) while the round trip went from
@@ -399,11 +407,18 @@ export class LayerChoice {
       this.probe = undefined;
       const quiet = now - this.lastFallAt >= PROBE_QUIET_MS;
       const probeWait = this.probeWaits.get(next) ?? -Infinity;
-      // The layer a probe just moved the viewer to is not yet in its own estimate: the next
-      // probe waits until it is. From 320x180 reached so on 600 kbit/s, with the REMB still at
-      // 100 kbit/s, a probe toward 640x360 sent ~1 Mbit/s into the link and lost 21 % (decision 0092).
+      // From the viewer's own estimate, not a probed rate standing in for it: the layer a probe
+      // just moved the viewer to is not in it yet, and the next probe waits until it is, and
+      // until the next layer is within `PROBE_REACH` of it.
       const carried = Math.min(maxBitrate, estimate);
-      if (quiet && probeWait <= now && (current === null || fits(current, carried, now))) {
+      const withinReach =
+        current === null || next.bitrate(now) * PROBE_MARGIN <= PROBE_REACH * carried;
+      if (
+        quiet &&
+        probeWait <= now &&
+        withinReach &&
+        (current === null || fits(current, carried, now))
+      ) {
         this.probe = { layer: next, since: now, estimate, roundTripMs: constraints.roundTripMs };
       }
       return current;

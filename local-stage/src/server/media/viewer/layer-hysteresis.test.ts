@@ -13,6 +13,7 @@ import {
   LayerChoice,
   PROBE_MARGIN,
   PROBE_QUIET_MS,
+  PROBE_REACH,
   PROBE_WINDOW_MS,
   UP_AFTER_MS,
   chooseLayer,
@@ -230,6 +231,8 @@ describe('a viewer whose link is restored', () => {
 });
 
 describe('probing up', () => {
+  /** Short of h's 370 kbit/s with its margin, and within a probe's reach (`PROBE_REACH`). */
+  const SHORT_OF_H = 220_000;
   /** A viewer moved down to q by a falling estimate of 150 kbit/s. */
   function downToLowest() {
     const published = publisher();
@@ -247,9 +250,9 @@ describe('probing up', () => {
   it('moves up a layer at a time once the estimate rose under a probe at its rate, without waiting for the estimate to reach it', () => {
     const { layers, choice, h, f, run, now } = downToLowest();
     const startedAt = now();
-    // The estimate is quiet (no fall) and climbs 8 % a second, far from h's 370 kbit/s.
+    // The estimate is quiet (no fall) and climbs 8 % a second, short of h's 370 kbit/s with its margin.
     const quiet = (at: number) => ({
-      maxBitrate: 160_000 * 1.08 ** ((at - startedAt) / 1000),
+      maxBitrate: SHORT_OF_H * 1.08 ** ((at - startedAt) / 1000),
       estimateRising: true,
       estimateAt: at,
     });
@@ -263,31 +266,34 @@ describe('probing up', () => {
     let chosen = choice.choose(layers, now(), quiet(now()));
     expect(chosen).toBe(h);
     // The probe's rate stands in for the estimate: h is kept, and f is probed next once the
-    // viewer's own estimate carries h (not on the stand-in alone: on a weak link such a probe
-    // sent 640x360's rate into it, decision 0092).
-    const carriesH = h.bitrate(now()) / FIT_SHARE;
+    // viewer's own estimate carries h and f is within a probe's reach of it (not on the stand-in
+    // alone: on a weak link such a probe sent 640x360's rate into it, decision 0092).
+    const probesF = Math.max(
+      h.bitrate(now()) / FIT_SHARE,
+      (f.bitrate(now()) * PROBE_MARGIN) / PROBE_REACH,
+    );
     let onTopAt: number | undefined;
     run(2 * FIRST_RETRY_MS, (at) => {
       chosen = choice.choose(layers, at, quiet(at));
       if (chosen === f) onTopAt ??= at;
-      if (quiet(at).maxBitrate < carriesH) expect(choice.probingUp).toBe(false);
+      if (quiet(at).maxBitrate < probesF) expect(choice.probingUp).toBe(false);
       expect(chosen === h || chosen === f).toBe(true);
     });
     expect(chosen).toBe(f);
-    // From 150 kbit/s to the top layer in seconds (the estimate alone: 25–40 s in the lab).
-    const estimateCarriesH = (Math.log(carriesH / 160_000) / Math.log(1.08)) * 1000;
+    // From 220 kbit/s to the top layer in seconds (the estimate alone: 25–40 s in the lab).
+    const estimateProbesF = (Math.log(probesF / SHORT_OF_H) / Math.log(1.08)) * 1000;
     expect((onTopAt ?? Infinity) - startedAt).toBeLessThanOrEqual(
-      estimateCarriesH + PROBE_WINDOW_MS + 1_000,
+      estimateProbesF + PROBE_WINDOW_MS + 1_000,
     );
   });
 
   it('fails when the estimate falls during the probe: the layer waits before it is probed again', () => {
     const { layers, choice, q, h, run, now } = downToLowest();
-    const quiet = { maxBitrate: 160_000 };
+    const quiet = { maxBitrate: SHORT_OF_H };
     run(PROBE_QUIET_MS + 200, (at) => choice.choose(layers, at, quiet));
     expect(choice.probingUp).toBe(true);
     // The probe over-uses the link: the viewer's estimate falls.
-    const fallen = { maxBitrate: 140_000, estimateFalling: true };
+    const fallen = { maxBitrate: 0.9 * SHORT_OF_H, estimateFalling: true };
     run(200, (at) => choice.choose(layers, at, fallen));
     expect(choice.probingUp).toBe(false);
     const probing: boolean[] = [];
@@ -298,7 +304,7 @@ describe('probing up', () => {
     expect(probing.some(Boolean)).toBe(false);
     // The estimate climbs again under the next probe: up.
     const from = now();
-    const climbing = (at: number) => ({ maxBitrate: 160_000 * 1.08 ** ((at - from) / 1000) });
+    const climbing = (at: number) => ({ maxBitrate: SHORT_OF_H * 1.08 ** ((at - from) / 1000) });
     run(PROBE_WINDOW_MS + 1_000, (at) => choice.choose(layers, at, climbing(at)));
     expect(choice.choose(layers, now(), climbing(now()))).toBe(h);
   });
@@ -311,7 +317,7 @@ describe('probing up', () => {
     const from = now();
     // A REMB each step (a 400 kbit/s link the probe toward h fills, its queue not yet seen).
     run(PROBE_QUIET_MS + PROBE_WINDOW_MS + FIRST_RETRY_MS, (at) => {
-      const maxBitrate = 160_000 * (1 + climb) ** ((at - from) / 1000);
+      const maxBitrate = SHORT_OF_H * (1 + climb) ** ((at - from) / 1000);
       expect(choice.choose(layers, at, { maxBitrate, estimateAt: at })).toBe(q);
     });
   });
@@ -332,14 +338,14 @@ describe('probing up', () => {
 
   it('fails without a REMB during it: a cut link sends no feedback to fall', () => {
     const { layers, choice, q, run, now } = downToLowest();
-    const silent = { maxBitrate: 160_000, estimateAt: now() };
+    const silent = { maxBitrate: SHORT_OF_H, estimateAt: now() };
     run(PROBE_QUIET_MS + PROBE_WINDOW_MS + 200, (at) => choice.choose(layers, at, silent));
     expect(choice.choose(layers, now(), silent)).toBe(q);
   });
 
   it('fails when a receiver report during the probe shows loss, and waits the first retry time each time', () => {
     const { layers, choice, q, run, now } = downToLowest();
-    const quiet = { maxBitrate: 160_000 };
+    const quiet = { maxBitrate: SHORT_OF_H };
     // Probes, each met by a report losing 8 % (a link a little short of the probed rate, before
     // the delay-based estimate falls): each comes the first retry time after the one before, not
     // twice as late each time.
