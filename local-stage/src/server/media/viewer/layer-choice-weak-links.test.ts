@@ -9,7 +9,7 @@ import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { testVideoLayer } from '../../../testing/video-layer';
 import { VideoLayers, type VideoLayer } from '../publisher/video-layers';
-import { DOWN_AFTER_MS, LayerChoice } from './layer-choice';
+import { DOWN_AFTER_MS, LayerChoice, PAUSE_LOSS_AFTER_MS } from './layer-choice';
 
 /**
  * Kilobits a second of payload, as the lab measured the camera's layers (2026-11-29), the middle
@@ -153,9 +153,12 @@ describe('a viewer on a weak link', () => {
     // libwebrtc's first REMB after that start: 56 kbit/s, on a link carrying 160x90 whole.
     const first = { maxBitrate: 56_000, firstEstimate: true, estimateAt: now() };
     run(2 * DOWN_AFTER_MS + 400, (at) => expect(choice.choose(layers, at, first)).toBe(q));
-    // The REMBs after it hold there, and 160x90 arrives whole (48 kbit/s held on 600 kbit/s).
+    // The REMBs after it hold there, and 160x90 arrives whole (48 kbit/s held on 600 kbit/s);
+    // a report soon after the move counts what the start left queued, and pauses nothing.
     const held = { maxBitrate: 56_000, estimateAt: now() };
-    run(4 * DOWN_AFTER_MS, (at) => expect(choice.choose(layers, at, held)).toBe(q));
+    const leftover = { ...held, lossy: true, loss: { fraction: 0.15, at: now() + 100 } };
+    run(4 * DOWN_AFTER_MS, (at) => expect(choice.choose(layers, at, leftover)).toBe(q));
+    run(PAUSE_LOSS_AFTER_MS, (at) => expect(choice.choose(layers, at, held)).toBe(q));
     // Its own reports lose a third of it: the link does not carry 160x90 after all.
     const dropped = { ...held, lossy: true, loss: { fraction: 0.35, at: now() } };
     run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, dropped));

@@ -72,6 +72,13 @@ export const FIT_SHARE = 0.9;
  * under the fit; a link that cannot carry it takes the estimate far under.
  */
 export const PAUSE_SHARE = 0.75;
+/**
+ * The lowest layer's own loss pauses the video only in a report this long after it was chosen:
+ * one judged sooner counts the queue and the retransmissions the layer before left on the link
+ * (100 packets of 160x90 take some 8 s; Firefox's first such report after a start on 640x360 over
+ * 400 kbit/s lost 15 % and paused it for 10 s, decision 0092).
+ */
+export const PAUSE_LOSS_AFTER_MS = 10_000;
 /** With an estimate that is not falling, a layer is left only below this share of its bitrate. */
 export const STEADY_SHARE = 0.75;
 /** A layer that does not fit for this long is left (a moment over is the estimate's noise). */
@@ -345,7 +352,10 @@ export class LayerChoice {
       // lowest layer's own loss, says the link does not carry it.
       const lowestDropped =
         constraints.estimateFalling === true ||
-        (current === lowest && constraints.lossy === true && lossOfThisLayer);
+        (current === lowest &&
+          constraints.lossy === true &&
+          constraints.loss !== undefined &&
+          constraints.loss.at - this.chosenAt >= PAUSE_LOSS_AFTER_MS);
       const target =
         lower.find((layer) => fits(layer, room, now) && lineCarries(layer, constraints, now)) ??
         (byEstimate !== undefined &&
