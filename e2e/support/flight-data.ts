@@ -110,3 +110,52 @@ export function expectTrueFlightData(stageId: string, received: InBandMessagesRe
   // A packet a second, each repeated on the next frames: at least two distinct instants.
   expect(instants.size).toBeGreaterThanOrEqual(2);
 }
+
+/** The player's HUD and the frame on screen, read at one instant in the page. */
+export interface HudReading {
+  altitudeFt: number | undefined;
+  groundSpeedKt: number | undefined;
+  /** The capture time the shown frame's time strip says (the camera's own record). */
+  frameCaptureTimeMs: number | undefined;
+}
+
+/** Reads the HUD's figures and the shown frame's strip (needs the page kit installed). */
+export const readHudInPage = (): HudReading => {
+  const hud = document.querySelector('[data-testid="flight-hud"]');
+  const text = hud?.textContent ?? '';
+  const number = (pattern: RegExp) => {
+    const match = pattern.exec(text);
+    return match?.[1] === undefined ? undefined : Number(match[1].replaceAll(',', ''));
+  };
+  const video = document.querySelector('video');
+  const kit = (
+    window as unknown as {
+      TailcamPageKit?: { frameStamp(video: HTMLVideoElement): { captureTimeMs: number } | null };
+    }
+  ).TailcamPageKit;
+  return {
+    altitudeFt: number(/(-?[\d,]+) ft(?!\/)/),
+    groundSpeedKt: number(/([\d,]+) kt/),
+    frameCaptureTimeMs: (video && kit?.frameStamp(video)?.captureTimeMs) ?? undefined,
+  };
+};
+
+/**
+ * Whether the HUD's figures are where the aircraft was within the second before the shown frame
+ * was captured (a sample a second; the HUD keeps the newest): the figures of some instant of that
+ * second, as the HUD rounds them (altitude to 10 ft, speed to 1 kt, with 0601's 1 m/s step).
+ */
+export function hudAgreesWithFrame(stageId: string, reading: HudReading): boolean {
+  const { altitudeFt, groundSpeedKt, frameCaptureTimeMs } = reading;
+  if (altitudeFt === undefined || groundSpeedKt === undefined || !frameCaptureTimeMs) return false;
+  for (let back = 0; back <= 1_300; back += 50) {
+    const truth = flightAt(stageId, frameCaptureTimeMs - back);
+    if (
+      Math.abs(truth.altitudeFt - altitudeFt) <= 15 &&
+      Math.abs(truth.groundSpeedKt - groundSpeedKt) <= 3
+    ) {
+      return true;
+    }
+  }
+  return false;
+}

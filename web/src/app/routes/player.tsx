@@ -14,6 +14,11 @@ const LiveRewind = lazy(() =>
   })),
 );
 
+// The flight data over the picture (docs/product.md#flight-data), likewise after the first picture.
+const PlayerFlightData = lazy(() =>
+  import('./flight-data').then((module) => ({ default: module.PlayerFlightData })),
+);
+
 export function PlayerRoute() {
   const { streamId } = useParams();
   useDocumentTitle(
@@ -36,7 +41,12 @@ export function PlayerRoute() {
         </Link>
         <h1 className="font-mono text-lg font-semibold tracking-wider text-white">{streamId}</h1>
       </div>
-      <StreamPlayer key={streamId} streamId={streamId} Rewind={LiveRewind} />
+      <StreamPlayer
+        key={streamId}
+        streamId={streamId}
+        Rewind={LiveRewind}
+        FlightData={PlayerFlightData}
+      />
     </div>
   );
 }

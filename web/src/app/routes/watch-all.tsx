@@ -1,4 +1,5 @@
 import { ArrowLeft } from 'lucide-react';
+import { lazy } from 'react';
 import { Link } from 'react-router';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
@@ -6,6 +7,11 @@ import { PageHeader } from '@/components/layout/page-header';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
 import { StreamTile } from '@/features/player/components/stream-tile';
+
+// Each tile's altitude and speed (docs/product.md#flight-data), a chunk fetched once a picture is there.
+const TileFlightData = lazy(() =>
+  import('./flight-data').then((module) => ({ default: module.TileFlightData })),
+);
 
 /** Every aircraft at once (docs/product.md#watch-all): one tile, and one session, per stream. */
 export function WatchAllRoute() {
@@ -31,7 +37,11 @@ export function WatchAllRoute() {
       >
         {BUILT_IN_STREAMS.map((stream) => (
           <li key={stream.id}>
-            <StreamTile streamId={stream.id} href={paths.player.href(stream.id)} />
+            <StreamTile
+              streamId={stream.id}
+              href={paths.player.href(stream.id)}
+              FlightData={TileFlightData}
+            />
           </li>
         ))}
       </ul>

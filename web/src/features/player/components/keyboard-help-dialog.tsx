@@ -8,6 +8,7 @@ const KEYS: [key: string, does: string][] = [
   ['f', shortcuts.fullscreen],
   ['p', shortcuts.pictureInPicture],
   ['i', shortcuts.stats],
+  ['h', shortcuts.flightData],
   ['?', shortcuts.help],
   ['j', shortcuts.back10],
   ['l', shortcuts.on10],

@@ -13,6 +13,7 @@ import { uiText } from '@/config/ui-text';
 import { useLiveVideo } from '../hooks/use-live-video';
 import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
 import { useAnnouncer } from '../hooks/use-announcer';
+import type { StageSessionView } from '../hooks/use-stage-session';
 import { toggleFullscreen, togglePictureInPicture } from '../lib/display-modes';
 import { ConnectionQualityBadge } from './connection-quality-badge';
 import { LiveVideo } from './live-video';
@@ -44,6 +45,23 @@ export interface RewindSlot {
   announce: (text: string) => void;
 }
 
+/**
+ * What the app lays over a live picture from its video's in-band messages: the flight data
+ * (docs/product.md#flight-data). In the player and in a Watch all tile.
+ */
+export interface FlightDataSlot {
+  /** Each in-band message of the shown video, until the returned function is called. */
+  onInBandMessage: StageSessionView['onInBandMessage'];
+  /** The video's box (`relative`): what is drawn over the picture goes there. */
+  videoBox: HTMLDivElement | null;
+  /** The player's controls, where its toggle goes; null in a tile, which has none. */
+  controls: HTMLDivElement | null;
+  /** Says it in the player's polite live region; none in a tile. */
+  announce?: ((text: string) => void) | undefined;
+  /** Whether the player's keys work now (not while its help is open); none in a tile. */
+  keysEnabled?: (() => boolean) | undefined;
+}
+
 interface StreamPlayerProps {
   streamId: string;
   /**
@@ -51,6 +69,8 @@ interface StreamPlayerProps {
    * for (a lazy component: it waits in a Suspense).
    */
   Rewind?: ComponentType<RewindSlot> | undefined;
+  /** Over the video once its first picture is there (a lazy component, like `Rewind`). */
+  FlightData?: ComponentType<FlightDataSlot> | undefined;
 }
 
 const controlButton =
@@ -60,9 +80,10 @@ const controlButton =
  * The live video of one stream with its connection overlays, the live stats, the connection
  * quality and the keyboard (docs/product.md#player). Mount with `key={streamId}`.
  */
-export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
+export function StreamPlayer({ streamId, Rewind, FlightData }: StreamPlayerProps) {
   const boxRef = useRef<HTMLDivElement>(null);
   const [videoBox, setVideoBox] = useState<HTMLDivElement | null>(null);
+  const [controls, setControls] = useState<HTMLDivElement | null>(null);
   const [behind, setBehind] = useState(false);
   const [statsOpen, setStatsOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
@@ -121,6 +142,7 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
         <LiveVideo streamId={streamId} live={live} controls />
       </div>
       <div
+        ref={setControls}
         role="group"
         aria-label={uiText.player.controls}
         className="mt-2 flex items-center justify-end gap-1.5 sm:absolute sm:top-3 sm:right-3 sm:z-30 sm:mt-0 [:fullscreen>&]:absolute [:fullscreen>&]:top-3 [:fullscreen>&]:right-3 [:fullscreen>&]:z-30 [:fullscreen>&]:mt-0"
@@ -175,6 +197,19 @@ export function StreamPlayer({ streamId, Rewind }: StreamPlayerProps) {
               liveVideo={videoRef}
               onBehindChange={setBehind}
               announce={announce}
+            />
+          </Suspense>
+        </ErrorBoundary>
+      )}
+      {connected && live.firstPictureSettled && FlightData && (
+        <ErrorBoundary fallback={null}>
+          <Suspense fallback={null}>
+            <FlightData
+              onInBandMessage={live.onInBandMessage}
+              videoBox={videoBox}
+              controls={controls}
+              announce={announce}
+              keysEnabled={() => !helpOpen}
             />
           </Suspense>
         </ErrorBoundary>

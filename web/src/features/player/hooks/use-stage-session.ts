@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState, useSyncExternalStore, type RefObject 
 import { attachVideoTrack, playVideo } from '../lib/attach-video-track';
 import { initialPlayerState, type PlayerState } from '../lib/player-machine';
 import { createPlayerSession } from '../lib/player-session';
-import type { StageStream } from '../lib/stage-sdk';
+import type { SeiMessage, StageStream } from '../lib/stage-sdk';
 import type { StageSession } from '../lib/stage-session';
 import { NO_LAYERS, type VideoLayers } from '../lib/video-layers';
 import {
@@ -27,6 +27,11 @@ export interface StageSessionView {
   layers: VideoLayers;
   /** Asks for a layer by its label; null: Auto. */
   preferLayer: (label: string | null) => void;
+  /**
+   * Each in-band message of the shown video (its flight data) until the returned function is
+   * called; a new function once there is a session (subscribe again then).
+   */
+  onInBandMessage: (listener: (message: SeiMessage) => void) => () => void;
 }
 
 // Before the effect has made the session, the page shows the session's first state.
@@ -98,6 +103,11 @@ export function useStageSession(
 
   const retry = useCallback(() => session?.retry(), [session]);
   const preferLayer = useCallback((label: string | null) => session?.preferLayer(label), [session]);
+  const onInBandMessage = useCallback(
+    (listener: (message: SeiMessage) => void) =>
+      session ? session.onInBandMessage(listener) : () => undefined,
+    [session],
+  );
 
   const resumePlayback = useCallback(() => {
     const video = videoRef.current;
@@ -114,5 +124,6 @@ export function useStageSession(
     resumePlayback,
     layers,
     preferLayer,
+    onInBandMessage,
   };
 }

@@ -1,0 +1,64 @@
+/**
+ * The flight data over a live picture (docs/product.md#flight-data), composed here from the
+ * player's in-band messages and the flight-data feature's HUD: a chunk of its own, fetched once the
+ * first picture is there (as the rewind is, decision 0093). In the player: the HUD over the video's
+ * foot and its toggle among the controls, once a sample has come; in a Watch all tile, altitude
+ * and speed.
+ */
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { createPortal } from 'react-dom';
+import { FlightHud } from '@/features/flight-data/components/flight-hud';
+import { FlightHudToggle } from '@/features/flight-data/components/flight-hud-toggle';
+import { useFlightHudToggle } from '@/features/flight-data/hooks/use-flight-hud-toggle';
+import { flightSampleFromPayload } from '@/features/flight-data/lib/flight-payload';
+import { LiveFlightData } from '@/features/flight-data/lib/live-flight-data';
+import type { FlightDataSlot } from '@/features/player/components/stream-player';
+
+const CONTROL_BUTTON =
+  'inline-flex size-8 items-center justify-center rounded-lg bg-slate-950/75 text-slate-200 ring-1 ring-slate-700/80 backdrop-blur-sm transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none aria-pressed:bg-sky-500 aria-pressed:text-slate-950 aria-pressed:ring-sky-300';
+
+/** The live store of one picture, fed by its video's in-band messages while mounted. */
+function useLiveFlightData(onInBandMessage: FlightDataSlot['onInBandMessage']): LiveFlightData {
+  const [store] = useState(() => new LiveFlightData());
+  useEffect(
+    () =>
+      onInBandMessage(({ payload }) => {
+        const sample = flightSampleFromPayload(payload);
+        if (sample) store.push(sample);
+      }),
+    [onInBandMessage, store],
+  );
+  useEffect(() => () => store.dispose(), [store]);
+  return store;
+}
+
+export function PlayerFlightData({
+  onInBandMessage,
+  videoBox,
+  controls,
+  announce,
+  keysEnabled,
+}: FlightDataSlot) {
+  const store = useLiveFlightData(onInBandMessage);
+  const { shown, toggle } = useFlightHudToggle({ onAnnounce: announce, keyEnabled: keysEnabled });
+  // The toggle only once there is something to show: a publisher that sends none has no button.
+  const status = useSyncExternalStore(store.subscribe, () => store.getSnapshot().status);
+  return (
+    <>
+      {shown &&
+        videoBox &&
+        createPortal(<FlightHud mode="live" store={store} onAnnounce={announce} />, videoBox)}
+      {status !== 'none' &&
+        controls &&
+        createPortal(
+          <FlightHudToggle shown={shown} onToggle={toggle} className={CONTROL_BUTTON} />,
+          controls,
+        )}
+    </>
+  );
+}
+
+export function TileFlightData({ onInBandMessage, videoBox }: FlightDataSlot) {
+  const store = useLiveFlightData(onInBandMessage);
+  return videoBox && createPortal(<FlightHud mode="live" store={store} variant="tile" />, videoBox);
+}
