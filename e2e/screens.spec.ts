@@ -55,6 +55,8 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
     await expectVideoPlaying(page);
     // The camera sends three layers: the 'Quality' select is part of the player's controls.
     await expect(page.getByRole('combobox', { name: 'Quality' })).toBeVisible();
+    // The aircraft's flight data over the picture (docs/product.md#flight-data).
+    await expect(page.getByTestId('flight-hud')).toBeVisible({ timeout: 10_000 });
     await atEveryWidth(page, 'player');
 
     await page.keyboard.press('i');

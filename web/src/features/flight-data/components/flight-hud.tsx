@@ -59,6 +59,7 @@ export function FlightHud(props: FlightHudProps) {
         aria-hidden="true"
         data-testid="flight-hud"
         data-status={status}
+        data-captured-at={sample.capturedAtMs}
         className="pointer-events-none absolute top-2 left-2 z-5 flex items-center gap-2 rounded-md bg-slate-950/75 px-2 py-1 font-mono text-xs text-slate-100 ring-1 ring-slate-700/80 backdrop-blur-sm"
       >
         <span className={stale ? 'opacity-50' : undefined}>
@@ -78,6 +79,8 @@ export function FlightHud(props: FlightHudProps) {
       aria-hidden="true"
       data-testid="flight-hud"
       data-status={status}
+      // The sample's instant, for the end-to-end tests and the bench (its lag behind its frame).
+      data-captured-at={sample.capturedAtMs}
       // Above the native controls (they take the video's foot), under the connection overlays
       // (z-10) and the rewind's picture (z-20); the pointer goes through to the video.
       className="pointer-events-none absolute inset-x-0 bottom-11 z-5 flex items-end justify-between gap-2 px-2 sm:bottom-14 sm:px-3"
