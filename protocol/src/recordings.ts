@@ -52,6 +52,24 @@ export function parsePartFileName(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+const FLIGHT_NAME = /^(\d{10})\.flight$/;
+
+/**
+ * A segment's flight data (decision 0096): the in-band messages of its frames, beside it as
+ * `{offsetMs}.flight`, appended to while the segment is written (so the same name serves the
+ * segment being written and the finished one) and removed with it. Its records:
+ * `flight-data/recorded.ts`.
+ */
+export function flightFileName(offsetMs: number): string {
+  return `${String(Math.round(offsetMs)).padStart(OFFSET_DIGITS, '0')}.flight`;
+}
+
+/** A flight data file's segment offset from its name; undefined for anything else. */
+export function parseFlightFileName(name: string): number | undefined {
+  const match = FLIGHT_NAME.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
 const PREVIEW_NAME = /^(\d{10})-(\d{1,9})\.jpg$/;
 
 /**

@@ -5,12 +5,17 @@
  * mediabunny's demuxer (third-party) reads back: each starts on a key frame, holds VP8 at the
  * camera's size, and lasts what its name says. Stopping finishes the segment being written.
  * While nobody comes or goes on air it asks the stage nothing new (its question is held), and a
- * camera that leaves and comes back is followed at once.
+ * camera that leaves and comes back is followed at once. The camera's flight data comes to the
+ * recorder's session (and only there) as the VP8 trailer, and is kept beside each segment, each
+ * sample at its frame (decision 0096).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readSpans } from '@tailcam/protocol/recordings-store';
+import { flightFileName } from '@tailcam/protocol/recordings';
+import { readFlightRecords } from '@tailcam/protocol/flight-data/recorded';
+import { decodeFlightData } from '@tailcam/protocol/flight-data/klv';
 import { NodeViewer } from '../testing/node-viewer';
 import { readSegment } from '../testing/read-segment';
 import { testParticipantToken } from '../testing/participant-tokens';
@@ -91,6 +96,22 @@ describe('the recorder', () => {
       const next = stored[index + 1];
       if (next)
         expect(Math.abs(next.offsetMs - (segment.offsetMs + segment.durationMs))).toBeLessThan(5);
+      // Its flight data: from its first frame on (a key frame carries the newest sample), each
+      // N743AS's 0601 packet, within the segment, captured about when its frame was.
+      const flight = readFlightRecords(
+        readFileSync(join(spans[0]?.dir ?? '', flightFileName(segment.offsetMs))),
+      );
+      expect(flight[0]?.timeMs).toBe(0);
+      for (const record of flight) {
+        expect(record.timeMs).toBeLessThanOrEqual(segment.durationMs);
+        const packet = decodeFlightData(record.payload);
+        expect(packet.ok && packet.telemetry.tailNumber).toBe('N743AS');
+        const frameWallMs = (spans[0]?.startMs ?? 0) + segment.offsetMs + record.timeMs;
+        const capturedMs = packet.ok ? (packet.telemetry.captureTimeMs ?? 0) : 0;
+        // A sample rides the first frame captured at or after it; a key frame's, up to 3 s later.
+        expect(frameWallMs - capturedMs).toBeGreaterThan(-1_000);
+        expect(frameWallMs - capturedMs).toBeLessThan(4_000);
+      }
     }
     // Nothing unfinished is left behind once the viewer left and the camera idles again.
     await waitUntil(

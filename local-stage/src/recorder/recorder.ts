@@ -14,7 +14,9 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   isStageName,
+  parseFlightFileName,
   parsePreviewFileName,
+  parseSegmentFileName,
   parseSpanName,
   RECORDING_DIR_MODE,
 } from '@tailcam/protocol/recordings';
@@ -65,7 +67,7 @@ interface Active {
 
 /**
  * Removes the `.part` files a killed recorder left (each at most one segment's worth, or a preview
- * being written), and previews whose segment is gone (decision 0084).
+ * being written), and previews and flight data whose segment is gone (decisions 0084, 0096).
  */
 export function removeLeftoverParts(root: string): number {
   let removed = 0;
@@ -81,11 +83,14 @@ export function removeLeftoverParts(root: string): number {
       if (parseSpanName(span) === undefined) continue;
       const names = list(join(root, stage, span));
       const present = new Set(names);
+      const segmentOffsets = new Set(names.map((name) => parseSegmentFileName(name)?.offsetMs));
       for (const name of names) {
+        const flightOffset = parseFlightFileName(name);
         const orphan =
-          parsePreviewFileName(name) !== undefined &&
-          !present.has(name.replace(/\.jpg$/, '.webm')) &&
-          !present.has(name.replace(/\.jpg$/, '.mp4'));
+          (parsePreviewFileName(name) !== undefined &&
+            !present.has(name.replace(/\.jpg$/, '.webm')) &&
+            !present.has(name.replace(/\.jpg$/, '.mp4'))) ||
+          (flightOffset !== undefined && !segmentOffsets.has(flightOffset));
         // A `.grown` copy (decision 0085) is kept seconds after its segment finished: left over.
         if (!name.endsWith('.part') && !name.endsWith('.grown') && !orphan) continue;
         rmSync(join(root, stage, span, name), { force: true });

@@ -1,7 +1,8 @@
 /**
  * What the recorder keeps (docs/decisions/0072-recorder.md): segments younger than `maxAgeMs`,
  * at most `maxBytes` of them (the oldest go first; a segment's preview picture goes with it and
- * is not counted, a few kB beside a few hundred: decision 0084), and a free-space floor: below `minFreeBytes`
+ * is not counted, a few kB beside a few hundred: decision 0084; so does its flight data, decision
+ * 0096), and a free-space floor: below `minFreeBytes`
  * free on the disk that holds the recordings (and, by default, the embedded database), no new
  * segment starts, and the log says so once, as an error, until there is room again.
  *
@@ -11,6 +12,8 @@ import { existsSync } from 'node:fs';
 import { appendFile, rm, rmdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  flightFileName,
+  parseSegmentFileName,
   RECORDING_FILE_MODE,
   SEGMENT_INDEX_FILE,
   segmentIndexLine,
@@ -103,6 +106,11 @@ export class Retention {
         await rm(join(removal.dir, removal.name), { force: true });
         // Its index line below takes the preview from the API's list with the segment.
         if (removal.preview) await rm(join(removal.dir, removal.preview), { force: true });
+        // Its flight data (decision 0096) goes with it.
+        const offsetMs = parseSegmentFileName(removal.name)?.offsetMs;
+        if (offsetMs !== undefined) {
+          await rm(join(removal.dir, flightFileName(offsetMs)), { force: true });
+        }
         // The API's list reads the span's index, not its directory: it must hear of the removal.
         // A span without one (recorded before indexes) is listed from its directory: left so.
         const indexPath = join(removal.dir, SEGMENT_INDEX_FILE);

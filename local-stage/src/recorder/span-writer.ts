@@ -36,6 +36,7 @@ import {
   type SpanMeta,
 } from '@tailcam/protocol/recordings';
 import type { StageLogger } from '../stage-log';
+import { FlightSidecar, inBandOf } from './flight-sidecar';
 import { Segment, type PendingFrame, type VideoDecoderConfigLike } from './segment';
 import type { PreviewMaker } from './segment-previews';
 import { annexBNalUnits, avcCodecString } from '../codecs/h264';
@@ -99,6 +100,8 @@ export class SpanWriter {
   private readonly grown = new Map<string, NodeJS.Timeout>();
   /** Each segment's preview being decoded from the key frame it starts with (decision 0084). */
   private readonly previews = new Map<Segment, Promise<Buffer | undefined>>();
+  /** Each segment's flight data, from its frames' in-band messages (decision 0096). */
+  private readonly flight = new Map<Segment, FlightSidecar>();
   private videoClockAt: number | undefined;
   private audioClockAt: number | undefined;
   private videoConfig: VideoDecoderConfigLike | undefined;
@@ -131,9 +134,11 @@ export class SpanWriter {
     this.lastFrameAt = this.now();
     this.videoClockAt ??= this.now() - this.spanStartMs - frame.timeMs;
     const atMs = this.videoClockAt + frame.timeMs;
+    // The frame as published (a VP8 frame without the stage's trailer), and its messages.
+    const { data, messages } = inBandOf(this.options.video, frame.data);
     // A key frame of another size (a simulcast layer switch, an encoder's new resolution) starts
     // a segment of its own: a segment's decoder configuration is its first key frame's.
-    const sizeChanged = frame.keyFrame && this.learnVideoConfig(frame.data);
+    const sizeChanged = frame.keyFrame && this.learnVideoConfig(data);
     let segment = this.segment;
     if (segment && sizeChanged) {
       this.cut(atMs);
@@ -153,11 +158,12 @@ export class SpanWriter {
       }
       segment = this.open(atMs);
       if (!segment) return;
-      this.startPreview(segment, frame.data);
+      this.startPreview(segment, data);
     }
     const pending = segment.pendingVideo;
     if (pending) segment.writeVideo(pending, atMs - pending.atMs);
-    segment.pendingVideo = { data: frame.data, keyFrame: frame.keyFrame, atMs };
+    segment.pendingVideo = { data, keyFrame: frame.keyFrame, atMs };
+    this.flight.get(segment)?.record(atMs - segment.startMs, messages);
   }
 
   /** An audio frame (from FrameAssembler). */
@@ -293,6 +299,7 @@ export class SpanWriter {
       this.options.log,
     );
     this.lastKeyFrameAskAt = -Infinity;
+    this.flight.set(this.segment, new FlightSidecar(this.dir, atMs, this.options.log));
     return this.segment;
   }
 
@@ -350,9 +357,12 @@ export class SpanWriter {
     if (audioPending) segment.writeAudio(audioPending, audioDurationMs(audioPending, undefined));
     const preview = this.previews.get(segment);
     this.previews.delete(segment);
+    const flight = this.flight.get(segment);
+    this.flight.delete(segment);
     const done = segment.finish().then(async (whole) => {
       if (!whole) {
         rmSync(segment.partPath, { force: true });
+        flight?.remove();
         return;
       }
       const durationMs = segment.endMs - segment.startMs;

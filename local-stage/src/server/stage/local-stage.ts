@@ -375,6 +375,10 @@ export class LocalStage {
       person: !recorder && claims.user_id !== THUMBNAILS_USER_ID,
       // The stage's own workers keep the camera's sharpest picture (their link is loopback).
       topLayer: recorder || claims.user_id === THUMBNAILS_USER_ID,
+      // The recorder keeps the flight data with the frames (decision 0096): its token's user id,
+      // which only a holder of the stage's secret can sign, asks for the VP8 trailer. A WHEP
+      // player's frames come as published.
+      inBandMessaging: recorder,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
         this.whepSessions.delete(id);

@@ -135,6 +135,12 @@ export interface SubscriptionOptions {
   topLayer?: boolean;
   /** TURN servers with a fresh credential for the viewer, sent with the offer (decision 0063). */
   iceServers?: () => IceServer[];
+  /**
+   * Its VP8 frames carry the stage's in-band trailer from the start (decision 0094): the
+   * recorder's WHEP session, which keeps the messages with the frames (decision 0096). A socket
+   * viewer's SDK asks in its answer instead.
+   */
+  inBandMessaging?: boolean;
 }
 
 export class Subscription implements FeedListener {
@@ -201,6 +207,7 @@ export class Subscription implements FeedListener {
     this.demands = options.demands ?? true;
     this.person = options.person ?? true;
     this.iceServers = options.iceServers;
+    this.inBandMessaging = options.inBandMessaging ?? false;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);
@@ -227,6 +234,7 @@ export class Subscription implements FeedListener {
       paused: () => this.layerSwitch.paused,
       report: (videoPaused, estimate) => {
         if (this.closed) return;
+        this.log.debug({ subscription: this.id, estimate, videoPaused }, 'viewer estimate');
         this.send({
           type: 'videoAdaptation',
           subscriptionId: this.id,
