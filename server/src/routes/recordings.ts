@@ -9,6 +9,8 @@
  *       wide (`{offset}-{duration}.jpg`, the list's `preview`; decision 0084)
  *   GET /api/recordings/{STAGE}/{SPAN}/{offsetMs}.part   the segment starting there as it is now,
  *       growing or finished (`Range: bytes=N-`, `Tailcam-Segment: writing|complete`; decision 0085)
+ *   GET /api/recordings/{STAGE}/{SPAN}/{offsetMs}.flight the flight data of the segment starting
+ *       there, as it is now (binary records, docs/flight-data.md; decision 0096); 404 when it has none
  *   GET /api/recordings/{STAGE}/{SPAN}/download?from=&to= a stretch of a span as one file (remuxed)
  * Each needs a login token (Authorization: Bearer); answers are `Cache-Control: private`. Path
  * parts are checked against the layout's own names before any file is touched, so nothing outside
@@ -24,6 +26,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStreamId, type StreamId } from '@tailcam/protocol/streams';
 import {
+  parseFlightFileName,
   parsePartFileName,
   parsePreviewFileName,
   parseSegmentFileName,
@@ -43,6 +46,7 @@ import { DownloadSlots } from '../recordings/download-slots';
 import { BadRecordingPath, type IvsRecordings } from '../recordings/ivs-recordings';
 import { LocalRecordingsIndex } from '../recordings/local-recordings-index';
 import { RemuxStream, type DownloadOutcome } from '../recordings/remux-stream';
+import { sendFlightData } from '../recordings/flight-data-file';
 import { findWritingSegment, parseByteRange, readSegmentAt } from '../recordings/writing-segment';
 
 /** Segments closer than this make one span on the page (a key frame's wait, a jitter). */
@@ -410,11 +414,14 @@ export function registerRecordingRoutes(
       if (parsePreviewFileName(request.params.segment)) {
         return sendPreview(stageId, span, request.params.segment, reply);
       }
+      if (parseFlightFileName(request.params.segment) !== undefined) {
+        return sendFlightData(root, join(stageId, span, request.params.segment), reply);
+      }
       const parsed = parseSegmentFileName(request.params.segment);
       if (!parsed) {
         throw new HttpError(
           400,
-          'A segment is named {offset}-{duration}.webm or .mp4, or {offset}.part (10 digits); its preview {offset}-{duration}.jpg',
+          'A segment is named {offset}-{duration}.webm or .mp4, or {offset}.part (10 digits); its preview {offset}-{duration}.jpg; its flight data {offset}.flight',
         );
       }
       if (root === undefined) throw new HttpError(404, 'No such segment (no local recordings)');
