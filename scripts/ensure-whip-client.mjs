@@ -1,6 +1,7 @@
 // Makes sure Meetecho's simple-whip-client (Debian's `simple-whip-client`, binary `whip-client`)
-// and the GStreamer encoders it is run with (vp8enc, x264enc) are there for the tests that
-// publish with a real encoder: installs them with apt-get when they are missing and we are root
+// and the GStreamer encoders it is run with (vp8enc, x264enc), and GStreamer for Python (the
+// flight-data encoder, scripts/h264-sei-encoder.py), are there for the tests that publish with a
+// real encoder: installs them with apt-get when they are missing and we are root
 // on Debian (as in CI); otherwise says loudly what those tests will skip and how to get them.
 // Exits 0 when the client can run, 3 when it cannot.
 //
@@ -18,7 +19,13 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = `${root}node_modules/.cache/tailcam-whip-client`;
 const CLIENT_LAUNCHER = `${CACHE}/whip-client`;
-const PACKAGES = ['simple-whip-client', 'gstreamer1.0-plugins-good', 'gstreamer1.0-plugins-ugly'];
+const PACKAGES = [
+  'simple-whip-client',
+  'gstreamer1.0-plugins-good',
+  'gstreamer1.0-plugins-ugly',
+  'python3-gi',
+  'gir1.2-gstreamer-1.0',
+];
 const COMPILER_PACKAGES = ['gcc', 'libc6-dev'];
 // vp8enc is in libgstvpx (plugins-good), x264enc in libgstx264 (plugins-ugly), the ICE agent in
 // libgstnice.
@@ -103,7 +110,14 @@ const needsCompiler = () => {
   return client !== undefined && libsoupsClash(client) && !compiler();
 };
 
-const ready = () => clientPath() !== undefined && missingPlugins().length === 0;
+/** Whether scripts/h264-sei-encoder.py can load GStreamer (a missing one skips only its test). */
+const gstreamerForPython = () =>
+  spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('Gst', '1.0')"], {
+    timeout: 10_000,
+  }).status === 0;
+
+const ready = () =>
+  clientPath() !== undefined && missingPlugins().length === 0 && gstreamerForPython();
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const hasApt = existsSync('/usr/bin/apt-get');
@@ -122,7 +136,15 @@ if ((!ready() || needsCompiler()) && isRoot && hasApt) {
 }
 
 const client = clientPath();
-if (client && missingPlugins().length === 0 && writeLauncher(client)) process.exit(0);
+if (client && missingPlugins().length === 0 && writeLauncher(client)) {
+  if (!gstreamerForPython()) {
+    console.error(
+      '[tailcam] SKIPPED: the GStreamer encoder with flight data (whip-gstreamer.test.ts): ' +
+        'Debian 12: sudo apt-get install python3-gi gir1.2-gstreamer-1.0',
+    );
+  }
+  process.exit(0);
+}
 
 const missing = [
   ...(client ? [] : ['the whip-client binary']),

@@ -4,8 +4,13 @@
  * its candidates in PATCHes, offers a bundle-only video m-line and sends DELETE when stopped
  * (SIGINT). The client is run through the launcher scripts/ensure-whip-client.mjs writes (npm test
  * runs it); without it these tests are skipped, saying so.
+ *
+ * With flight data: scripts/h264-sei-encoder.py encodes with a pad probe that puts each payload it
+ * reads in an SEI NAL unit, and the client publishes its RTP (docs/deployment.md); a WHEP viewer
+ * reads the messages in the frames it receives.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +27,11 @@ import { readSpans } from '@tailcam/protocol/recordings-store';
 import { Recorder } from '../../recorder/recorder';
 import { readSegment } from '../../testing/read-segment';
 import { testRecorderOptions } from '../../testing/test-recorder';
+import { IVS_SEI_UUID, readSeiMessages, type InBandMessage } from '../../codecs/in-band';
+import { FrameAssembler } from '../../codecs/rtp-frames';
+import { postWhepOffer, requestKeyFrame, whepPeer } from '../../whep-client';
+import { flightDataAt } from '@tailcam/protocol/flight-data/flight';
+import { decodeFlightData } from '@tailcam/protocol/flight-data/klv';
 
 const WHIP_CLIENT = fileURLToPath(
   new URL('../../../../node_modules/.cache/tailcam-whip-client/whip-client', import.meta.url),
@@ -32,6 +42,17 @@ const clientMissing = existsSync(WHIP_CLIENT)
     'apt-get install simple-whip-client gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gcc) ' +
     'and run node scripts/ensure-whip-client.mjs';
 if (clientMissing) console.warn(`SKIPPED whip-gstreamer.test.ts: ${clientMissing}`);
+const SEI_ENCODER = fileURLToPath(
+  new URL('../../../../scripts/h264-sei-encoder.py', import.meta.url),
+);
+const seiEncoderMissing =
+  clientMissing ??
+  (spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('Gst', '1.0')"]).status === 0
+    ? undefined
+    : 'no GStreamer for Python (Debian 12: apt-get install python3-gi gir1.2-gstreamer-1.0)');
+if (!clientMissing && seiEncoderMissing) {
+  console.warn(`SKIPPED whip-gstreamer.test.ts, flight data: ${seiEncoderMissing}`);
+}
 
 const secret = new TextEncoder().encode('a-whip-gstreamer-test-secret-of-some-length');
 const STAGE = 'N743AS';
@@ -47,6 +68,12 @@ const VP8_PIPELINE =
 const H264_PIPELINE =
   `${TEST_PATTERN} ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! ` +
   'video/x-h264,profile=constrained-baseline ! rtph264pay config-interval=-1 pt=96 ! queue ! ' +
+  'application/x-rtp,media=video,encoding-name=H264,payload=96';
+/** The client's pipeline for an encoder sending RTP to a local port (docs/deployment.md). */
+const fromLocalPort = (port: number) =>
+  `udpsrc port=${port} caps="application/x-rtp,media=video,encoding-name=H264,` +
+  'clock-rate=90000,payload=96" ! rtph264depay ! h264parse ! ' +
+  'rtph264pay config-interval=-1 pt=96 ! queue ! ' +
   'application/x-rtp,media=video,encoding-name=H264,payload=96';
 
 let running: RunningStage;
@@ -114,6 +141,42 @@ class WhipClientProcess {
     if (ended === 'timeout') throw new Error(`the client did not exit on SIGINT:\n${this.log}`);
     return ended;
   }
+}
+
+/** A UDP port free now. */
+async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
+
+/** A WHEP viewer (werift: nothing decoded) handing each received frame's SEI messages over. */
+async function seiViewer(onMessages: (messages: InBandMessage[]) => void): Promise<() => void> {
+  const { peer, video } = whepPeer({
+    audio: false,
+    h264Parameters: 'packetization-mode=1;profile-level-id=42e01f;level-asymmetry-allowed=1',
+  });
+  const frames = new FrameAssembler(
+    'h264',
+    90_000,
+    (frame) => onMessages(readSeiMessages(frame.data)),
+    () => requestKeyFrame(video),
+  );
+  video.onTrack.subscribe((track) => track.onReceiveRtp.subscribe((rtp) => frames.push(rtp)));
+  await peer.setLocalDescription(await peer.createOffer());
+  await new Promise((resolve) => setTimeout(resolve, 500)); // loopback: gathered at once
+  const answer = await postWhepOffer({
+    stageUrl: running.url,
+    stageId: STAGE,
+    token: await token({ publish: false, subscribe: true }, 'viewer'),
+    offer: peer.localDescription?.sdp ?? '',
+    timeoutMs: 10_000,
+  });
+  expect(answer.status).toBe(201);
+  await peer.setRemoteDescription({ type: 'answer', sdp: answer.body });
+  return () => void peer.close();
 }
 
 async function publish(videoPipeline: string): Promise<WhipClientProcess> {
@@ -239,4 +302,74 @@ describe.skipIf(clientMissing !== undefined)('GStreamer simple-whip-client publi
     await client.stop();
     await expect.poll(publisherOnAir, { timeout: 5_000, interval: 100 }).toBeNull();
   }, 60_000);
+
+  it.skipIf(seiEncoderMissing !== undefined)(
+    "carries flight data: each payload the encoder reads reaches a viewer in an SEI message with IVS's UUID, on three frames",
+    async () => {
+      const port = await freeUdpPort();
+      const encoder = spawn('/usr/bin/python3', [SEI_ENCODER, '--port', String(port)], {
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      let encoderLog = '';
+      encoder.stderr?.on('data', (chunk: Buffer) => (encoderLog += chunk.toString()));
+      cleanups.push(() => encoder.kill('SIGKILL'));
+      const client = await publish(fromLocalPort(port));
+      try {
+        await onAir(client, 'video/H264');
+      } catch (error) {
+        console.error(`the encoder's log:\n${encoderLog}`);
+        throw error;
+      }
+
+      const received: InBandMessage[] = [];
+      cleanups.push(await seiViewer((messages) => received.push(...messages)));
+      // Once the viewer gets frames, a flight sample a second, as an aircraft's telemetry sends.
+      const sent: string[] = [];
+      const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+      const sendSample = () => {
+        const payload = flightDataAt(STAGE, Date.now());
+        sent.push(hex(payload));
+        encoder.stdin?.write(`${hex(payload)}\n`);
+      };
+      // Refused, changing nothing: a line that is not hex, and a payload over 1,024 bytes.
+      encoder.stdin?.write(`not hex\n${'ab'.repeat(1_025)}\n`);
+      sendSample();
+      const timer = setInterval(sendSample, 1_000);
+      cleanups.push(() => clearInterval(timer));
+      await expect
+        .poll(() => new Set(received.map((message) => hex(message.payload))).size, {
+          timeout: 10_000,
+        })
+        .toBeGreaterThanOrEqual(3);
+      clearInterval(timer);
+
+      expect(received.every((message) => hex(message.uuid) === hex(IVS_SEI_UUID))).toBe(true);
+      // Untouched: every payload received is one sent, a whole 0601 packet of this aircraft.
+      for (const message of received) {
+        expect(sent).toContain(hex(message.payload));
+        expect(decodeFlightData(message.payload)).toMatchObject({
+          ok: true,
+          telemetry: { tailNumber: STAGE },
+        });
+      }
+      // On the next frame and two after (--repeat 2): the first payload seen whole came three times.
+      const counts = new Map<string, number>();
+      for (const message of received) {
+        counts.set(hex(message.payload), (counts.get(hex(message.payload)) ?? 0) + 1);
+      }
+      expect([...counts.values()].slice(1, -1)).toEqual(
+        Array.from({ length: counts.size - 2 }, () => 3),
+      );
+      expect(encoderLog).toContain('a line that is not hex, left out');
+      expect(encoderLog).toContain('a payload of 1025 bytes (1 to 1024), left out');
+      console.log(
+        `simple-whip-client with SEI: ${counts.size} flight samples received, ` +
+          `${received.length} messages, ${(sent[0]?.length ?? 0) / 2} bytes each`,
+      );
+
+      await client.stop();
+      await expect.poll(publisherOnAir, { timeout: 5_000, interval: 100 }).toBeNull();
+    },
+    60_000,
+  );
 });
