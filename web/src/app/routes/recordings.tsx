@@ -19,6 +19,7 @@ import { RecordingPlayer } from '@/features/recordings/components/recording-play
 import { formatMoment, momentHref, parseMoment } from '@/features/recordings/lib/moment';
 import { nextSpanAfter, playbackAt } from '@/features/recordings/lib/timeline-scale';
 import { BackIcon, DownloadIcon, LiveIcon, PlayIcon } from '@/features/recordings/components/icons';
+import { RecordingFlightData } from './recording-flight-data';
 
 const BUTTON =
   'inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none';
@@ -189,6 +190,9 @@ export function RecordingsRoute() {
             stageId={playing.stageId}
             span={playing.span}
             startOffsetMs={playing.offsetMs}
+            overlay={(video) => (
+              <RecordingFlightData stageId={playing.stageId} span={playing.span} video={video} />
+            )}
           />
           <div className="mt-3 flex flex-wrap gap-2">
             <Link to={paths.player.href(playing.stageId)} className={BUTTON}>

@@ -8,7 +8,14 @@
  * given) and plays by itself; where the browser allows no sound without a press (a shared link
  * opened), it plays muted and offers 'Turn sound on'.
  */
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
@@ -26,6 +33,11 @@ interface RecordingPlayerProps {
   span: RecordedSpan;
   /** Where in the span to start, ms from its start (its `segments`' `offsetMs`); 0 when not given. */
   startOffsetMs?: number;
+  /**
+   * Drawn over the video (the app's flight data HUD, decision 0096), in a `relative` box the
+   * video fills; its media time is the span's, ms from its start = `offsetMs` + time in a segment.
+   */
+  overlay?: (video: HTMLVideoElement) => ReactNode;
 }
 
 /**
@@ -50,8 +62,19 @@ function playOnceLoaded(video: HTMLVideoElement, onMuted: () => void): () => voi
   };
 }
 
-export function RecordingPlayer({ stageId, span, startOffsetMs = 0 }: RecordingPlayerProps) {
+export function RecordingPlayer({
+  stageId,
+  span,
+  startOffsetMs = 0,
+  overlay,
+}: RecordingPlayerProps) {
   const videoRef = useRef<HTMLVideoElement>(null);
+  // The video element for the overlay, once mounted.
+  const [video, setVideo] = useState<HTMLVideoElement | null>(null);
+  const videoElement = useCallback((element: HTMLVideoElement | null) => {
+    videoRef.current = element;
+    setVideo(element);
+  }, []);
   // The page keys this component by span and start: a new one starts with a fresh state.
   const [failed, setFailed] = useState(false);
   const [mutedToPlay, setMutedToPlay] = useState(false);
@@ -213,20 +236,23 @@ export function RecordingPlayer({ stageId, span, startOffsetMs = 0 }: RecordingP
 
   return (
     <div>
-      <video
-        ref={videoRef}
-        controls
-        // Opened by the viewer's press on Play (or Enter on it): it plays at once, as pressed.
-        autoPlay
-        playsInline
-        onKeyDown={onKeyDown}
-        aria-label={fillText(recordingsText.player, {
-          streamId: stageId,
-          start: utcTime(span.startMs),
-        })}
-        data-testid="recording-video"
-        className="aspect-video w-full rounded-xl bg-black focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-      />
+      <div className="relative">
+        <video
+          ref={videoElement}
+          controls
+          // Opened by the viewer's press on Play (or Enter on it): it plays at once, as pressed.
+          autoPlay
+          playsInline
+          onKeyDown={onKeyDown}
+          aria-label={fillText(recordingsText.player, {
+            streamId: stageId,
+            start: utcTime(span.startMs),
+          })}
+          data-testid="recording-video"
+          className="aspect-video w-full rounded-xl bg-black focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
+        />
+        {video && overlay?.(video)}
+      </div>
       {mutedToPlay && (
         <button
           type="button"
