@@ -3,7 +3,9 @@
  * segments around the playhead fetched from the API with the login token, each sample drawn for
  * the frame on screen on the player's media timeline (a segment at its `offsetMs`), not for now;
  * where the recording's data stops, the figures say their age, then go; a segment without data
- * (a 404) draws nothing. The video is jsdom's (no frame callback: its time, at each timeupdate).
+ * (a 404) draws nothing. In the rewind, the same on the feed's timeline (media time 0 at its
+ * anchor), the segment being written read again as it grows. The video is jsdom's (no frame
+ * callback: its time, at each timeupdate).
  */
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +14,8 @@ import { flightDataAt } from '@tailcam/protocol/flight-data/flight';
 import { flightSampleFromPayload } from '@/features/flight-data/lib/flight-payload';
 import { formatAltitude, formatGroundSpeed } from '@/features/flight-data/lib/format-flight';
 import type { RecordedSpan } from '@/features/recordings/api/recordings';
-import { RecordingFlightData } from './recording-flight-data';
+import type { FeedSegment } from '@/features/recordings/lib/rewind-timeline';
+import { RecordingFlightData, RewindFlightData } from './recording-flight-data';
 
 const T0 = Date.UTC(2026, 10, 29, 13, 30);
 const UUID = new Uint8Array(16).fill(0x9e);
@@ -52,6 +55,8 @@ const figuresAt = (spanMs: number) => {
 };
 
 let fetched: { url: string; authorization: string | null }[];
+/** What the segment being written (`0000008000.part`) has of flight data so far, in seconds. */
+let writtenSeconds = 0;
 
 beforeEach(() => {
   localStorage.setItem('token', 'login-token');
@@ -69,7 +74,9 @@ beforeEach(() => {
         ? flightFile(0, 4)
         : url.endsWith(`/${SPAN.span}/0000004000.flight`)
           ? flightFile(4000, 4)
-          : undefined;
+          : url.endsWith(`/${SPAN.span}/0000008000.flight`) && writtenSeconds > 0
+            ? flightFile(8000, writtenSeconds)
+            : undefined;
       return Promise.resolve(
         body === undefined
           ? new Response(JSON.stringify({ error: 'No flight data for this segment' }), {
@@ -83,6 +90,8 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.unstubAllGlobals();
+  vi.useRealTimers();
+  writtenSeconds = 0;
   localStorage.clear();
 });
 
@@ -155,5 +164,38 @@ describe('the flight data over a recording', () => {
     await act(() => Promise.resolve());
     expect(container).toBeEmptyDOMElement();
     expect(screen.queryByText(/ft/)).toBeNull();
+  });
+
+  it("in the rewind: on the feed's wall-clock timeline, the segment being written read as it grows", async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 + 20_000 });
+    const { video, showAt } = playerVideo();
+    const anchorMs = T0 - 3_600_000;
+    const feed = (name: string, offsetMs: number, durationMs: number | undefined): FeedSegment => ({
+      key: `${SPAN.span}/${name}`,
+      span: SPAN,
+      name,
+      startMs: T0 + offsetMs,
+      durationMs,
+      mimeType: SPAN.mimeType,
+    });
+    const segments = [
+      feed('0000004000-4000.webm', 4000, 4000),
+      feed('0000008000.part', 8000, undefined),
+    ];
+    writtenSeconds = 1;
+    render(
+      <RewindFlightData stageId="N953AS" segments={segments} anchorMs={anchorMs} video={video} />,
+    );
+    // The picture at T0 + 8.5 s: media time from the anchor.
+    showAt(T0 + 8_500 - anchorMs);
+    await waitFor(() => expect(hud()).toHaveTextContent(figuresAt(8_000).alt));
+    // The recorder wrote two more seconds; 2 s on, the next look reads them.
+    writtenSeconds = 3;
+    showAt(T0 + 10_800 - anchorMs);
+    await waitFor(() => expect(hud()).toHaveAttribute('data-status', 'stale'));
+    vi.setSystemTime(T0 + 22_500);
+    showAt(T0 + 10_900 - anchorMs);
+    await waitFor(() => expect(hud()).toHaveTextContent(figuresAt(10_000).alt));
+    expect(hud()).toHaveAttribute('data-status', 'fresh');
   });
 });

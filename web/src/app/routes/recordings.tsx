@@ -19,7 +19,11 @@ import { RecordingPlayer } from '@/features/recordings/components/recording-play
 import { formatMoment, momentHref, parseMoment } from '@/features/recordings/lib/moment';
 import { nextSpanAfter, playbackAt } from '@/features/recordings/lib/timeline-scale';
 import { BackIcon, DownloadIcon, LiveIcon, PlayIcon } from '@/features/recordings/components/icons';
-import { RecordingFlightData } from './recording-flight-data';
+import {
+  LiveRewind as FeatureLiveRewind,
+  type LiveRewindProps,
+} from '@/features/recordings/components/live-rewind';
+import { RecordingFlightData, RewindFlightData } from './recording-flight-data';
 
 const BUTTON =
   'inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none';
@@ -69,7 +73,23 @@ function firstCursor(spans: readonly RecordedSpan[], nowMs: number): number {
  */
 // The live player's rewind comes in this page's chunk: the two share the recordings' code, and a
 // chunk of that code alone would also take the app's API helpers out of its first load.
-export { LiveRewind } from '@/features/recordings/components/live-rewind';
+// The flight data over the rewind's picture is composed here (features do not import each other).
+export function LiveRewind(props: LiveRewindProps) {
+  return (
+    <FeatureLiveRewind
+      {...props}
+      overlay={({ video, anchorMs, segments }) => (
+        <RewindFlightData
+          stageId={props.streamId}
+          video={video}
+          anchorMs={anchorMs}
+          segments={segments}
+          onAnnounce={props.announce}
+        />
+      )}
+    />
+  );
+}
 
 export function RecordingsRoute() {
   useDocumentTitle(recordingsText.documentTitle);

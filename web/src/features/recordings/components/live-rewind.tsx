@@ -7,7 +7,7 @@
  * in the player (`StreamPlayer`'s `rewind`), giving it the live video's box to lay the recording
  * over.
  */
-import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import { fillText } from '@/config/ui-text';
 import { rewindText } from '@/config/ui-text-rewind';
@@ -24,13 +24,12 @@ import {
   recordedRanges,
   REWIND_WINDOW_MS,
   growingSegmentPlays,
-  segmentAt,
   windowHlsSpans,
   windowSegments,
   type FeedSegment,
   type WallRange,
 } from '../lib/rewind-timeline';
-import { TimelinePreview } from './timeline-preview';
+import { ScrubberPreview } from './timeline-preview';
 import { useRewindKeys } from './use-rewind-keys';
 
 /** How often the list is read while live (whether there is anything to rewind to). */
@@ -54,6 +53,17 @@ export interface LiveRewindProps {
   onBehindChange: (behind: boolean) => void;
   /** Says it to screen readers, in the player's own polite live region (one a page). */
   announce: (text: string) => void;
+  /**
+   * Drawn over the recording's picture (the app's flight data HUD, decision 0096): its video,
+   * the segments listed, and the feed's anchor (media time 0, wall clock).
+   */
+  overlay?: (playing: RewindPlaying & { segments: FeedSegment[] }) => ReactNode;
+}
+
+/** The local stage's recording being played: its video, and where its media time 0 is. */
+export interface RewindPlaying {
+  video: HTMLVideoElement;
+  anchorMs: number;
 }
 
 type Mode = { behind: false } | { behind: true; targetMs: number };
@@ -77,6 +87,7 @@ export function LiveRewind({
   liveVideo,
   onBehindChange,
   announce,
+  overlay,
 }: LiveRewindProps) {
   const [segments, setSegments] = useState<FeedSegment[]>([]);
   const [hlsSpans, setHlsSpans] = useState<RecordedSpan[]>([]);
@@ -84,6 +95,7 @@ export function LiveRewind({
   const [nowMs, setNowMs] = useState(() => Date.now());
   const [shownMs, setShownMs] = useState<number>();
   const [failed, setFailed] = useState(false);
+  const [playing, setPlaying] = useState<RewindPlaying>();
   /** Where the pointer is over the scrubber (its preview shows there), and whether it has focus. */
   const [pointer, setPointer] = useState<{ fraction: number; atMs: number }>();
   const [scrubberFocused, setScrubberFocused] = useState(false);
@@ -169,7 +181,7 @@ export function LiveRewind({
       console.warn('rewind:', error);
       setFailed(true);
     };
-    const feed: RewindFeed =
+    const feed: HlsFeed | RecordingFeed =
       hlsSpansRef.current.length > 0
         ? new HlsFeed(
             video,
@@ -190,9 +202,11 @@ export function LiveRewind({
             setSegments,
           );
     feedRef.current = feed;
+    if (feed instanceof RecordingFeed) setPlaying({ video, anchorMs: feed.anchorMs });
     return () => {
       feed.dispose();
       feedRef.current = undefined;
+      setPlaying(undefined);
     };
   }, [behind, streamId, list, listRecorded]);
 
@@ -383,40 +397,11 @@ export function LiveRewind({
             <p className="pointer-events-none absolute bottom-3 left-3 rounded-md bg-slate-950/85 px-2 py-1 font-mono text-xs text-amber-300 ring-1 ring-amber-500/40">
               {fillText(rewindText.behind, { time: behindText })}
             </p>
+            {playing && overlay?.({ ...playing, segments })}
           </div>,
           videoBox,
         )}
     </section>
-  );
-}
-
-/**
- * The time under the pointer or the focused scrubber's value, with the segment's preview picture
- * where it has one (the Recordings page's box, decision 0084), over the scrubber.
- */
-function ScrubberPreview({
-  stageId,
-  segments,
-  writingEndMs,
-  atMs,
-  fraction,
-}: {
-  stageId: string;
-  segments: FeedSegment[];
-  writingEndMs: number;
-  atMs: number;
-  fraction: number;
-}) {
-  const segment = segmentAt(segments, atMs, writingEndMs);
-  return (
-    <TimelinePreview
-      stageId={stageId}
-      atMs={atMs}
-      span={segment?.span}
-      preview={segment?.preview}
-      recorded={segment !== undefined}
-      fraction={fraction}
-    />
   );
 }
 

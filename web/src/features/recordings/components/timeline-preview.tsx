@@ -2,6 +2,7 @@ import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
 import { utcTime, type RecordedSpan } from '../api/recordings';
 import { useSegmentPreview } from '../hooks/use-segment-preview';
+import { segmentAt, type FeedSegment } from '../lib/rewind-timeline';
 
 /** The box's width, px: a 16:9 picture of 160 × 90 and its time. */
 const BOX_PX = 168;
@@ -54,5 +55,35 @@ export function TimelinePreview({
         <p className="text-xs text-slate-400">{recordingsText.timeline.previewNotRecorded}</p>
       )}
     </div>
+  );
+}
+
+/**
+ * The time under the pointer or the focused scrubber's value, with the segment's preview picture
+ * where it has one (the Recordings page's box, decision 0084), over the scrubber.
+ */
+export function ScrubberPreview({
+  stageId,
+  segments,
+  writingEndMs,
+  atMs,
+  fraction,
+}: {
+  stageId: string;
+  segments: FeedSegment[];
+  writingEndMs: number;
+  atMs: number;
+  fraction: number;
+}) {
+  const segment = segmentAt(segments, atMs, writingEndMs);
+  return (
+    <TimelinePreview
+      stageId={stageId}
+      atMs={atMs}
+      span={segment?.span}
+      preview={segment?.preview}
+      recorded={segment !== undefined}
+      fraction={fraction}
+    />
   );
 }
