@@ -28,6 +28,7 @@ import { benchPort, peerPagePort } from './lib/janus';
 import { runBundle } from './parts/bundle';
 import { runCapacity } from './parts/capacity';
 import { runCycles } from './parts/cycles';
+import { runFlight } from './parts/flight';
 import { runG2g } from './parts/g2g';
 import { CAMERA_SLEEP_AFTER_MS, runIdle } from './parts/idle';
 import { runJanus } from './parts/janus';
@@ -61,13 +62,15 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   keyframes: runKeyFrames,
   recording: runRecording,
   rewind: runRewind,
+  flight: runFlight,
 };
 /**
  * Run only when asked for (`--only=…`): janus installs Janus and takes minutes (or `--peer=janus`);
  * rewind records for a minute, presses a dozen times and starts a second instance (~4 minutes);
- * join-firefox times the click in Firefox (harness/src/firefox.ts).
+ * join-firefox times the click in Firefox (harness/src/firefox.ts); flight watches the flight data
+ * (~1 minute).
  */
-const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox']);
+const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight']);
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
 function benchArgs(argv: string[]): {

@@ -1,6 +1,7 @@
 /**
  * The flight data over a live picture (docs/product.md#flight-data), composed here from the
- * player's in-band messages and the flight-data feature's HUD: a chunk of its own, fetched once the
+ * player's in-band messages (each shown with the frame it was captured with) and the flight-data
+ * feature's HUD: a chunk of its own, fetched once the
  * first picture is there (as the rewind is, decision 0093). In the player: the HUD over the video's
  * foot and its toggle among the controls, once a sample has come; in a Watch all tile, altitude
  * and speed.
@@ -11,23 +12,54 @@ import { FlightHud } from '@/features/flight-data/components/flight-hud';
 import { FlightHudToggle } from '@/features/flight-data/components/flight-hud-toggle';
 import { useFlightHudToggle } from '@/features/flight-data/hooks/use-flight-hud-toggle';
 import { flightSampleFromPayload } from '@/features/flight-data/lib/flight-payload';
+import { FrameAlignedSamples, MAX_HOLD_MS } from '@/features/flight-data/lib/frame-aligned';
 import { LiveFlightData } from '@/features/flight-data/lib/live-flight-data';
 import type { FlightDataSlot } from '@/features/player/components/stream-player';
 
 const CONTROL_BUTTON =
   'inline-flex size-8 items-center justify-center rounded-lg bg-slate-950/75 text-slate-200 ring-1 ring-slate-700/80 backdrop-blur-sm transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none aria-pressed:bg-sky-500 aria-pressed:text-slate-950 aria-pressed:ring-sky-300';
 
-/** The live store of one picture, fed by its video's in-band messages while mounted. */
-function useLiveFlightData(onInBandMessage: FlightDataSlot['onInBandMessage']): LiveFlightData {
+/**
+ * The live store of one picture, fed by its video's in-band messages while mounted, each sample
+ * once the frame it was captured with is on screen (frame-aligned.ts).
+ */
+function useLiveFlightData(
+  onInBandMessage: FlightDataSlot['onInBandMessage'],
+  videoBox: HTMLDivElement | null,
+): LiveFlightData {
   const [store] = useState(() => new LiveFlightData());
+  const [aligned] = useState(() => new FrameAlignedSamples((sample) => store.push(sample)));
   useEffect(
     () =>
       onInBandMessage(({ payload }) => {
         const sample = flightSampleFromPayload(payload);
-        if (sample) store.push(sample);
+        if (sample) aligned.add(sample);
       }),
-    [onInBandMessage, store],
+    [onInBandMessage, aligned],
   );
+  useEffect(() => {
+    const video = videoBox?.querySelector('video');
+    if (!video || !('requestVideoFrameCallback' in video)) {
+      // No frames to go by: each sample as it comes.
+      const timer = setInterval(() => aligned.framePresented(undefined), 100);
+      return () => clearInterval(timer);
+    }
+    let handle = 0;
+    const onFrame = (_now: number, metadata: VideoFrameCallbackMetadata) => {
+      const capture = metadata.captureTime;
+      aligned.framePresented(
+        capture !== undefined && capture > 0 ? performance.timeOrigin + capture : undefined,
+      );
+      handle = video.requestVideoFrameCallback(onFrame);
+    };
+    handle = video.requestVideoFrameCallback(onFrame);
+    // A paused or hidden video presents no frames: what is held goes after its bound anyway.
+    const timer = setInterval(() => aligned.flushOld(), MAX_HOLD_MS);
+    return () => {
+      video.cancelVideoFrameCallback(handle);
+      clearInterval(timer);
+    };
+  }, [videoBox, aligned]);
   useEffect(() => () => store.dispose(), [store]);
   return store;
 }
@@ -39,7 +71,7 @@ export function PlayerFlightData({
   announce,
   keysEnabled,
 }: FlightDataSlot) {
-  const store = useLiveFlightData(onInBandMessage);
+  const store = useLiveFlightData(onInBandMessage, videoBox);
   const { shown, toggle } = useFlightHudToggle({ onAnnounce: announce, keyEnabled: keysEnabled });
   // The toggle only once there is something to show: a publisher that sends none has no button.
   const status = useSyncExternalStore(store.subscribe, () => store.getSnapshot().status);
@@ -59,6 +91,6 @@ export function PlayerFlightData({
 }
 
 export function TileFlightData({ onInBandMessage, videoBox }: FlightDataSlot) {
-  const store = useLiveFlightData(onInBandMessage);
+  const store = useLiveFlightData(onInBandMessage, videoBox);
   return videoBox && createPortal(<FlightHud mode="live" store={store} variant="tile" />, videoBox);
 }
