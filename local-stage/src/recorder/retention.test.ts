@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSpans, type StoredSpan } from '@tailcam/protocol/recordings-store';
 import {
+  flightFileName,
   partFileName,
   SEGMENT_INDEX_FILE,
   segmentFileName,
@@ -201,6 +202,34 @@ describe('segment previews (decision 0084)', () => {
     expect(readdirSync(spanDir).sort()).toEqual([
       '0000000000-2000.jpg',
       '0000000000-2000.webm',
+      'span.json',
+    ]);
+  });
+});
+
+describe('flight data (decision 0096)', () => {
+  it('goes with its segment, and is not counted against the size limit', async () => {
+    const root = recordings([{ stageId: 'N953AS', startMs: T0, segments: 3, bytes: 100 }]);
+    const spanDir = join(root, 'N953AS', spanName(T0));
+    for (const offsetMs of [0, 2000, 4000]) {
+      writeFileSync(join(spanDir, flightFileName(offsetMs)), Buffer.alloc(500));
+    }
+    const { log } = logLines();
+    const retention = new Retention({
+      root,
+      log,
+      maxAgeMs: 24 * HOUR,
+      maxBytes: 200,
+      minFreeBytes: 0,
+      freeBytes: async () => 1e12,
+      now: () => T0 + 10_000,
+    });
+    await retention.sweep();
+    expect(readdirSync(spanDir).sort()).toEqual([
+      '0000002000-2000.webm',
+      '0000002000.flight',
+      '0000004000-2000.webm',
+      '0000004000.flight',
       'span.json',
     ]);
   });
