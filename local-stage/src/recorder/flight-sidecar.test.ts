@@ -6,7 +6,7 @@
  * messages are recorded the same way. Real frames from ffmpeg's encoders (libvpx, libx264).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,6 +113,8 @@ describe.skipIf(!hasFfmpeg)("a recording's flight data", () => {
     const webm = names.find((name) => name.endsWith('.webm'));
     expect(webm).toMatch(/^0000000000-\d+\.webm$/);
     expect(names).toContain('0000000000.flight');
+    // Its owner's only, as the segment is.
+    expect(statSync(join(spanDir, '0000000000.flight')).mode & 0o777).toBe(0o600);
 
     // The file holds the frames as published: not one byte of a trailer, and ffmpeg decodes it.
     const file = readFileSync(join(spanDir, webm ?? ''));
