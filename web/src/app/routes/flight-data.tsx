@@ -29,37 +29,35 @@ function useLiveFlightData(
 ): LiveFlightData {
   const [store] = useState(() => new LiveFlightData());
   const [aligned] = useState(() => new FrameAlignedSamples((sample) => store.push(sample)));
-  useEffect(
-    () =>
-      onInBandMessage(({ payload }) => {
-        const sample = flightSampleFromPayload(payload);
-        if (sample) aligned.add(sample);
-      }),
-    [onInBandMessage, aligned],
-  );
   useEffect(() => {
     const video = videoBox?.querySelector('video');
-    if (!video || !('requestVideoFrameCallback' in video)) {
-      // No frames to go by: each sample as it comes.
-      const timer = setInterval(() => aligned.framePresented(undefined), 100);
-      return () => clearInterval(timer);
-    }
-    let handle = 0;
+    const frames = video && 'requestVideoFrameCallback' in video ? video : undefined;
+    // Frames are watched only while a sample waits for its own (a few frames a second at most).
+    let handle: number | undefined;
     const onFrame = (_now: number, metadata: VideoFrameCallbackMetadata) => {
+      handle = undefined;
       const capture = metadata.captureTime;
       aligned.framePresented(
         capture !== undefined && capture > 0 ? performance.timeOrigin + capture : undefined,
       );
-      handle = video.requestVideoFrameCallback(onFrame);
+      if (aligned.holding && frames) handle = frames.requestVideoFrameCallback(onFrame);
     };
-    handle = video.requestVideoFrameCallback(onFrame);
+    const stop = onInBandMessage(({ payload }) => {
+      const sample = flightSampleFromPayload(payload);
+      if (!sample) return;
+      aligned.add(sample);
+      if (!frames)
+        aligned.framePresented(undefined); // no frames to go by: as it comes
+      else handle ??= frames.requestVideoFrameCallback(onFrame);
+    });
     // A paused or hidden video presents no frames: what is held goes after its bound anyway.
     const timer = setInterval(() => aligned.flushOld(), MAX_HOLD_MS);
     return () => {
-      video.cancelVideoFrameCallback(handle);
+      stop();
+      if (handle !== undefined) frames?.cancelVideoFrameCallback(handle);
       clearInterval(timer);
     };
-  }, [videoBox, aligned]);
+  }, [onInBandMessage, videoBox, aligned]);
   useEffect(() => () => store.dispose(), [store]);
   return store;
 }

@@ -1,3 +1,5 @@
+import { FLIGHT_PHASES, type FlightPhase } from '@tailcam/protocol/flight-data/figures';
+
 /**
  * One telemetry sample as the player receives it, decoded from the payload the publisher puts in
  * its video (docs/product.md#flight-data). Units are the cockpit's: feet, knots, feet a minute.
@@ -16,18 +18,9 @@ export interface FlightSample {
   phase?: string;
 }
 
-/** The phases of flight the HUD names and announces, in the order a flight goes through them. */
-export const FLIGHT_PHASES = [
-  'taxi',
-  'takeoff',
-  'climb',
-  'cruise',
-  'descent',
-  'approach',
-  'landing',
-] as const;
-
-export type FlightPhase = (typeof FLIGHT_PHASES)[number];
+// The phases of flight the HUD names and announces, in the order a flight goes through them: the
+// payload's own (docs/flight-data.md).
+export { FLIGHT_PHASES, type FlightPhase };
 
 export function flightPhaseOf(sample: FlightSample): FlightPhase | undefined {
   return FLIGHT_PHASES.find((phase) => phase === sample.phase);

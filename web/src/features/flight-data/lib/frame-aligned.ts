@@ -21,6 +21,11 @@ export class FrameAlignedSamples {
     private readonly now: () => number = () => Date.now(),
   ) {}
 
+  /** Whether a sample waits for its frame. */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
   add(sample: FlightSample): void {
     this.held.push({ sample, heldAt: this.now() });
   }
