@@ -8,8 +8,13 @@
  * The two pictures are told apart by their pixels: the synthetic camera's frames carry the time
  * strip (16:9), the publisher's page draws a 4:3 field of one colour the test chose, with no strip
  * (harness/src/drawn-picture.ts).
+ *
+ * And with flight data: the page writes the aircraft's 0601 packets into its H.264 as IVS's SEI
+ * messages (an Encoded Transform, harness/src/page/sei-sender.ts); they reach the viewers' SDK
+ * untouched and the player's HUD shows them (docs/deployment.md).
  */
 import type { Response } from '@playwright/test';
+import { flightAt, flightDataAt } from '@tailcam/protocol/flight-data/flight';
 import {
   countLoads,
   expect,
@@ -19,6 +24,12 @@ import {
   signInByApi,
   test,
 } from './support/fixtures';
+import {
+  expectTrueFlightData,
+  readHudInPage,
+  readInBandMessagesInPage,
+  type InBandMessagesRead,
+} from './support/flight-data';
 import { localStage, readFrameStamp } from './support/local-stage';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import {
@@ -109,3 +120,93 @@ for (const codec of ['H264', 'VP8'] as const) {
     expect(loads()).toBe(1);
   });
 }
+
+test(`a browser publishing H.264 with flight data in SEI (an Encoded Transform) has it reach ${STREAM}'s viewers untouched, as IVS's in-band messages, and the HUD shows it`, async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  await signInByApi(page);
+  await page.goto(`/player/${STREAM}`);
+  await expectVideoPlaying(page);
+
+  const publisher = await context.newPage();
+  const warnings: string[] = [];
+  publisher.on('console', (message) => {
+    if (message.type() === 'warning') warnings.push(message.text());
+  });
+  await publisher.goto(publisherPage.url);
+  const client = whipPublisher(publisher);
+  const { whipUrl, token } = publishing;
+  await client.start({
+    endpoint: whipUrl,
+    token,
+    videoCodec: 'video/H264',
+    inBandMessaging: true,
+  });
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher)
+    .toMatchObject({ kind: 'encoder', video: 'video/H264' });
+
+  // IVS's rules: refused with a warning, and the promise resolves.
+  await client.insertSeiMessage('ab'.repeat(1_025));
+  await client.insertSeiMessage('ab', { repeatCount: 31 });
+  await expect
+    .poll(() => warnings)
+    .toEqual(['insertSeiMessage: PAYLOAD_SIZE_INVALID', 'insertSeiMessage: INVALID_REPEAT_COUNT']);
+
+  // The aircraft's flight data once a second, each on 3 frames, as its telemetry comes.
+  const sent = new Map<string, number>();
+  const insert = async () => {
+    const captureTimeMs = Date.now();
+    const payload = Buffer.from(flightDataAt(STREAM, captureTimeMs)).toString('hex');
+    sent.set(payload, captureTimeMs);
+    await client.insertSeiMessage(payload, { repeatCount: 2 });
+  };
+  await insert();
+  const timer = setInterval(() => void insert().catch(() => undefined), 1_000);
+  try {
+    await expect
+      .poll(async () => isDrawnPicture(await picture(playerVideo(page))), { timeout: 20_000 })
+      .toBe(true);
+    const shownAt = Date.now();
+
+    // Through the SDK: IVS's UUID, every payload one the page inserted, byte for byte.
+    const reader = await context.newPage();
+    await reader.goto('/home');
+    const received: InBandMessagesRead = await reader.evaluate(readInBandMessagesInPage, {
+      stageId: STREAM,
+      wanted: 6,
+    });
+    await reader.close();
+    expectTrueFlightData(STREAM, received);
+    expect(received.messages.filter((message) => !sent.has(message.payload))).toEqual([]);
+
+    // The player's HUD: fresh figures, seconds after the synthetic camera's last sample (whose
+    // figures would by now read 's old'), where the aircraft was at an instant the page sent.
+    await page.waitForTimeout(Math.max(0, shownAt + 4_000 - Date.now()));
+    const hud = page.getByTestId('flight-hud');
+    await expect(hud).toBeVisible();
+    await expect
+      .poll(
+        async () => {
+          if (/ old/.test((await hud.textContent()) ?? '')) return 'stale';
+          const { altitudeFt, groundSpeedKt } = await page.evaluate(readHudInPage);
+          const agrees = [...sent.values()].some((at) => {
+            const truth = flightAt(STREAM, at);
+            return (
+              Math.abs(truth.altitudeFt - (altitudeFt ?? NaN)) <= 15 &&
+              Math.abs(truth.groundSpeedKt - (groundSpeedKt ?? NaN)) <= 3
+            );
+          });
+          return agrees ? 'agrees' : { altitudeFt, groundSpeedKt };
+        },
+        { message: "the HUD shows the publisher's flight data", timeout: 10_000 },
+      )
+      .toBe('agrees');
+  } finally {
+    clearInterval(timer);
+  }
+  await client.stop();
+  await publisher.close();
+});

@@ -53,14 +53,31 @@ export interface ServedPage {
 
 /**
  * Serves a page holding one <video> and the bundled `entry` on 127.0.0.1:`port` (0: any free
- * port) until `close`.
+ * port) until `close`; and each of `workers` (a path on the page's origin: its entry) bundled.
  */
-export async function servePage(entry: string, title: string, port = 0): Promise<ServedPage> {
+export async function servePage(
+  entry: string,
+  title: string,
+  port = 0,
+  workers: Record<string, string> = {},
+): Promise<ServedPage> {
   const script = await bundleForPage(entry);
+  const workerScripts = new Map(
+    await Promise.all(
+      Object.entries(workers).map(
+        async ([path, workerEntry]) => [path, await bundleForPage(workerEntry)] as const,
+      ),
+    ),
+  );
   const html =
     `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title>` +
     `<video autoplay muted playsinline></video><script>${script}</script>`;
   const server = createServer((request, response) => {
+    const workerScript = workerScripts.get(request.url ?? '');
+    if (request.method === 'GET' && workerScript !== undefined) {
+      response.writeHead(200, { 'content-type': 'text/javascript' }).end(workerScript);
+      return;
+    }
     if (request.method !== 'GET' || request.url !== '/') {
       response.writeHead(404).end();
       return;

@@ -10,13 +10,16 @@ import type {
   SimulcastOptions,
   WhipPublisherPage,
 } from './page/whip-publisher-page';
+import { SEI_SENDER_WORKER_PATH } from './page/sei-sender';
 import { servePage, type ServedPage } from './page-scripts';
 
 export type { PublisherState, SimulcastOptions, WhepPlayerPage, WhipPublisherPage };
 
 /** Serves the WHIP publisher page on 127.0.0.1:`port` (0: any free port). */
 export function servePublisherPage(port = 0): Promise<ServedPage> {
-  return servePage('harness/src/page/whip-publisher-page.ts', 'WHIP publisher', port);
+  return servePage('harness/src/page/whip-publisher-page.ts', 'WHIP publisher', port, {
+    [SEI_SENDER_WORKER_PATH]: 'harness/src/page/sei-sender-worker.ts',
+  });
 }
 
 /** Serves the WHEP player page on 127.0.0.1:`port` (0: any free port). */
@@ -28,6 +31,7 @@ export function servePlayerPage(port = 0): Promise<ServedPage> {
 export interface WhipPublisher {
   start(options: Parameters<WhipPublisherPage['start']>[0]): Promise<void>;
   state(): Promise<PublisherState>;
+  insertSeiMessage(payloadHex: string, options?: { repeatCount?: number }): Promise<void>;
   setEncodingActive(rid: string, active: boolean): Promise<void>;
   stop(): Promise<void>;
 }
@@ -36,6 +40,14 @@ export function whipPublisher(page: Page): WhipPublisher {
   return {
     start: (options) => page.evaluate((given) => window.whipPublisher.start(given), options),
     state: () => page.evaluate(() => window.whipPublisher.state()),
+    insertSeiMessage: (payloadHex, options) =>
+      page.evaluate(
+        (given) => window.whipPublisher.insertSeiMessage(given.payloadHex, given.options),
+        {
+          payloadHex,
+          options,
+        },
+      ),
     setEncodingActive: (rid, active) =>
       page.evaluate((given) => window.whipPublisher.setEncodingActive(given.rid, given.active), {
         rid,

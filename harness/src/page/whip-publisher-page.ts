@@ -8,11 +8,16 @@
  * several encodings (`sendEncodings`, as a publishing page does with `addTransceiver`), and gives
  * the encoder a start bitrate in the answer, as the camera process does: the stage sends no
  * congestion feedback yet, and libwebrtc's estimate would hold the top layers off for a long
- * while.
+ * while. With `inBandMessaging` (H.264), `insertSeiMessage` writes in-band messages into the
+ * video as the IVS SDK's does (sei-sender.ts), through an `RTCRtpScriptTransform` whose worker
+ * the page's server serves beside it (third-party-pages.ts).
  */
 import { WHIPClient } from '@eyevinn/whip-web-client';
 import { DRAWN_PICTURE_SIZE } from '../drawn-picture';
 import { drawnCamera } from './drawn-camera';
+import { SEI_SENDER_WORKER_PATH, SeiSender } from './sei-sender';
+/** The drawn camera's frame rate (drawn-camera.ts), for IVS's rate rule. */
+const DRAWN_FRAMES_PER_SECOND = 30;
 
 export interface PublisherState {
   connectionState: string;
@@ -35,8 +40,12 @@ export interface WhipPublisherPage {
     token: string;
     videoCodec: string;
     simulcast?: SimulcastOptions;
+    /** Writes `insertSeiMessage`'s messages into the video (H.264 only). */
+    inBandMessaging?: boolean;
   }): Promise<void>;
   state(): PublisherState;
+  /** IVS's `LocalStageStream.insertSeiMessage`, the payload in hex (a test drives it). */
+  insertSeiMessage(payloadHex: string, options?: { repeatCount?: number }): Promise<void>;
   /** Pauses or resumes one simulcast encoding (`active`), as an encoder short of bandwidth does. */
   setEncodingActive(rid: string, active: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -102,6 +111,20 @@ function sendingSimulcast(connection: RTCPeerConnection, simulcast: SimulcastOpt
   Object.defineProperty(connection, 'setRemoteDescription', { value: withStart });
 }
 
+/**
+ * `connection`'s video sender writes `seiSender`'s messages, from its first frame: Chromium runs a
+ * sender's transform only when it was set before the sender started.
+ */
+function writingSei(connection: RTCPeerConnection, seiSender: SeiSender): void {
+  const addTrack = connection.addTrack.bind(connection);
+  const addTrackWritingSei = (track: MediaStreamTrack, ...streams: MediaStream[]) => {
+    const sender = addTrack(track, ...streams);
+    if (track.kind === 'video') seiSender.attach(sender);
+    return sender;
+  };
+  Object.defineProperty(connection, 'addTrack', { value: addTrackWritingSei });
+}
+
 /** The answer with `x-google-start-bitrate` on its video codec (libwebrtc reads it there). */
 function withStartBitrate(sdp: string, kbps: number): string {
   const video = sdp.indexOf('m=video');
@@ -122,8 +145,9 @@ function publisherPage(): WhipPublisherPage {
   let peer: RTCPeerConnection | undefined;
   let resource: string | undefined;
   let offeredVideo: string | undefined;
+  let seiSender: SeiSender | undefined;
   return {
-    async start({ endpoint, token, videoCodec, simulcast }) {
+    async start({ endpoint, token, videoCodec, simulcast, inBandMessaging }) {
       const stream = drawnCamera(simulcast ?? DRAWN_PICTURE_SIZE);
       const preview = document.querySelector('video');
       if (preview) preview.srcObject = stream;
@@ -139,11 +163,23 @@ function publisherPage(): WhipPublisherPage {
             (codec) => (offeredVideo = codec),
             simulcast,
           );
+          if (inBandMessaging) {
+            seiSender = new SeiSender(new Worker(SEI_SENDER_WORKER_PATH), DRAWN_FRAMES_PER_SECOND);
+            writingSei(peer, seiSender);
+          }
           return peer;
         },
       });
       await client.ingest(stream);
       resource = await client.getResourceUrl();
+    },
+    async insertSeiMessage(payloadHex, options) {
+      if (!seiSender) {
+        console.warn('insertSeiMessage: in-band messaging is not enabled');
+        return;
+      }
+      const bytes = Uint8Array.from(payloadHex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+      await seiSender.insertSeiMessage(bytes.buffer, options);
     },
     state: () => ({ connectionState: peer?.connectionState ?? 'none', resource, offeredVideo }),
     async setEncodingActive(rid, active) {
