@@ -8,6 +8,7 @@
  *   with its UUID, length and the trailer's end;
  * - samples lost with 2 % of the packets to the viewer dropped, with the cameras' repeat count.
  */
+import { readInBandMessagesInPage } from '@tailcam/harness/in-band-page';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { median, p95 } from '@tailcam/harness/stats';
 import { signedInContext } from '../lib/browser';
@@ -71,54 +72,20 @@ async function countMessages(
   page: import('@playwright/test').Page,
   ms: number,
 ): Promise<{ messages: number; payloadBytes: number; instants: number; seconds: number }> {
-  return page.evaluate(async (ms) => {
-    const response = await fetch('/api/token', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${localStorage.getItem('token') ?? ''}`,
-      },
-      body: JSON.stringify({ stageId: 'N953AS', clientId: crypto.randomUUID() }),
-    });
-    const { token } = (await response.json()) as { token: string };
-    const sdk = (window as unknown as { IVSBroadcastClient: Record<string, unknown> })
-      .IVSBroadcastClient as unknown as {
-      Stage: new (
-        token: string,
-        strategy: unknown,
-      ) => {
-        on(event: string, listener: (...args: never[]) => void): void;
-        join(): Promise<void>;
-        leave(): void;
-      };
-      StageEvents: Record<string, string>;
-    };
-    const stage = new sdk.Stage(token, {
-      stageStreamsToPublish: () => [],
-      shouldPublishParticipant: () => false,
-      shouldSubscribeToParticipant: () => ['video'],
-      subscribeConfiguration: () => ({ inBandMessaging: { enabled: true } }),
-    });
-    let messages = 0;
-    let payloadBytes = 0;
-    const instants = new Set<string>();
-    stage.on(sdk.StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED ?? '', ((
-      _participant: unknown,
-      message: { payload: ArrayBuffer },
-    ) => {
-      messages += 1;
-      payloadBytes += message.payload.byteLength;
-      // The 0601 packet's time stamp names its instant (repeats share it): after the 16-byte key,
-      // its 1-byte BER length, tag 2 and its length 8, the 8 bytes of microseconds.
-      instants.add([...new Uint8Array(message.payload).slice(19, 27)].join(','));
-    }) as never);
-    await stage.join();
-    const started = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    const seconds = (performance.now() - started) / 1000;
-    stage.leave();
-    return { messages, payloadBytes, instants: instants.size, seconds };
-  }, ms);
+  const read = await page.evaluate(readInBandMessagesInPage, {
+    stageId: STAGE,
+    wanted: Number.POSITIVE_INFINITY,
+    untilMs: ms,
+  });
+  // The 0601 packet's time stamp names its instant (repeats share it): after the 16-byte key,
+  // its 1-byte BER length, tag 2 and its length 8, the 8 bytes of microseconds (hex: 2 a byte).
+  const instants = new Set(read.messages.map((message) => message.payload.slice(38, 54)));
+  return {
+    messages: read.messages.length,
+    payloadBytes: read.messages.reduce((sum, message) => sum + message.payload.length / 2, 0),
+    instants: instants.size,
+    seconds: read.seconds,
+  };
 }
 
 export async function runFlight(bench: BenchContext): Promise<BenchRow[]> {

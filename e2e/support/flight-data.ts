@@ -3,88 +3,12 @@ import { expect } from '@playwright/test';
 import { figuresFromTelemetry } from '@tailcam/protocol/flight-data/figures';
 import { flightAt } from '@tailcam/protocol/flight-data/flight';
 import { decodeFlightData } from '@tailcam/protocol/flight-data/klv';
+import type { InBandMessagesRead } from '@tailcam/harness/in-band-page';
+
+export { readInBandMessagesInPage, type InBandMessagesRead } from '@tailcam/harness/in-band-page';
 
 /** The UUID the IVS SDK writes on its SEI messages, which the local tier carries too. */
 export const IVS_SEI_UUID = '9e504ea5ee5a4f02949fb033a3768da2';
-
-/**
- * The flight data the local SDK hands a page (decision 0094), read in the browser: a Stage joined
- * with the page's login token whose strategy asks for in-band messages, its video played, until
- * `wanted` messages came (or 15 s). Runs in the page (Playwright's or puppeteer's `evaluate`).
- */
-export const readInBandMessagesInPage = async ({
-  stageId,
-  wanted,
-}: {
-  stageId: string;
-  wanted: number;
-}): Promise<InBandMessagesRead> => {
-  const hex = (buffer: ArrayBuffer) =>
-    [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  const response = await fetch('/api/token', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${localStorage.getItem('token') ?? ''}`,
-    },
-    body: JSON.stringify({ stageId, clientId: crypto.randomUUID() }),
-  });
-  const { token } = (await response.json()) as { token: string };
-  const sdk = (window as unknown as { IVSBroadcastClient: Record<string, never> })
-    .IVSBroadcastClient as unknown as {
-    Stage: new (
-      token: string,
-      strategy: unknown,
-    ) => {
-      on(event: string, listener: (...args: never[]) => void): void;
-      join(): Promise<void>;
-      leave(): void;
-    };
-    StageEvents: Record<string, string>;
-  };
-  const stage = new sdk.Stage(token, {
-    stageStreamsToPublish: () => [],
-    shouldPublishParticipant: () => false,
-    shouldSubscribeToParticipant: () => ['video'],
-    subscribeConfiguration: () => ({ inBandMessaging: { enabled: true } }),
-  });
-  const messages: { uuid: string; payload: string; uuidBytes: number }[] = [];
-  const video = document.createElement('video');
-  video.muted = true;
-  document.body.append(video);
-  stage.on(sdk.StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED ?? '', ((
-    _participant: unknown,
-    message: { uuid: ArrayBuffer; payload: ArrayBuffer },
-  ) => {
-    messages.push({
-      uuid: hex(message.uuid),
-      payload: hex(message.payload),
-      uuidBytes: message.uuid.byteLength,
-    });
-  }) as never);
-  stage.on(sdk.StageEvents.STAGE_PARTICIPANT_STREAMS_ADDED ?? '', ((
-    _participant: unknown,
-    streams: { mediaStreamTrack: MediaStreamTrack }[],
-  ) => {
-    const track = streams[0]?.mediaStreamTrack;
-    if (track) video.srcObject = new MediaStream([track]);
-    void video.play();
-  }) as never);
-  await stage.join();
-  const until = Date.now() + 15_000;
-  while (messages.length < wanted && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const played = video.currentTime;
-  stage.leave();
-  return { messages, played };
-};
-
-/** What `readInBandMessagesInPage` gives back. */
-export interface InBandMessagesRead {
-  messages: { uuid: string; payload: string; uuidBytes: number }[];
-  played: number;
-}
 
 /**
  * Checks what a page read: IVS's UUID, 0601 packets each true to `flightAt` at the instant it
