@@ -165,6 +165,17 @@ describe('a viewer on a weak link', () => {
     expect(choice.choose(layers, now(), dropped)).toBeNull();
   });
 
+  it('is paused by an estimate that holds far under 160x90: a link that carries no layer', () => {
+    const { layers, f, run, now } = measuredPublisher();
+    const choice = new LayerChoice();
+    expect(choice.choose(layers, now(), {})).toBe(f);
+    run(1_000, (at) => choice.choose(layers, at, { maxBitrate: 26_000, firstEstimate: true }));
+    // The REMBs after the first hold at 26 kbit/s (a 40 kbit/s link in the lab).
+    const held = { maxBitrate: 26_000, estimateAt: now() };
+    run(DOWN_AFTER_MS + 200, (at) => choice.choose(layers, at, held));
+    expect(choice.choose(layers, now(), held)).toBeNull();
+  });
+
   it('is paused at once by an estimate falling far under 160x90', () => {
     const { layers, f, q, run, now } = measuredPublisher();
     const choice = new LayerChoice();

@@ -73,6 +73,12 @@ export const FIT_SHARE = 0.9;
  */
 export const PAUSE_SHARE = 0.75;
 /**
+ * ...and at once, without a fall or the lowest layer's loss, under this share of it: a 40 kbit/s
+ * link's REMB said 26 kbit/s (28 % of 160x90), where links carrying 160x90 whole held theirs at
+ * 43–67 kbit/s (45–70 %) after a start's over-use (decision 0092).
+ */
+export const PAUSE_AT_ONCE_SHARE = 0.35;
+/**
  * The lowest layer's own loss pauses the video only in a report this long after it was chosen:
  * one judged sooner counts the queue and the retransmissions the layer before left on the link
  * (100 packets of 160x90 take some 8 s; Firefox's first such report after a start on 640x360 over
@@ -352,6 +358,7 @@ export class LayerChoice {
       // lowest layer's own loss, says the link does not carry it.
       const lowestDropped =
         constraints.estimateFalling === true ||
+        (byEstimate !== undefined && byEstimate < PAUSE_AT_ONCE_SHARE * lowest.bitrate(now)) ||
         (current === lowest &&
           constraints.lossy === true &&
           constraints.loss !== undefined &&
