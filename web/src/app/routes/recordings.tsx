@@ -23,7 +23,7 @@ import {
   LiveRewind as FeatureLiveRewind,
   type LiveRewindProps,
 } from '@/features/recordings/components/live-rewind';
-import { RecordingFlightData, RewindFlightData } from './recording-flight-data';
+import { RecordingFlightData, RewindFlightData } from '@/app/recording-flight-data';
 
 const BUTTON =
   'inline-flex items-center gap-1.5 rounded-lg border border-slate-700 bg-slate-900 px-3 py-1.5 text-sm font-medium text-slate-100 transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none';
