@@ -3,9 +3,10 @@
 
 Debian 12's GStreamer (1.22) has no element that inserts SEI, and simple-whip-client (a C
 program, packaged) builds its pipeline from a gst-launch string, where no pad probe can be
-added. So the encoder runs here, in a pipeline of its own with a pad probe after the encoder,
-and sends RTP to a local UDP port; the client's pipeline reads it there and publishes it over
-WHIP (docs/deployment.md, "Flight data from an aircraft's encoder"):
+added. So the encoder runs here, in a pipeline of its own with a pad probe on h264parse's
+source pad (one access unit a buffer), and sends RTP to a local UDP port; the client's pipeline
+reads it there and publishes it over WHIP (docs/deployment.md, "Flight data from an aircraft's
+encoder"):
 
     python3 scripts/h264-sei-encoder.py --port 5004 < payloads &
     whip-client -u URL -t TOKEN -V 'udpsrc port=5004 caps="application/x-rtp,media=video,\
@@ -92,11 +93,11 @@ class Waiting:
 
 
 def on_access_unit(pad, info, waiting):
-    """The pad probe: the access unit going out, with the waiting payloads' SEI before its first slice.
+    """The pad probe: the access unit going out, with the waiting payloads' SEI first.
 
-    PyGObject cannot make the probe's buffer writable (its wrapper holds a reference) nor hand a new
-    one back through the probe's info, so the probe pushes the longer access unit itself, with the
-    same timestamps, and drops the one it was given.
+    PyGObject cannot make the probe's buffer writable (its wrapper holds a reference) nor hand a
+    new one back through the probe's info, so the probe pushes the longer access unit itself,
+    with the same timestamps and flags, and drops the one it was given.
     """
     if waiting.passing:
         return Gst.PadProbeReturn.OK
@@ -113,6 +114,7 @@ def on_access_unit(pad, info, waiting):
     units = b"".join(sei_nal_unit(payload) for payload in payloads)
     out = Gst.Buffer.new_wrapped(data[:at] + units + data[at:])
     out.pts, out.dts, out.duration = buffer.pts, buffer.dts, buffer.duration
+    out.set_flags(buffer.get_flags())  # a key frame's, a delta unit's
     waiting.passing = True
     try:
         pad.push(out)
@@ -132,24 +134,26 @@ def read_payloads(waiting):
             print("h264-sei-encoder: a line that is not hex, left out", file=sys.stderr, flush=True)
             continue
         if not 0 < len(payload) <= MAX_PAYLOAD_BYTES:
-            print(
-                f"h264-sei-encoder: a payload of {len(payload)} bytes (1 to {MAX_PAYLOAD_BYTES}), left out",
-                file=sys.stderr,
-                flush=True,
-            )
+            refused = f"a payload of {len(payload)} bytes (1 to {MAX_PAYLOAD_BYTES}), left out"
+            print(f"h264-sei-encoder: {refused}", file=sys.stderr, flush=True)
             continue
         waiting.add(payload)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--port", type=int, required=True, help="the local UDP port the WHIP client reads")
+    parser.add_argument(
+        "--port", type=int, required=True, help="the local UDP port the WHIP client reads"
+    )
     parser.add_argument(
         "--source",
-        default="videotestsrc is-live=true pattern=smpte ! video/x-raw,width=320,height=240,framerate=15/1",
+        default="videotestsrc is-live=true pattern=smpte ! "
+        "video/x-raw,width=320,height=240,framerate=15/1",
         help="the camera, as a gst-launch fragment of raw video",
     )
-    parser.add_argument("--repeat", type=int, default=2, help=f"repeats of each payload (0 to {MAX_REPEAT_COUNT})")
+    parser.add_argument(
+        "--repeat", type=int, default=2, help=f"repeats of each payload (0 to {MAX_REPEAT_COUNT})"
+    )
     options = parser.parse_args()
     if not 0 <= options.repeat <= MAX_REPEAT_COUNT:
         parser.error(f"--repeat must be 0 to {MAX_REPEAT_COUNT}")
