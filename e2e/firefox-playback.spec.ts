@@ -28,7 +28,12 @@ import {
   type Page,
 } from './support/firefox';
 import { expect, loginToken, test } from './support/fixtures';
-import { expectTrueFlightData, readInBandMessagesInPage } from './support/flight-data';
+import {
+  expectTrueFlightData,
+  hudAgreesWithFrame,
+  readHudInPage,
+  readInBandMessagesInPage,
+} from './support/flight-data';
 import { localStage } from './support/local-stage';
 import { startRecorder } from './support/recordings';
 import { servePlayerPage, subscribeToken } from './support/whip-publisher';
@@ -304,7 +309,7 @@ test.describe('a WHEP player on another origin', () => {
   });
 });
 
-test("the local SDK hands N953AS's flight data over in Firefox, as IVS's in-band messages, each true to its instant", async () => {
+test("the local SDK hands N953AS's flight data over in Firefox, as IVS's in-band messages, each true to its instant, and the player's HUD shows it", async () => {
   const page = await firefoxPage(firefox());
   await stayOrSignIn(page);
   await page.goto(appUrl('/home'));
@@ -313,4 +318,15 @@ test("the local SDK hands N953AS's flight data over in Firefox, as IVS's in-band
     wanted: 4,
   });
   expectTrueFlightData('N953AS', received);
+
+  // The player draws it over the picture, where the aircraft was at the frame on screen.
+  await page.goto(appUrl('/player/N953AS'));
+  await expectPlayingIn(page, 'video');
+  await frameStampIn(page, 'video'); // the page kit, which reads the frame's time strip
+  await expect
+    .poll(async () => hudAgreesWithFrame('N953AS', await page.evaluate(readHudInPage)), {
+      message: "the HUD agrees with N953AS's flight at the shown frame, in Firefox",
+      timeout: 15_000,
+    })
+    .toBe(true);
 });

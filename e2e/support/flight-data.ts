@@ -72,7 +72,9 @@ export const readHudInPage = (): HudReading => {
 export function hudAgreesWithFrame(stageId: string, reading: HudReading): boolean {
   const { altitudeFt, groundSpeedKt, frameCaptureTimeMs } = reading;
   if (altitudeFt === undefined || groundSpeedKt === undefined || !frameCaptureTimeMs) return false;
-  for (let back = 0; back <= 1_300; back += 50) {
+  // From 100 ms after the frame (a browser that gives frames no capture time shows a sample as it
+  // comes, a jitter buffer ahead of its picture) to 1.3 s before it.
+  for (let back = -100; back <= 1_300; back += 50) {
     const truth = flightAt(stageId, frameCaptureTimeMs - back);
     if (
       Math.abs(truth.altitudeFt - altitudeFt) <= 15 &&
