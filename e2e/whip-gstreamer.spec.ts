@@ -5,15 +5,25 @@
  * bars instead of the synthetic camera's picture, and the camera's again when the client is
  * stopped (Ctrl+C: it sends DELETE), in the same player, with no 'Connection lost' and no reload.
  *
+ * With flight data: scripts/h264-sei-encoder.py's pad probe writes N953AS's 0601 packets into
+ * the H.264 as IVS's SEI messages and the client publishes its RTP (docs/deployment.md); a
+ * viewer's SDK gets them byte for byte and the player's HUD shows them.
+ *
  * The client runs through the launcher scripts/ensure-whip-client.mjs writes (npm test runs it);
  * without it this spec is skipped, saying so.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { ROOT } from '@tailcam/harness/product';
+import {
+  expectHudShowsSent,
+  expectSdkReceivesSent,
+  SentFlightData,
+} from './support/encoder-flight-data';
 import { E2E_BASE_URL } from './support/environment';
 import {
   countLoads,
@@ -45,6 +55,17 @@ const H264_BARS =
   'video/x-raw,width=640,height=360,framerate=15/1 ! videoconvert ! queue ! ' +
   'x264enc tune=zerolatency speed-preset=ultrafast key-int-max=600 bitrate=800 ! ' +
   'video/x-h264,profile=constrained-baseline ! rtph264pay config-interval=-1 pt=96 ! queue ! ' +
+  'application/x-rtp,media=video,encoding-name=H264,payload=96';
+const SEI_ENCODER = join(ROOT, 'scripts', 'h264-sei-encoder.py');
+const SEI_ENCODER_MISSING =
+  spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('Gst', '1.0')"]).status === 0
+    ? undefined
+    : 'no GStreamer for Python (Debian 12: apt-get install python3-gi gir1.2-gstreamer-1.0)';
+/** The client's pipeline for an encoder sending RTP to a local port (docs/deployment.md). */
+const fromLocalPort = (port: number) =>
+  `udpsrc port=${port} caps="application/x-rtp,media=video,encoding-name=H264,` +
+  'clock-rate=90000,payload=96" ! rtph264depay ! h264parse ! ' +
+  'rtph264pay config-interval=-1 pt=96 ! queue ! ' +
   'application/x-rtp,media=video,encoding-name=H264,payload=96';
 
 interface Bars {
@@ -92,11 +113,14 @@ function isSmpteBars(bars: Bars | null): boolean {
 
 let client: ChildProcess | undefined;
 let clientLog = '';
+let encoder: ChildProcess | undefined;
 
 test.afterEach(async () => {
   // Never left publishing: killed, its session is ended by the stage within seconds.
   if (client && client.exitCode === null && client.signalCode === null) client.kill('SIGKILL');
   client = undefined;
+  if (encoder && encoder.exitCode === null && encoder.signalCode === null) encoder.kill('SIGKILL');
+  encoder = undefined;
   if (clientLog) {
     const body = clientLog.replace(/Bearer Token:\s+\S+/, 'Bearer Token: (left out)');
     await test.info().attach('whip-client.log', { body, contentType: 'text/plain' });
@@ -170,4 +194,68 @@ test(`GStreamer's simple-whip-client publishing H.264 through the app takes over
     .toBe('camera');
   expect(await connectionLostShown()).toBe(false);
   expect(loads()).toBe(1);
+});
+
+/** A UDP port free now. */
+async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
+
+test(`a GStreamer encoder with flight data in SEI (a pad probe) publishing through simple-whip-client has it reach ${STREAM}'s viewers, and the HUD shows it`, async ({
+  page,
+  context,
+}) => {
+  test.skip(!existsSync(WHIP_CLIENT), CLIENT_MISSING);
+  test.skip(SEI_ENCODER_MISSING !== undefined, SEI_ENCODER_MISSING);
+  test.setTimeout(120_000);
+  await signInByApi(page);
+  await page.goto(`/player/${STREAM}`);
+  await expectVideoPlaying(page);
+
+  const port = await freeUdpPort();
+  const sei = spawn('/usr/bin/python3', [SEI_ENCODER, '--port', String(port), '--repeat', '2'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  encoder = sei;
+  const { whipUrl, token } = publishToken(STREAM);
+  const child = spawn(WHIP_CLIENT, ['-u', whipUrl, '-t', token, '-o', '-V', fromLocalPort(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  client = child;
+  clientLog = '';
+  const keep = (chunk: Buffer) => (clientLog += chunk.toString());
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  sei.stderr?.on('data', keep);
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher, { timeout: 20_000 })
+    .toMatchObject({ kind: 'encoder', video: 'video/H264' });
+
+  // The aircraft's packets once a second on the encoder's standard input, as its telemetry comes.
+  const flightData = new SentFlightData(STREAM);
+  flightData.start((payload) => void sei.stdin?.write(`${payload}\n`));
+  try {
+    await expect
+      .poll(async () => isSmpteBars(await barColours(page)), { timeout: 15_000 })
+      .toBe(true);
+    const shownAt = Date.now();
+    await expectSdkReceivesSent(context, STREAM, flightData);
+    await expectHudShowsSent(page, STREAM, flightData, shownAt);
+  } finally {
+    flightData.stop();
+  }
+
+  child.kill('SIGINT');
+  await expect.poll(() => child.exitCode ?? child.signalCode, { timeout: 10_000 }).not.toBeNull();
+  sei.kill('SIGINT');
+  // The synthetic camera again, for the specs after.
+  await expect
+    .poll(async () => (await localStage.stats()).stages[STREAM]?.publisher?.kind, {
+      timeout: 20_000,
+    })
+    .toBe('camera');
 });

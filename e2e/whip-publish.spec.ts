@@ -14,7 +14,6 @@
  * untouched and the player's HUD shows them (docs/deployment.md).
  */
 import type { Response } from '@playwright/test';
-import { flightAt, flightDataAt } from '@tailcam/protocol/flight-data/flight';
 import {
   countLoads,
   expect,
@@ -25,11 +24,10 @@ import {
   test,
 } from './support/fixtures';
 import {
-  expectTrueFlightData,
-  readHudInPage,
-  readInBandMessagesInPage,
-  type InBandMessagesRead,
-} from './support/flight-data';
+  expectHudShowsSent,
+  expectSdkReceivesSent,
+  SentFlightData,
+} from './support/encoder-flight-data';
 import { localStage, readFrameStamp } from './support/local-stage';
 import { whipPublisher } from '@tailcam/harness/third-party-pages';
 import {
@@ -156,56 +154,17 @@ test(`a browser publishing H.264 with flight data in SEI (an Encoded Transform) 
     .toEqual(['insertSeiMessage: PAYLOAD_SIZE_INVALID', 'insertSeiMessage: INVALID_REPEAT_COUNT']);
 
   // The aircraft's flight data once a second, each on 3 frames, as its telemetry comes.
-  const sent = new Map<string, number>();
-  const insert = async () => {
-    const captureTimeMs = Date.now();
-    const payload = Buffer.from(flightDataAt(STREAM, captureTimeMs)).toString('hex');
-    sent.set(payload, captureTimeMs);
-    await client.insertSeiMessage(payload, { repeatCount: 2 });
-  };
-  await insert();
-  const timer = setInterval(() => void insert().catch(() => undefined), 1_000);
+  const flightData = new SentFlightData(STREAM);
+  flightData.start((payload) => client.insertSeiMessage(payload, { repeatCount: 2 }));
   try {
     await expect
       .poll(async () => isDrawnPicture(await picture(playerVideo(page))), { timeout: 20_000 })
       .toBe(true);
     const shownAt = Date.now();
-
-    // Through the SDK: IVS's UUID, every payload one the page inserted, byte for byte.
-    const reader = await context.newPage();
-    await reader.goto('/home');
-    const received: InBandMessagesRead = await reader.evaluate(readInBandMessagesInPage, {
-      stageId: STREAM,
-      wanted: 6,
-    });
-    await reader.close();
-    expectTrueFlightData(STREAM, received);
-    expect(received.messages.filter((message) => !sent.has(message.payload))).toEqual([]);
-
-    // The player's HUD: fresh figures, seconds after the synthetic camera's last sample (whose
-    // figures would by now read 's old'), where the aircraft was at an instant the page sent.
-    await page.waitForTimeout(Math.max(0, shownAt + 4_000 - Date.now()));
-    const hud = page.getByTestId('flight-hud');
-    await expect(hud).toBeVisible();
-    await expect
-      .poll(
-        async () => {
-          if (/ old/.test((await hud.textContent()) ?? '')) return 'stale';
-          const { altitudeFt, groundSpeedKt } = await page.evaluate(readHudInPage);
-          const agrees = [...sent.values()].some((at) => {
-            const truth = flightAt(STREAM, at);
-            return (
-              Math.abs(truth.altitudeFt - (altitudeFt ?? NaN)) <= 15 &&
-              Math.abs(truth.groundSpeedKt - (groundSpeedKt ?? NaN)) <= 3
-            );
-          });
-          return agrees ? 'agrees' : { altitudeFt, groundSpeedKt };
-        },
-        { message: "the HUD shows the publisher's flight data", timeout: 10_000 },
-      )
-      .toBe('agrees');
+    await expectSdkReceivesSent(context, STREAM, flightData);
+    await expectHudShowsSent(page, STREAM, flightData, shownAt);
   } finally {
-    clearInterval(timer);
+    flightData.stop();
   }
   await client.stop();
   await publisher.close();
