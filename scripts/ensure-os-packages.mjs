@@ -19,6 +19,9 @@ const TEST_PACKAGES = {
     'gstreamer1.0-plugins-ugly',
     'gcc',
     'libc6-dev',
+    // scripts/h264-sei-encoder.py: the GStreamer encoder with flight data, a pad probe in Python.
+    'python3-gi',
+    'gir1.2-gstreamer-1.0',
   ],
   'PostgreSQL store tests': ['postgresql'],
   // The thumbnail process decodes a key frame with ffmpeg (docs/decisions/0070-thumbnails.md).
