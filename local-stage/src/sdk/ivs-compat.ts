@@ -153,3 +153,23 @@ export function realTypedLayerUse(
   );
   stream.on(realStreamEvents.ADAPTION_CHANGED, (adapting: boolean) => void adapting);
 }
+
+// In-band messages (decision 0094): the event hands the app IVS's `{ uuid, payload }`, and a
+// strategy's `subscribeConfiguration` typed with the real SDK is one the local Stage takes.
+export type SeiMessageCheck = Check<
+  Equal<Real.SeiMessage, import('./in-band-receiver').SeiMessage>
+>;
+export type SeiEventCheck = Check<
+  Parameters<
+    import('./events').StageEventMap[typeof Real.StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED]
+  >[1] extends Real.SeiMessage
+    ? true
+    : false
+>;
+export type SubscribeConfigurationCheck = Check<
+  ReturnType<NonNullable<Real.StageStrategy['subscribeConfiguration']>> extends ReturnType<
+    NonNullable<import('./stage').StageStrategy['subscribeConfiguration']>
+  >
+    ? true
+    : false
+>;
