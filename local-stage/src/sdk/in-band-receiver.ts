@@ -3,8 +3,8 @@
  * receiver of a subscription whose strategy enables `inBandMessaging` gets an
  * `RTCRtpScriptTransform` whose worker (in-band-worker.ts, served beside this SDK as
  * `in-band-worker.js`) reads each frame's messages. One worker serves every receiver of the page.
- * A browser without `RTCRtpScriptTransform` gets no messages (the stage then sends it no trailer:
- * the SDK does not ask for them), and says so once.
+ * A browser without `RTCRtpScriptTransform`, or a page whose worker does not run, gets no messages
+ * (the stage then sends it no trailer: the SDK does not ask for them), and says so once.
  */
 import type { InBandWorkerMessage } from './in-band-worker';
 
@@ -20,33 +20,51 @@ const workerUrl = (() => {
   return base ? new URL('in-band-worker.js', base).href : undefined;
 })();
 
-let worker: Worker | undefined;
 let transforms = 0;
 const listeners = new Map<number, (messages: SeiMessage[]) => void>();
 let warned = false;
 
-/** Whether this browser can read in-band messages. */
+/**
+ * The page's one worker, started with the SDK: a frame given to a transform whose worker never
+ * runs (its script not served, a CSP that refuses it) would never reach the decoder, so the SDK
+ * asks for in-band messages only once the worker has said it runs.
+ */
+let worker: Worker | undefined;
+let workerReady = false;
+if (typeof globalThis.RTCRtpScriptTransform === 'function' && workerUrl !== undefined) {
+  try {
+    const started = new Worker(workerUrl);
+    started.onmessage = ({ data }: MessageEvent<InBandWorkerMessage | 'ready'>) => {
+      if (data === 'ready') workerReady = true;
+      else listeners.get(data.id)?.(data.messages);
+    };
+    started.onerror = () => {
+      workerReady = false;
+      worker = undefined;
+    };
+    worker = started;
+  } catch {
+    worker = undefined; // not allowed here: no in-band messages
+  }
+}
+
+/** Whether this page can read in-band messages now (its worker runs). */
 export function inBandSupported(): boolean {
-  return typeof globalThis.RTCRtpScriptTransform === 'function' && workerUrl !== undefined;
+  return worker !== undefined && workerReady;
 }
 
 /**
- * Reads `receiver`'s in-band messages into `onMessages` until the returned function is called.
- * False when the browser cannot (nothing attached).
+ * Reads `receiver`'s in-band messages into `onMessages` until the returned function is called;
+ * undefined when the page cannot (nothing attached).
  */
 export function readInBandMessages(
   receiver: RTCRtpReceiver,
   onMessages: (messages: SeiMessage[]) => void,
 ): (() => void) | undefined {
-  if (!inBandSupported() || workerUrl === undefined) {
-    if (!warned) console.warn('[IVSBroadcastClient] in-band messages need RTCRtpScriptTransform');
+  if (!worker || !workerReady) {
+    if (!warned) console.warn('[IVSBroadcastClient] in-band messages are not available here');
     warned = true;
     return undefined;
-  }
-  if (!worker) {
-    worker = new Worker(workerUrl);
-    worker.onmessage = ({ data }: MessageEvent<InBandWorkerMessage>) =>
-      listeners.get(data.id)?.(data.messages);
   }
   transforms += 1;
   const id = transforms;

@@ -19,7 +19,7 @@ export interface InBandWorkerMessage {
 }
 
 const scope = self as unknown as {
-  postMessage(message: InBandWorkerMessage, transfer: ArrayBuffer[]): void;
+  postMessage(message: InBandWorkerMessage | 'ready', transfer?: ArrayBuffer[]): void;
   addEventListener(
     type: 'rtctransform',
     listener: (event: { transformer: ScriptTransformer }) => void,
@@ -63,3 +63,6 @@ scope.addEventListener('rtctransform', ({ transformer }) => {
     .pipeTo(transformer.writable)
     .catch(() => undefined); // the receiver went away
 });
+
+// The page asks for in-band messages only once this runs (in-band-receiver.ts).
+scope.postMessage('ready');

@@ -225,6 +225,21 @@ describe('StageSession', () => {
       expect(fetches).toHaveLength(1 + MAX_RECONNECT_ATTEMPTS);
     });
 
+    it("leaves the first join to the SDK's own time-out and message", async () => {
+      const session = createSession();
+      session.start();
+      fetches[0]?.resolve('token-1');
+      await settle();
+      await vi.advanceTimersByTimeAsync(5 * ATTEMPT_TIMEOUT_MS);
+      expect(session.getSnapshot()).toEqual({ status: 'loading' });
+      sdk.lastStage.failJoin(new Error('[JOIN_ERROR] Operation timed out'));
+      await settle();
+      expect(session.getSnapshot()).toEqual({
+        status: 'error',
+        message: '[JOIN_ERROR] Operation timed out',
+      });
+    });
+
     it('never ends a join that connected, however long the session then plays', async () => {
       const session = await connectedSession();
       await vi.advanceTimersByTimeAsync(10 * ATTEMPT_TIMEOUT_MS);

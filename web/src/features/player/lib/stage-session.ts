@@ -13,9 +13,10 @@
  *   participant gone), the state says the player is waiting for video; the next video ends it;
  * - after a lost connection, the reconnect policy says how long each attempt waits, and when to
  *   stop;
- * - an attempt (its token fetch and its join) that has not joined within `ATTEMPT_TIMEOUT_MS`
- *   fails, so that a join which keeps trying by itself (the local SDK tries for a minute) never
- *   holds the player's own schedule.
+ * - a reconnect attempt (its token fetch and its join) that has not joined within
+ *   `ATTEMPT_TIMEOUT_MS` fails, so that a join which keeps trying by itself (both SDKs try for a
+ *   minute) never holds the player's own schedule; the first join has the SDK's own time-out and
+ *   error.
  */
 import { uiText } from '@/config/ui-text';
 import { errorMessage } from '@/lib/error-message';
@@ -209,16 +210,8 @@ export class StageSession {
     const tokenFetch = new AbortController();
     this.tokenFetch = tokenFetch;
     clearTimeout(this.attemptTimer);
-    this.attemptTimer = setTimeout(() => {
-      if (this.tokenFetch === tokenFetch) {
-        this.tokenFetch = undefined;
-        tokenFetch.abort();
-        this.attemptFailed(uiText.errors.joinTimedOut);
-      } else if (this.joined) {
-        // The timer is this attempt's (each attempt replaces it; a join or CONNECTED clears it).
-        this.attemptFailed(uiText.errors.joinTimedOut);
-      }
-    }, ATTEMPT_TIMEOUT_MS);
+    this.attemptTimer = undefined;
+    if (this.state.status === 'reconnecting') this.boundAttempt(tokenFetch);
     let participantToken: string;
     try {
       participantToken = await this.options.fetchParticipantToken(
@@ -252,6 +245,20 @@ export class StageSession {
     } catch (error) {
       if (this.joined?.stage === stage) this.attemptFailed(errorMessage(error));
     }
+  }
+
+  /** Fails the reconnect attempt that `tokenFetch` began if it has not joined in time. */
+  private boundAttempt(tokenFetch: AbortController): void {
+    this.attemptTimer = setTimeout(() => {
+      if (this.tokenFetch === tokenFetch) {
+        this.tokenFetch = undefined;
+        tokenFetch.abort();
+        this.attemptFailed(uiText.errors.joinTimedOut);
+      } else if (this.joined) {
+        // The timer is this attempt's (each attempt replaces it; a join or CONNECTED clears it).
+        this.attemptFailed(uiText.errors.joinTimedOut);
+      }
+    }, ATTEMPT_TIMEOUT_MS);
   }
 
   private addListeners(sdk: StageSdk, stage: Stage): () => void {
