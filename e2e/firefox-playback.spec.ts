@@ -190,7 +190,7 @@ async function rewindsInPlace(page: Page, since: number): Promise<void> {
   await expectPlayingIn(page, live);
 }
 
-test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS, and from an instant its URL names', async () => {
+test('a recording of N743AS plays back in Firefox on the Recordings page, its pixels naming N743AS, the flight data of the instant shown over it, and from an instant its URL names', async () => {
   test.setTimeout(90_000);
   const dataDir = process.env.E2E_DATA_DIR;
   if (!dataDir)
@@ -259,6 +259,14 @@ test('a recording of N743AS plays back in Firefox on the Recordings page, its pi
     .poll(async () => (await frameStampIn(page, video))?.frame ?? 0)
     .toBeGreaterThan(first + 10);
   expect((await videoProgress(page, video))?.time).toBeGreaterThan(0);
+  // Over it, the flight data of the instant shown, not of now (decision 0096): the recorded
+  // frame's own time strip says when it was captured.
+  await expect
+    .poll(async () => hudAgreesWithFrame('N743AS', await page.evaluate(readHudInPage)), {
+      message: "the recording's HUD agrees with N743AS's flight at the frame shown, in Firefox",
+      timeout: 15_000,
+    })
+    .toBe(true);
 
   // A moment's URL (docs/product.md#recordings) opens the page playing from that instant.
   const span = await longestSpanSince('N743AS', since);
