@@ -12,7 +12,7 @@ export interface InBandMessagesRead {
 /**
  * The flight data the local SDK hands a page (decision 0094), read in the browser: a Stage joined
  * with the page's login token whose strategy asks for in-band messages, its video played, until
- * `wanted` messages came (or `untilMs`, 15 s by default). Runs in the page (Playwright's or puppeteer's `evaluate`).
+ * `wanted` messages came and the video played a second (or `untilMs`, 15 s by default). Runs in the page (Playwright's or puppeteer's `evaluate`).
  */
 export const readInBandMessagesInPage = async ({
   stageId,
@@ -77,7 +77,9 @@ export const readInBandMessagesInPage = async ({
   await stage.join();
   const joinedAt = performance.now();
   const until = Date.now() + untilMs;
-  while (messages.length < wanted && Date.now() < until) {
+  // Also until the picture has played a second: the messages (the key frame's among them) may
+  // all come before it.
+  while ((messages.length < wanted || video.currentTime < 1) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const played = video.currentTime;
