@@ -11,6 +11,7 @@ const OWN_INSTANCE_SPECS = [
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',
   '**/rewind.spec.ts',
+  '**/screens.spec.ts',
 ];
 
 /**

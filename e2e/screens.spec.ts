@@ -2,17 +2,39 @@
  * Every screen and overlay at the three widths: saved as screenshots (e2e/.artifacts/screenshots,
  * the best are copied into docs/) and checked with axe-core for serious or critical findings at
  * each width. One page per screen, resized from width to width: a new page per width would only
- * sign in and join again.
+ * sign in and join again. On an instance of its own, in the lane beside the shared product's specs
+ * (it counts no viewers of theirs; the two lanes' times, docs/development.md).
  */
 import type { Page } from '@playwright/test';
 import { framesDecoded } from '@tailcam/harness/player';
-import {
-  expect,
-  expectNoSeriousAxeFindings,
-  expectVideoPlaying,
-  signInByApi,
-  test,
-} from './support/fixtures';
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import { ownInstance } from './support/environment';
+import { expect, expectNoSeriousAxeFindings, expectVideoPlaying, test } from './support/fixtures';
+
+const INSTANCE = ownInstance('screens', 800);
+const VIEWER = { username: 'screens-viewer', password: 'screens viewer password 1' };
+let product: Product | undefined;
+let loginToken = '';
+
+test.use({ baseURL: `http://127.0.0.1:${INSTANCE.port}` });
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  product = new Product(INSTANCE);
+  product.addViewer(VIEWER);
+  await product.start();
+  loginToken = await product.loginToken(VIEWER);
+});
+
+test.afterAll(async () => {
+  await product?.dispose();
+});
+
+/** Signs the page in on this spec's instance. */
+function signInByApi(page: Page): Promise<void> {
+  return signIn(page, loginToken);
+}
 
 const WIDTHS = [375, 768, 1280] as const;
 const SHOTS = 'e2e/.artifacts/screenshots';
