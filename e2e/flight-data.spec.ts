@@ -10,7 +10,7 @@ import { installPageKit } from '@tailcam/harness/page-scripts';
 import { flightAt } from '@tailcam/protocol/flight-data/flight';
 import {
   expectTrueFlightData,
-  hudAgreesWithFrame,
+  hudAgreement,
   readHudInPage,
   readInBandMessagesInPage,
   type InBandMessagesRead,
@@ -47,15 +47,10 @@ test('the player draws the flight data over the picture, where the aircraft was 
   const readings = [];
   for (const _ of [1, 2]) {
     await expect
-      .poll(
-        async () => {
-          const reading = await page.evaluate(readHudInPage);
-          if (hudAgreesWithFrame(STAGE, reading)) return 'agrees';
-          const truth = flightAt(STAGE, reading.frameCaptureTimeMs ?? 0);
-          return { reading, truth: { alt: truth.altitudeFt, gs: truth.groundSpeedKt } };
-        },
-        { message: `the HUD agrees with ${STAGE}'s flight at the shown frame`, timeout: 10_000 },
-      )
+      .poll(() => hudAgreement(page, STAGE), {
+        message: `the HUD agrees with ${STAGE}'s flight at the shown frame`,
+        timeout: 10_000,
+      })
       .toBe('agrees');
     readings.push(await page.evaluate(readHudInPage));
     await page.waitForTimeout(3_000);

@@ -9,8 +9,7 @@
 import { installPageKit } from '@tailcam/harness/page-scripts';
 import { decodeFlightData } from '@tailcam/protocol/flight-data/klv';
 import { readFlightRecords } from '@tailcam/protocol/flight-data/recorded';
-import { flightAt } from '@tailcam/protocol/flight-data/flight';
-import { hudAgreesWithFrame, readHudInPage } from './support/flight-data';
+import { hudAgreement, readHudInPage } from './support/flight-data';
 import { expect, expectVideoPlaying, loginToken, signInByApi, test } from './support/fixtures';
 import { longestSpan, longestSpanTimes, seek, startRecorder } from './support/recordings';
 
@@ -91,18 +90,10 @@ test('a recording of N953AS plays back with the HUD of the instant shown', async
       await expect(hud).toBeVisible();
       await expect(hud).toHaveAttribute('data-status', 'fresh');
       await expect
-        .poll(
-          async () => {
-            const reading = await page.evaluate(readHudInPage);
-            if (hudAgreesWithFrame(STAGE, reading)) return 'agrees';
-            const truth = flightAt(STAGE, reading.frameCaptureTimeMs ?? 0);
-            return { reading, truth: { alt: truth.altitudeFt, gs: truth.groundSpeedKt } };
-          },
-          {
-            message: `the HUD agrees with ${STAGE}'s flight at the recorded frame`,
-            timeout: 10_000,
-          },
-        )
+        .poll(() => hudAgreement(page, STAGE), {
+          message: `the HUD agrees with ${STAGE}'s flight at the recorded frame`,
+          timeout: 10_000,
+        })
         .toBe('agrees');
       const reading = await page.evaluate(readHudInPage);
       shown.push(reading.frameCaptureTimeMs ?? 0);

@@ -1,5 +1,5 @@
 /** Flight data in the picture, as the end-to-end specs read it (docs/flight-data.md). */
-import { expect } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import { figuresFromTelemetry } from '@tailcam/protocol/flight-data/figures';
 import { flightAt } from '@tailcam/protocol/flight-data/flight';
 import { decodeFlightData } from '@tailcam/protocol/flight-data/klv';
@@ -84,4 +84,19 @@ export function hudAgreesWithFrame(stageId: string, reading: HudReading): boolea
     }
   }
   return false;
+}
+
+/**
+ * 'agrees' when the page's HUD agrees with `stageId`'s flight at the frame shown
+ * (`hudAgreesWithFrame`), else what it read and the truth at that frame, for the failure message.
+ * Poll it: `expect.poll(() => hudAgreement(page, 'N953AS')).toBe('agrees')`.
+ */
+export async function hudAgreement(
+  page: Page,
+  stageId: string,
+): Promise<'agrees' | { reading: HudReading; truth: { alt: number; gs: number } }> {
+  const reading = await page.evaluate(readHudInPage);
+  if (hudAgreesWithFrame(stageId, reading)) return 'agrees';
+  const truth = flightAt(stageId, reading.frameCaptureTimeMs ?? 0);
+  return { reading, truth: { alt: truth.altitudeFt, gs: truth.groundSpeedKt } };
 }
