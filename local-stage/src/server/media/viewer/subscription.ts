@@ -93,9 +93,12 @@ const KEY_FRAME_RETRIES = 10;
 const KEY_FRAME_SLOW_RETRY_MS = 2_000;
 /**
  * A layer heard from within this long counts for a start on the lowest layer (longer than
- * `LAYER_SILENT_MS`: a loaded encoder leaves its lowest layer silent half a second now and then).
+ * `LAYER_SILENT_MS`: a loaded encoder leaves its lowest layer silent half a second now and then,
+ * and a stage process stalled a second or two by its machine hears its layers again one by one;
+ * 2 s once let a fresh clone's viewer open on the top layer). The switch waits for the chosen
+ * layer's key frame, so a lowest layer that has really stopped costs a start this long at most.
  */
-const LOWEST_HEARD_MS = 2_000;
+const LOWEST_HEARD_MS = 10_000;
 /** A key frame and the few frames after it (360p: about 10 packets a key frame, 3 a frame). */
 const MAX_HELD_PACKETS = 120;
 
