@@ -43,6 +43,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
 import type { IvsRecordings } from './recordings/ivs-recordings';
+import type { OperationsState } from './operations/operations-state';
 import { registerRecordingRoutes } from './routes/recordings';
 import { registerStageProxy } from './routes/stage-proxy';
 import { registerStageSdkRoute } from './routes/stage-sdk';
@@ -83,6 +84,11 @@ export interface AppDeps {
   thumbnails?: ThumbnailSource;
   /** IVS's recordings on S3 (STAGE_PROVIDER=ivs with IVS_RECORDINGS_BUCKET). */
   ivsRecordings?: IvsRecordings;
+  /**
+   * What the operator's page reads (decision 0098): server.ts passes the one the stage's event
+   * feed writes; tests pass an `OperationsStateStore` they write themselves.
+   */
+  operations?: OperationsState;
   /** Signs and verifies login tokens. */
   authSecret: Uint8Array;
   rateLimitStore?: RateLimitStore;

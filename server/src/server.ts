@@ -3,6 +3,7 @@
  * migrates the user store, listens, and shuts down gracefully on SIGINT/SIGTERM.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { ivsRecordings } from './recordings/ivs-recordings';
 import { ivsThumbnails } from './thumbnails/ivs-thumbnails';
 import { localThumbnails, type ThumbnailSource } from './thumbnails/thumbnail-source';
@@ -20,6 +21,7 @@ import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
 import { exportAwsVariables, readEnv } from './env';
 import { createLogger } from './logger';
+import { OperationsStateStore } from './operations/operations-state';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
 import { createLocalStageProvider } from './providers/local-provider';
@@ -114,9 +116,11 @@ async function main(): Promise<void> {
     rateLimitClient = openPostgresClient({ connectionString: config.databaseUrl, max: 4 });
   }
   const stageProvider = await createStageProvider(config);
+  const operations = new OperationsStateStore(STREAM_IDS);
   const app = await buildApp(config, {
     store,
     stageProvider,
+    operations,
     thumbnails: createThumbnailSource(config),
     ...(config.stageProvider === 'ivs' && config.ivs.recordingsBucket !== undefined
       ? {
