@@ -55,15 +55,15 @@ const stageEnv = { ...env, STAGE_HOST: stageHost, STAGE_PORT: stagePort };
 // and each is printed here. Any other LOG_FORMAT is left to the children, who refuse a wrong one.
 const prettyLines =
   env.LOG_FORMAT === 'pretty' || ((env.LOG_FORMAT ?? '') === '' && process.stdout.isTTY === true);
-const prettify = prettyLines ? await prettyPrinter() : undefined;
+const prettyOut = prettyLines ? await prettyStdout() : undefined;
 
-/** pino-pretty with the look the API's own logger has; loaded only when lines are printed so. */
-async function prettyPrinter() {
-  const [{ prettyFactory }, { prettyLogOptions }] = await Promise.all([
-    import('pino-pretty'),
-    import('../protocol/src/pretty-log.js'),
-  ]);
-  return prettyFactory(prettyLogOptions({ colorize: process.stdout.isTTY === true }));
+/**
+ * Standard output through pino-pretty, as each process's own logger prints on a terminal; loaded
+ * only when lines are printed so.
+ */
+async function prettyStdout() {
+  const { prettyDestination } = await import('../protocol/src/pretty-log.js');
+  return prettyDestination(process.stdout, { colorize: process.stdout.isTTY === true });
 }
 
 function isBuilt(entry) {
@@ -106,13 +106,13 @@ function supervise({
     state.startedAt = Date.now();
     const child = spawn(process.execPath, [entry], {
       cwd: root,
-      env: prettify ? { ...env, LOG_FORMAT: 'json' } : env,
-      stdio: prettify ? [stdio[0], 'pipe', ...stdio.slice(2)] : stdio,
+      env: prettyOut ? { ...env, LOG_FORMAT: 'json' } : env,
+      stdio: prettyOut ? [stdio[0], 'pipe', ...stdio.slice(2)] : stdio,
     });
     state.child = child;
-    if (prettify && child.stdout) {
+    if (prettyOut && child.stdout) {
       createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) =>
-        process.stdout.write(prettify(line)),
+        prettyOut.write(line),
       );
     }
     onStart(child);

@@ -1,19 +1,19 @@
 /**
- * The stage process's and the camera process's logger: pino, as the API's (server/src/logger.ts),
- * with its record shape (`level`, `time`, `service`, `msg`, fields, an error as `err`), its
- * redaction and its readable lines on a terminal (pino-pretty, with the API's options), so that
- * `npm start` prints one kind of line whichever process speaks, a process started on its own
- * prints the same, and whatever reads the logs (the soak's scan for errors) reads the stage's too.
+ * The logger of the stage, camera, recorder and thumbnail processes: pino, as the API's
+ * (server/src/logger.ts), with its record shape (`level`, `time`, `service`, `msg`, fields, an
+ * error as `err`), its redaction and its readable lines on a terminal (pino-pretty, with the same
+ * options, protocol/src/pretty-log.js), so that `npm start` prints one kind of line whichever
+ * process speaks, a process started on its own prints the same, and whatever reads the logs (the
+ * soak's scan for errors) reads the stage's too.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import {
   defaultLogFormat,
-  REDACTED_PATHS,
+  LOG_REDACTION,
   type LogFormat,
   type LogLevelName,
 } from '@tailcam/protocol/log-line';
-import { prettyLogOptions } from '@tailcam/protocol/pretty-log';
+import { prettyDestination } from '@tailcam/protocol/pretty-log';
 
 /** What the stage's parts log through. */
 export type StageLogger = Logger;
@@ -39,18 +39,12 @@ export function createStageLogger(options: StageLoggerOptions = {}): StageLogger
   return pino(
     {
       level: options.level ?? 'info',
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      redact: LOG_REDACTION,
       base: { service: options.service ?? 'tailcam-stage' },
       ...(now ? { timestamp: () => `,"time":${now()}` } : {}),
     },
-    format === 'pretty' ? prettyDestination(out, colorize) : out,
+    format === 'pretty' ? prettyDestination(out, { colorize }) : out,
   );
-}
-
-/** Where pino writes its JSON lines for LOG_FORMAT=pretty: each reaches `out` as pino-pretty prints it. */
-function prettyDestination(out: DestinationStream, colorize: boolean): DestinationStream {
-  const prettify = prettyFactory(prettyLogOptions({ colorize }));
-  return { write: (line) => void out.write(prettify(line)) };
 }
 
 /** A logger that writes nothing: what a part logs through when it is given none (tests). */

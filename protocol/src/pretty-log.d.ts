@@ -6,3 +6,9 @@ export function prettyLogOptions(options: { colorize: boolean }): {
   ignore: string;
   messageFormat: (record: Record<string, unknown>, messageKey: string) => string;
 };
+
+/** Where JSON log lines are written to reach `out` through pino-pretty with those options. */
+export function prettyDestination(
+  out: { write(text: string): unknown },
+  options: { colorize: boolean },
+): { write(line: string): void };

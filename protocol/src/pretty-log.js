@@ -1,6 +1,8 @@
 // How a person at a terminal reads the logs of every Tailcam process: pino's JSON lines through
-// pino-pretty, one line a record. Plain JavaScript so that scripts/start.mjs (plain Node), which
-// prints its children's lines, and the API's logger share one look.
+// pino-pretty with one set of options, one line a record. Plain JavaScript so that
+// scripts/start.mjs (plain Node), which prints its children's lines, the API's logger and the
+// local stage's processes' logger share one look.
+import { prettyFactory } from 'pino-pretty';
 
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -31,4 +33,14 @@ export function prettyLogOptions({ colorize }) {
       return words.filter((word) => word !== undefined && word !== '').join(' ');
     },
   };
+}
+
+/**
+ * Where JSON log lines are written to reach `out` as a person reads them: a pino logger's
+ * destination for LOG_FORMAT=pretty, and what scripts/start.mjs hands its children's lines. A
+ * line that is not a JSON record reaches `out` as it is.
+ */
+export function prettyDestination(out, { colorize }) {
+  const prettify = prettyFactory(prettyLogOptions({ colorize }));
+  return { write: (line) => void out.write(prettify(line)) };
 }

@@ -1,12 +1,11 @@
 /**
  * Structured logs (pino): never a password, token, secret, Authorization header or query value.
  * JSON lines, or with the pretty format the same records through pino-pretty as readable lines
- * (redacted before either is written).
+ * (redacted before either is written), as every local stage process prints them.
  */
 import { pino, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
-import { defaultLogFormat, REDACTED_PATHS, type LogFormat } from '@tailcam/protocol/log-line';
-import { prettyLogOptions } from '@tailcam/protocol/pretty-log';
+import { defaultLogFormat, LOG_REDACTION, type LogFormat } from '@tailcam/protocol/log-line';
+import { prettyDestination } from '@tailcam/protocol/pretty-log';
 import { serializeRequest } from './http/request-log';
 
 export interface LoggerOptions {
@@ -20,21 +19,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   const format = options.format ?? defaultLogFormat(process.stdout.isTTY);
   const out = options.destination ?? pino.destination({ dest: 1, sync: true });
   const colorize = options.destination === undefined && process.stdout.isTTY === true;
-  const destination = format === 'pretty' ? prettyDestination(out, colorize) : out;
   return pino(
     {
       level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      redact: LOG_REDACTION,
       // Takes the place of Fastify's own `req` serializer, which logs the URL whole.
       serializers: { req: serializeRequest },
       base: { service: 'tailcam-api' },
     },
-    destination,
+    format === 'pretty' ? prettyDestination(out, { colorize }) : out,
   );
-}
-
-/** Where pino writes its JSON lines for LOG_FORMAT=pretty: each reaches `out` as pino-pretty prints it. */
-function prettyDestination(out: pino.DestinationStream, colorize: boolean): pino.DestinationStream {
-  const prettify = prettyFactory(prettyLogOptions({ colorize }));
-  return { write: (line) => void out.write(prettify(line)) };
 }
