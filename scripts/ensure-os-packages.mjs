@@ -30,6 +30,8 @@ const TEST_PACKAGES = {
   // (iptables; nftables' nft to read the rules iptables-nft writes), RTT (ping), the delayer
   // (python3), and the TURN server the UDP-blocked cases relay through (coturn).
   'network lab tests': ['iproute2', 'iptables', 'nftables', 'iputils-ping', 'python3', 'coturn'],
+  // e2e/prometheus.spec.ts: a real Prometheus scrapes the metrics endpoint and is queried.
+  'Prometheus test': ['prometheus'],
 };
 
 /** What the running product uses: the thumbnail process's decoder. */
