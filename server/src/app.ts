@@ -44,6 +44,7 @@ import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
 import type { IvsRecordings } from './recordings/ivs-recordings';
 import type { OperationsState } from './operations/operations-state';
+import { registerOperationsRoute } from './operations/operations-route';
 import { registerRecordingRoutes } from './routes/recordings';
 import { registerStageProxy } from './routes/stage-proxy';
 import { registerStageSdkRoute } from './routes/stage-sdk';
@@ -234,6 +235,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     thumbnails: deps.thumbnails,
     rateLimiter,
     rateLimit: thumbnailRateLimit(config.thumbnailRateLimitPerMinute),
+  });
+  registerOperationsRoute(app, {
+    store,
+    loginTokens,
+    operations: deps.operations,
+    rateLimiter,
   });
   registerStageSdkRoute(app, {
     stageProvider: config.stageProvider,
