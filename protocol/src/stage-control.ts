@@ -14,6 +14,7 @@
  *                                                  → {ended}
  *   POST /_control/presence                        a signed-in viewer is about: sleeping cameras
  *                                                  wake (decision 0074) → {wasAsleep}
+ *   GET  /_control/metrics                         the stage's figures, Prometheus text (0097)
  *
  * Each needs `Authorization: Bearer` with a stage control token (decision 0082): 401 without one.
  */
@@ -88,4 +89,71 @@ export const endUserSessionsAnswer = z.object({ ended: z.number().int().min(0) }
  * whether they were asleep. The API calls it at most once every few seconds, never waiting.
  */
 export const PRESENCE_PATH = '/_control/presence';
+
+/**
+ * `GET /_control/metrics`: the stage's figures in the Prometheus text format, which the API's
+ * metrics endpoint serves with its own (docs/decisions/0097-metrics-endpoint.md).
+ */
+export const STAGE_METRICS_PATH = '/_control/metrics';
 export const presenceAnswer = z.object({ wasAsleep: z.boolean() });
+
+/**
+ * `GET /_control/events?after=N&run=R&wait=S` (decision 0098): the stage's participant events
+ * after sequence number N of run R, oldest first, at most MAX_STAGE_EVENTS_A_PAGE, and each
+ * aircraft as it is now. With `wait` and nothing after N in run R, held up to S seconds until an
+ * event comes. The stage keeps its last events in a bounded ring: `first` is the oldest it still
+ * has, so a caller whose N is below `first - 1` has missed `first - 1 - N` of them; another run
+ * (a restarted stage) starts again from its own first event.
+ */
+export const STAGE_EVENTS_PATH = '/_control/events';
+export const MAX_STAGE_EVENTS_A_PAGE = 200;
+
+/** IVS's "IVS Stage Update" event names the local stage has. */
+export const STAGE_EVENT_NAMES = [
+  'Participant Joined',
+  'Participant Left',
+  'Participant Published',
+  'Participant Unpublished',
+] as const;
+export type StageEventName = (typeof STAGE_EVENT_NAMES)[number];
+
+export const stageEvent = z.object({
+  seq: z.number().int().min(1),
+  /** ISO time it happened. */
+  time: z.string().min(1).max(40),
+  stageId: z.string().min(1).max(64),
+  name: z.enum(STAGE_EVENT_NAMES),
+  /** A publisher (a real encoder or the synthetic camera) or a viewer (a person). */
+  role: z.enum(['publisher', 'viewer']),
+  participantId: z.string().min(1).max(128),
+  userId: z.string().max(128),
+});
+export type StageEvent = z.infer<typeof stageEvent>;
+
+const aircraftNow = z.object({
+  /** The connected publishers, oldest first: a real encoder, the synthetic camera, or both. */
+  publishers: z.array(
+    z.object({
+      participantId: z.string().min(1).max(128),
+      kind: z.enum(['camera', 'encoder']),
+      /** ISO time it connected. */
+      since: z.string().min(1).max(40),
+    }),
+  ),
+  /** The shown publisher's video, bits a second over the last 2 s; null when none is shown. */
+  bitrate: z.number().min(0).nullable(),
+  /** Persons watching (not the recorder or the thumbnail process). */
+  viewers: z.number().int().min(0),
+});
+
+export const stageEventsAnswer = z.object({
+  run: z.string().min(1).max(64),
+  /** The oldest event the ring still has (its next one when empty). */
+  first: z.number().int().min(1),
+  /** The newest event's number so far (0: none yet). */
+  last: z.number().int().min(0),
+  events: z.array(stageEvent).max(MAX_STAGE_EVENTS_A_PAGE),
+  aircraft: z.record(z.string(), aircraftNow),
+});
+export type StageEventsAnswer = z.infer<typeof stageEventsAnswer>;
+export type AircraftNow = z.infer<typeof aircraftNow>;

@@ -29,6 +29,11 @@
  *                        is still N (the recorder's long poll)
  *   POST /_control/presence   a signed-in viewer is about (the API says so): sleeping cameras
  *                        wake now (decision 0074); answers {wasAsleep}
+ *   GET  /_control/events?after=N&run=R&wait=S   the participant events after N of run R, and
+ *                        each aircraft now (decision 0098): {run, first, last, events, aircraft};
+ *                        held up to S s (1-60) while there is none after N (the API's feed)
+ *   GET  /_control/metrics   the stage's figures in the Prometheus text format, for the API's
+ *                        metrics endpoint (decision 0097)
  *   /_faults/...         fault injection, only with STAGE_FAULTS=1 (see faultRoutes below)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -45,6 +50,8 @@ import {
   endUserSessionsBody,
   MAX_TOKEN_GENERATION_ACCOUNTS,
   PRESENCE_PATH,
+  STAGE_EVENTS_PATH,
+  STAGE_METRICS_PATH,
   MAX_TOKEN_GENERATIONS_BYTES,
   MAX_TOKEN_GENERATIONS_WAIT_SECONDS,
   TOKEN_GENERATIONS_PATH,
@@ -63,7 +70,13 @@ const MAX_BODY_BYTES = 16 * 1024;
  * The routes only the API may call (decision 0082): loopback alone let any process of the host
  * lock accounts out, end sessions, grow the table or keep the cameras awake.
  */
-const API_ONLY_PATHS = new Set([TOKEN_GENERATIONS_PATH, END_USER_SESSIONS_PATH, PRESENCE_PATH]);
+const API_ONLY_PATHS = new Set([
+  STAGE_EVENTS_PATH,
+  TOKEN_GENERATIONS_PATH,
+  END_USER_SESSIONS_PATH,
+  PRESENCE_PATH,
+  STAGE_METRICS_PATH,
+]);
 const MAX_SOCKETS = 256;
 /** Long polls held at once (one per API instance); more are answered at once. */
 const MAX_HELD_ANSWERS = 16;
@@ -220,6 +233,13 @@ async function handleRequest(
     if (ended > 0) stage.log.info(`ended ${ended} session(s) of a user whose sign-in was ended`);
     return sendJson(response, 200, { ended });
   }
+  if (path === STAGE_METRICS_PATH) {
+    if (method !== 'GET') return sendJson(response, 405, { error: 'Use GET' });
+    const text = await stage.metrics.text();
+    response.writeHead(200, { 'content-type': stage.metrics.contentType });
+    response.end(text);
+    return;
+  }
   if (path === PRESENCE_PATH) {
     if (method !== 'POST') return sendJson(response, 405, { error: 'Use POST' });
     return sendJson(response, 200, { wasAsleep: stage.viewerPresent() });
@@ -303,6 +323,28 @@ async function handleRequest(
       publishers: stage.health().publishers,
       watched: stage.watchedByPerson(),
     });
+  }
+  if (path === STAGE_EVENTS_PATH) {
+    if (method !== 'GET') return sendJson(response, 405, { error: 'Use GET' });
+    const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    const waitMs = heldAnswerMs(request.url);
+    const after = query.get('after') ?? '0';
+    const run = query.get('run');
+    if (waitMs === undefined || !/^\d{1,15}$/.test(after) || (run !== null && run.length > 64)) {
+      return sendJson(response, 400, {
+        error: `after must be a whole number and wait whole seconds, 1 to ${MAX_TOKEN_GENERATIONS_WAIT_SECONDS}`,
+      });
+    }
+    // Another run's numbers mean nothing here: a restarted stage answers from its first event.
+    const since = run === null || run === stage.events.run ? Number(after) : 0;
+    if (waitMs > 0 && since >= stage.events.last && held.answers < MAX_HELD_ANSWERS) {
+      held.answers += 1;
+      await holdAnswer(response, waitMs, (wake) => stage.events.onEvent(wake)).finally(
+        () => (held.answers -= 1),
+      );
+      if (response.destroyed) return;
+    }
+    return sendJson(response, 200, stage.eventsAnswer(since));
   }
   if (path.startsWith('/_faults/')) {
     if (!options.faultsEnabled) {

@@ -20,12 +20,14 @@ import { SYNTHETIC_CAMERA_USER_ID } from '../../camera-link';
 import { RECORDER_USER_ID } from '@tailcam/protocol/participant-token';
 import { STAGE_ERROR_CODES, type ParticipantDescription } from '../../signalling';
 import type { StageStats } from '../../control';
+import type { StageEventsAnswer } from '@tailcam/protocol/stage-control';
 import { EndpointError } from '../media/sdp/endpoint-error';
 import { readWhepOffer, readWhipOffer } from '../media/sdp/offer-sdp';
 import type { SdpEndpoint } from '../media/sdp/sdp-session';
 import { NoFreePortError, type PeerNetwork } from '../media/transport/peer-network';
 import { Publisher, type PublisherKind } from '../media/publisher/publisher';
 import { Subscription } from '../media/viewer/subscription';
+import { StageMetrics } from './stage-metrics';
 import {
   AdmissionControl,
   AdmissionRefused,
@@ -42,6 +44,7 @@ import { WhepSession } from '../sessions/whep-session';
 import { AircraftStage, type ShownPublisher } from './aircraft-stage';
 import { CameraLinkHost } from './camera-link-host';
 import { CameraSleep } from './camera-sleep';
+import { aircraftNow, StageEventsRing } from './events-ring';
 import { StageFaults, type FaultTarget } from './stage-faults';
 import { StageHealthCheck, type StageHealth } from './stage-health';
 import { ConnectTimes, stageStats } from './stage-stats';
@@ -96,6 +99,8 @@ export class LocalStage {
   private readonly sessionSeats = new WeakMap<ViewerSession, Seat>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly connectTimes = new ConnectTimes();
+  /** The stage's figures for Prometheus (stage-metrics.ts): `GET /_control/metrics`. */
+  readonly metrics: StageMetrics;
   /** Players watching over WHEP, by session id. */
   private readonly whepSessions = new Map<string, WhepSession>();
   /** The WHIP endpoint: publishers (sdp-endpoint.ts). */
@@ -141,6 +146,10 @@ export class LocalStage {
   private readonly onAirListeners = new Set<() => void>();
   /** What the sessions may ask of the stage. */
   private readonly host: ViewerSessionHost;
+  /** Participant events for the API's feed (events-ring.ts, decision 0098). */
+  readonly events: StageEventsRing;
+  /** The publishers whose Published has been said. */
+  private readonly announced = new WeakSet<Publisher>();
   private closing = false;
   readonly log: StageLogger;
   /** What its peer connections announce, and on which ports. */
@@ -152,6 +161,7 @@ export class LocalStage {
     this.network = options.network;
     this.admission = new AdmissionControl(options.limits);
     this.generations = new TokenGenerations({ loaded: !options.awaitTokenGenerations });
+    this.events = new StageEventsRing({ run: this.generations.run });
     this.host = {
       admit: (session, token) => this.admit(session, token),
       publisherOf: (stageId, participantId) => {
@@ -161,6 +171,7 @@ export class LocalStage {
       subscriptionOpened: (subscription) => this.subscriptionOpened(subscription),
       subscriptionClosed: (subscription) => this.subscriptionClosed(subscription),
       sessionClosed: (session) => {
+        this.events.viewerLeft(session);
         this.sessions.delete(session);
         this.sessionSeats.get(session)?.release();
         this.watchersChanged();
@@ -192,6 +203,7 @@ export class LocalStage {
       isClosing: () => this.closing,
       camerasResting: () => this.camerasResting(),
     });
+    this.metrics = new StageMetrics({ stages: this.stages, subscriptions: this.subscriptions });
     this.faults = new StageFaults({
       stages: this.stages,
       subscriptions: this.subscriptions,
@@ -236,6 +248,12 @@ export class LocalStage {
     }
     const shown = this.stages.get(claims.topic)?.describeShown();
     const { iceServersFor } = this.options;
+    // Socket sessions are the players' (the stage's own workers come over WHEP).
+    this.events.viewerJoined(session, {
+      stageId: claims.topic,
+      participantId: claims.jti,
+      userId: claims.user_id,
+    });
     return {
       participantId: claims.jti,
       stageId: claims.topic,
@@ -311,7 +329,10 @@ export class LocalStage {
       onKeyFrameRequested: () => {
         if (publisher.kind === 'camera') this.cameraLink.send({ type: 'key-frame', stageId });
       },
-      onStateChange: (changed) => entry.publisherChanged(changed),
+      onStateChange: (changed) => {
+        entry.publisherChanged(changed);
+        this.publisherEvents(changed);
+      },
       log: this.log,
       connectTimeoutMs: this.admission.limits.connectTimeoutMs,
       network: this.network,
@@ -346,6 +367,7 @@ export class LocalStage {
     const { entry, claims } = await this.admitOverHttp(stageId, token, 'subscribe');
     // The recorder records what people watch: its offer never wakes a sleeping camera.
     const recorder = claims.user_id === RECORDER_USER_ID;
+    const person = !recorder && claims.user_id !== THUMBNAILS_USER_ID;
     const shown = entry.shown ?? (recorder ? undefined : await this.wakeCamera(entry));
     if (!shown)
       throw new EndpointError(503, `Nothing is on air on ${stageId} now; try again shortly`);
@@ -372,7 +394,7 @@ export class LocalStage {
       // The recorder is not a viewer: a synthetic camera still encodes only for people.
       demands: !recorder,
       // Neither of the stage's workers is a person: the recorder records a camera only for one.
-      person: !recorder && claims.user_id !== THUMBNAILS_USER_ID,
+      person,
       // The stage's own workers keep the camera's sharpest picture (their link is loopback).
       topLayer: recorder || claims.user_id === THUMBNAILS_USER_ID,
       // The recorder keeps the flight data with the frames (decision 0096): its token's user id,
@@ -381,6 +403,7 @@ export class LocalStage {
       inBandMessaging: recorder,
       onConnected: () => seat.markConnected(),
       onClosed: (closed) => {
+        this.events.viewerLeft(closed);
         this.whepSessions.delete(id);
         this.watchersChanged();
         seat.release();
@@ -402,6 +425,13 @@ export class LocalStage {
     }
     if (answer === undefined) {
       throw new EndpointError(503, `The publisher of ${stageId} left meanwhile; try again`);
+    }
+    if (person && subscription.isOpen) {
+      this.events.viewerJoined(subscription, {
+        stageId,
+        participantId: claims.jti,
+        userId: claims.user_id,
+      });
     }
     return { id: session.id, answer, userId: claims.user_id };
   }
@@ -455,6 +485,38 @@ export class LocalStage {
     }
     for (const listener of [...this.shownListeners]) listener(stageId);
     this.onAirChanged();
+  }
+
+  /** A publisher's Joined and Published once connected, its Unpublished and Left once closed. */
+  private publisherEvents(publisher: Publisher): void {
+    const who = {
+      stageId: publisher.stageId,
+      participantId: publisher.id,
+      userId: publisher.userId,
+    };
+    if (publisher.state === 'connected' && !this.announced.has(publisher)) {
+      this.announced.add(publisher);
+      this.events.published(who);
+    } else if (publisher.state === 'closed' && this.announced.has(publisher)) {
+      this.announced.delete(publisher);
+      this.events.unpublished(who);
+    }
+  }
+
+  /** `GET /_control/events` (decision 0098): the events after `after`, and each aircraft now. */
+  eventsAnswer(after: number): StageEventsAnswer {
+    return {
+      run: this.events.run,
+      first: this.events.first,
+      last: this.events.last,
+      events: this.events.after(after),
+      aircraft: Object.fromEntries(
+        [...this.stages.values()].map((stage) => [
+          stage.stageId,
+          aircraftNow(stage, this.events.viewerCount(stage.stageId)),
+        ]),
+      ),
+    };
   }
 
   private onAirChanged(): void {
@@ -573,6 +635,7 @@ export class LocalStage {
   private subscriptionClosed(subscription: Subscription): void {
     this.subscriptions.delete(subscription);
     this.connectTimes.subscriptionClosed(subscription);
+    this.metrics.subscriptionClosed(subscription);
   }
 
   /** Cheap (health is polled; stage-health.ts). */

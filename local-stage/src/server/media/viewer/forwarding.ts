@@ -81,8 +81,9 @@ export function absSendTime(nowMs: number): Buffer {
 export interface ForwardingCounts {
   packets: number;
   nacks: number;
-  /** Packets sent again for a NACK (as RTX or plain). */
+  /** Packets sent again for a NACK (as RTX or plain), and their payload bytes. */
   retransmitted: number;
+  retransmittedBytes: number;
   /** Packets sent again as RTX to probe the viewer's link (not asked for). */
   probePackets: number;
   /** NACKed packets already gone from the cache (or never sent). */
@@ -99,6 +100,7 @@ export class TrackForwarder {
     packets: 0,
     nacks: 0,
     retransmitted: 0,
+    retransmittedBytes: 0,
     probePackets: 0,
     notCached: 0,
     overBudget: 0,
@@ -281,6 +283,7 @@ export class TrackForwarder {
       // Sent now: a stale send time would read as a queue to the viewer's estimator.
       packet.header.extensions = this.stampedExtensions();
       this.counts.retransmitted += 1;
+      this.counts.retransmittedBytes += cached.payload.length;
       void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
     }
   }

@@ -581,6 +581,23 @@ export class Subscription implements FeedListener {
     };
   }
 
+  /** Times the viewer's video moved to another layer (at the new layer's key frame). */
+  get layerSwitches(): number {
+    return this.layerSwitch.switches;
+  }
+
+  /** Of the publisher's layers, highest first, the place (1 the highest) of the one forwarded. */
+  get forwardedLayerRank(): number | undefined {
+    const forwarding = this.layerSwitch.forwarding;
+    if (forwarding === undefined) return undefined;
+    const now = performance.now();
+    let rank = 1;
+    for (const layer of this.publisher.layers.all) {
+      if (layer !== forwarding && isHigher(layer, forwarding, now)) rank += 1;
+    }
+    return rank;
+  }
+
   /** What the video forwarding did (NACKs answered, packets sent again), for stats and tests. */
   get videoForwarding(): ForwardingCounts | undefined {
     return this.videoForwarder?.counts;
