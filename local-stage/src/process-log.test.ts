@@ -28,7 +28,7 @@ const processes = [
 ];
 
 /** Runs `command` until it exits, LOG_FORMAT unset; what it wrote to standard output. */
-function output(command: string, args: string[], env: Record<string, string>): Promise<string> {
+function output(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const processEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
   delete processEnv.LOG_FORMAT;
   const child = spawn(command, args, {
