@@ -38,6 +38,12 @@ import {
 import type { Env } from './env';
 import type { LoginLimitSettings } from './http/rate-limit';
 import { ivsSdkFile, localStageSdkFile, webDistDir } from './paths';
+import {
+  checkMetricsVariables,
+  metricsSettings,
+  metricsVariables,
+  type MetricsSettings,
+} from './metrics/metrics-config';
 
 /**
  * Signalling sockets one address holds by default: an office of 50 viewers behind one NAT
@@ -144,6 +150,7 @@ export const variables = {
   RECORDING_DOWNLOADS_PER_ACCOUNT: integer(1, 1, 1_000),
   RECORDING_DOWNLOADS_MAX: integer(2, 1, 1_000),
   RECORDINGS_LIST_PER_MINUTE: integer(60, 1, 1_000_000),
+  ...metricsVariables,
   TURN_SECRET: turnVariables.TURN_SECRET,
   TURN_CREDENTIAL_MINUTES: turnVariables.TURN_CREDENTIAL_MINUTES,
   TRUST_PROXY: trustProxy,
@@ -198,6 +205,7 @@ function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
     );
   }
   checkTurnVariables(env, parsed, problem);
+  checkMetricsVariables(env, parsed, problem);
   if (
     parsed('TURN_URLS') &&
     parsed('TURN_SECRET') &&
@@ -286,6 +294,8 @@ export interface Config {
    * without TURN_URLS, and unused with IVS, which gives its own.
    */
   turn: TurnSettings | undefined;
+  /** The Prometheus endpoint (decision 0097): METRICS_HOST, METRICS_PORT, METRICS_TOKEN. */
+  metrics: MetricsSettings;
 }
 
 export const fromRoot = (repoRoot: string, path: string) =>
@@ -359,6 +369,7 @@ function configSchema(repoRoot: string) {
       whepRateLimitPerMinute: env.WHEP_RATE_LIMIT_PER_MINUTE,
       trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,
       turn: turnSettings(env),
+      metrics: metricsSettings(env),
     }));
 }
 
