@@ -61,21 +61,24 @@ describe('the stage log', () => {
     ]);
   });
 
-  it('never writes a token, a secret or an Authorization header', () => {
-    const { log, written } = capture({ format: 'json' });
-    log.info(
-      {
-        token: 'participant-token-value',
-        secret: 'hush',
-        session: { token: 'another-token', authorization: 'Bearer abc' },
-        req: { headers: { authorization: 'Bearer def' } },
-      },
-      'joined',
-    );
-    const text = written.join('\n');
-    for (const value of ['participant-token-value', 'hush', 'another-token', 'Bearer']) {
-      expect(text).not.toContain(value);
-    }
-    expect(text).toContain('"token":"[redacted]"');
-  });
+  it.each(['json', 'pretty'] as const)(
+    'never writes a token, a secret or an Authorization header (LOG_FORMAT=%s)',
+    (format) => {
+      const { log, written } = capture({ format });
+      log.info(
+        {
+          token: 'participant-token-value',
+          secret: 'hush',
+          session: { token: 'another-token', authorization: 'Bearer abc' },
+          req: { headers: { authorization: 'Bearer def' } },
+        },
+        'joined',
+      );
+      const text = written.join('\n');
+      for (const value of ['participant-token-value', 'hush', 'another-token', 'Bearer']) {
+        expect(text).not.toContain(value);
+      }
+      expect(text).toContain('"token":"[redacted]"');
+    },
+  );
 });
