@@ -1,7 +1,7 @@
 // How a person at a terminal reads the logs of every Tailcam process: pino's JSON lines through
 // pino-pretty with one set of options, one line a record. Plain JavaScript so that
 // scripts/start.mjs (plain Node), which prints its children's lines, the API's logger and the
-// local stage's processes' logger share one look.
+// local stage's processes' logger share one look (docs/decisions/0100-one-log-look.md).
 import { prettyFactory } from 'pino-pretty';
 
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
