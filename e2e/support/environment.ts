@@ -6,6 +6,8 @@ import { ROOT } from '@tailcam/harness/product';
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 18080);
 export const E2E_STAGE_PORT = Number(process.env.E2E_STAGE_PORT ?? E2E_PORT + 11);
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
+/** The shared product's metrics endpoint (METRICS_PORT), which e2e/prometheus.spec.ts scrapes. */
+export const E2E_METRICS_PORT = Number(process.env.E2E_METRICS_PORT ?? E2E_PORT + 12);
 /** The local stage's own port: fault controls and stats live there, never behind the API. */
 export const E2E_STAGE_URL = `http://127.0.0.1:${E2E_STAGE_PORT}`;
 

@@ -4,7 +4,14 @@
  */
 import { join } from 'node:path';
 import { Product } from '@tailcam/harness/product';
-import { artifactsDir, E2E_PASSWORD, E2E_PORT, E2E_STAGE_PORT, E2E_USERNAME } from './environment';
+import {
+  artifactsDir,
+  E2E_METRICS_PORT,
+  E2E_PASSWORD,
+  E2E_PORT,
+  E2E_STAGE_PORT,
+  E2E_USERNAME,
+} from './environment';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const viewer = { username: E2E_USERNAME, password: E2E_PASSWORD };
@@ -12,6 +19,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     name: 'e2e',
     port: E2E_PORT,
     stagePort: E2E_STAGE_PORT,
+    metricsPort: E2E_METRICS_PORT,
     logFile: join(artifactsDir(), `product-${E2E_PORT}.log`),
   });
   try {

@@ -39,6 +39,8 @@ export interface ProductOptions {
   port: number;
   /** The local stage's own port (local mode). */
   stagePort?: number;
+  /** The metrics endpoint's port (METRICS_PORT); unset: one the system picks, so instances never collide. */
+  metricsPort?: number;
   /** Where the product's output goes: written afresh by the first start, appended to after. */
   logFile: string;
   /** PostgreSQL instead of the embedded database. */
@@ -143,6 +145,7 @@ export class Product {
       // The bench asks one account for thousands of participant tokens a second; the specs and
       // the soak sign in one viewer for many joins. A spec that tests the limit sets its own.
       TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+      METRICS_PORT: String(this.options.metricsPort ?? 0),
     });
     if (this.mode === 'local') {
       Object.assign(env, {

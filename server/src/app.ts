@@ -40,6 +40,7 @@ import {
 import { zodSerializerCompiler, zodValidatorCompiler } from './http/zod-schema';
 import type { StageProvider } from './providers/stage-provider';
 import { registerHealthRoutes } from './routes/health';
+import type { ApiMetrics } from './metrics/api-metrics';
 import { registerLoginRoute } from './routes/login';
 import { registerParticipantTokenRoute } from './routes/participant-token';
 import type { IvsRecordings } from './recordings/ivs-recordings';
@@ -90,6 +91,8 @@ export interface AppDeps {
    * feed writes; tests pass an `OperationsStateStore` they write themselves.
    */
   operations?: OperationsState;
+  /** Counts the answers for the metrics endpoint (decision 0097); none: not counted (tests). */
+  metrics?: ApiMetrics;
   /** Signs and verifies login tokens. */
   authSecret: Uint8Array;
   rateLimitStore?: RateLimitStore;
@@ -186,6 +189,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler(handleError);
+  deps.metrics?.register(app);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '';

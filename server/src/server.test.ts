@@ -24,7 +24,14 @@ function start(env: Record<string, string>): {
 } {
   let output = '';
   const child = fork(bundledServer.file, [], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout?.on('data', (chunk) => (output += chunk));

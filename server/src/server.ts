@@ -21,13 +21,16 @@ import type { UserStore } from './db/user-store';
 import { announceDemoViewer, ensureDemoViewer } from './demo-viewer';
 import { exportAwsVariables, readEnv } from './env';
 import { createLogger } from './logger';
+import { ApiMetrics } from './metrics/api-metrics';
+import { startMetricsServer, type RunningMetricsServer } from './metrics/metrics-server';
 import { OperationsStateStore } from './operations/operations-state';
+import { startStageEvents, type StageEvents } from './operations/stage-events';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
 import { createLocalStageProvider } from './providers/local-provider';
 import { stageAccountHooks, type StageProvider } from './providers/stage-provider';
 import { TokenGenerationSync } from './providers/token-generation-sync';
-import { loadAuthSecret, loadStageTokenSecret } from './secrets';
+import { loadAuthSecret, loadEventWebhookSecret, loadStageTokenSecret } from './secrets';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** `npm start` (scripts/start.mjs) restarts an API that exits otherwise, but not this one. */
@@ -117,8 +120,13 @@ async function main(): Promise<void> {
   }
   const stageProvider = await createStageProvider(config);
   const operations = new OperationsStateStore(STREAM_IDS);
+  const metrics = new ApiMetrics({
+    aircraft: STREAM_IDS,
+    recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
+  });
   const app = await buildApp(config, {
     store,
+    metrics,
     stageProvider,
     operations,
     thumbnails: createThumbnailSource(config),
@@ -169,6 +177,8 @@ async function main(): Promise<void> {
     }
   }
 
+  let metricsServer: RunningMetricsServer | undefined;
+  let stageEvents: StageEvents | undefined;
   let closingSince: number | undefined;
   const shutdown = async (signal: string) => {
     if (closingSince !== undefined) {
@@ -187,6 +197,8 @@ async function main(): Promise<void> {
     timer.unref();
     try {
       await generationSync?.close();
+      await stageEvents?.close();
+      await metricsServer?.close();
       await app.close();
       await adminSocket?.close();
       await rateLimitClient?.close();
@@ -210,7 +222,39 @@ async function main(): Promise<void> {
     await store.close();
     fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
+  try {
+    metricsServer = await startMetricsServer({
+      settings: config.metrics,
+      api: metrics,
+      stage:
+        config.stageProvider === 'local'
+          ? { url: config.localStage.url, secret: await loadStageTokenSecret(config) }
+          : undefined,
+    });
+    logger.info({ url: metricsServer.url }, 'metrics listening');
+  } catch (error) {
+    logger.fatal({ err: error }, 'cannot listen for the metrics');
+    await app.close();
+    await adminSocket?.close();
+    await rateLimitClient?.close();
+    await store.close();
+    fail(
+      `Cannot listen for the metrics on ${config.metrics.host}:${config.metrics.port} (METRICS_HOST, METRICS_PORT): ${(error as Error).message}`,
+    );
+  }
   generationSync?.start();
+  // The stage's participant events: the operator's page and the webhooks (decision 0098).
+  stageEvents =
+    config.stageProvider === 'local'
+      ? await startStageEvents({
+          config,
+          aircraft: STREAM_IDS,
+          stage: { url: config.localStage.url, secret: await loadStageTokenSecret(config) },
+          webhookSecret: await loadEventWebhookSecret(config),
+          operations,
+          log: logger,
+        })
+      : undefined;
   const url = listeningUrl(config, app.server.address());
   logger.info(
     { url, stageProvider: config.stageProvider, rateLimitStore: config.rateLimitStore },

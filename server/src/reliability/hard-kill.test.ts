@@ -52,7 +52,7 @@ interface Running {
 
 async function startServer(env: NodeJS.ProcessEnv): Promise<Running> {
   const child = fork(server.file, [], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...env },
+    env: { ...process.env, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
