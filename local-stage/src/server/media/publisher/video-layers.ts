@@ -16,6 +16,8 @@ import { RateWindow } from './rate-window';
 
 /** A layer with no packet for this long has stopped (its encoder paused it, or is gone). */
 export const LAYER_SILENT_MS = 500;
+/** How long a first choice waits for a publisher's other layers once one began to come. */
+export const LAYERS_STARTING_MS = 500;
 export const VIDEO_CLOCK_RATE = 90_000;
 
 /** What a layer is, for the stats and for choosing one. */
@@ -42,6 +44,8 @@ export class VideoLayer {
   keyFramesSeen = 0;
   /** When its last packet came (performance.now), if one has. */
   lastPacketAt: number | undefined;
+  /** When its packets began to come, after none or a silence of `LAYER_SILENT_MS`. */
+  arrivingSince: number | undefined;
   /** Its capture clock, from the publisher's sender reports for its SSRC. */
   readonly clock = new CaptureClock(VIDEO_CLOCK_RATE);
   /** Key frame requests to this layer's SSRC, coalesced and rate-limited. */
@@ -70,6 +74,7 @@ export class VideoLayer {
     const { payload, header } = packet;
     this.packets += 1;
     this.ssrc = header.ssrc;
+    if (!this.arriving(now)) this.arrivingSince = now;
     this.lastPacketAt = now;
     const newFrame = header.timestamp !== this.lastTimestamp;
     if (newFrame) this.frameIsKey = false;
@@ -166,6 +171,22 @@ export class VideoLayers {
    */
   get best(): VideoLayer | undefined {
     return this.all.length === 1 ? this.all[0] : this.bestValue;
+  }
+
+  /**
+   * Whether the layers are starting: the ones arriving all began under `LAYERS_STARTING_MS` ago
+   * and another has yet to come. A camera waking sends its lowest layer's key frame first and
+   * the highest 100 ms later: a viewer opened on the lowest then moved at once (in the network
+   * lab, on 2,000 kbit/s) stayed at 160x90 for its 25 s while the stage sent it 640x360.
+   */
+  starting(now: number): boolean {
+    let arriving = 0;
+    for (const layer of this.all) {
+      if (!layer.arriving(now)) continue;
+      if (now - (layer.arrivingSince ?? now) >= LAYERS_STARTING_MS) return false;
+      arriving += 1;
+    }
+    return arriving > 0 && arriving < this.all.length;
   }
 
   /** Chooses the best layer again (at each packet: a handful of layers, no allocation). */

@@ -307,6 +307,8 @@ export class LayerChoice {
       this.overSince = undefined;
       this.roomSince = undefined;
       this.probe = undefined;
+      // A first choice waits out a publisher's start for its highest layer, not its first.
+      if (!preferred && this.chosen === undefined && layers.starting(now)) return undefined;
       return preferred ?? layers.best;
     }
     const arriving = arrivingLayers(layers, now);

@@ -44,7 +44,12 @@ import {
   type ForwardingCounts,
 } from './forwarding';
 import { LayerReports } from './layer-reports';
-import { arrivingLayers, isHigher, type VideoLayer } from '../publisher/video-layers';
+import {
+  arrivingLayers,
+  isHigher,
+  type VideoLayer,
+  type VideoLayers,
+} from '../publisher/video-layers';
 import { LayerSwitch } from './layer-switch';
 import { ViewerAdaptation } from './viewer-adaptation';
 import type { FeedListener, Publisher, VideoDelivery } from '../publisher/publisher';
@@ -226,7 +231,7 @@ export class Subscription implements FeedListener {
       target: () =>
         this.preferredLayer() ??
         (topLayer
-          ? arrivingLayers(this.publisher.layers, performance.now())[0]
+          ? topArriving(this.publisher.layers, performance.now())
           : this.adaptation.target()),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
     });
@@ -750,3 +755,8 @@ const viewerPeerConfig = (publisher: Publisher) => ({
   iceServers: [],
   bundlePolicy: 'max-bundle' as const,
 });
+
+/** The highest layer arriving, once the publisher's start is over (`VideoLayers.starting`). */
+function topArriving(layers: VideoLayers, now: number): VideoLayer | undefined {
+  return layers.starting(now) ? undefined : arrivingLayers(layers, now)[0];
+}
