@@ -44,6 +44,12 @@ import {
   metricsVariables,
   type MetricsSettings,
 } from './metrics/metrics-config';
+import {
+  checkEventsVariables,
+  eventsSettings,
+  eventsVariables,
+  type EventsSettings,
+} from './operations/events-config';
 
 /**
  * Signalling sockets one address holds by default: an office of 50 viewers behind one NAT
@@ -151,6 +157,7 @@ export const variables = {
   RECORDING_DOWNLOADS_MAX: integer(2, 1, 1_000),
   RECORDINGS_LIST_PER_MINUTE: integer(60, 1, 1_000_000),
   ...metricsVariables,
+  ...eventsVariables,
   TURN_SECRET: turnVariables.TURN_SECRET,
   TURN_CREDENTIAL_MINUTES: turnVariables.TURN_CREDENTIAL_MINUTES,
   TRUST_PROXY: trustProxy,
@@ -206,6 +213,7 @@ function crossCheck(env: Variables, ctx: z.RefinementCtx<Variables>): void {
   }
   checkTurnVariables(env, parsed, problem);
   checkMetricsVariables(env, parsed, problem);
+  checkEventsVariables(env, parsed, problem);
   if (
     parsed('TURN_URLS') &&
     parsed('TURN_SECRET') &&
@@ -296,6 +304,8 @@ export interface Config {
   turn: TurnSettings | undefined;
   /** The Prometheus endpoint (decision 0097): METRICS_HOST, METRICS_PORT, METRICS_TOKEN. */
   metrics: MetricsSettings;
+  /** Webhooks and the off-air grace (decision 0098): EVENT_WEBHOOK_*, OFF_AIR_GRACE_SECONDS. */
+  events: EventsSettings;
 }
 
 export const fromRoot = (repoRoot: string, path: string) =>
@@ -370,6 +380,7 @@ function configSchema(repoRoot: string) {
       trickleRateLimitPerMinute: env.TRICKLE_RATE_LIMIT_PER_MINUTE,
       turn: turnSettings(env),
       metrics: metricsSettings(env),
+      events: eventsSettings(env),
     }));
 }
 

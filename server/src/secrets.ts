@@ -20,3 +20,15 @@ export async function loadStageTokenSecret(
   }
   return loadOrCreateSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
 }
+
+export const EVENT_WEBHOOK_SECRET_FILE = 'event-webhook-secret';
+
+/** Signs the event webhooks (decision 0098): configured, or generated once into DATA_DIR. */
+export async function loadEventWebhookSecret(
+  config: Pick<Config, 'dataDir' | 'events'>,
+): Promise<Uint8Array> {
+  if (config.events.webhookSecret !== undefined) {
+    return new TextEncoder().encode(config.events.webhookSecret);
+  }
+  return loadOrCreateSecret(join(config.dataDir, EVENT_WEBHOOK_SECRET_FILE));
+}
