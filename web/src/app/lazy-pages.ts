@@ -22,6 +22,10 @@ export const watchAllPage = lazyPage(() =>
   import('./routes/watch-all').then((module) => module.WatchAllRoute),
 );
 
+export const operationsPage = lazyPage(() =>
+  import('./routes/operations').then((module) => module.OperationsRoute),
+);
+
 export const recordingsPage = lazyPage(() =>
   import('./routes/recordings').then((module) => module.RecordingsRoute),
 );

@@ -5,7 +5,7 @@ import { HomeRoute } from './routes/home';
 import { PlayerRoute } from './routes/player';
 import { ProtectedLayout } from './routes/protected-layout';
 import { SignInRoute } from './routes/sign-in';
-import { recordingsPage, watchAllPage } from './lazy-pages';
+import { operationsPage, recordingsPage, watchAllPage } from './lazy-pages';
 
 /**
  * The route table of docs/product.md#routes. Declarative mode: the app loads no data through the
@@ -23,6 +23,7 @@ export function AppRoutes() {
           <Route path={paths.player.path} element={<PlayerRoute />} />
           <Route path={paths.watchAll.path} element={<watchAllPage.Page />} />
           <Route path={paths.recordings.path} element={<recordingsPage.Page />} />
+          <Route path={paths.operations.path} element={<operationsPage.Page />} />
           {/* `/player/` without a stream id: the player needs one (docs/product.md#routes). */}
           <Route path="/player" element={<Navigate to={paths.home.href()} replace />} />
         </Route>

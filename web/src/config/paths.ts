@@ -22,6 +22,11 @@ export const paths = {
     path: '/recordings/:stageId?',
     href: () => '/recordings',
   },
+  /** The operator's page: every aircraft's on-air state and the last events, live. */
+  operations: {
+    path: '/operations',
+    href: () => '/operations',
+  },
   player: {
     path: '/player/:streamId',
     href: (streamId: string) => `/player/${encodeURIComponent(streamId)}`,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fillText, uiText } from './ui-text';
 import { flightText } from './ui-text-flight';
+import { operationsText } from './ui-text-operations';
 import { recordingsText } from './ui-text-recordings';
 import { rewindText } from './ui-text-rewind';
 import { shortcutsText } from './ui-text-shortcuts';
@@ -37,6 +38,7 @@ describe('the strings of the UI', () => {
     ...allTexts(rewindText, 'rewind'),
     ...allTexts(shortcutsText, 'shortcutsHelp'),
     ...allTexts(flightText, 'flight'),
+    ...allTexts(operationsText, 'operations'),
   ];
 
   it('are all found, whatever the nesting', () => {

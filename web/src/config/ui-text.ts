@@ -21,6 +21,7 @@ export const uiText = {
   header: {
     logo: 'Tailcam',
     homeLink: 'Tailcam home',
+    operations: 'Operations',
     logout: 'Logout',
   },
   pages: {

@@ -85,6 +85,7 @@ describe('stream selection page', () => {
     );
     const { user } = renderApp('/home');
     await user.tab(); // header logo
+    await user.tab(); // 'Operations'
     await user.tab(); // logout
     await user.tab(); // 'Recordings'
     await user.tab(); // 'Watch all'
@@ -157,8 +158,8 @@ describe('opening a stream from the grid', () => {
 
   it("joins the card the keyboard's focus is on, leaves it when the focus moves on, and Enter plays that join", async () => {
     const { sdk, user } = renderHomeWithStageSdk();
-    // The logo, 'Log out', 'Recordings', 'Watch all', the first card.
-    for (let tab = 0; tab < 5; tab += 1) await user.tab();
+    // The logo, 'Operations', 'Log out', 'Recordings', 'Watch all', the first card.
+    for (let tab = 0; tab < 6; tab += 1) await user.tab();
     // 'Watch all' joined the three streams, its blur left them, and the card joined its own.
     await waitFor(() => expect(sdk.stages).toHaveLength(4));
     expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1, 0]);

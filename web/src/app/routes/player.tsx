@@ -19,6 +19,12 @@ const PlayerFlightData = lazy(() =>
   import('./flight-data').then((module) => ({ default: module.PlayerFlightData })),
 );
 
+// Since when the aircraft is off air, under 'Waiting for video' (docs/product.md#when-there-is-no-picture):
+// in the Operations page's chunk, fetched only when that notice shows.
+const OffAirSince = lazy(() =>
+  import('./operations').then((module) => ({ default: module.OffAirSince })),
+);
+
 export function PlayerRoute() {
   const { streamId } = useParams();
   useDocumentTitle(
@@ -46,6 +52,7 @@ export function PlayerRoute() {
         streamId={streamId}
         Rewind={LiveRewind}
         FlightData={PlayerFlightData}
+        OffAirSince={OffAirSince}
       />
     </div>
   );

@@ -6,6 +6,7 @@ import { PageLoadError } from '@/components/layout/page-load-error';
 import { PageLoading } from '@/components/layout/page-loading';
 import { paths } from '@/config/paths';
 import { clearAuthToken, hasAuthToken } from '@/lib/auth-token';
+import { operationsPage } from '@/app/lazy-pages';
 
 /** Protected routes: only a stored token's presence is checked (docs/product.md#route-guard). */
 export function ProtectedLayout() {
@@ -30,7 +31,11 @@ export function ProtectedLayout() {
 
   return (
     <div className="flex min-h-screen flex-col">
-      <AppHeader homeHref={paths.home.href()} onLogout={handleLogout} />
+      <AppHeader
+        homeHref={paths.home.href()}
+        operations={{ href: paths.operations.href(), preload: operationsPage.preload }}
+        onLogout={handleLogout}
+      />
       <main
         ref={mainRef}
         tabIndex={-1}

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { fillText, uiText } from '@/config/ui-text';
 import type { LiveVideoView } from '../hooks/use-live-video';
 import { AutoplayBlockedNotice, VideoPausedNotice, connectionOverlay } from './player-overlays';
@@ -11,6 +12,8 @@ interface LiveVideoProps {
    * button of its own above the link, and its click plays the video.
    */
   controls: boolean;
+  /** Under 'Waiting for video', mounted while it shows: since when the aircraft is off air. */
+  waitingDetail?: ReactNode;
 }
 
 /**
@@ -19,10 +22,10 @@ interface LiveVideoProps {
  * slow link (its last picture stays, docs/product.md#player). The player and a
  * Watch all tile show the same; place it in a `relative` box.
  */
-export function LiveVideo({ streamId, live, controls }: LiveVideoProps) {
+export function LiveVideo({ streamId, live, controls, waitingDetail }: LiveVideoProps) {
   const { state, videoRef, autoplayBlocked, resumePlayback, retry, layers } = live;
   // Overlays sit above whatever the box stacks on the video (a tile's stretched link).
-  const overlay = connectionOverlay(state, streamId, retry);
+  const overlay = connectionOverlay(state, streamId, retry, waitingDetail);
   const playing = state.status === 'connected' && !state.waitingForVideo;
 
   return (

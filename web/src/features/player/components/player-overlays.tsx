@@ -72,8 +72,17 @@ export function ReconnectingOverlay({ message }: { message: string }) {
   );
 }
 
-/** Connected, but no picture (docs/product.md#when-there-is-no-picture): a status, not an error. */
-export function WaitingForVideoOverlay({ streamId }: { streamId: string }) {
+/**
+ * Connected, but no picture (docs/product.md#when-there-is-no-picture): a status, not an error.
+ * `detail`: what the app adds under the note (since when the aircraft is off air).
+ */
+export function WaitingForVideoOverlay({
+  streamId,
+  detail,
+}: {
+  streamId: string;
+  detail?: ReactNode;
+}) {
   return (
     <Overlay role="status">
       <VideoOff aria-hidden="true" className="size-10 text-slate-400" />
@@ -81,6 +90,7 @@ export function WaitingForVideoOverlay({ streamId }: { streamId: string }) {
         {fillText(uiText.player.waitingForVideo, { streamId })}
       </p>
       <p className="max-w-sm text-sm text-slate-400">{uiText.player.waitingForVideoNote}</p>
+      {detail}
     </Overlay>
   );
 }
@@ -152,6 +162,7 @@ export function connectionOverlay(
   state: PlayerState,
   streamId: string,
   onRetry: () => void,
+  waitingDetail?: ReactNode,
 ): ReactNode | undefined {
   switch (state.status) {
     case 'loading':
@@ -161,6 +172,8 @@ export function connectionOverlay(
     case 'error':
       return <ErrorOverlay message={state.message} onRetry={onRetry} />;
     case 'connected':
-      return state.waitingForVideo ? <WaitingForVideoOverlay streamId={streamId} /> : undefined;
+      return state.waitingForVideo ? (
+        <WaitingForVideoOverlay streamId={streamId} detail={waitingDetail} />
+      ) : undefined;
   }
 }

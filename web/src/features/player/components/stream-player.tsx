@@ -71,6 +71,11 @@ interface StreamPlayerProps {
   Rewind?: ComponentType<RewindSlot> | undefined;
   /** Over the video once its first picture is there (a lazy component, like `Rewind`). */
   FlightData?: ComponentType<FlightDataSlot> | undefined;
+  /**
+   * Under 'Waiting for video', mounted each time it shows (a lazy component): since when the
+   * aircraft is off air.
+   */
+  OffAirSince?: ComponentType<{ streamId: string }> | undefined;
 }
 
 const controlButton =
@@ -80,7 +85,7 @@ const controlButton =
  * The live video of one stream with its connection overlays, the live stats, the connection
  * quality and the keyboard (docs/product.md#player). Mount with `key={streamId}`.
  */
-export function StreamPlayer({ streamId, Rewind, FlightData }: StreamPlayerProps) {
+export function StreamPlayer({ streamId, Rewind, FlightData, OffAirSince }: StreamPlayerProps) {
   const boxRef = useRef<HTMLDivElement>(null);
   const [videoBox, setVideoBox] = useState<HTMLDivElement | null>(null);
   const [controls, setControls] = useState<HTMLDivElement | null>(null);
@@ -139,7 +144,20 @@ export function StreamPlayer({ streamId, Rewind, FlightData }: StreamPlayerProps
         data-stats={statsOpen || undefined}
         className="relative aspect-video max-h-[calc(100vh-10rem)] w-full overflow-hidden rounded-xl bg-black data-overlay:min-h-72 shadow-2xl ring-1 shadow-black/40 ring-slate-800 sm:data-stats:min-h-72 [:fullscreen>&]:h-full [:fullscreen>&]:max-h-none [:fullscreen>&]:rounded-none"
       >
-        <LiveVideo streamId={streamId} live={live} controls />
+        <LiveVideo
+          streamId={streamId}
+          live={live}
+          controls
+          waitingDetail={
+            OffAirSince && (
+              <ErrorBoundary fallback={null}>
+                <Suspense fallback={null}>
+                  <OffAirSince streamId={streamId} />
+                </Suspense>
+              </ErrorBoundary>
+            )
+          }
+        />
       </div>
       <div
         ref={setControls}
