@@ -37,6 +37,7 @@ import { runJoinFirefox } from './parts/join-firefox';
 import { runKeyFrames } from './parts/keyframes';
 import { runRecording } from './parts/recording';
 import { runLoss } from './parts/loss';
+import { runMetrics } from './parts/metrics';
 import { runPlayer } from './parts/player';
 import { runPublish } from './parts/publish';
 import { runReconnect } from './parts/reconnect';
@@ -63,14 +64,15 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   recording: runRecording,
   rewind: runRewind,
   flight: runFlight,
+  metrics: runMetrics,
 };
 /**
  * Run only when asked for (`--only=…`): janus installs Janus and takes minutes (or `--peer=janus`);
  * rewind records for a minute, presses a dozen times and starts a second instance (~4 minutes);
  * join-firefox times the click in Firefox (harness/src/firefox.ts); flight watches the flight data
- * (~1 minute).
+ * (~1 minute); metrics opens 100 receive-only viewers to time the scrapes (~1 minute).
  */
-const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight']);
+const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight', 'metrics']);
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
 function benchArgs(argv: string[]): {
@@ -219,6 +221,8 @@ const product = new Product({
   name: 'bench',
   port: apiPort,
   stagePort: Number(process.env.BENCH_STAGE_PORT ?? 29091),
+  // The metrics part scrapes it (bench/parts/metrics.ts).
+  metricsPort: Number(process.env.BENCH_METRICS_PORT ?? 29092),
   logFile: join(tmpdir(), `tailcam-bench-${apiPort}.log`),
   // The receive-only viewers (the Janus comparison, key frames): up to 100 sessions of the bench's
   // one account, on a page of the bench's own origin (bench/lib/peer-sessions.ts); the stage's
@@ -228,7 +232,7 @@ const product = new Product({
     // for it; the harness's default, never, is for tests). CAMERA_SLEEP_AFTER_MS=0 in the bench's
     // environment measures cameras that never sleep.
     CAMERA_SLEEP_AFTER_MS: process.env.CAMERA_SLEEP_AFTER_MS ?? String(CAMERA_SLEEP_AFTER_MS),
-    ...(options.peer === 'janus' || only.includes('keyframes')
+    ...(options.peer === 'janus' || only.includes('keyframes') || only.includes('metrics')
       ? {
           STAGE_SESSIONS_PER_USER: '200',
           STAGE_MAX_SESSIONS: '200',
