@@ -20,8 +20,11 @@ export const eventsVariables = {
       .string()
       .transform((text, ctx) => {
         const urls: string[] = [];
-        for (const item of text.split(',').map((each) => each.trim())) {
-          if (item === '') continue;
+        const items = text
+          .split(',')
+          .map((each) => each.trim())
+          .filter((each) => each !== '');
+        for (const [index, item] of items.entries()) {
           let url: URL | undefined;
           try {
             url = new URL(item);
@@ -32,12 +35,12 @@ export const eventsVariables = {
             // The item itself is not repeated: a URL may carry a consumer's token.
             ctx.addIssue({
               code: 'custom',
-              message: `item ${urls.length + 1} is not an http(s) URL`,
+              message: `item ${index + 1} is not an http(s) URL`,
             });
           } else if (url.username !== '' || url.password !== '') {
             ctx.addIssue({
               code: 'custom',
-              message: `item ${urls.length + 1} carries a user name or password: put a token in its path or query instead`,
+              message: `item ${index + 1} carries a user name or password: put a token in its path or query instead`,
             });
           } else {
             urls.push(url.href);
