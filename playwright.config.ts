@@ -12,6 +12,7 @@ const OWN_INSTANCE_SPECS = [
   '**/lab-*.spec.ts',
   '**/rewind.spec.ts',
   '**/screens.spec.ts',
+  '**/operations.spec.ts',
 ];
 
 /**

@@ -24,9 +24,9 @@ const BUTTON =
  */
 export function OperationsRoute() {
   useDocumentTitle(operationsText.documentTitle);
-  const { snapshot, status, announcement, retry } = useOperations();
-  // "for 3 min" counts on between answers; no request for it.
-  const nowMs = useNow(15_000);
+  const { snapshot, receivedAtMs, status, announcement, retry } = useOperations();
+  // "for 3 min" counts on between answers (no request for it), and from each answer's arrival.
+  const nowMs = Math.max(useNow(15_000), receivedAtMs);
 
   const retryButton = (
     <button type="button" onClick={retry} className={BUTTON}>

@@ -4,18 +4,18 @@ import { operationsText } from '@/config/ui-text-operations';
 import type { AircraftOperations } from '../api/operations';
 import { formatBitrate, formatDuration, formatLocalTime } from '../lib/format';
 
-const CELL = 'px-2 py-3 sm:px-4';
+const CELL = 'px-1.5 py-3 sm:px-4';
 
 /** On air or off, in words and an icon of its own: never by colour alone. */
 function StateBadge({ onAir }: { onAir: boolean }) {
   return onAir ? (
-    <span className="inline-flex items-center gap-1.5 rounded-full bg-emerald-500/15 px-2 py-0.5 font-medium text-emerald-300 ring-1 ring-emerald-500/40">
-      <Activity aria-hidden="true" className="size-3.5 shrink-0" />
+    <span className="inline-flex items-center gap-1.5 rounded-full bg-emerald-500/15 whitespace-nowrap px-2 py-0.5 font-medium text-emerald-300 ring-1 ring-emerald-500/40">
+      <Activity aria-hidden="true" className="hidden size-3.5 shrink-0 sm:block" />
       {operationsText.onAir}
     </span>
   ) : (
-    <span className="inline-flex items-center gap-1.5 rounded-full bg-slate-800 px-2 py-0.5 font-medium text-slate-300 ring-1 ring-slate-600 ring-dashed">
-      <VideoOff aria-hidden="true" className="size-3.5 shrink-0" />
+    <span className="inline-flex items-center gap-1.5 rounded-full bg-slate-800 whitespace-nowrap px-2 py-0.5 font-medium text-slate-300 ring-1 ring-slate-600 ring-dashed">
+      <VideoOff aria-hidden="true" className="hidden size-3.5 shrink-0 sm:block" />
       {operationsText.offAir}
     </span>
   );
@@ -41,11 +41,11 @@ export function AircraftTable({
       <table className="w-full text-left text-sm text-slate-200">
         <caption
           id="operations-aircraft-caption"
-          className="px-2 pt-3 pb-1 text-left text-base font-semibold text-white sm:px-4"
+          className="px-1.5 pt-3 pb-1 text-left text-base font-semibold text-white sm:px-4"
         >
           {operationsText.aircraftCaption}
         </caption>
-        <thead className="border-b border-slate-800 text-xs tracking-wide text-slate-400 uppercase">
+        <thead className="border-b border-slate-800 text-xs text-slate-400 sm:tracking-wide sm:uppercase">
           <tr>
             <th scope="col" className={CELL}>
               {columns.aircraft}

@@ -7,6 +7,8 @@ import { OperationsFeed, type FeedStatus } from '../lib/operations-feed';
 export interface OperationsView {
   /** The newest answer; undefined until the first. */
   snapshot: OperationsSnapshot | undefined;
+  /** When it came (ms, the page's clock): durations are counted from no earlier than this. */
+  receivedAtMs: number;
   status: FeedStatus | undefined;
   /** What the page's polite live region says: an aircraft going on or off air, nothing else. */
   announcement: { text: string; id: number };
@@ -31,7 +33,7 @@ export function stateChanges(
 
 /** The operations feed while the page is open (docs/product.md#operations). */
 export function useOperations(): OperationsView {
-  const [snapshot, setSnapshot] = useState<OperationsSnapshot>();
+  const [snapshot, setSnapshot] = useState<{ value: OperationsSnapshot; atMs: number }>();
   const [status, setStatus] = useState<FeedStatus>();
   const [announcement, setAnnouncement] = useState({ text: '', id: 0 });
   const [feed] = useState(() => {
@@ -41,7 +43,7 @@ export function useOperations(): OperationsView {
       onSnapshot: (next) => {
         const changes = stateChanges(last, next);
         last = next;
-        setSnapshot(next);
+        setSnapshot({ value: next, atMs: Date.now() });
         if (changes.length > 0) {
           setAnnouncement((said) => ({ text: changes.join('. '), id: said.id + 1 }));
         }
@@ -53,5 +55,11 @@ export function useOperations(): OperationsView {
     feed.start();
     return () => feed.stop();
   }, [feed]);
-  return { snapshot, status, announcement, retry: () => feed.retry() };
+  return {
+    snapshot: snapshot?.value,
+    receivedAtMs: snapshot?.atMs ?? 0,
+    status,
+    announcement,
+    retry: () => feed.retry(),
+  };
 }

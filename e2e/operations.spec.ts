@@ -1,0 +1,85 @@
+/**
+ * The operator's page (docs/product.md#operations) live: an aircraft whose camera goes off air
+ * shows 'Off air' within its off-air grace and a second, announced once, with the event listed;
+ * a player opened on it then says since when it is off air under 'Waiting for video'. On an
+ * instance of its own, with a grace of 2 s (OFF_AIR_GRACE_SECONDS), whose camera the spec may
+ * stop: the shared product's other specs watch every aircraft. The page's screenshots at the three
+ * widths (docs/screenshots/operations-*.png) and axe at each are taken here too.
+ */
+import { Product } from '@tailcam/harness/product';
+import { signIn } from '@tailcam/harness/sign-in';
+import { stageControl } from '@tailcam/harness/stage-control';
+import { ownInstance } from './support/environment';
+import { expect, expectNoSeriousAxeFindings, test } from './support/fixtures';
+
+const INSTANCE = ownInstance('operations', 900);
+const VIEWER = { username: 'operations-viewer', password: 'operations viewer password 1' };
+const GRACE_SECONDS = 2;
+const STREAM = 'N954AS';
+const WIDTHS = [375, 768, 1280] as const;
+const SHOTS = 'e2e/.artifacts/screenshots';
+let product: Product | undefined;
+let loginToken = '';
+
+test.use({ baseURL: `http://127.0.0.1:${INSTANCE.port}` });
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  product = new Product({ ...INSTANCE, env: { OFF_AIR_GRACE_SECONDS: String(GRACE_SECONDS) } });
+  product.addViewer(VIEWER);
+  await product.start();
+  loginToken = await product.loginToken(VIEWER);
+});
+
+test.afterAll(async () => {
+  await product?.dispose();
+});
+
+test(`the operator's page shows ${STREAM} going off air within its grace and a second, and its player says since when`, async ({
+  page,
+  context,
+}) => {
+  if (!product) throw new Error('the product did not start');
+  const stage = stageControl(product.stageUrl);
+  await signIn(page, loginToken);
+  await page.goto('/home');
+  await page.getByRole('link', { name: 'Operations' }).click();
+  await expect(page).toHaveURL(/\/operations$/);
+  const table = page.getByRole('table', { name: 'Aircraft now' });
+  const row = table.getByRole('row', { name: new RegExp(STREAM) });
+  // The synthetic camera publishes from the start.
+  await expect(row).toContainText('On air', { timeout: 10_000 });
+
+  const stoppedAt = Date.now();
+  await stage.camera({ stageId: STREAM, action: 'stop' });
+  await expect(row).toContainText('Off air', { timeout: (GRACE_SECONDS + 1) * 1000 });
+  const tookMs = Date.now() - stoppedAt;
+  test.info().annotations.push({ type: 'off air shown after', description: `${tookMs} ms` });
+  expect(tookMs).toBeLessThanOrEqual((GRACE_SECONDS + 1) * 1000);
+  // Since the camera went, not since the grace ended: under a minute ago.
+  await expect(row).toContainText(/for \d+ s/);
+  await expect(page.locator('[aria-live="polite"]')).toHaveText(`${STREAM} is off air`);
+  await expect(
+    page.getByRole('listitem').filter({ hasText: STREAM }).filter({ hasText: 'Off Air' }),
+  ).toHaveCount(1);
+  // The others stay on air.
+  await expect(table.getByRole('row', { name: /N743AS/ })).toContainText('On air');
+
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+    await expectNoSeriousAxeFindings(page, `operations at ${width} px`);
+    await page.screenshot({ path: `${SHOTS}/operations-${width}.png`, fullPage: true });
+  }
+
+  const player = await context.newPage();
+  await player.goto(`/player/${STREAM}`);
+  await expect(player.getByText(`Waiting for video from ${STREAM}`)).toBeVisible({
+    timeout: 10_000,
+  });
+  await expect(player.getByText(/^Off air since .+ \(for \d+ s\)$/)).toBeVisible();
+
+  // On air again: the page says so without a reload.
+  await stage.camera({ stageId: STREAM, action: 'start' });
+  await expect(row).toContainText('On air', { timeout: 10_000 });
+  await expect(page.locator('[aria-live="polite"]')).toHaveText(`${STREAM} is on air`);
+});
