@@ -69,7 +69,8 @@ test.describe('signing in', () => {
     // presses land on the sign-in form on its way out (seen under load).
     await expect(page.getByRole('link', { name: /N954AS/ })).toBeVisible();
 
-    // Header logo, Logout, 'Recordings', 'Watch all', then the first card.
+    // Header logo, 'Operations', Logout, 'Recordings', 'Watch all', then the first card.
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');

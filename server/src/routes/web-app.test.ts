@@ -17,7 +17,14 @@ const webRoutes = [
 
 describe('web app', () => {
   it('knows every route of the web app', () => {
-    expect(webRoutes).toEqual(['/', '/home', '/watch-all', '/recordings/N743AS', '/player/N743AS']);
+    expect(webRoutes).toEqual([
+      '/',
+      '/home',
+      '/watch-all',
+      '/recordings/N743AS',
+      '/operations',
+      '/player/N743AS',
+    ]);
   });
 
   // `/recordings/:stageId?`: without its aircraft too, and with a moment's `t`.

@@ -1,7 +1,7 @@
 /**
  * The built web app (web/dist): hashed files under /assets/ are cached for a year; index.html and
  * the other files are revalidated on every load. The SPA's routes (/, /home, /watch-all, /recordings,
- * /recordings/* (a moment's link), /player/*) answer
+ * /recordings/* (a moment's link), /operations, /player/*) answer
  * index.html; until the app is built they answer a clear 503 (checked per request, so a build
  * made while the server runs is picked up). Source maps are never served, even if a build left
  * one: each holds the whole source of what it maps.
@@ -17,6 +17,7 @@ export const SPA_ROUTES = [
   '/watch-all',
   '/recordings',
   '/recordings/*',
+  '/operations',
   '/player/*',
 ] as const;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
