@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalStageProvider } from '../providers/local-provider';
 import { build, stageTokenSecret } from '../test/helpers';
+import { listenOnLoopback } from '../test/raw-http';
 import {
   OPERATIONS_LONG_POLL_MS,
   OPERATIONS_REQUESTS_PER_MINUTE,
@@ -212,6 +213,34 @@ describe('GET /api/operations', () => {
     await waiting(OPERATIONS_WAITING_PER_ACCOUNT + 2);
     operations.update('N743AS', { viewers: 4 });
     expect((await again).statusCode).toBe(200);
+  });
+
+  it('frees the place of a poll whose client went away', async () => {
+    const { app, token, operations, waiting } = await signedIn();
+    const version = operations.snapshot().version;
+    const port = await listenOnLoopback(app);
+    const gone = Array.from(
+      { length: OPERATIONS_WAITING_PER_ACCOUNT },
+      () => new AbortController(),
+    );
+    const requests = gone.map((abort) =>
+      fetch(`http://127.0.0.1:${port}/api/operations?after=${version}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      }).catch(() => undefined),
+    );
+    await waiting(OPERATIONS_WAITING_PER_ACCOUNT);
+    for (const abort of gone) abort.abort();
+    await Promise.all(requests);
+    // The places free as each socket's close is seen: a new poll is taken, not refused.
+    await vi.waitFor(async () => {
+      const poll = app.inject(get(`/api/operations?after=${version}`, token));
+      const answered = await Promise.race([
+        poll,
+        new Promise<undefined>((done) => setTimeout(done, 50)),
+      ]);
+      expect(answered?.statusCode).not.toBe(429);
+    });
   });
 
   it('answers every waiting poll at once when the server closes', async () => {
