@@ -24,6 +24,7 @@ import { createLogger } from './logger';
 import { ApiMetrics } from './metrics/api-metrics';
 import { startMetricsServer, type RunningMetricsServer } from './metrics/metrics-server';
 import { OperationsStateStore } from './operations/operations-state';
+import { registerEventMetrics } from './operations/events-metrics';
 import { startStageEvents, type StageEvents } from './operations/stage-events';
 import { findRepoRoot } from './paths';
 import { createIvsClient, createIvsStageProvider } from './providers/ivs-provider';
@@ -124,6 +125,9 @@ async function main(): Promise<void> {
     aircraft: STREAM_IDS,
     recordingsDir: config.stageProvider === 'local' ? config.recordingsDir : undefined,
   });
+  // Started once the API listens (local stage only); its counts are read at each scrape.
+  const events: { stage?: StageEvents } = {};
+  registerEventMetrics(metrics.registry, () => events.stage);
   const app = await buildApp(config, {
     store,
     metrics,
@@ -178,7 +182,6 @@ async function main(): Promise<void> {
   }
 
   let metricsServer: RunningMetricsServer | undefined;
-  let stageEvents: StageEvents | undefined;
   let closingSince: number | undefined;
   const shutdown = async (signal: string) => {
     if (closingSince !== undefined) {
@@ -197,7 +200,7 @@ async function main(): Promise<void> {
     timer.unref();
     try {
       await generationSync?.close();
-      await stageEvents?.close();
+      await events.stage?.close();
       await metricsServer?.close();
       await app.close();
       await adminSocket?.close();
@@ -244,7 +247,7 @@ async function main(): Promise<void> {
   }
   generationSync?.start();
   // The stage's participant events: the operator's page and the webhooks (decision 0098).
-  stageEvents =
+  events.stage =
     config.stageProvider === 'local'
       ? await startStageEvents({
           config,
