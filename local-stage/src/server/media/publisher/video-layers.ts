@@ -176,8 +176,8 @@ export class VideoLayers {
   /**
    * Whether the layers are starting: the ones arriving all began under `LAYERS_STARTING_MS` ago
    * and another has yet to come. A camera waking sends its lowest layer's key frame first and
-   * the highest 100 ms later: a viewer opened on the lowest then moved at once (in the network
-   * lab, on 2,000 kbit/s) stayed at 160x90 for its 25 s while the stage sent it 640x360.
+   * the highest 100 ms later: a first choice waits for it
+   * (docs/decisions/0101-a-first-layer-after-the-publishers-start.md).
    */
   starting(now: number): boolean {
     let arriving = 0;
