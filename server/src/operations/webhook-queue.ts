@@ -166,14 +166,15 @@ export class WebhookQueue {
         continue;
       }
       const failure = await this.post(body);
-      if (signal.aborted) return;
       if (failure === undefined) {
+        // Taken: removed even when closing meanwhile, or a restart would send it again.
         if (this.files[0] === name) this.files.shift();
         await unlink(path).catch(() => undefined);
         this.counts.delivered += 1;
         this.failures = 0;
         continue;
       }
+      if (signal.aborted) return;
       this.counts.failedAttempts += 1;
       this.failures += 1;
       const waitMs = backoffMs(
