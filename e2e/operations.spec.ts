@@ -72,11 +72,17 @@ test(`the operator's page shows ${STREAM} going off air within its grace and a s
   }
 
   const player = await context.newPage();
+  const asked: string[] = [];
+  player.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/operations') asked.push(request.url());
+  });
   await player.goto(`/player/${STREAM}`);
   await expect(player.getByText(`Waiting for video from ${STREAM}`)).toBeVisible({
     timeout: 10_000,
   });
   await expect(player.getByText(/^Off air since .+ \(for \d+ s\)$/)).toBeVisible();
+  // One request when the notice showed, not a poll.
+  expect(asked.map((url) => new URL(url).search)).toEqual(['']);
 
   // On air again: the page says so without a reload.
   await stage.camera({ stageId: STREAM, action: 'start' });
