@@ -24,6 +24,11 @@ export const EVENT_FEED_FILE = 'event-feed.json';
 const HOLD_SECONDS = { idle: 50, onAir: 5 };
 /** A stage that does not answer (down, or starting) is asked again after this. */
 const RETRY_MS = 1_000;
+/**
+ * Failing this long is worth a line: `npm start` starts the API before the stage, and a stage
+ * that restarts is back within seconds (its health and the proxy say so meanwhile).
+ */
+const QUIET_FAILING_MS = 30_000;
 
 const savedFeed = z.object({
   run: z.string().min(1).max(64),
@@ -53,7 +58,9 @@ export class StageEventFeed {
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
   private saving: Promise<void> = Promise.resolve();
-  private failing = false;
+  /** Since when the stage has not answered (performance.now), and whether that was said. */
+  private failingSince: number | undefined;
+  private failingSaid = false;
   /** For the metrics: events the stage's ring no longer had, and stage restarts seen. */
   readonly counts = { missed: 0, stageRestarts: 0 };
 
@@ -135,14 +142,16 @@ export class StageEventFeed {
         this.run = answer.run;
         this.seq = answer.events.at(-1)?.seq ?? Math.max(after, answer.first - 1);
         await this.save();
-        if (this.failing) log.info({}, "following the local stage's events again");
-        this.failing = false;
+        if (this.failingSaid) log.info({}, "following the local stage's events again");
+        this.failingSince = undefined;
+        this.failingSaid = false;
       } catch (error) {
         if (signal.aborted) return;
-        // A stage that is down or starting says so through its health; one line until it is back.
-        if (!this.failing)
+        this.failingSince ??= performance.now();
+        if (!this.failingSaid && performance.now() - this.failingSince >= QUIET_FAILING_MS) {
           log.warn({ err: error }, "cannot follow the local stage's events; retrying");
-        this.failing = true;
+          this.failingSaid = true;
+        }
         await sleep(this.options.retryMs ?? RETRY_MS, undefined, { signal }).catch(() => undefined);
       }
     }
