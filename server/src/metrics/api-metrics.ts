@@ -8,7 +8,9 @@
  * asked for), unmatched requests are `unmatched`, methods outside HTTP's usual few `other`, and
  * `aircraft` a configured tail number. Never a user, an address or a raw path.
  */
+import type { StatsFs } from 'node:fs';
 import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { readSpans } from '@tailcam/protocol/recordings-store';
@@ -40,6 +42,17 @@ export function thumbnailOutcome(status: number): ThumbnailOutcome {
   if (status === 429) return 'limited';
   if (status >= 400 && status < 500) return 'refused';
   return 'error';
+}
+
+/**
+ * The file system `path` is on: its own, or before the recorder has made it, its nearest parent
+ * that exists (where it will be made). Never a made-up 0 for a directory not there yet.
+ */
+async function diskOf(path: string): Promise<StatsFs | undefined> {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const disk = await statfs(dir).catch(() => undefined);
+    if (disk !== undefined || dirname(dir) === dir) return disk;
+  }
 }
 
 export interface ApiMetricsOptions {
@@ -90,7 +103,7 @@ export class ApiMetrics {
         help: "Free space on the recordings' disk, for an unprivileged writer such as the recorder.",
         registers,
         async collect() {
-          const disk = await statfs(recordingsDir).catch(() => undefined);
+          const disk = await diskOf(recordingsDir);
           if (disk !== undefined) this.set(disk.bavail * disk.bsize);
         },
       });

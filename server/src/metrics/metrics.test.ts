@@ -4,11 +4,12 @@
  * request by its route's template (never the path asked for, never a user), and the local
  * stage's figures follow the API's, with `tailcam_stage_up` saying whether they came.
  */
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
 import { ConfigError, parseConfig } from '../config';
-import { build, repoRoot, stageTokenSecret } from '../test/helpers';
+import { build, repoRoot, stageTokenSecret, tempDir } from '../test/helpers';
 import { ApiMetrics } from './api-metrics';
 import { isLoopbackHost } from './metrics-config';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server';
@@ -136,6 +137,17 @@ describe('GET /metrics', () => {
     expect([...routes].sort()).toEqual(['/api/login', '/api/thumbnails/:streamId', 'unmatched']);
     expect(text).not.toContain('alice');
     expect(text).not.toContain('N743AS');
+  });
+
+  it("reads the recordings' disk before the recorder has made their directory", async () => {
+    const api = new ApiMetrics({
+      aircraft: STREAM_IDS,
+      recordingsDir: join(tempDir(), 'not-made-yet', 'recordings'),
+    });
+    const text = await api.registry.metrics();
+    const free = /^tailcam_recordings_disk_free_bytes (\d+)$/m.exec(text)?.[1];
+    expect(Number(free)).toBeGreaterThan(0);
+    expect(text).toContain('tailcam_recordings_bytes{aircraft="N743AS"} 0');
   });
 
   it("appends the local stage's figures, and says when the stage does not answer", async () => {
