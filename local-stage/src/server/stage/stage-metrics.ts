@@ -211,7 +211,7 @@ export class StageMetrics {
     });
     new Gauge({
       name: 'tailcam_aircraft_viewers',
-      help: "Persons receiving the aircraft's video now (not the recorder, not the thumbnails).",
+      help: "Persons receiving the aircraft's video now, their connection up (not the recorder, not the thumbnails).",
       labelNames: ['aircraft'],
       registers,
       collect: perAircraft((stage) => viewersOf(stage.stageId).length),
@@ -365,6 +365,7 @@ export class StageMetrics {
       if (
         subscription.stageId === aircraft &&
         subscription.isOpen &&
+        subscription.connectedAt !== undefined &&
         subscription.person &&
         subscription.media.video
       ) {
