@@ -140,7 +140,10 @@ const aircraftNow = z.object({
       since: z.string().min(1).max(40),
     }),
   ),
-  /** The shown publisher's video, bits a second over the last 2 s; null when none is shown. */
+  /**
+   * The shown publisher's video, bits a second over the last 2 s; null when none is shown, or
+   * before its first packet.
+   */
   bitrate: z.number().min(0).nullable(),
   /** Persons watching (not the recorder or the thumbnail process). */
   viewers: z.number().int().min(0),

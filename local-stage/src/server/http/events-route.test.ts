@@ -114,6 +114,13 @@ describe('GET /_control/events', () => {
       'Participant Published (publisher, encoder-1)',
     ]);
 
+    // Its video's bitrate, once measured (null before its first packet).
+    await waitUntil(
+      async () => ((await feed()).aircraft[STAGE]?.bitrate ?? 0) > 0,
+      "the publisher's bitrate",
+      5_000,
+      100,
+    );
     const leave = await watchAs('viewer-1');
     await watchAs(RECORDER_USER_ID);
     await watchAs(THUMBNAILS_USER_ID);

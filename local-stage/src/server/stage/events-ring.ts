@@ -102,7 +102,7 @@ export class StageEventsRing {
   }
 }
 
-/** An aircraft as the feed tells it: its connected publishers, the shown one's bitrate, viewers. */
+/** An aircraft as the feed tells it: its connected publishers, the shown one's video bitrate, viewers. */
 export function aircraftNow(stage: AircraftStage, viewers: number): AircraftNow {
   const now = performance.now();
   const wallNow = Date.now();
@@ -114,10 +114,10 @@ export function aircraftNow(stage: AircraftStage, viewers: number): AircraftNow 
       kind: publisher.kind,
       since: new Date(wallNow - (now - (publisher.connectedAt ?? now))).toISOString(),
     }));
-  const shown = stage.shown?.publisher;
-  const bitrate =
-    shown === undefined
-      ? null
-      : Math.round(shown.layers.all.reduce((sum, layer) => sum + layer.bitrate(now), 0));
+  const layers = stage.shown?.publisher.layers.all ?? [];
+  // Null until its video's first packet: not measured yet, rather than 0 bit/s.
+  const bitrate = layers.some((layer) => layer.lastPacketAt !== undefined)
+    ? Math.round(layers.reduce((sum, layer) => sum + layer.bitrate(now), 0))
+    : null;
   return { publishers, bitrate, viewers };
 }
