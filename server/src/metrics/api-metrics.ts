@@ -19,7 +19,7 @@ import { readSpans } from '@tailcam/protocol/recordings-store';
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** The recordings' bytes are summed at most this often (a walk of every span's directory). */
-const RECORDINGS_READ_MS = 30_000;
+export const RECORDINGS_READ_MS = 30_000;
 
 export const LOGIN_ROUTE = '/api/login';
 export const THUMBNAIL_ROUTE = '/api/thumbnails/:streamId';
@@ -60,6 +60,8 @@ export interface ApiMetricsOptions {
   aircraft: readonly string[];
   /** The local recorder's directory (local stage); none with IVS, whose recordings are S3's. */
   recordingsDir?: string | undefined;
+  /** Unix ms now (tests move it past the recordings' 30 s). */
+  now?: () => number;
 }
 
 export class ApiMetrics {
@@ -68,6 +70,10 @@ export class ApiMetrics {
   private readonly logins: Counter<'outcome'>;
   private readonly thumbnails: Counter<'outcome'>;
   private recordingBytes: { readAt: number; bytes: Map<string, number> } | undefined;
+  /** Bytes of the finished segments seen so far, per aircraft: what the recorder wrote. */
+  private readonly writtenBytes = new Map<string, number>();
+  /** Each span's newest segment counted in `writtenBytes` (its start, Unix ms), by directory. */
+  private readonly spansCounted = new Map<string, number>();
   private readingRecordings: Promise<void> | undefined;
 
   constructor(private readonly options: ApiMetricsOptions) {
@@ -119,6 +125,18 @@ export class ApiMetrics {
           for (const id of aircraft) this.set({ aircraft: id }, bytes.get(id) ?? 0);
         },
       });
+      const written = this.writtenBytes;
+      new Counter({
+        name: 'tailcam_recorder_written_bytes_total',
+        help: 'Bytes of the segments the recorder finished, per aircraft, counted as they appear on disk (read at most every 30 s; those there when the API started included).',
+        labelNames: ['aircraft'],
+        registers,
+        async collect() {
+          await readBytes();
+          this.reset();
+          for (const id of aircraft) this.inc({ aircraft: id }, written.get(id) ?? 0);
+        },
+      });
     }
   }
 
@@ -153,16 +171,35 @@ export class ApiMetrics {
   /** The recordings' bytes per aircraft: read again once the last reading is 30 s old. */
   private async readRecordingBytes(dir: string): Promise<Map<string, number>> {
     const last = this.recordingBytes;
-    if (last !== undefined && Date.now() - last.readAt < RECORDINGS_READ_MS) return last.bytes;
+    const now = this.options.now ?? Date.now;
+    if (last !== undefined && now() - last.readAt < RECORDINGS_READ_MS) return last.bytes;
     this.readingRecordings ??= (async () => {
       const bytes = new Map<string, number>();
-      for (const span of await readSpans(dir).catch(() => [])) {
-        if (!this.options.aircraft.includes(span.stageId)) continue;
+      const spans = (await readSpans(dir).catch(() => [])).filter((span) =>
+        this.options.aircraft.includes(span.stageId),
+      );
+      for (const span of spans) {
         let sum = bytes.get(span.stageId) ?? 0;
-        for (const segment of span.segments) sum += segment.bytes;
+        // A span's segments are finished in time order: those after the newest counted are new.
+        const counted = this.spansCounted.get(span.dir) ?? Number.NEGATIVE_INFINITY;
+        let newest = counted;
+        let written = this.writtenBytes.get(span.stageId) ?? 0;
+        for (const segment of span.segments) {
+          sum += segment.bytes;
+          if (segment.startMs <= counted) continue;
+          written += segment.bytes;
+          newest = Math.max(newest, segment.startMs);
+        }
         bytes.set(span.stageId, sum);
+        this.writtenBytes.set(span.stageId, written);
+        this.spansCounted.set(span.dir, newest);
       }
-      this.recordingBytes = { readAt: Date.now(), bytes };
+      // Spans retention removed are forgotten (their segments were counted).
+      const present = new Set(spans.map((span) => span.dir));
+      for (const spanDir of this.spansCounted.keys()) {
+        if (!present.has(spanDir)) this.spansCounted.delete(spanDir);
+      }
+      this.recordingBytes = { readAt: now(), bytes };
     })().finally(() => (this.readingRecordings = undefined));
     await this.readingRecordings;
     return this.recordingBytes?.bytes ?? new Map();

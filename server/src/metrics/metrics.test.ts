@@ -4,13 +4,15 @@
  * request by its route's template (never the path asked for, never a user), and the local
  * stage's figures follow the API's, with `tailcam_stage_up` saying whether they came.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { segmentFileName, spanName } from '@tailcam/protocol/recordings';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
 import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
 import { ConfigError, parseConfig } from '../config';
 import { build, repoRoot, stageTokenSecret, tempDir } from '../test/helpers';
-import { ApiMetrics } from './api-metrics';
+import { ApiMetrics, RECORDINGS_READ_MS } from './api-metrics';
 import { isLoopbackHost } from './metrics-config';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server';
 
@@ -148,6 +150,39 @@ describe('GET /metrics', () => {
     const free = /^tailcam_recordings_disk_free_bytes (\d+)$/m.exec(text)?.[1];
     expect(Number(free)).toBeGreaterThan(0);
     expect(text).toContain('tailcam_recordings_bytes{aircraft="N743AS"} 0');
+  });
+
+  it("counts the recorder's finished segments as written once, through retention's removals", async () => {
+    const dir = tempDir();
+    const segment = (spanStartMs: number, offsetMs: number, bytes: number) => {
+      const span = join(dir, 'N743AS', spanName(spanStartMs));
+      mkdirSync(span, { recursive: true });
+      const path = join(span, segmentFileName({ offsetMs, durationMs: 6000, container: 'webm' }));
+      writeFileSync(path, Buffer.alloc(bytes));
+      return path;
+    };
+    let now = 0;
+    const api = new ApiMetrics({ aircraft: STREAM_IDS, recordingsDir: dir, now: () => now });
+    const figures = async () => {
+      const text = await api.registry.metrics();
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}\\{aircraft="N743AS"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+      return {
+        written: value('tailcam_recorder_written_bytes_total'),
+        onDisk: value('tailcam_recordings_bytes'),
+      };
+    };
+    const first = segment(1_000_000, 0, 1000);
+    expect(await figures()).toEqual({ written: 1000, onDisk: 1000 });
+    segment(1_000_000, 6000, 500);
+    rmSync(first);
+    expect(await figures(), 'read again only after 30 s').toEqual({ written: 1000, onDisk: 1000 });
+    now += RECORDINGS_READ_MS;
+    expect(await figures()).toEqual({ written: 1500, onDisk: 500 });
+    rmSync(join(dir, 'N743AS', spanName(1_000_000)), { recursive: true });
+    segment(2_000_000, 0, 200);
+    now += RECORDINGS_READ_MS;
+    expect(await figures()).toEqual({ written: 1700, onDisk: 200 });
   });
 
   it("appends the local stage's figures, and says when the stage does not answer", async () => {
