@@ -147,6 +147,11 @@ const aircraftNow = z.object({
   bitrate: z.number().min(0).nullable(),
   /** Persons watching (not the recorder or the thumbnail process). */
   viewers: z.number().int().min(0),
+  /**
+   * Its synthetic camera sleeps because nobody watched for a while (decision 0074): not
+   * publishing, yet back at the next viewer, so the aircraft is not off air.
+   */
+  cameraAsleep: z.boolean(),
 });
 
 export const stageEventsAnswer = z.object({

@@ -25,6 +25,7 @@ function answer(
   events: StageEvent[],
   publishers: { participantId: string; since: string }[],
   viewers = 0,
+  cameraAsleep = false,
 ): StageEventsAnswer {
   return {
     run: 'run-1',
@@ -36,6 +37,7 @@ function answer(
         publishers: publishers.map((each) => ({ ...each, kind: 'encoder' as const })),
         bitrate: publishers.length > 0 ? 1_200_000 : null,
         viewers,
+        cameraAsleep,
       },
     },
   };
@@ -147,6 +149,21 @@ describe('on air and off air', () => {
     await third.watch.apply(answer([], []));
     await vi.advanceTimersByTimeAsync(10_000);
     expect(third.published[0]?.id).toBe(second.published[0]?.id);
+  });
+
+  it('keeps an aircraft on air while its synthetic camera sleeps for want of viewers', async () => {
+    const { watch, state, names } = setUp();
+    await watch.apply(
+      answer([event('Participant Published', T0)], [{ participantId: 'p-1', since: iso(T0) }]),
+    );
+    await watch.apply(answer([event('Participant Unpublished', T0 + 1_000)], [], 0, true));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(names()).not.toContain('Off Air');
+    expect(state.snapshot().aircraft[0]).toMatchObject({
+      onAir: true,
+      since: iso(T0),
+      bitrate: null,
+    });
   });
 
   it('never says off air for an aircraft not seen on air since the first start', async () => {

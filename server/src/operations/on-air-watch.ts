@@ -91,11 +91,12 @@ export class OnAirWatch {
       const current = answer.aircraft[id];
       if (current === undefined) continue;
       const first = current.publishers[0];
-      if (first !== undefined) {
+      // A sleeping synthetic camera comes back at the next viewer: its aircraft stays on air.
+      if (first !== undefined || current.cameraAsleep) {
         this.disarm(id);
         const next = memory.onAir
           ? { ...memory, goneAt: null }
-          : { onAir: true, since: first.since, goneAt: null };
+          : { onAir: true, since: first?.since ?? null, goneAt: null };
         this.aircraft.set(id, next);
         state.update(id, {
           onAir: true,

@@ -71,7 +71,7 @@ async function follow(answer: StageEventsAnswer, saved?: object) {
   return { feed, published, lines, stage, saved: () => JSON.parse(readFileSync(file, 'utf8')) };
 }
 
-const aircraft = { N743AS: { publishers: [], bitrate: null, viewers: 0 } };
+const aircraft = { N743AS: { publishers: [], bitrate: null, viewers: 0, cameraAsleep: false } };
 
 describe("the stage event feed's cursor", () => {
   it('resumes after its saved cursor, asking the stage with its run', async () => {

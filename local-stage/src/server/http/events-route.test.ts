@@ -142,7 +142,12 @@ describe('GET /_control/events', () => {
       'Participant Unpublished (publisher, encoder-1)',
       'Participant Left (publisher, encoder-1)',
     ]);
-    expect(answer.aircraft[STAGE]).toEqual({ publishers: [], bitrate: null, viewers: 0 });
+    expect(answer.aircraft[STAGE]).toEqual({
+      publishers: [],
+      bitrate: null,
+      viewers: 0,
+      cameraAsleep: false,
+    });
 
     // A caller of another run (a stage that restarted since) gets this run's events from its first.
     const other = await feed(`?after=${String(answer.last)}&run=another-run`);

@@ -103,7 +103,10 @@ export class StageEventsRing {
 }
 
 /** An aircraft as the feed tells it: its connected publishers, the shown one's video bitrate, viewers. */
-export function aircraftNow(stage: AircraftStage, viewers: number): AircraftNow {
+export function aircraftNow(
+  stage: AircraftStage,
+  audience: { viewers: number; camerasAsleep: boolean },
+): AircraftNow {
   const now = performance.now();
   const wallNow = Date.now();
   const publishers = [...stage.publishers.values()]
@@ -119,5 +122,10 @@ export function aircraftNow(stage: AircraftStage, viewers: number): AircraftNow 
   const bitrate = layers.some((layer) => layer.lastPacketAt !== undefined)
     ? Math.round(layers.reduce((sum, layer) => sum + layer.bitrate(now), 0))
     : null;
-  return { publishers, bitrate, viewers };
+  return {
+    publishers,
+    bitrate,
+    viewers: audience.viewers,
+    cameraAsleep: audience.camerasAsleep && stage.cameraOnAir && stage.camera === undefined,
+  };
 }

@@ -513,7 +513,11 @@ export class LocalStage {
       aircraft: Object.fromEntries(
         [...this.stages.values()].map((stage) => [
           stage.stageId,
-          aircraftNow(stage, this.events.viewerCount(stage.stageId)),
+          aircraftNow(stage, {
+            viewers: this.events.viewerCount(stage.stageId),
+            camerasAsleep:
+              this.cameraSleep.asleep && this.options.syntheticCameras.includes(stage.stageId),
+          }),
         ]),
       ),
     };
