@@ -12,7 +12,7 @@ import { testParticipantToken } from '../../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../../testing/stage-with-cameras';
 import { waitUntil } from '../../testing/wait-until';
 import { vp8Codec } from '../../testing/werift-codecs';
-import { CarriedCounts } from './stage-metrics';
+import { CarriedCounts } from './carried-counts';
 
 const secret = new TextEncoder().encode('a-stage-metrics-test-secret-of-enough-length');
 const STAGE = 'N743AS';
