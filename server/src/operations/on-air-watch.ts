@@ -47,6 +47,8 @@ export class OnAirWatch {
   private readonly aircraft = new Map<string, AircraftMemory>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  /** Whether the last answer named a connected publisher (undefined before the first). */
+  private publishing: boolean | undefined;
 
   constructor(private readonly options: OnAirWatchOptions) {
     for (const id of options.aircraft) {
@@ -67,9 +69,15 @@ export class OnAirWatch {
     return Object.fromEntries([...this.aircraft].map(([id, memory]) => [id, { ...memory }]));
   }
 
-  /** Whether any aircraft is on air (the feed then asks more often, for the bitrate). */
-  get anyOnAir(): boolean {
-    return [...this.aircraft.values()].some((memory) => memory.onAir);
+  /**
+   * Whether a publisher sends video now, or may (an aircraft in its grace, or restored on air):
+   * the feed then asks more often, for the bitrate. Sleeping cameras send none.
+   */
+  get anyPublishing(): boolean {
+    return (
+      this.publishing ||
+      [...this.aircraft.values()].some((memory) => memory.onAir && memory.goneAt !== null)
+    );
   }
 
   /** One answer of the stage's feed: its events queued, then each aircraft updated. */
@@ -87,6 +95,7 @@ export class OnAirWatch {
       }
     });
     const now = this.options.now ?? Date.now;
+    this.publishing = Object.values(answer.aircraft).some((each) => each.publishers.length > 0);
     for (const [id, memory] of this.aircraft) {
       const current = answer.aircraft[id];
       if (current === undefined) continue;

@@ -79,7 +79,12 @@ describe("the stage event feed's cursor", () => {
       { run: 'r1', first: 1, last: 7, events: events('r1', 6, 7), aircraft },
       { run: 'r1', seq: 5, aircraft: {} },
     );
-    expect(stage.received[0]?.url).toMatch(/^\/_control\/events\?after=5&run=r1&wait=\d+$/);
+    // The first question is answered at once (the aircraft now); the next is held, 50 s with
+    // nobody publishing.
+    expect(stage.received[0]?.url).toBe('/_control/events?after=5&run=r1');
+    await vi.waitFor(() =>
+      expect(stage.received[1]?.url).toBe('/_control/events?after=7&run=r1&wait=50'),
+    );
     expect(stage.received[0]?.headers.authorization).toMatch(/^Bearer /);
     expect(published).toHaveLength(2);
     expect(saved()).toMatchObject({ run: 'r1', seq: 7 });

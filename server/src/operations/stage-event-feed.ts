@@ -5,8 +5,9 @@
  * queued on disk. An API that restarts resumes from its cursor and loses nothing the stage still
  * keeps; one that was away past the stage's ring says how many it missed, in its log and in
  * `counts.missed`. A restarted stage numbers its events anew (its run changes): the feed starts
- * again from its first. While an aircraft is on air the poll is held at most 5 s, so the bitrate
- * shown stays fresh; otherwise 50 s.
+ * again from its first. The first question of a process is answered at once (each aircraft now);
+ * the next ones are held at most 5 s while a publisher sends, so the bitrate shown stays fresh,
+ * otherwise 50 s.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -58,6 +59,8 @@ export class StageEventFeed {
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
   private saving: Promise<void> = Promise.resolve();
+  /** Whether the stage has answered this process yet. */
+  private answered = false;
   /** Since when the stage has not answered (performance.now), and whether that was said. */
   private failingSince: number | undefined;
   private failingSaid = false;
@@ -111,11 +114,13 @@ export class StageEventFeed {
     const hold = this.options.holdSeconds ?? HOLD_SECONDS;
     while (!signal.aborted) {
       try {
-        const waitSeconds = this.options.watch.anyOnAir ? hold.onAir : hold.idle;
+        const waitSeconds = this.options.watch.anyPublishing ? hold.onAir : hold.idle;
+        // The first question of this process is answered at once: the aircraft as they are now.
         const query =
           this.run === undefined
             ? `after=0`
-            : `after=${String(this.seq)}&run=${encodeURIComponent(this.run)}&wait=${String(waitSeconds)}`;
+            : `after=${String(this.seq)}&run=${encodeURIComponent(this.run)}` +
+              (this.answered ? `&wait=${String(waitSeconds)}` : '');
         const answer = stageEventsAnswer.parse(
           await callStageControl(this.options.stage, {
             method: 'GET',
@@ -139,6 +144,7 @@ export class StageEventFeed {
           );
         }
         await this.options.watch.apply(answer);
+        this.answered = true;
         this.run = answer.run;
         this.seq = answer.events.at(-1)?.seq ?? Math.max(after, answer.first - 1);
         await this.save();
