@@ -62,7 +62,7 @@ export class WebhookQueue {
   private wake: (() => void) | undefined;
   private readonly closing = new AbortController();
   private running: Promise<void> | undefined;
-  /** Failed attempts in a row of the event at the head. */
+  /** Failed attempts in a row (the consumer's, whichever event was at the head). */
   private failures = 0;
   private dropsUnlogged = 0;
   private dropLoggedAt = -Infinity;
@@ -129,7 +129,6 @@ export class WebhookQueue {
       await rm(join(this.options.dir, oldest), { force: true });
       this.counts.dropped += 1;
       this.dropsUnlogged += 1;
-      this.failures = 0;
     }
     const now = (this.options.now ?? Date.now)();
     if (this.dropsUnlogged > 0 && now - this.dropLoggedAt >= DROP_LOG_MS) {
