@@ -7,30 +7,13 @@ import { ApiError } from '@/lib/api-client';
 import { apiUrl } from '@/lib/api-url';
 import { getAuthToken } from '@/lib/auth-token';
 
-export interface AircraftOperations {
-  aircraft: string;
-  onAir: boolean;
-  /** ISO time the current state began; null when the API does not know. */
-  since: string | null;
-  /** The publisher's video bits/s; null off air. */
-  bitrate: number | null;
-  viewers: number;
-}
+import type {
+  AircraftOperations,
+  OperationsEvent,
+  OperationsSnapshot,
+} from '@tailcam/protocol/operations';
 
-export interface OperationsEvent {
-  id: string;
-  time: string;
-  aircraft: string;
-  /** As IVS names it ('Participant Published'), or 'Off Air'. */
-  name: string;
-}
-
-export interface OperationsSnapshot {
-  version: number;
-  aircraft: AircraftOperations[];
-  /** Newest first. */
-  events: OperationsEvent[];
-}
+export type { AircraftOperations, OperationsEvent, OperationsSnapshot };
 
 /** A refusal to wait on for a while (429), with the API's `Retry-After` in seconds. */
 export class OperationsBusy extends ApiError {
