@@ -211,10 +211,11 @@ export class StageMetrics {
       collect: () => this.observeJoins(),
     });
 
-    const subscriptionCounter = (
+    /** A counter per aircraft, read from the totals at each scrape. */
+    const totalCounter = (
       name: string,
       help: string,
-      field: keyof SubscriptionCounts,
+      count: (totals: Totals, aircraft: string) => number,
     ): Counter<'aircraft'> =>
       new Counter({
         name,
@@ -223,26 +224,18 @@ export class StageMetrics {
         registers,
         collect() {
           this.reset();
-          const totals = totalsNow().subscriptions;
-          for (const aircraft of aircraftIds) {
-            setCounter(this, aircraft, totals.get(aircraft)?.[field] ?? 0);
-          }
+          const totals = totalsNow();
+          for (const aircraft of aircraftIds) setCounter(this, aircraft, count(totals, aircraft));
         },
       });
-    const publisherCounter = (name: string, help: string, field: keyof PublisherCounts) =>
-      new Counter({
+    const subscriptionCounter = (name: string, help: string, field: keyof SubscriptionCounts) =>
+      totalCounter(
         name,
         help,
-        labelNames: ['aircraft'],
-        registers,
-        collect() {
-          this.reset();
-          const totals = totalsNow().publishers;
-          for (const aircraft of aircraftIds) {
-            setCounter(this, aircraft, totals.get(aircraft)?.[field] ?? 0);
-          }
-        },
-      });
+        (totals, aircraft) => totals.subscriptions.get(aircraft)?.[field] ?? 0,
+      );
+    const publisherCounter = (name: string, help: string, field: keyof PublisherCounts) =>
+      totalCounter(name, help, (totals, aircraft) => totals.publishers.get(aircraft)?.[field] ?? 0);
     publisherCounter(
       'tailcam_stage_nacks_sent_total',
       "NACK messages the stage sent the aircraft's publishers for their lost video packets.",
