@@ -1,7 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forkApi, type ApiProcess } from './test/api-process';
 import { bundleEntry } from './test/bundle';
 import { tempDir } from './test/helpers';
 
@@ -12,46 +12,14 @@ beforeAll(async () => {
 });
 afterAll(() => bundledServer?.remove());
 
-interface Message {
-  type: string;
-  [key: string]: unknown;
-}
-
-function start(env: Record<string, string>): {
-  child: ChildProcess;
-  messages: Message[];
-  output: () => string;
-} {
-  let output = '';
-  const child = fork(bundledServer.file, [], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const messages: Message[] = [];
-  child.on('message', (message) => messages.push(message as Message));
-  return { child, messages, output: () => output };
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.on('exit', (code) => resolve(code));
-  });
+function start(env: Record<string, string>): ApiProcess {
+  return forkApi(bundledServer.file, { LOG_LEVEL: 'warn', ...env });
 }
 
 describe('server process', () => {
   it('creates a demo viewer, reports it and its address over IPC, serves, and stops cleanly on SIGINT + SIGTERM', async () => {
     const dataDir = join(tempDir('tailcam-server-'), 'data');
-    const { child, messages, output } = start({ DATA_DIR: dataDir });
+    const { child, messages, output, exited } = start({ DATA_DIR: dataDir });
     await expect
       .poll(() => messages.map((message) => message.type), { timeout: 45_000 })
       .toContain('listening');
@@ -77,14 +45,14 @@ describe('server process', () => {
     // Ctrl-C: SIGINT to the whole group, then the orchestrator's SIGTERM; still a clean stop.
     child.kill('SIGINT');
     child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
+    expect(await exited).toBe(0);
     expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
     expect(existsSync(join(dataDir, 'admin.sock'))).toBe(false);
   });
 
   it('with STAGE_PROVIDER=ivs reports it, creates no demo viewer, and serves', async () => {
     const arn = (id: string) => `arn:aws:ivs:us-east-1:123456789012:stage/${id}0000000000`;
-    const { child, messages } = start({
+    const { child, messages, exited } = start({
       DATA_DIR: join(tempDir('tailcam-server-'), 'data'),
       STAGE_PROVIDER: 'ivs',
       AUTH_SECRET: 'x'.repeat(48),
@@ -99,17 +67,17 @@ describe('server process', () => {
     const url = String(messages[1]?.url);
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     child.kill('SIGTERM');
-    expect(await exited(child)).toBe(0);
+    expect(await exited).toBe(0);
   });
 
   it('refuses to start with a readable list of what is wrong in the configuration', async () => {
-    const { child, output } = start({
+    const { output, exited } = start({
       DATA_DIR: tempDir(),
       STAGE_PROVIDER: 'ivs',
       PORT: 'http',
     });
     // 2: `npm start` does not restart an API whose configuration is wrong.
-    expect(await exited(child)).toBe(2);
+    expect(await exited).toBe(2);
     expect(output()).toContain('Invalid configuration:');
     expect(output()).toContain('  - PORT: must be a whole number between 0 and 65535');
     expect(output()).toContain('  - AWS_REGION: required with STAGE_PROVIDER=ivs');

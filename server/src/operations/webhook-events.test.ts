@@ -5,7 +5,6 @@
  * down): the events the stage kept meanwhile are delivered after the restart, then the off-air
  * event once the grace has passed.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
 import { publishNoise, type NoisePublisher } from '@tailcam/local-stage/testing/noise-publisher';
 import { PUBLISH, testParticipantToken } from '@tailcam/local-stage/testing/participant-tokens';
+import { forkApi, type ApiProcess } from '../test/api-process';
 import { bundleEntry } from '../test/bundle';
 import { stageTokenSecret, tempDir } from '../test/helpers';
 import { verifyWebhook } from './webhook-signature';
@@ -65,39 +65,11 @@ async function startConsumer(): Promise<{ url: string; deliveries: Delivery[] }>
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tailcam`, deliveries };
 }
 
-/** The API process, as `npm start` runs it, on `dataDir`, following `stage`. */
-function startApi(env: Record<string, string>): {
-  child: ChildProcess;
-  listening: Promise<void>;
-  stop(): Promise<void>;
-} {
-  let output = '';
-  const child = fork(bundledServer.file, [], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const listening = new Promise<void>((resolve, reject) => {
-    child.on('message', (message: { type?: string }) => {
-      if (message.type === 'listening') resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the API exited (${code}):\n${output}`)));
-  });
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  cleanups.push(stop);
-  return { child, listening, stop };
+/** The API process, as `npm start` runs it, stopped when the test ends. */
+function startApi(env: Record<string, string>): ApiProcess {
+  const api = forkApi(bundledServer.file, { LOG_LEVEL: 'info', ...env });
+  cleanups.push(api.stop);
+  return api;
 }
 
 describe('stage events to a webhook', () => {
