@@ -10,12 +10,13 @@
  *
  * `TAILCAM_HARD_KILLS` sets the kills per database (2 in `npm test`; `npm run soak:kills` runs 20).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forkApi } from '../test/api-process';
 import { bundleEntry } from '../test/bundle';
 import { tempDir } from '../test/helpers';
 import { temporarySchemaForTest } from '../test/postgres-schema';
@@ -50,28 +51,9 @@ interface Running {
   url: string;
 }
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<Running> {
-  const child = fork(server.file, [], {
-    env: { ...process.env, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'error', ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000);
-    child.on('message', (message: { type?: string; url?: string }) => {
-      if (message.type === 'listening' && message.url) {
-        clearTimeout(timer);
-        resolve(message.url);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) instead of starting again:\n${output}`));
-    });
-  });
-  return { child, url };
+async function startServer(env: Record<string, string>): Promise<Running> {
+  const api = forkApi(server.file, { LOG_LEVEL: 'error', ...env });
+  return { child: api.child, url: await api.listening };
 }
 
 function killHard(child: ChildProcess): Promise<void> {
@@ -135,7 +117,7 @@ async function signInStatus(url: string, username: string, password: string): Pr
   return response.status;
 }
 
-async function killLoop(env: NodeJS.ProcessEnv): Promise<{ reported: number; checked: number }> {
+async function killLoop(env: Record<string, string>): Promise<{ reported: number; checked: number }> {
   const known = new Map<string, Known>(USERNAMES.map((name) => [name, { state: 'absent' }]));
   let reported = 0;
   let checked = 0;

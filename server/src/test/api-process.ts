@@ -15,8 +15,8 @@ export interface ApiProcess {
   messages: ApiMessage[];
   /** Its stdout and stderr so far. */
   output(): string;
-  /** Resolves once it says it listens; rejects (with its output) if it exits first. */
-  listening: Promise<void>;
+  /** Its URL once it says it listens; rejects (with its output) if it exits first. */
+  listening: Promise<string>;
   /** Its exit code. */
   exited: Promise<number | null>;
   /** SIGTERM (unless it has exited), then its exit. */
@@ -34,9 +34,9 @@ export function forkApi(file: string, env: Record<string, string>): ApiProcess {
   const messages: ApiMessage[] = [];
   child.on('message', (message) => messages.push(message as ApiMessage));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const listening = new Promise<void>((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     child.on('message', (message: ApiMessage) => {
-      if (message.type === 'listening') resolve();
+      if (message.type === 'listening') resolve(String(message.url));
     });
     void exited.then((code) => reject(new Error(`the API exited (${code}):\n${output}`)));
   });
