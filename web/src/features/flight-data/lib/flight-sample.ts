@@ -1,19 +1,17 @@
-import { FLIGHT_PHASES, type FlightPhase } from '@tailcam/protocol/flight-data/figures';
+import {
+  FLIGHT_PHASES,
+  type FlightFigures,
+  type FlightPhase,
+} from '@tailcam/protocol/flight-data/figures';
 
 /**
  * One telemetry sample as the player receives it, decoded from the payload the publisher puts in
- * its video (docs/product.md#flight-data). Units are the cockpit's: feet, knots, feet a minute.
+ * its video (docs/product.md#flight-data): the figures in the cockpit's units (feet, knots, feet a
+ * minute), and when they were captured.
  */
-export interface FlightSample {
+export interface FlightSample extends Omit<FlightFigures, 'phase'> {
   /** When the publisher captured it, on the publisher's clock (ms since the epoch). */
   capturedAtMs: number;
-  latitude: number;
-  longitude: number;
-  altitudeFt: number;
-  groundSpeedKt: number;
-  verticalSpeedFpm: number;
-  /** True heading, 0–360. */
-  headingDeg: number;
   /** One of FLIGHT_PHASES; any other value is shown and announced as no phase. */
   phase?: string;
 }
