@@ -1,8 +1,6 @@
-import { ArrowLeft, RefreshCw } from 'lucide-react';
-import { Link } from 'react-router';
-import { paths } from '@/config/paths';
-import { uiText } from '@/config/ui-text';
+import { RefreshCw } from 'lucide-react';
 import { operationsText } from '@/config/ui-text-operations';
+import { BackToSelection } from '@/components/layout/back-to-selection';
 import { PageHeader } from '@/components/layout/page-header';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { AircraftTable } from '@/features/operations/components/aircraft-table';
@@ -40,15 +38,7 @@ export function OperationsRoute() {
       <PageHeader
         title={operationsText.title}
         subtitle={operationsText.subtitle}
-        action={
-          <Link
-            to={paths.home.href()}
-            className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-          >
-            <ArrowLeft aria-hidden="true" className="size-4" />
-            {uiText.player.back}
-          </Link>
-        }
+        action={<BackToSelection />}
       />
       <div aria-live="polite" aria-atomic="true" className="sr-only">
         <span key={announcement.id}>{announcement.text}</span>

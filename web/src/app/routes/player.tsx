@@ -1,6 +1,6 @@
-import { ArrowLeft } from 'lucide-react';
 import { lazy } from 'react';
-import { Link, Navigate, useParams } from 'react-router';
+import { Navigate, useParams } from 'react-router';
+import { BackToSelection } from '@/components/layout/back-to-selection';
 import { paths } from '@/config/paths';
 import { fillText, uiText } from '@/config/ui-text';
 import { useDocumentTitle } from '@/lib/use-document-title';
@@ -37,14 +37,7 @@ export function PlayerRoute() {
   return (
     <div className="space-y-4">
       <div className="flex items-center justify-between gap-4">
-        <Link
-          to={paths.home.href()}
-          className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-        >
-          <ArrowLeft aria-hidden="true" className="size-4" />
-          <span className="hidden sm:inline">{uiText.player.back}</span>
-          <span className="sm:hidden">{uiText.player.backShort}</span>
-        </Link>
+        <BackToSelection short />
         <h1 className="font-mono text-lg font-semibold tracking-wider text-white">{streamId}</h1>
       </div>
       <StreamPlayer

@@ -1,8 +1,7 @@
-import { ArrowLeft } from 'lucide-react';
 import { lazy } from 'react';
-import { Link } from 'react-router';
 import { paths } from '@/config/paths';
 import { uiText } from '@/config/ui-text';
+import { BackToSelection } from '@/components/layout/back-to-selection';
 import { PageHeader } from '@/components/layout/page-header';
 import { useDocumentTitle } from '@/lib/use-document-title';
 import { BUILT_IN_STREAMS } from '@/features/streams/data/streams';
@@ -21,15 +20,7 @@ export function WatchAllRoute() {
       <PageHeader
         title={uiText.watchAll.title}
         subtitle={uiText.watchAll.subtitle}
-        action={
-          <Link
-            to={paths.home.href()}
-            className="inline-flex items-center gap-2 rounded-lg px-2 py-1.5 text-sm font-medium text-slate-300 transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none"
-          >
-            <ArrowLeft aria-hidden="true" className="size-4" />
-            {uiText.player.back}
-          </Link>
-        }
+        action={<BackToSelection />}
       />
       <ul
         className="grid grid-cols-1 gap-6 md:grid-cols-2 lg:grid-cols-3"
