@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalStageProvider } from '../providers/local-provider';
-import { build, stageTokenSecret } from '../test/helpers';
+import { build, refusedBearers, stageTokenSecret } from '../test/helpers';
 import { listenOnLoopback } from '../test/raw-http';
 import {
   OPERATIONS_LONG_POLL_MS,
@@ -111,12 +111,7 @@ describe('GET /api/operations', () => {
 
   it('refuses without a valid login token, before the query is looked at', async () => {
     const { app, token } = await signedIn();
-    const cases = [
-      [undefined, 'Missing bearer token'],
-      ['not a token!', 'Malformed Authorization header'],
-      [`${token}x`, 'Invalid or expired token'],
-    ] as const;
-    for (const [bearer, error] of cases) {
+    for (const [bearer, error] of refusedBearers(token)) {
       const response = await app.inject(get('/api/operations?after=oops', bearer));
       expect(response.statusCode, error).toBe(401);
       expect(response.json(), error).toEqual({ error });

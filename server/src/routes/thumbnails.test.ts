@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { build } from '../test/helpers';
+import { build, refusedBearers } from '../test/helpers';
 import type { ThumbnailSource } from '../thumbnails/thumbnail-source';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
@@ -54,12 +54,7 @@ describe('GET /api/thumbnails/{streamId}', () => {
   it('refuses without a valid login token, before asking for any picture', async () => {
     const thumbnails = source();
     const { app, token } = await signedIn(thumbnails);
-    const cases = [
-      [undefined, 'Missing bearer token'],
-      ['not a token!', 'Malformed Authorization header'],
-      [`${token}x`, 'Invalid or expired token'],
-    ] as const;
-    for (const [bearer, error] of cases) {
+    for (const [bearer, error] of refusedBearers(token)) {
       const response = await app.inject(get('/api/thumbnails/N743AS', bearer));
       expect(response.statusCode, error).toBe(401);
       expect(response.json(), error).toEqual({ error });

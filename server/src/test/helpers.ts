@@ -159,3 +159,15 @@ export async function build(
     },
   };
 }
+
+/**
+ * Bearer values a signed-in route refuses with a 401 before anything else, each with the error it
+ * answers: none, one that is no JWT, and `token` with its signature spoilt.
+ */
+export function refusedBearers(token: string) {
+  return [
+    [undefined, 'Missing bearer token'],
+    ['not a token!', 'Malformed Authorization header'],
+    [`${token}x`, 'Invalid or expired token'],
+  ] as const;
+}
