@@ -13,6 +13,7 @@ const OWN_INSTANCE_SPECS = [
   '**/rewind.spec.ts',
   '**/screens.spec.ts',
   '**/operations.spec.ts',
+  '**/firefox-operations.spec.ts',
 ];
 
 /**

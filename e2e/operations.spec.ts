@@ -4,42 +4,25 @@
  * a player opened on it then says since when it is off air under 'Waiting for video'. On an
  * instance of its own, with a grace of 2 s (OFF_AIR_GRACE_SECONDS), whose camera the spec may
  * stop: the shared product's other specs watch every aircraft. The page's screenshots at the three
- * widths (docs/screenshots/operations-*.png) and axe at each are taken here too.
+ * widths (docs/screenshots/operations-*.png) and axe at each are taken here too. The instance and
+ * its constants are e2e/support/operations.ts's, shared with firefox-operations.spec.ts.
  */
-import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
 import { stageControl } from '@tailcam/harness/stage-control';
-import { ownInstance } from './support/environment';
 import { expect, expectNoSeriousAxeFindings, test } from './support/fixtures';
+import { GRACE_SECONDS, operationsInstanceForFile, STREAM } from './support/operations';
 
-const INSTANCE = ownInstance('operations', 900);
-const VIEWER = { username: 'operations-viewer', password: 'operations viewer password 1' };
-const GRACE_SECONDS = 2;
-const STREAM = 'N954AS';
+const operations = operationsInstanceForFile('operations', 900);
 const WIDTHS = [375, 768, 1280] as const;
 const SHOTS = 'e2e/.artifacts/screenshots';
-let product: Product | undefined;
-let loginToken = '';
 
-test.use({ baseURL: `http://127.0.0.1:${INSTANCE.port}` });
-
-test.beforeAll(async () => {
-  test.setTimeout(90_000);
-  product = new Product({ ...INSTANCE, env: { OFF_AIR_GRACE_SECONDS: String(GRACE_SECONDS) } });
-  product.addViewer(VIEWER);
-  await product.start();
-  loginToken = await product.loginToken(VIEWER);
-});
-
-test.afterAll(async () => {
-  await product?.dispose();
-});
+test.use({ baseURL: operations.baseUrl });
 
 test(`the operator's page shows ${STREAM} going off air within its grace and a second, and its player says since when`, async ({
   page,
   context,
 }) => {
-  if (!product) throw new Error('the product did not start');
+  const { product, loginToken } = operations.started();
   const stage = stageControl(product.stageUrl);
   await signIn(page, loginToken);
   await page.goto('/home');

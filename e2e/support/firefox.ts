@@ -49,16 +49,25 @@ export async function firefoxPage(browser: Browser): Promise<Page> {
   return page ?? browser.newPage();
 }
 
-export function appUrl(path: string): string {
-  return new URL(path, E2E_BASE_URL).toString();
+/** `path` on the product global setup started, or on another instance (`baseUrl`). */
+export function appUrl(path: string, baseUrl = E2E_BASE_URL): string {
+  return new URL(path, baseUrl).toString();
+}
+
+/** Where a spec signs in: the suite's product and viewer unless it says otherwise. */
+export interface FormSignIn {
+  baseUrl?: string;
+  username?: string;
+  password?: string;
 }
 
 /** Signs in through the real form, as a viewer does, and waits for /home. */
-export async function signInThroughFormIn(page: Page): Promise<void> {
-  await page.goto(appUrl('/'));
+export async function signInThroughFormIn(page: Page, signIn: FormSignIn = {}): Promise<void> {
+  const { baseUrl = E2E_BASE_URL, username = E2E_USERNAME, password = E2E_PASSWORD } = signIn;
+  await page.goto(appUrl('/', baseUrl));
   await page.waitForSelector('input[name="username"]');
-  await page.type('input[name="username"]', E2E_USERNAME);
-  await page.type('input[name="password"]', E2E_PASSWORD);
+  await page.type('input[name="username"]', username);
+  await page.type('input[name="password"]', password);
   await page.click('button[type="submit"]');
   await expect.poll(() => pathOf(page)).toBe('/home');
 }
