@@ -44,6 +44,7 @@ import { runReconnect } from './parts/reconnect';
 import { runRewind } from './parts/rewind';
 import { runThumbnails } from './parts/thumbnails';
 import { runToken } from './parts/token';
+import { runWebhooks } from './parts/webhooks';
 
 const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
   bundle: runBundle,
@@ -73,6 +74,14 @@ const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
  * (~1 minute); metrics opens 100 receive-only viewers to time the scrapes (~1 minute).
  */
 const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight', 'metrics']);
+/**
+ * Parts that measure the API's code in processes of their own, with neither the product nor a
+ * browser (neither is started when only these are asked for); run only when asked for too.
+ * webhooks: the webhook queue's disk, delivery and dead-consumer figures (~1 minute).
+ */
+const WITHOUT_PRODUCT: Record<string, () => Promise<BenchRow[]>> = {
+  webhooks: runWebhooks,
+};
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */
 function benchArgs(argv: string[]): {
@@ -117,11 +126,10 @@ function benchArgs(argv: string[]): {
   const defaultParts =
     peer === 'janus' ? ['janus'] : Object.keys(PARTS).filter((name) => !ON_REQUEST.has(name));
   const only = (flags.only?.split(',') ?? defaultParts).filter((name) => name !== '');
-  const unknown = only.filter((name) => !(name in PARTS));
+  const unknown = only.filter((name) => !(name in PARTS) && !(name in WITHOUT_PRODUCT));
   if (unknown.length > 0) {
-    throw new Error(
-      `Unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`,
-    );
+    const parts = [...Object.keys(PARTS), ...Object.keys(WITHOUT_PRODUCT)];
+    throw new Error(`Unknown part(s) ${unknown.join(', ')}; parts: ${parts.join(', ')}`);
   }
   const load = flags.load === undefined ? 0 : count('load', 0, 16);
   const sections = (flags.sections ?? 'sessions,capacity,idle').split(',').filter(Boolean);
@@ -247,25 +255,25 @@ const outcomes: Record<string, PartOutcome> = {};
 const rows: BenchRow[] = [];
 let browser: Browser | undefined;
 try {
-  product.addViewer(VIEWER);
-  product.addViewer(LOGIN_VIEWER);
-  await product.start();
-  browser = await launchChromium();
-  const bench: BenchContext = {
-    product,
-    loginToken: await product.loginToken(VIEWER),
-    browser,
-    options,
-  };
+  let bench: BenchContext | undefined;
+  if (only.some((name) => name in PARTS)) {
+    product.addViewer(VIEWER);
+    product.addViewer(LOGIN_VIEWER);
+    await product.start();
+    browser = await launchChromium();
+    bench = { product, loginToken: await product.loginToken(VIEWER), browser, options };
+  }
   for (const name of only) {
-    const run = PARTS[name];
+    const part = PARTS[name];
+    const context = bench;
+    const run = WITHOUT_PRODUCT[name] ?? (part && context ? () => part(context) : undefined);
     if (!run) continue;
     const load = { start: loadAverage(), end: '' };
     const partStart = Date.now();
     console.log(`- ${name} (load average ${load.start}) ...`);
     let partRows: BenchRow[];
     try {
-      partRows = await run(bench);
+      partRows = await run();
     } catch (error) {
       partRows = [
         {
