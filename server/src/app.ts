@@ -244,6 +244,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     store,
     loginTokens,
     operations: deps.operations,
+    available: config.stageProvider === 'local',
     rateLimiter,
   });
   registerStageSdkRoute(app, {

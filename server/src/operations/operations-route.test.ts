@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalStageProvider } from '../providers/local-provider';
-import { build, refusedBearers, stageTokenSecret } from '../test/helpers';
+import { build, refusedBearers, stageTokenSecret, testConfig } from '../test/helpers';
 import { listenOnLoopback } from '../test/raw-http';
 import {
   OPERATIONS_LONG_POLL_MS,
   OPERATIONS_REQUESTS_PER_MINUTE,
+  OPERATIONS_UNAVAILABLE,
   OPERATIONS_WAITING_PER_ACCOUNT,
 } from './operations-route';
 import { OperationsStateStore, type OperationsState } from './operations-state';
@@ -107,6 +108,17 @@ describe('GET /api/operations', () => {
     expect(present).toEqual([]);
     expect((await app.inject(get('/api/thumbnails/N743AS', token))).statusCode).toBe(204);
     expect(present).toHaveLength(1);
+  });
+
+  it('is not found with Amazon IVS, where nothing here follows the stages: no aircraft all off air', async () => {
+    const { app, addUser, login } = await build({ config: testConfig({ stageProvider: 'ivs' }) });
+    await addUser('alice', 'correct horse');
+    const token = await login('alice', 'correct horse');
+    expect((await app.inject(get('/api/operations'))).statusCode).toBe(401);
+    const response = await app.inject(get('/api/operations', token));
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: OPERATIONS_UNAVAILABLE });
+    expect(response.headers['cache-control']).toBe('private, no-store');
   });
 
   it('refuses without a valid login token, before the query is looked at', async () => {

@@ -61,6 +61,10 @@ export const operationsResponse = z.object({
   ),
 });
 
+/** The 404 with Amazon IVS (docs/product.md#operations). */
+export const OPERATIONS_UNAVAILABLE =
+  'Operations are not available with Amazon IVS: see its CloudWatch metrics and EventBridge events';
+
 export function registerOperationsRoute(
   app: FastifyInstance,
   deps: {
@@ -68,6 +72,12 @@ export function registerOperationsRoute(
     loginTokens: LoginTokens;
     /** None: every aircraft off air since a time unknown, no events (tests of other routes). */
     operations: OperationsState | undefined;
+    /**
+     * False with Amazon IVS: nothing here follows its stages (their figures and events are
+     * CloudWatch's and EventBridge's), so the route answers 404 rather than a list of aircraft
+     * all off air.
+     */
+    available: boolean;
     rateLimiter: RateLimiter;
     /** Tests shorten it. */
     longPollMs?: number;
@@ -106,6 +116,7 @@ export function registerOperationsRoute(
       },
     },
     async (request, reply) => {
+      if (!deps.available) throw new HttpError(404, OPERATIONS_UNAVAILABLE);
       const after = request.query.after;
       const current = operations.snapshot();
       if (after === undefined || after !== current.version) return current;

@@ -13,6 +13,8 @@ export const operationsText = {
   signedOut: 'The API refused the login token: sign in again to see the operations.',
   retry: 'Try again',
   retrying: 'Not up to date: the last update failed. Trying again shortly.',
+  unavailable:
+    'Operations are shown with the local stage only. With Amazon IVS, see its CloudWatch metrics and EventBridge events.',
   aircraftCaption: 'Aircraft now',
   columns: {
     aircraft: 'Aircraft',

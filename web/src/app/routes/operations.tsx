@@ -49,6 +49,11 @@ export function OperationsRoute() {
           {retryButton}
         </div>
       )}
+      {status?.kind === 'unavailable' && (
+        <p role="status" className="text-slate-300">
+          {operationsText.unavailable}
+        </p>
+      )}
       {snapshot === undefined && status?.kind === 'retrying' && (
         <div role="alert" className="flex flex-wrap items-center gap-3 text-red-300">
           <p>{operationsText.loadFailed}</p>

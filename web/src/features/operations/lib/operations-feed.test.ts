@@ -112,4 +112,14 @@ describe('the operations feed', () => {
     expect(requests).toHaveLength(2);
     feed.stop();
   });
+
+  it('asks nothing more after a 404: the API keeps no operations (Amazon IVS)', async () => {
+    const { feed, requests, statuses } = feedWithRequests();
+    feed.start();
+    requests[0]!.answer(new ApiError('not found', 404, undefined));
+    await settle();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(requests).toHaveLength(1);
+    expect(statuses).toEqual(['unavailable']);
+  });
 });

@@ -3,7 +3,8 @@
  * `GET /api/operations?after={version}`, each answer handed on and the next poll sent, no sooner
  * than `MIN_POLL_INTERVAL_MS` after the last one began (a state that changes every instant costs
  * one request a second, not a loop). A failure is reported and the poll tried again after a wait
- * that grows (the API's `Retry-After` for a 429); a 401 ends the feed until `retry()`. No React:
+ * that grows (the API's `Retry-After` for a 429); a 401 ends the feed until `retry()`, a 404 (the
+ * API keeps no operations: Amazon IVS) for good. No React:
  * `use-operations.ts` joins it to the page.
  */
 import { ApiError } from '@/lib/api-client';
@@ -19,7 +20,9 @@ export type FeedStatus =
   /** The last poll failed; the next is tried at `retryAt` (ms, the page's clock). */
   | { kind: 'retrying'; retryAt: number }
   /** Refused for good (not signed in): nothing more is asked until `retry()`. */
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  /** Not kept by this API (404: with Amazon IVS): nothing more is asked. */
+  | { kind: 'unavailable' };
 
 export interface OperationsFeedOptions {
   fetchSnapshot: (after: number | undefined, signal: AbortSignal) => Promise<OperationsSnapshot>;
@@ -75,8 +78,8 @@ export class OperationsFeed {
       waitMs = Math.max(0, began + MIN_POLL_INTERVAL_MS - this.#now());
     } catch (error) {
       if (signal.aborted) return;
-      if (error instanceof ApiError && error.status === 401) {
-        this.#options.onStatus({ kind: 'stopped' });
+      if (error instanceof ApiError && (error.status === 401 || error.status === 404)) {
+        this.#options.onStatus({ kind: error.status === 401 ? 'stopped' : 'unavailable' });
         return;
       }
       this.#failures += 1;
