@@ -32,6 +32,8 @@ import {
 /** The longest the queue may take to deliver a pass's events before the run fails. */
 const DELIVERY_LIMIT_MS = 60_000;
 const AIRCRAFT = ['N743AS', 'N953AS', 'N954AS'];
+/** The dead consumer's warm-up queue holds this many, and is fed twice as many. */
+const DEAD_WARM_UP_MAX = 100;
 
 /** statfs's magic numbers of the filesystems a DATA_DIR is likely on. */
 const FILESYSTEMS: Record<number, string> = {
@@ -213,6 +215,15 @@ async function onDisk(dataDir: string) {
 }
 
 async function deadConsumer(run: DeadConsumerRun, root: string): Promise<DeadConsumerFigures> {
+  // Unrecorded, in a queue of its own: the code paths of adding, dropping and failing compiled
+  // (their bytecode is on the heap too), so that the growth below is what the queue holds.
+  const warmUpDir = await mkdtemp(join(root, 'warm-up-'));
+  const warmUp = await openQueue(warmUpDir, run, DEAD_WARM_UP_MAX);
+  warmUp.start();
+  await publishEach(warmUp, made(0, 2 * DEAD_WARM_UP_MAX));
+  await warmUp.close();
+  await rm(warmUpDir, { recursive: true, force: true });
+
   const dataDir = await mkdtemp(join(root, 'queue-'));
   const log = countingLog();
   const webhooks = await EventWebhooks.open({

@@ -101,7 +101,7 @@ async function countsOf(consumerUrl: string) {
 
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 const megabytes = (bytes: number) => `${round(bytes / 1e6, 1)} MB`;
-const growth = (bytes: number) => `${bytes < 0 ? '−' : '+'}${megabytes(Math.abs(bytes))}`;
+const growth = (bytes: number) => `${bytes < 0 ? '−' : '+'}${round(Math.abs(bytes) / 1e6, 2)} MB`;
 const rate = (events: number, ms: number) => (events * 1000) / ms;
 const total = (cpu: CpuSpent) => cpu.userMs + cpu.systemMs;
 
@@ -200,7 +200,8 @@ function deadRow(figures: DeadConsumerFigures, consumer: string, load: string): 
     note:
       (bounded ? '' : `expected ${figures.maxQueued} kept and ${expectedDrops} dropped; `) +
       `${thousands(figures.apparentBytes)} bytes in files (${figures.filesystem}); ` +
-      `the driver's heap after a GC ${megabytes(figures.heapBefore)} → ${megabytes(figures.heapAfter)}, ` +
+      `the driver's heap after a GC ${megabytes(figures.heapBefore)} → ${megabytes(figures.heapAfter)} ` +
+      `(${round((figures.heapAfter - figures.heapBefore) / figures.maxQueued)} bytes a queued event; after an unrecorded warm-up), ` +
       `RSS ${megabytes(figures.rssBefore)} → ${megabytes(figures.rssAfter)} (${growth(figures.rssAfter - figures.rssBefore)}, peak ${megabytes(figures.maxRss)}); ` +
       `a publish ${round(median(figures.enqueueMs), 3)} ms median, ${round(p95(figures.enqueueMs), 3)} p95 with room, ` +
       `${round(median(figures.enqueueFullMs), 3)} / ${round(p95(figures.enqueueFullMs), 3)} once full; ` +
