@@ -23,7 +23,7 @@ export const LOAD_SENSITIVE = [
  */
 export const SOLO = [
   'src/server/http/whip-congestion-feedback.test.ts',
-  'src/cameras/camera-publisher.test.ts',
+  'src/cameras/camera-publisher-key-frame.test.ts',
 ];
 
 const phase = process.env.TAILCAM_LOCAL_STAGE_TESTS;
