@@ -48,21 +48,26 @@ const TSX = ['--import', import.meta.resolve('tsx')];
 const consumerCounts = z.object({ verified: z.number(), refused: z.number(), dead: z.number() });
 
 /** The first IPC message of a child, parsed; the child is killed if none comes in `limitMs`. */
-function firstMessage<T>(child: ChildProcess, schema: z.ZodType<T>, limitMs: number): Promise<T> {
+function firstMessage<T>(
+  child: ChildProcess,
+  name: string,
+  schema: z.ZodType<T>,
+  limitMs: number,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no answer from ${String(child.spawnargs[1])} in ${limitMs / 1000} s`));
+      reject(new Error(`no answer from the ${name} in ${limitMs / 1000} s`));
     }, limitMs);
     child.once('message', (message) => {
       clearTimeout(timer);
       const parsed = schema.safeParse(message);
       if (parsed.success) resolve(parsed.data);
-      else reject(new Error(`unexpected message from a child: ${parsed.error.message}`));
+      else reject(new Error(`unexpected message from the ${name}: ${parsed.error.message}`));
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${String(child.spawnargs[1])} ended (${String(code)}) without an answer`));
+      reject(new Error(`the ${name} ended (${String(code)}) without an answer`));
     });
   });
 }
@@ -74,7 +79,7 @@ async function drive(run: WebhookRun) {
   });
   const exited = new Promise((resolve) => driver.once('exit', resolve));
   try {
-    const reply = await firstMessage(driver, driverReply, RUN_LIMIT_MS);
+    const reply = await firstMessage(driver, 'webhook driver', driverReply, RUN_LIMIT_MS);
     if (reply.kind === 'error') throw new Error(`the webhook driver: ${reply.message}`);
     // It removes its DATA_DIR, then ends.
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
@@ -128,11 +133,10 @@ function throughputRows(
     const perEvent = (ms: number) => round((ms * 1000) / EVENTS);
     return `CPU ${perEvent(user + system)} µs an event (${perEvent(system)} in system calls)`;
   };
-  const signed =
-    checked.refused === 0 && checked.verified === checked.expected
-      ? `the consumer verified all ${thousands(checked.verified)} signatures`
-      : `the consumer verified ${thousands(checked.verified)} of ${thousands(checked.expected)} and refused ${checked.refused}`;
   const allSigned = checked.refused === 0 && checked.verified === checked.expected;
+  const signed = allSigned
+    ? `the consumer verified all ${thousands(checked.verified)} signatures`
+    : `the consumer verified ${thousands(checked.verified)} of ${thousands(checked.expected)} and refused ${checked.refused}`;
   const range = (values: number[]) =>
     `${thousands(Math.min(...values))}–${thousands(Math.max(...values))} a second`;
   return [
@@ -217,7 +221,12 @@ export async function runWebhooks(): Promise<BenchRow[]> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {
-    const { port } = await firstMessage(consumer, z.object({ port: z.number() }), 30_000);
+    const { port } = await firstMessage(
+      consumer,
+      'webhook consumer',
+      z.object({ port: z.number() }),
+      30_000,
+    );
     const consumerUrl = `http://127.0.0.1:${port}`;
     const rows: BenchRow[] = [];
 
