@@ -128,6 +128,9 @@ test.describe('faults during playback (embedded database)', () => {
     page,
   }) => {
     test.setTimeout(150_000);
+    // The page's clock (Playwright's): it runs on by itself, and skips the waits between the
+    // player's attempts below.
+    await page.clock.install();
     await signIn(page, loginToken);
     const connectionLostShown = await recordWhenShown(page, CONNECTION_LOST);
     const loads = countLoads(page);
@@ -139,11 +142,23 @@ test.describe('faults during playback (embedded database)', () => {
     // The API goes (and with it, as scripts/start.mjs is built, the stage) ...
     await product.stop();
     await expect.poll(connectionLostShown, { timeout: 10_000 }).toBe(true);
+    const lostAt = await page.evaluate(() => Date.now());
     // ... for longer than the player's reconnect schedule (about 15 s), so it gives up. An attempt
     // whose token came just before the stage went waits at most 10 s for its join (the attempt
-    // bound), where the SDK's own join would keep trying for a minute.
+    // bound), where the SDK's own join would keep trying for a minute. Those waits run on the
+    // page's clock, 2 s at a step, with real time between the steps for each attempt's requests.
     const overlay = page.getByRole('alert').filter({ hasText: 'Stream Unavailable' });
+    let steps = 0;
+    for (; steps < 30 && !(await overlay.isVisible()); steps += 1) {
+      await page.clock.fastForward(2_000);
+      await page.waitForTimeout(250);
+    }
     await expect(overlay).toBeVisible({ timeout: 75_000 });
+    // Not before its schedule's waits (0.5 + 1 + 2 + 4 + 8 s), less the moment 'Connection lost'
+    // took to be seen.
+    const triedForMs = (await page.evaluate(() => Date.now())) - lostAt;
+    console.log(`the player gave up ${triedForMs} ms after the loss on the page's clock`);
+    expect(triedForMs).toBeGreaterThan(14_000);
 
     // The same instance comes back (same data directory: same secrets, same accounts).
     await product.start();
