@@ -2,15 +2,17 @@
  * Every screen and overlay at the three widths: saved as screenshots (e2e/.artifacts/screenshots,
  * the best are copied into docs/) and checked with axe-core for serious or critical findings at
  * each width. One page per screen, resized from width to width: a new page per width would only
- * sign in and join again. On an instance of its own, in the lane beside the shared product's specs
- * (it counts no viewers of theirs; the two lanes' times, docs/development.md).
+ * sign in and join again. The sign-in page, the stream selection and the player here, on an
+ * instance of its own, in the lane beside the shared product's specs (it counts no viewers of
+ * theirs); Watch all and the player's overlays in screens-overlays.spec.ts, on the shared product:
+ * the two lanes' times (docs/development.md).
  */
 import type { Page } from '@playwright/test';
-import { framesDecoded } from '@tailcam/harness/player';
 import { Product } from '@tailcam/harness/product';
 import { signIn } from '@tailcam/harness/sign-in';
 import { ownInstance } from './support/environment';
-import { expect, expectNoSeriousAxeFindings, expectVideoPlaying, test } from './support/fixtures';
+import { expect, expectVideoPlaying, test } from './support/fixtures';
+import { atEveryWidth } from './support/screens';
 
 const INSTANCE = ownInstance('screens', 800);
 const VIEWER = { username: 'screens-viewer', password: 'screens viewer password 1' };
@@ -34,23 +36,6 @@ test.afterAll(async () => {
 /** Signs the page in on this spec's instance. */
 function signInByApi(page: Page): Promise<void> {
   return signIn(page, loginToken);
-}
-
-const WIDTHS = [375, 768, 1280] as const;
-const SHOTS = 'e2e/.artifacts/screenshots';
-
-/** At each width: the layout settles, axe finds nothing serious, and a screenshot is taken. */
-async function atEveryWidth(
-  page: Page,
-  screen: string,
-  options: { fullPage?: boolean; ready?: () => Promise<void> } = {},
-): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
-    await options.ready?.();
-    await expectNoSeriousAxeFindings(page, `${screen} at ${width} px`);
-    await page.screenshot({ path: `${SHOTS}/${screen}-${width}.png`, fullPage: options.fullPage });
-  }
 }
 
 test.describe('every screen at 375, 768 and 1280 px', () => {
@@ -106,37 +91,5 @@ test.describe('every screen at 375, 768 and 1280 px', () => {
         );
       },
     });
-  });
-
-  test('watch all', async ({ page }) => {
-    await signInByApi(page);
-    await page.goto('/watch-all');
-    for (const streamId of ['N743AS', 'N953AS', 'N954AS']) {
-      await expect
-        .poll(() => framesDecoded(page.getByLabel(`Live video from ${streamId}`)))
-        .toBeGreaterThan(5);
-    }
-    await expect(page.getByRole('img', { name: /^Connection quality: / })).toHaveCount(3);
-    await atEveryWidth(page, 'watch-all', { fullPage: true });
-  });
-
-  test('the loading overlay', async ({ page }) => {
-    await signInByApi(page);
-    await page.route('**/api/token', () => undefined); // never answered: loading stays
-    await page.goto('/player/N743AS');
-    await expect(page.getByText('Connecting to stream...')).toBeVisible();
-    await expect(page.getByText('This may take a few moments')).toBeVisible();
-    await atEveryWidth(page, 'player-loading');
-  });
-
-  test('the error overlay (a proxy answering a bare 502, simulated in the browser)', async ({
-    page,
-  }) => {
-    await signInByApi(page);
-    await page.route('**/api/token', (route) => route.fulfill({ status: 502, body: '' }));
-    await page.goto('/player/N743AS');
-    await expect(page.getByRole('alert')).toContainText('Stream Unavailable');
-    await expect(page.getByRole('alert')).toContainText('Failed to fetch participant token');
-    await atEveryWidth(page, 'player-error');
   });
 });
