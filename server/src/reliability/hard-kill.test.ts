@@ -117,7 +117,9 @@ async function signInStatus(url: string, username: string, password: string): Pr
   return response.status;
 }
 
-async function killLoop(env: Record<string, string>): Promise<{ reported: number; checked: number }> {
+async function killLoop(
+  env: Record<string, string>,
+): Promise<{ reported: number; checked: number }> {
   const known = new Map<string, Known>(USERNAMES.map((name) => [name, { state: 'absent' }]));
   let reported = 0;
   let checked = 0;
