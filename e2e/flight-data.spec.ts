@@ -45,7 +45,8 @@ test('the player draws the flight data over the picture, where the aircraft was 
 
   // Twice, seconds apart: the figures follow the flight, frame by frame.
   const readings = [];
-  for (const _ of [1, 2]) {
+  for (const reading of [1, 2]) {
+    if (reading === 2) await page.waitForTimeout(3_000);
     await expect
       .poll(() => hudAgreement(page, STAGE), {
         message: `the HUD agrees with ${STAGE}'s flight at the shown frame`,
@@ -53,7 +54,6 @@ test('the player draws the flight data over the picture, where the aircraft was 
       })
       .toBe('agrees');
     readings.push(await page.evaluate(readHudInPage));
-    await page.waitForTimeout(3_000);
   }
   const [first, second] = readings;
   const moved = (at: number | undefined) => flightAt(STAGE, at ?? 0);
