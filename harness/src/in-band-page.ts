@@ -12,7 +12,8 @@ export interface InBandMessagesRead {
 /**
  * The flight data the local SDK hands a page (decision 0094), read in the browser: a Stage joined
  * with the page's login token whose strategy asks for in-band messages, its video played, until
- * `wanted` messages came and the video played a second (or `untilMs`, 15 s by default). Runs in the page (Playwright's or puppeteer's `evaluate`).
+ * `wanted` messages of two samples or more came and the video played a second (or `untilMs`, 15 s
+ * by default). Runs in the page (Playwright's or puppeteer's `evaluate`).
  */
 export const readInBandMessagesInPage = async ({
   stageId,
@@ -78,8 +79,13 @@ export const readInBandMessagesInPage = async ({
   const joinedAt = performance.now();
   const until = Date.now() + untilMs;
   // Also until the picture has played a second: the messages (the key frame's among them) may
-  // all come before it.
-  while ((messages.length < wanted || video.currentTime < 1) && Date.now() < until) {
+  // all come before it. And until two samples came (a sample a second, each repeated on the next
+  // frames and on a key frame: `wanted` messages may all be one sample's).
+  const samples = () => new Set(messages.map((message) => message.payload)).size;
+  while (
+    (messages.length < wanted || video.currentTime < 1 || samples() < 2) &&
+    Date.now() < until
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const played = video.currentTime;

@@ -31,16 +31,25 @@ let warned = false;
  */
 let worker: Worker | undefined;
 let workerReady = false;
+/** Joins waiting for the worker's 'ready' (`inBandReady`). */
+const readyWaiters = new Set<() => void>();
+const wakeWaiters = () => {
+  for (const wake of readyWaiters) wake();
+  readyWaiters.clear();
+};
 if (typeof globalThis.RTCRtpScriptTransform === 'function' && workerUrl !== undefined) {
   try {
     const started = new Worker(workerUrl);
     started.onmessage = ({ data }: MessageEvent<InBandWorkerMessage | 'ready'>) => {
-      if (data === 'ready') workerReady = true;
-      else listeners.get(data.id)?.(data.messages);
+      if (data === 'ready') {
+        workerReady = true;
+        wakeWaiters();
+      } else listeners.get(data.id)?.(data.messages);
     };
     started.onerror = () => {
       workerReady = false;
       worker = undefined;
+      wakeWaiters();
     };
     worker = started;
   } catch {
@@ -51,6 +60,25 @@ if (typeof globalThis.RTCRtpScriptTransform === 'function' && workerUrl !== unde
 /** Whether this page can read in-band messages now (its worker runs). */
 export function inBandSupported(): boolean {
   return worker !== undefined && workerReady;
+}
+
+/**
+ * Whether this page can read in-band messages, waiting up to `ms` for a worker still starting: a
+ * join on a loaded machine may come before the worker's 'ready', and a subscription that did not
+ * ask for the messages never gets them.
+ */
+export async function inBandReady(ms: number): Promise<boolean> {
+  if (worker === undefined || workerReady) return inBandSupported();
+  await new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      readyWaiters.delete(wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    readyWaiters.add(wake);
+  });
+  return inBandSupported();
 }
 
 /**

@@ -27,7 +27,7 @@ import { ivsError, stageRaisedError } from './errors';
 import type { EmitStageEvent } from './events';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import type { SignalSocket } from './signal-socket';
-import { inBandSupported } from './in-band-receiver';
+import { inBandReady, inBandSupported } from './in-band-receiver';
 import { SubscriptionPeer } from './subscription-peer';
 
 export interface WantedMedia {
@@ -67,6 +67,12 @@ export interface SessionOwner {
   ended(session: Session, state: StageConnectionState, reason?: StageLeftReason): void;
 }
 
+/**
+ * How long a subscription that asks for in-band messages waits for the SDK's worker to start
+ * (decision 0094): it is normally running long before a join; on a loaded machine a join once
+ * came first, and its player never had the flight data.
+ */
+const IN_BAND_WORKER_WAIT_MS = 1_000;
 const { SUBSCRIBED, NOT_SUBSCRIBED, ATTEMPTING_SUBSCRIBE, ERRORED } =
   StageParticipantSubscribeState;
 
@@ -295,7 +301,10 @@ export class Session {
     subscription.peer = peer;
     // In-band messages, when the strategy asks and this browser can read them: the stage then
     // appends its VP8 trailers to this subscription's frames (decision 0094).
-    const inBand = this.host.inBandMessaging(participant.info) && inBandSupported();
+    const inBand =
+      this.host.inBandMessaging(participant.info) &&
+      (inBandSupported() || (await inBandReady(IN_BAND_WORKER_WAIT_MS)));
+    if (this.closed || subscription.peer !== peer) return;
     if (inBand) {
       peer.readInBandMessages((message) =>
         this.host.emit(StageEvents.STAGE_STREAM_SEI_MESSAGE_RECEIVED, participant.info, message),
