@@ -5,7 +5,8 @@
  * - scripts/start.mjs runs it: in `local` mode the API, the local stage and the camera process
  *   (each restarted when it dies), with the stage's fault controls on; in `ivs` mode the API alone, with no AWS
  *   credentials from this environment, so nothing it does can reach AWS.
- * - The embedded database, or PostgreSQL when `databaseUrl` is given.
+ * - The embedded database, or PostgreSQL when `databaseUrl` is given. The embedded one starts
+ *   as a copy of an empty, migrated one the accounts CLI made once (database-template.ts).
  * - Ready means what scripts/start.mjs waits for: `/api/health` answers, and in local mode the
  *   stage, asked through the API, says `ready: true`.
  * - stop() then start() is a restart of the same instance (same data: secrets and accounts).
@@ -18,6 +19,7 @@ import { existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { seedDatabase } from './database-template';
 import { operatorToken } from './operator-token';
 import { ROOT } from './root';
 import { stageControl, type StageControl } from './stage-control';
@@ -104,6 +106,7 @@ export class Product {
   readonly env: NodeJS.ProcessEnv;
   private child: ChildProcess | undefined;
   private starts = 0;
+  private seeded = false;
   /** Kills the instance if this process exits first (a test runner ending a timed-out worker). */
   private readonly killOnExit = () => {
     const pid = this.child?.pid;
@@ -180,6 +183,7 @@ export class Product {
   /** Runs the production accounts CLI (server/dist/users.js) against this instance's store. */
   users(args: string[], input = ''): string {
     ensureBuilt();
+    this.seedDatabaseOnce();
     const result = spawnSync(process.execPath, ['server/dist/users.js', ...args], {
       cwd: ROOT,
       env: this.env,
@@ -193,6 +197,13 @@ export class Product {
     return result.stdout;
   }
 
+  /** The embedded database's first use: a copy of the template, not an initdb of its own. */
+  private seedDatabaseOnce(): void {
+    if (this.seeded) return;
+    this.seeded = true;
+    if (this.options.databaseUrl === undefined) seedDatabase(this.dataDir, this.env);
+  }
+
   /** Creates a viewer with the accounts CLI, as an operator would. */
   addViewer(viewer: Viewer): void {
     this.users(['add', viewer.username], `${viewer.password}\n`);
@@ -202,6 +213,7 @@ export class Product {
   async start(): Promise<void> {
     if (this.child !== undefined) throw new Error(`${this.options.name} is already started`);
     ensureBuilt();
+    this.seedDatabaseOnce();
     this.starts += 1;
     const log = openSync(this.logFile, this.starts === 1 ? 'w' : 'a');
     const [command, args] = this.options.network?.command(process.execPath, [
