@@ -5,11 +5,11 @@
  * fetched.
  */
 import { ApiError } from '@/lib/api-client';
-import { authorizedFetch, spanPath, type RecordedSpan } from './recordings';
+import { authorizedFetch, segmentOffsetOf, spanPath, type RecordedSpan } from './recordings';
 
 /** `{offset}.flight` of a segment named `{offset}-{duration}.{ext}` or `{offset}.part`. */
 export function flightFileOf(segmentName: string): string | undefined {
-  const offset = /^(\d{10})(?:-\d{1,9}\.(?:webm|mp4)|\.part)$/.exec(segmentName)?.[1];
+  const offset = segmentOffsetOf(segmentName);
   return offset === undefined ? undefined : `${offset}.flight`;
 }
 

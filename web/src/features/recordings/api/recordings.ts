@@ -102,16 +102,23 @@ function isWriting(value: unknown): value is WritingSegment {
   );
 }
 
+/** The offset (ten digits) a segment's file is named by: `{offset}-{duration}.{ext}` or `{offset}.part`. */
+export function segmentOffsetOf(segmentName: string): string | undefined {
+  return /^(\d{10})(?:-\d{1,9}\.(?:webm|mp4)|\.part)$/.exec(segmentName)?.[1];
+}
+
 export async function authorizedFetch(
   path: `/api/${string}`,
   signal?: AbortSignal,
   headers: Record<string, string> = {},
+  /** Statuses that are answers here, not failures (a ranged read's 416). */
+  answers: readonly number[] = [],
 ): Promise<Response> {
   const response = await fetch(apiUrl(path), {
     headers: { ...headers, Authorization: `Bearer ${getAuthToken() ?? ''}` },
     signal,
   });
-  if (!response.ok)
+  if (!response.ok && !answers.includes(response.status))
     throw new ApiError(`${path} answered ${response.status}`, response.status, undefined);
   return response;
 }
