@@ -175,19 +175,18 @@ if (
 ) {
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
-// Two lanes, each a queue: lint and the local stage's tests (one file at a time, mostly waiting on
-// real media: about two thirds of a core) in one; the type-check, the quick workspaces' tests, the
-// server's and harness's tests (one file at a time; argon2 and child processes keep a core busy)
-// and the production build in the other. The queues are balanced so that both lanes end together
-// (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time ended the
-// step ~25 s sooner, but starved the local stage's real-encoder tests beside them (a GStreamer
-// publisher not on air in 15 s). The build writes only dist/ files no unit test reads. The local
-// stage's tests whose bounds need a core to themselves (LOAD_SENSITIVE in
+// Two lanes, each a queue: the local stage's tests (one file at a time, mostly waiting on real
+// media: about two thirds of a core) in one; the type-check, lint, the quick workspaces' tests,
+// the server's and harness's tests (one file at a time; argon2 and child processes keep a core
+// busy) and the production build in the other. The queues are balanced so that both lanes end
+// together (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time
+// ended the step ~25 s sooner, but starved the local stage's real-encoder tests beside them (a
+// GStreamer publisher not on air in 15 s). The build writes only dist/ files no unit test reads.
+// The local stage's tests whose bounds need a core to themselves (LOAD_SENSITIVE in
 // local-stage/vitest.config.ts) run after, alone, two files at a time (one a core), and SOLO's
 // after them. On a machine of one core the two queues run as one.
 const laneQueues = [
   [
-    { name: 'lint', command: 'npm', args: ['run', 'lint'] },
     {
       name: 'local-stage',
       command: 'npm',
@@ -197,6 +196,7 @@ const laneQueues = [
   ],
   [
     { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
+    { name: 'lint', command: 'npm', args: ['run', 'lint'] },
     { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
     {
       name: databaseWorkspaces.join(', '),
