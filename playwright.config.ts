@@ -55,6 +55,9 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: [
     ['list'],
+    // When each lane began and ended: what balancing them needs (the tests' times leave out
+    // their beforeAll product starts).
+    ['./e2e/support/lane-times.ts'],
     ['html', { open: 'never', outputFolder: `e2e/.artifacts/report-${E2E_PORT}` }],
   ],
   // Per port, so runs of the suite side by side (on other ports) never clear each other's files.
