@@ -50,6 +50,7 @@ import {
   type VideoLayer,
   type VideoLayers,
 } from '../publisher/video-layers';
+import { StartPacer, startFigures } from './start-pacer';
 import { LayerSwitch } from './layer-switch';
 import { ViewerAdaptation } from './viewer-adaptation';
 import type { FeedListener, Publisher, VideoDelivery } from '../publisher/publisher';
@@ -188,6 +189,11 @@ export class Subscription implements FeedListener {
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
+  /** The start of the video, paced (start-pacer.ts). */
+  private readonly startPacer = new StartPacer(
+    (packet) => this.forward(packet),
+    () => this.layerSwitch.forwarding?.bitrate(performance.now()) ?? 0,
+  );
   /** Video frames sent on to the viewer (marker bits of the packets forwarded). */
   private videoFramesForwarded = 0;
   /** Frames of the viewer's layer (or the one it moves to) that came while its video was open. */
@@ -541,7 +547,7 @@ export class Subscription implements FeedListener {
     }
     if (!accepted) return;
     if (this.videoOpen) {
-      this.forward(packet);
+      if (!this.startPacer.take(packet)) this.forward(packet);
       return;
     }
     // Not open yet: hold on to the latest key frame and what follows, until the connection is up.
@@ -551,7 +557,7 @@ export class Subscription implements FeedListener {
     if (this.connected) this.openVideo();
   }
 
-  /** Sends the held key frame (and the frames after it) and forwards from then on. */
+  /** Sends the held key frame (and the frames after it, paced) and forwards from then on. */
   private openVideo(): void {
     const held = this.held;
     if (!held) return;
@@ -559,7 +565,18 @@ export class Subscription implements FeedListener {
     this.videoOpen = true;
     this.adaptation.start();
     clearTimeout(this.keyFrameTimer);
-    for (const packet of held) this.forward(packet);
+    // Its first frame at once, what follows for a second paced (decision 0102).
+    this.startPacer.start(held);
+    // What the start had to send: its key frame and the frames held since (start-pacer.ts).
+    this.log.info(
+      {
+        subscription: this.id,
+        layer: this.layerSwitch.forwarding?.rid ?? null,
+        ...startFigures(held),
+        sinceOfferMs: Math.round(performance.now() - this.requestedAt),
+      },
+      'viewer video opened',
+    );
   }
 
   private forward(packet: RtpPacket): void {
@@ -647,6 +664,7 @@ export class Subscription implements FeedListener {
     this.videoForwarder?.close();
     this.audioForwarder?.close();
     this.held = undefined;
+    this.startPacer.stop();
     this.publisher.remove(this);
     void this.peer.close().catch(() => undefined);
     if (notify) this.send({ type: 'subscriptionEnded', subscriptionId: this.id, reason });

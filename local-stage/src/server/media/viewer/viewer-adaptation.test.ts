@@ -273,6 +273,19 @@ describe('a viewer whose receiver reports show loss', () => {
     expect(viewer.lineLoss()).toBeLessThan(0.005);
   });
 
+  it('counts no loss of the start’s first 2 s as the line’s own: that is the start’s burst', () => {
+    const { viewer, report } = lossyViewer();
+    viewer.start(1_000);
+    viewer.onRtcp(remb(1_400_000), 1_950);
+    viewer.onRtcp(report(100, 7), 2_000);
+    viewer.onRtcp(report(100, 5), 2_900);
+    expect(viewer.lineLoss()).toBeUndefined();
+    // The same loss once the start is over is the line's.
+    viewer.onRtcp(report(100, 2), 3_000);
+    expect(viewer.lineLoss()).toBeCloseTo(0.02);
+    viewer.stop();
+  });
+
   it('takes no report counted from before a layer change: it tells of the layer before', () => {
     let current: VideoLayer = testVideoLayer('f');
     const viewer = adaptation({ current: () => current });
