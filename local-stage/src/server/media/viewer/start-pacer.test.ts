@@ -71,6 +71,21 @@ describe('the start of a viewer video, paced', () => {
     expect(spreadMs).toBeLessThanOrEqual(paceMs + 10);
   });
 
+  it('sends a first frame still arriving when the video opens at once, and paces only after it', () => {
+    const paced = pacer();
+    const [opening, ...rest] = frame(10);
+    paced.start([opening!]);
+    // The key frame's other packets come after the video opened: none of them waits.
+    for (const packet of rest) expect(paced.take(packet)).toBe(false);
+    const next = frame(6);
+    expect(next.map((packet) => paced.take(packet))).toEqual(next.map(() => true));
+    expect(sent).toHaveLength(1);
+    advance(100);
+    expect(sent.map((each) => each.sequenceNumber)).toEqual(
+      [opening!, ...next].map((packet) => packet.header.sequenceNumber),
+    );
+  });
+
   it('keeps the order: a packet that comes while others wait goes after them', () => {
     const paced = pacer();
     paced.start([...frame(2), ...frame(6)]);

@@ -26,6 +26,8 @@ export class StartPacer {
   private timer: NodeJS.Timeout | undefined;
   /** Pacing until then (performance.now), and after while packets wait. */
   private until = 0;
+  /** The first frame is still coming (its key frame's last packet not yet sent): sent at once. */
+  private firstFrameComing = false;
   private budget = 0;
   private budgetAt = 0;
   private stopped = false;
@@ -37,21 +39,32 @@ export class StartPacer {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Sends the first frame of `packets` now and paces the rest, and what comes for a while. */
+  /**
+   * Sends the first frame of `packets` now and paces the rest, and what comes for a while. A
+   * first frame not whole in `packets` (its key frame still arriving) goes on at once as it
+   * comes; the pacing starts after its last packet.
+   */
   start(packets: readonly RtpPacket[]): void {
     const firstFrameEnd = firstFrameLength(packets);
     for (const packet of packets.slice(0, firstFrameEnd)) this.send(packet);
-    const now = this.now();
-    this.until = now + START_PACING_MS;
-    this.budget = 0;
-    this.budgetAt = now;
-    this.queue.push(...packets.slice(firstFrameEnd));
-    this.drain();
+    if (!packets[firstFrameEnd - 1]?.header.marker) {
+      this.firstFrameComing = true;
+      return;
+    }
+    this.beginPacing(packets.slice(firstFrameEnd));
   }
 
   /** Takes `packet` to pace (true), or says it may go at once (false). */
   take(packet: RtpPacket): boolean {
-    if (this.stopped || (this.queue.length === 0 && this.now() >= this.until)) return false;
+    if (this.stopped) return false;
+    if (this.firstFrameComing) {
+      if (packet.header.marker) {
+        this.firstFrameComing = false;
+        this.beginPacing([]);
+      }
+      return false;
+    }
+    if (this.queue.length === 0 && this.now() >= this.until) return false;
     this.queue.push(packet);
     this.drain();
     return true;
@@ -68,6 +81,15 @@ export class StartPacer {
     this.queue = [];
     clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  private beginPacing(packets: readonly RtpPacket[]): void {
+    const now = this.now();
+    this.until = now + START_PACING_MS;
+    this.budget = 0;
+    this.budgetAt = now;
+    this.queue.push(...packets);
+    this.drain();
   }
 
   private drain(): void {
