@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isolationProjects } from '../scripts/vitest-isolation';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
@@ -16,19 +16,6 @@ const reactRouterProductionBuild = join(
   dirname(createRequire(import.meta.url).resolve('react-router/package.json')),
   'dist/production/index.mjs',
 );
-
-/**
- * The test files that replace a module (`vi.mock`): each needs a module cache and a page of its
- * own. The others share one process, its module cache and one jsdom page, one file after another
- * (`isolate: false`): a jsdom page and the app's imports made afresh for each file took two thirds
- * of the suite's time. Each test still renders afresh, and vitest.setup.ts unmounts it and clears
- * the storage after each.
- */
-const src = fileURLToPath(new URL('./src', import.meta.url));
-const MOCKING = readdirSync(src, { recursive: true, encoding: 'utf8' })
-  .filter((file) => /\.test\.tsx?$/.test(file))
-  .filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(join(src, file), 'utf8')))
-  .map((file) => `src/${file}`);
 
 export default defineConfig(({ command }) => ({
   resolve: {
@@ -61,17 +48,16 @@ export default defineConfig(({ command }) => ({
     setupFiles: ['./vitest.setup.ts'],
     restoreMocks: true,
     unstubGlobals: true,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'shared-page',
-          include: ['src/**/*.test.{ts,tsx}'],
-          exclude: MOCKING,
-          isolate: false,
-        },
-      },
-      { extends: true, test: { name: 'isolated', include: MOCKING } },
-    ],
+    // One process and one jsdom page for the files that mock no module; each test still renders
+    // afresh, and vitest.setup.ts unmounts it and clears the storage after each. Read only when
+    // vitest runs (not on a build).
+    projects: process.env.VITEST
+      ? isolationProjects({
+          srcDir: fileURLToPath(new URL('./src', import.meta.url)),
+          include: 'src/**/*.test.{ts,tsx}',
+          testFile: /\.test\.tsx?$/,
+          sharedName: 'shared-page',
+        })
+      : undefined,
   },
 }));
