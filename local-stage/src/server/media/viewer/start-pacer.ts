@@ -30,6 +30,7 @@ export class StartPacer {
   private firstFrameComing = false;
   private budget = 0;
   private budgetAt = 0;
+  /** Stopped, or its second over: it takes nothing more. */
   private stopped = false;
 
   constructor(
@@ -64,7 +65,11 @@ export class StartPacer {
       }
       return false;
     }
-    if (this.queue.length === 0 && this.now() >= this.until) return false;
+    if (this.queue.length === 0 && this.now() >= this.until) {
+      // Its second is over and nothing waits: every packet from now on goes at once, unread.
+      this.stopped = true;
+      return false;
+    }
     this.queue.push(packet);
     this.drain();
     return true;
