@@ -496,7 +496,9 @@ export class Subscription implements FeedListener {
     const now = performance.now();
     const preferredRid = this.adaptation.preferredRid;
     if (preferredRid !== null) return this.publisher.layers.preferred(preferredRid, now);
-    if (!this.startLowest || this.videoOpen) return undefined;
+    // Until its first frame is whole: a key frame of the highest layer, asked for with the others,
+    // can come in the middle of the lowest one's, and a move up then opened on 640x360.
+    if (!this.startLowest || this.videoFramesForwarded > 0) return undefined;
     // The lowest layer heard from lately, not only the lowest arriving this instant: an encoder on
     // a loaded machine leaves its lowest layer silent for half a second now and then, and the
     // viewer asked to start low all the same.
