@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { importsReach, isolationProjects } from '../scripts/vitest-isolation';
 
 /**
  * Tests whose bounds hold only with a core to themselves: real libwebrtc publishers (simulcast
@@ -27,25 +29,32 @@ export const SOLO = [
 ];
 
 const phase = process.env.TAILCAM_LOCAL_STAGE_TESTS;
-const include =
-  phase === 'alone'
-    ? LOAD_SENSITIVE
-    : phase === 'solo'
-      ? SOLO
-      : ['src/**/*.test.ts', 'scripts/**/*.test.ts'];
+const exclude =
+  phase === 'beside' ? [...LOAD_SENSITIVE, ...SOLO, '**/node_modules/**'] : ['**/node_modules/**'];
 
 export default defineConfig({
   test: {
-    include,
-    exclude:
-      phase === 'beside'
-        ? [...LOAD_SENSITIVE, ...SOLO, '**/node_modules/**']
-        : ['**/node_modules/**'],
     // WebRTC and camera tests share two cores with the other lane's work: files one at a time,
     // bounded; the load-sensitive ones two at a time with nothing else running.
     fileParallelism: phase === 'alone',
     maxWorkers: phase === 'alone' ? 2 : 1,
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Beside the other lane (and with no phase), the files that never load libwebrtc run one
+    // after another in one process (import 6.8 s and 60 processes' starts, 16.8 → 4.3 s quiet).
+    // A file that does stays in a process of its own: many files' libwebrtc peers in one
+    // process crashed it (docs/development.md#how-npm-test-spends-its-time).
+    ...(phase === 'alone' || phase === 'solo'
+      ? { include: phase === 'alone' ? LOAD_SENSITIVE : SOLO }
+      : {
+          projects: isolationProjects({
+            srcDir: fileURLToPath(new URL('./src', import.meta.url)),
+            include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
+            testFile: /\.test\.ts$/,
+            sharedName: 'no-libwebrtc',
+            exclude,
+            keepApart: (file) => importsReach(file, '@roamhq/wrtc'),
+          }),
+        }),
   },
 });

@@ -26,10 +26,14 @@ const H264_KEY = Buffer.concat([START, SPS, START, PPS, START, Buffer.from([0x65
 const H264_DELTA = Buffer.concat([START, Buffer.from([0x41, 0x9a])]);
 const OPUS_20 = Buffer.from([0xf8, 0x11, 0x22, 0x33]);
 const FRAME_MS = 1000 / 30;
-/** A key frame each 2 s, as an encoder asked for one by the recorder's 4 s cut would send. */
-const KEY_EVERY = 60;
-const RUN_MS = 6_000;
-const SEGMENT_MS = 4_000;
+/**
+ * Segments of 2 s (the recorder's are 4 s; what is read while it grows is the same), a key frame
+ * each second, as an encoder asked for one by the cut would send. The frames go on half a second
+ * past the cut, whose key frame finishes the first segment.
+ */
+const KEY_EVERY = 30;
+const SEGMENT_MS = 2_000;
+const RUN_MS = SEGMENT_MS + 500;
 
 function marker(index: number): Buffer {
   return Buffer.from(`<frame ${String(index).padStart(5, '0')}>`, 'latin1');
@@ -106,7 +110,7 @@ async function recordWhileReading(video: 'vp8' | 'h264') {
       return; // not begun, or renamed
     }
     const now = performance.now();
-    if (snapshots.length === 0 || bytes.length > (snapshots.at(-1)?.length ?? 0) + 20_000) {
+    if (snapshots.length === 0 || bytes.length > (snapshots.at(-1)?.length ?? 0) + 8_000) {
       snapshots.push(bytes);
     }
     for (const [index] of handedAt) {
@@ -137,12 +141,15 @@ async function recordWhileReading(video: 'vp8' | 'h264') {
     }, 5);
   });
   clearInterval(reader);
-  // The first segment finished at the 4 s cut: its `.part` is kept as `.grown` until the span
-  // ends (or for seconds).
-  await vi.waitFor(() => {
-    if (!readdirSync(writer.dir).some((name) => name.endsWith('.grown') || name.endsWith('.mp4')))
-      throw new Error('the first segment has not finished');
-  });
+  // The first segment finished at the cut: its `.part` is kept as `.grown` until the span ends
+  // (or for seconds).
+  await vi.waitFor(
+    () => {
+      if (!readdirSync(writer.dir).some((name) => name.endsWith('.grown') || name.endsWith('.mp4')))
+        throw new Error('the first segment has not finished');
+    },
+    { timeout: 5_000 },
+  );
   const grown =
     partName && readdirSync(writer.dir).includes(partName.replace('.part', '.grown'))
       ? readFileSync(join(writer.dir, partName.replace('.part', '.grown')))
@@ -204,15 +211,15 @@ describe('the segment being written', () => {
     expect(delays.length).toBeGreaterThan(handed - 10);
     expect(median).toBeLessThan(250);
     expect(p95).toBeLessThan(1000);
-    // The segment (cut at the key frame at 4 s) read back whole: its 120 frames from 0, the key
+    // The segment (cut at the key frame at 2 s) read back whole: its 60 frames from 0, the key
     // frames where they were.
     const frames = await videoFrames(finished, true);
-    expect(frames).toHaveLength(120);
-    expect(frames.filter((frame) => frame.endsWith('key'))).toEqual(['0:key', '2000:key']);
+    expect(frames).toHaveLength(60);
+    expect(frames.filter((frame) => frame.endsWith('key'))).toEqual(['0:key', '1000:key']);
     // Its sound without a hole (a browser stops at one: decision 0075), to the picture's end.
     const sound = await audioCoverage(finished);
     expect(sound.widestGapMs).toBeLessThanOrEqual(2.5);
-    expect(sound.endMs).toBeGreaterThanOrEqual(4000 - 2.5);
+    expect(sound.endMs).toBeGreaterThanOrEqual(SEGMENT_MS - 2.5);
     expect(snapshots.length).toBeGreaterThan(3);
     for (const snapshot of snapshots) {
       expect(finished.subarray(0, snapshot.length).equals(snapshot)).toBe(true);
