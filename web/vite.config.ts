@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isolationProjects } from '../scripts/vitest-isolation';
+import { precompress } from './scripts/precompress';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
@@ -26,7 +27,7 @@ export default defineConfig(({ command }) => ({
         : []),
     ],
   },
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), precompress()],
   build: {
     target: 'es2022',
     // The server serves web/dist as it is: a map would hand every visitor the app's whole source.

@@ -1,14 +1,17 @@
 /**
  * The production build, made once with the project's own Vite config into a temporary directory:
- * nothing in it hands a visitor the app's source (no source map, no link to one), and its initial
- * JS stays within the budget, measured as the bench measures it (scripts/initial-js.ts).
+ * nothing in it hands a visitor the app's source (no source map, no link to one), its text files
+ * come with their compressed forms (scripts/precompress.ts), and its initial JS stays within the
+ * budget, measured as the bench measures it (scripts/initial-js.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INITIAL_JS_BUDGET_BYTES, measureInitialJs } from '../scripts/initial-js';
+import { MIN_COMPRESS_BYTES } from '../scripts/precompress';
 
 const webRoot = join(import.meta.dirname, '..');
 /** docs/product.md#routes: the pages a visit starts on come with the first load. */
@@ -44,6 +47,24 @@ describe('the production build (npm run build -w web)', () => {
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     for (const file of files.filter((name) => /\.(js|css)$/.test(name))) {
       expect(readFileSync(join(outDir, file), 'utf8'), file).not.toContain('sourceMappingURL');
+    }
+  });
+
+  it('writes a brotli and a gzip form of every script, style sheet and page over 1 KB, and of nothing smaller', () => {
+    const files = readdirSync(outDir, { recursive: true, encoding: 'utf8' });
+    const texts = files.filter((file) => /\.(js|css|html)$/.test(file));
+    expect(texts).toContain('index.html');
+    for (const file of texts) {
+      const body = readFileSync(join(outDir, file));
+      if (body.length < MIN_COMPRESS_BYTES) {
+        expect(files, file).not.toContain(`${file}.br`);
+        continue;
+      }
+      const brotli = readFileSync(join(outDir, `${file}.br`));
+      expect(brotliDecompressSync(brotli).equals(body), file).toBe(true);
+      expect(gunzipSync(readFileSync(join(outDir, `${file}.gz`))).equals(body), file).toBe(true);
+      // Worth sending: text shrinks to well under half.
+      expect(brotli.length, file).toBeLessThan(body.length / 2);
     }
   });
 

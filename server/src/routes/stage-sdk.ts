@@ -4,12 +4,21 @@
  * to IVS_SDK_URL), the local stage's bundle with `local`. Served with charset=utf-8: the IVS SDK
  * fails to parse without it. With `local`, `/sdk/in-band-worker.js` too: the local SDK's in-band
  * message reader, a worker the SDK starts from beside its own script (decision 0094), so that the
- * CSP's `worker-src 'self'` holds.
+ * CSP's `worker-src 'self'` holds. Each is sent brotli- or gzip-compressed to a browser that
+ * takes it, compressed once per version of the file, in the background
+ * (docs/decisions/0104-the-web-app-compressed.md).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Smaller scripts are sent as they are (as the build leaves its small files: web/scripts/precompress.ts). */
+const MIN_COMPRESS_BYTES = 1_024;
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 /** The local SDK's worker, built beside its bundle. */
 export const IN_BAND_WORKER = 'in-band-worker.js';
@@ -68,5 +77,57 @@ async function sendScript(
     .header('etag', etag)
     .type('application/javascript; charset=utf-8');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  reply.header('vary', 'accept-encoding');
+  const encoding = acceptedEncoding(request.headers['accept-encoding']);
+  const compressed =
+    encoding && file.size >= MIN_COMPRESS_BYTES ? compressedScript(path, etag) : undefined;
+  if (encoding && compressed) {
+    const body = compressed[encoding];
+    return reply
+      .header('content-encoding', encoding)
+      .header('content-length', body.length)
+      .send(body);
+  }
   return reply.header('content-length', file.size).send(createReadStream(path));
+}
+
+/** The compressed forms of each script, by path, for one version of it (its etag). */
+const compressedScripts = new Map<string, { etag: string; forms?: { br: Buffer; gzip: Buffer } }>();
+
+/**
+ * The compressed forms of `path` at version `etag`, once they are made; until then undefined,
+ * and they are begun (the file itself is sent meanwhile: no request waits for a compression).
+ */
+function compressedScript(path: string, etag: string): { br: Buffer; gzip: Buffer } | undefined {
+  const known = compressedScripts.get(path);
+  if (known?.etag === etag) return known.forms;
+  const entry: { etag: string; forms?: { br: Buffer; gzip: Buffer } } = { etag };
+  compressedScripts.set(path, entry);
+  void (async () => {
+    const body = await readFile(path);
+    const [br, gzipped] = await Promise.all([
+      brotliAsync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      }),
+      gzipAsync(body, { level: 9 }),
+    ]);
+    entry.forms = { br, gzip: gzipped };
+  })().catch(() => compressedScripts.delete(path));
+  return undefined;
+}
+
+/** The encoding to send for an Accept-Encoding header: brotli, else gzip, else none. */
+export function acceptedEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [name = '', ...parameters] = part.split(';').map((each) => each.trim());
+    const quality = parameters.find((each) => each.startsWith('q='));
+    if (name !== '' && (quality === undefined || Number(quality.slice(2)) > 0)) accepted.add(name);
+  }
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return undefined;
 }

@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { precompressDir } from '../../../web/scripts/precompress';
 import { build, tempDir, testConfig } from '../test/helpers';
 import { startStandInStage } from '../test/stand-in-stage';
+import { acceptedEncoding } from './stage-sdk';
 import { STAGE_UNREACHABLE } from './stage-proxy';
 
 // Every route of the web app's one route table (web/src/config/paths.ts), read as text: a route
@@ -50,6 +53,41 @@ describe('web app', () => {
     const favicon = await app.inject({ url: '/favicon.svg' });
     expect(favicon.statusCode).toBe(200);
     expect(favicon.headers['cache-control']).toBe('no-cache');
+  });
+
+  it("sends the build's brotli or gzip copy to a browser that takes it, the file itself to one that does not", async () => {
+    const webDistDir = join(tempDir(), 'dist');
+    mkdirSync(join(webDistDir, 'assets'), { recursive: true });
+    const script = `console.log(${JSON.stringify('a line of the app '.repeat(200))});`;
+    const page = `<!doctype html><title>Tailcam</title>${'<p>x</p>'.repeat(300)}`;
+    writeFileSync(join(webDistDir, 'assets', 'index-abc123.js'), script);
+    writeFileSync(join(webDistDir, 'index.html'), page);
+    // As the build writes them (web/scripts/precompress.ts).
+    precompressDir(webDistDir);
+    const { app } = await build({ config: { webDistDir } });
+    for (const [url, body] of [
+      ['/assets/index-abc123.js', script],
+      ['/player/N743AS', page],
+    ] as const) {
+      const brotli = await app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(brotli.statusCode, url).toBe(200);
+      expect(brotli.headers['content-encoding'], url).toBe('br');
+      expect(brotli.headers.vary, url).toMatch(/accept-encoding/i);
+      expect(brotliDecompressSync(brotli.rawPayload).toString(), url).toBe(body);
+      expect(brotli.rawPayload.length, url).toBeLessThan(body.length / 4);
+      const gzip = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding'], url).toBe('gzip');
+      expect(gunzipSync(gzip.rawPayload).toString(), url).toBe(body);
+      const plain = await app.inject({ url });
+      expect(plain.headers['content-encoding'], url).toBeUndefined();
+      expect(plain.body, url).toBe(body);
+    }
+    // The cache headers are the file's own, whichever form is sent.
+    const asset = await app.inject({
+      url: '/assets/index-abc123.js',
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
   it('answers 404 for unknown files, and JSON 404 for unknown API routes', async () => {
@@ -148,6 +186,51 @@ describe('/sdk/stage.js', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(response.body).toBe(readFileSync(config.localStage.sdkFile, 'utf8'));
+  });
+
+  it('sends the SDK compressed to a browser that takes it, once its compressed form is made', async () => {
+    const base = testConfig();
+    const sdkFile = join(tempDir(), 'stage.js');
+    writeFileSync(sdkFile, `window.sdk = ${JSON.stringify('the local stage SDK '.repeat(500))};`);
+    const { app } = await build({
+      config: { localStage: { ...base.localStage, sdkFile } },
+    });
+    const file = readFileSync(sdkFile);
+    const ask = () =>
+      app.inject({ url: '/sdk/stage.js', headers: { 'accept-encoding': 'gzip, br' } });
+    // The first request starts the compression and is not kept waiting for it.
+    const first = await ask();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.vary).toMatch(/accept-encoding/i);
+    let response = first;
+    for (let tries = 0; tries < 100 && response.headers['content-encoding'] !== 'br'; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response = await ask();
+    }
+    expect(response.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(response.rawPayload).equals(file)).toBe(true);
+    expect(response.rawPayload.length).toBeLessThan(file.length / 2);
+    const gzipped = await app.inject({
+      url: '/sdk/stage.js',
+      headers: { 'accept-encoding': 'gzip, br;q=0' },
+    });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.rawPayload).equals(file)).toBe(true);
+    const plain = await app.inject({ url: '/sdk/stage.js' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.equals(file)).toBe(true);
+  });
+
+  it.each([
+    ['gzip, deflate, br, zstd', 'br'],
+    ['gzip', 'gzip'],
+    ['br;q=0, gzip;q=0.5', 'gzip'],
+    ['GZIP ; q=1', 'gzip'],
+    ['identity', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ] as const)('takes Accept-Encoding %j as %s', (header, encoding) => {
+    expect(acceptedEncoding(header)).toBe(encoding);
   });
 
   it("serves the local SDK's in-band worker beside it, and nothing of the kind with ivs", async () => {

@@ -1,6 +1,7 @@
 /**
  * The built web app (web/dist): hashed files under /assets/ are cached for a year; index.html and
- * the other files are revalidated on every load. The SPA's routes (/, /home, /watch-all, /recordings,
+ * the other files are revalidated on every load; each is sent in the compressed form the browser
+ * takes, if the build made one. The SPA's routes (/, /home, /watch-all, /recordings,
  * /recordings/* (a moment's link), /operations, /player/*) answer
  * index.html; until the app is built they answer a clear 503 (checked per request, so a build
  * made while the server runs is picked up). Source maps are never served, even if a build left
@@ -43,6 +44,9 @@ export async function registerWebApp(
     wildcard: true,
     cacheControl: false,
     allowedPath: servable,
+    // The build's brotli and gzip forms (web/scripts/precompress.ts), to a browser that takes
+    // them: a visit's files at a third of their bytes (docs/decisions/0104-the-web-app-compressed.md).
+    preCompressed: true,
     // A missing web/dist is reported per request below, not as a warning at start.
     suppressWarning: true,
     setHeaders(reply, path) {
