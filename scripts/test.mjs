@@ -176,9 +176,9 @@ if (
   skipped.push('real WHIP encoder tests (no simple-whip-client)');
 }
 // Two lanes, each a queue: the local stage's tests (one file at a time, mostly waiting on real
-// media: about two thirds of a core), then the protocol's, in one; the type-check, lint, the web
-// app's tests, the server's and harness's tests (one file at a time; argon2 and child processes
-// keep a core busy) and the production build in the other. The queues are balanced so that both lanes end
+// media: about two thirds of a core) in one; the type-check, lint, the quick workspaces' tests,
+// the server's and harness's tests (one file at a time; argon2 and child processes keep a core
+// busy) and the production build in the other. The queues are balanced so that both lanes end
 // together (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time
 // ended the step ~25 s sooner, but starved the local stage's real-encoder tests beside them (a
 // GStreamer publisher not on air in 15 s). The build writes only dist/ files no unit test reads.
@@ -193,12 +193,11 @@ const laneQueues = [
       args: ['run', 'test', '-w', 'local-stage'],
       env: { TAILCAM_LOCAL_STAGE_TESTS: 'beside' },
     },
-    { name: 'protocol', command: 'npm', args: workspaceTests(['protocol']) },
   ],
   [
     { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
-    { name: 'web', command: 'npm', args: workspaceTests(['web']) },
+    { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
     {
       name: databaseWorkspaces.join(', '),
       command: process.execPath,
