@@ -6,7 +6,6 @@ import { E2E_BASE_URL, E2E_PORT } from './e2e/support/environment';
 const OWN_INSTANCE_SPECS = [
   '**/ivs-*.spec.ts',
   '**/faults.spec.ts',
-  '**/loss.spec.ts',
   '**/soak.spec.ts',
   '**/turn-relay.spec.ts',
   '**/lab-*.spec.ts',

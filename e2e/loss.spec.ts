@@ -1,6 +1,7 @@
 /**
- * The forwarding path as a browser sees it, in Chromium, on an instance of this spec's own (the
- * loss fault would touch every viewer of the shared product):
+ * The forwarding path as a browser sees it, in Chromium, on the shared product in `npm test`'s run
+ * of the timed specs (`--project=alone`, one test at a time: the loss fault touches every viewer
+ * of N743AS, and no other spec's viewer is there meanwhile):
  * - each frame's `requestVideoFrameCallback` captureTime is the capture time the synthetic camera
  *   wrote into its pixels: the stage's sender reports carry the camera's clock;
  * - with 2 % of the RTP the stage sends dropped (the loopback-only loss fault: this machine's
@@ -9,13 +10,10 @@
  */
 import { z } from 'zod';
 import { installPageKit } from '@tailcam/harness/page-scripts';
-import { Product } from '@tailcam/harness/product';
-import { signIn } from '@tailcam/harness/sign-in';
 import { inboundVideoRtp } from '@tailcam/local-stage/testing/inbound-rtp';
-import { ownInstance } from './support/environment';
-import { expect, expectVideoPlaying, test } from './support/fixtures';
+import { expect, expectVideoPlaying, signInByApi, test } from './support/fixtures';
+import { localStage } from './support/local-stage';
 
-const VIEWER = { username: 'loss-viewer', password: 'loss viewer password 1' };
 const STAGE = 'N743AS';
 const LOSS_PERCENT = 2;
 /** ~20 packets dropped in it at 2 %: what tells recovery from none (see the bounds below). */
@@ -66,26 +64,16 @@ async function inboundVideoStats(page: import('@playwright/test').Page): Promise
 }
 
 test.describe('the forwarding path in Chromium', () => {
-  let product: Product;
-  let loginToken: string;
-
-  test.beforeAll(async () => {
-    test.setTimeout(90_000);
-    product = new Product(ownInstance('loss', 400));
-    product.addViewer(VIEWER);
-    await product.start();
-    loginToken = await product.loginToken(VIEWER);
-  });
-
-  test.afterAll(async () => {
-    await product?.dispose();
+  test.afterEach(async () => {
+    // No loss left for the specs after this one, whatever became of the test.
+    await localStage.loss({ stageId: STAGE, percent: 0 });
   });
 
   test("each frame's captureTime is the capture time in its pixels, within 20 ms", async ({
     page,
   }) => {
-    await signIn(page, loginToken);
-    await page.goto(`${product.baseUrl}/player/${STAGE}`);
+    await signInByApi(page);
+    await page.goto(`/player/${STAGE}`);
     await expectVideoPlaying(page);
     await installPageKit(page);
 
@@ -166,8 +154,8 @@ test.describe('the forwarding path in Chromium', () => {
   }) => {
     test.setTimeout(90_000);
     await page.addInitScript(recordPeerConnections);
-    await signIn(page, loginToken);
-    await page.goto(`${product.baseUrl}/player/${STAGE}`);
+    await signInByApi(page);
+    await page.goto(`/player/${STAGE}`);
     await expectVideoPlaying(page);
     // Every presented frame's time, from now on.
     await page.evaluate(() => {
@@ -182,9 +170,9 @@ test.describe('the forwarding path in Chromium', () => {
     });
     const before = await inboundVideoStats(page);
 
-    await product.stage.loss({ stageId: STAGE, percent: LOSS_PERCENT });
+    await localStage.loss({ stageId: STAGE, percent: LOSS_PERCENT });
     await page.waitForTimeout(LOSS_SECONDS * 1000);
-    const forwarding = await product.stage.loss({ stageId: STAGE, percent: 0 });
+    const forwarding = await localStage.loss({ stageId: STAGE, percent: 0 });
 
     const after = await inboundVideoStats(page);
     // The picture as the viewer saw it, from the presented frames' times: the longest gap, and
