@@ -196,6 +196,8 @@ export class Subscription implements FeedListener {
   );
   /** Video frames sent on to the viewer (marker bits of the packets forwarded). */
   private videoFramesForwarded = 0;
+  /** The viewer's PLIs and FIRs: each one a picture it could not decode. */
+  private keyFramesAsked = 0;
   /** Frames of the viewer's layer (or the one it moves to) that came while its video was open. */
   private videoFramesOffered = 0;
   /** Times its video was paused for a slow link, and whether it is now (counted at packets). */
@@ -647,6 +649,7 @@ export class Subscription implements FeedListener {
    * picture; before its first key frame it asks as its join does, at once.
    */
   private viewerAsksForKeyFrame(): void {
+    this.keyFramesAsked += 1;
     this.requestKeyFrame(this.videoOpen);
   }
 
@@ -682,6 +685,9 @@ export class Subscription implements FeedListener {
           this.connectedAt === undefined ? null : Math.round(this.connectedAt - this.requestedAt),
         videoOpen: this.videoOpen,
         framesForwarded: this.videoFramesForwarded,
+        // What the viewer lost and asked for again, and what it did not get: a freeze's trail.
+        keyFramesAsked: this.keyFramesAsked,
+        ...lossCounts(this.videoForwarder?.counts),
       },
       'subscription ended',
     );
@@ -779,4 +785,11 @@ const viewerPeerConfig = (publisher: Publisher) => ({
 /** The highest layer arriving, once the publisher's start is over (`VideoLayers.starting`). */
 function topArriving(layers: VideoLayers, now: number): VideoLayer | undefined {
   return layers.starting(now) ? undefined : arrivingLayers(layers, now)[0];
+}
+
+/** A forwarded track's NACKs and what became of them, for a log line. */
+function lossCounts(counts: ForwardingCounts | undefined) {
+  if (counts === undefined) return {};
+  const { nacks, retransmitted, notCached, overBudget, superseded } = counts;
+  return { nacks, retransmitted, notCached, overBudget, superseded };
 }
