@@ -76,8 +76,9 @@ async function sendScript(
     .header('cache-control', 'no-cache')
     .header('etag', etag)
     .type('application/javascript; charset=utf-8');
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  // One weak etag for every form: the same script, whichever encoding carries it.
   reply.header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   const encoding = acceptedEncoding(request.headers['accept-encoding']);
   const compressed =
     encoding && file.size >= MIN_COMPRESS_BYTES ? compressedScript(path, etag) : undefined;
