@@ -11,14 +11,12 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import {
+  compressedForms,
+  MIN_COMPRESS_BYTES,
+  type CompressedForms,
+} from '@tailcam/protocol/compressed-forms';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-
-/** Smaller scripts are sent as they are (as the build leaves its small files: web/scripts/precompress.ts). */
-const MIN_COMPRESS_BYTES = 1_024;
-const brotliAsync = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
 
 /** The local SDK's worker, built beside its bundle. */
 export const IN_BAND_WORKER = 'in-band-worker.js';
@@ -93,30 +91,21 @@ async function sendScript(
 }
 
 /** The compressed forms of each script, by path, for one version of it (its etag). */
-const compressedScripts = new Map<string, { etag: string; forms?: { br: Buffer; gzip: Buffer } }>();
+const compressedScripts = new Map<string, { etag: string; forms?: CompressedForms }>();
 
 /**
  * The compressed forms of `path` at version `etag`, once they are made; until then undefined,
  * and they are begun (the file itself is sent meanwhile: no request waits for a compression).
  */
-function compressedScript(path: string, etag: string): { br: Buffer; gzip: Buffer } | undefined {
+function compressedScript(path: string, etag: string): CompressedForms | undefined {
   const known = compressedScripts.get(path);
   if (known?.etag === etag) return known.forms;
-  const entry: { etag: string; forms?: { br: Buffer; gzip: Buffer } } = { etag };
+  const entry: { etag: string; forms?: CompressedForms } = { etag };
   compressedScripts.set(path, entry);
-  void (async () => {
-    const body = await readFile(path);
-    const [br, gzipped] = await Promise.all([
-      brotliAsync(body, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-        },
-      }),
-      gzipAsync(body, { level: 9 }),
-    ]);
-    entry.forms = { br, gzip: gzipped };
-  })().catch(() => compressedScripts.delete(path));
+  readFile(path)
+    .then(compressedForms)
+    .then((forms) => (entry.forms = forms))
+    .catch(() => compressedScripts.delete(path));
   return undefined;
 }
 

@@ -63,7 +63,7 @@ describe('web app', () => {
     writeFileSync(join(webDistDir, 'assets', 'index-abc123.js'), script);
     writeFileSync(join(webDistDir, 'index.html'), page);
     // As the build writes them (web/scripts/precompress.ts).
-    precompressDir(webDistDir);
+    await precompressDir(webDistDir);
     const { app } = await build({ config: { webDistDir } });
     for (const [url, body] of [
       ['/assets/index-abc123.js', script],
