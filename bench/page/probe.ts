@@ -101,7 +101,7 @@ function install(loginToken: string): void {
         if (type) mark(`ws-${type[1]}`);
       });
     }
-    override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+    override send(data: Parameters<WebSocket['send']>[0]): void {
       const type = typeof data === 'string' && /"type":"(subscribe|answer|candidate)"/.exec(data);
       if (type) mark(`ws-sent-${type[1]}`);
       super.send(data);
