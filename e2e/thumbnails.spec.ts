@@ -1,7 +1,8 @@
 /**
  * Live thumbnails on /home (docs/product.md#stream-selection): each card shows its own aircraft's
  * picture of now, read back from the synthetic camera's time strip in the image; a browser
- * publishing over WHIP (the camera its page draws: 4:3, one colour the test chose) shows on its card once on air; a
+ * publishing over WHIP (the camera its page draws: 4:3, one colour the test chose) shows on its card at the first ask
+ * once on air (decision 0106: not the camera's picture of a moment before until the next refresh); a
  * press on a card opens its player though the picture arrives while the button is down; and no
  * thumbnail is given without a login token.
  */

@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
+import { publishNoise, type NoisePublisher } from '../testing/noise-publisher';
+import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
 import { decodeTimeStrip } from '../time-strip';
@@ -154,8 +156,10 @@ async function slowService(staleMs?: number): Promise<ThumbnailService> {
     keyFrameWaitMs: 1_000,
     demandMs: 1_000,
   });
-  // The first picture without waiting for the camera's wake: the clock moves past it.
+  // The first picture without waiting for the camera's wake: the clock moves past it once the
+  // session is open (after the request's question to the stage of who is on air).
   const first = slow.thumbnail(STAGE);
+  await waitUntil(() => slow.stats().watching.length === 1, 'the session open', 5_000, 5);
   clock.move(WAKE_MS);
   expect(await first, 'a first picture').toBeDefined();
   await waitUntil(() => slow.stats().watching.length === 0, 'the session ended', 10_000, 100);
@@ -245,4 +249,50 @@ describe.skipIf(!hasFfmpeg)('thumbnails asked by many', () => {
       many.close();
     }
   });
+});
+
+describe.skipIf(!hasFfmpeg)('thumbnails of an aircraft an encoder takes over', () => {
+  it("gives the encoder's picture at the next ask, not the camera's of a moment before", async () => {
+    const takeover = startThumbnailService({
+      stageUrl: running.url,
+      secret,
+      stageIds: [STAGE],
+      log: silentLogger(),
+      now: clock.now,
+      // Its session ends 1 s after the ask, not 4: the encoder takes over between two sessions,
+      // as between a page's asks (one open meanwhile is ended by the stage, and seen to end later).
+      demandMs: 1_000,
+    });
+    let encoder: NoisePublisher | undefined;
+    try {
+      const camera = await readStrip((await takeover.thumbnail(STAGE)) as Buffer);
+      expect(camera.strip?.streamIndex, 'the camera on air first').toBe(STREAM_IDS.indexOf(STAGE));
+      await waitUntil(() => takeover.stats().watching.length === 0, 'the session ended', 5_000, 50);
+      encoder = await publishNoise({
+        endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
+        token: await testParticipantToken({
+          secret,
+          stageUrl: running.url,
+          stageId: STAGE,
+          userId: `encoder-${STAGE}`,
+          capabilities: PUBLISH,
+        }),
+        width: 320,
+        height: 180,
+        fps: 15,
+      });
+      await waitUntil(
+        () => running.stage.health().publishers[STAGE] === 'encoder',
+        'the encoder on air',
+        15_000,
+      );
+      // Well within the page's 10 s of the camera's picture, which was the answer until then.
+      const next = await readStrip((await takeover.thumbnail(STAGE)) as Buffer);
+      expect({ width: next.width, height: next.height }).toEqual({ width: 320, height: 180 });
+    } finally {
+      // The last test of the file: the stage closes after it, with no need of its camera again.
+      await encoder?.close();
+      takeover.close();
+    }
+  }, 40_000);
 });

@@ -21,10 +21,17 @@
  * The session stays open for the late key frame (up to LATE_KEY_FRAME_MS) and decodes it when it
  * comes, so the next request has it; a session that ended at DEMAND_MS as before would close
  * before each wake was over, and the last picture would only age.
+ *
+ * Each request first asks the stage who is on air on the aircraft (`GET /_control/on-air`, on
+ * loopback, not held): a picture taken while another kind of publisher was on air (the synthetic
+ * camera before an encoder took over, or the reverse) is of a video no longer there, and is
+ * neither given nor kept; the request takes one of the publisher on air now.
  */
 import { randomUUID } from 'node:crypto';
+import { loopbackJson } from '@tailcam/protocol/loopback-json';
 import { issueParticipantToken } from '@tailcam/protocol/participant-token';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
+import { ON_AIR_PATH, onAirAnswer, type OnAirAnswer } from '../control';
 import type { StageLogger } from '../stage-log';
 import { AircraftFeed, type AircraftFeedOptions, type ReceivedKeyFrame } from './aircraft-feed';
 import { decodeKeyFrame, ffmpegCommand } from '../codecs/decode-key-frame';
@@ -41,6 +48,11 @@ const LATE_KEY_FRAME_MS = 20_000;
 export const STALE_MS = 30_000;
 /** A SUBSCRIBE token is checked once, at the POST. */
 const TOKEN_TTL_SECONDS = 300;
+/** The stage's answer of who is on air (loopback): past this, the request goes on without it. */
+const ON_AIR_ANSWER_MS = 1_000;
+
+/** The kind of publisher on air on an aircraft, as the stage says it. */
+type OnAir = OnAirAnswer['publishers'][string];
 
 export interface ThumbnailServiceOptions {
   /** http://host:port of the stage process. */
@@ -88,7 +100,8 @@ interface Aircraft {
   feed: AircraftFeed;
   /** Ends the session DEMAND_MS after the last request (no timer at all while idle). */
   stopTimer: NodeJS.Timeout | undefined;
-  picture: { jpeg: Buffer; from: ReceivedKeyFrame } | undefined;
+  /** `onAir`: who was on air when it was asked for (undefined: the stage did not say). */
+  picture: { jpeg: Buffer; from: ReceivedKeyFrame; onAir: OnAir | undefined } | undefined;
   pending: Promise<Buffer | undefined> | undefined;
   /** Waiting for a key frame that came too late for its request; the session stays open. */
   late: Promise<void> | undefined;
@@ -151,12 +164,42 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     return picture.jpeg;
   }
 
-  async function decoded(entry: Aircraft, keyFrame: ReceivedKeyFrame): Promise<Buffer | undefined> {
+  /** Who is on air on the aircraft now, by the stage; undefined when it does not answer in time. */
+  async function onAirNow(stageId: string): Promise<OnAir | undefined> {
+    try {
+      const answer = onAirAnswer.parse(
+        await loopbackJson(new URL(ON_AIR_PATH, options.stageUrl).href, {
+          timeoutMs: ON_AIR_ANSWER_MS,
+        }),
+      );
+      return answer.publishers[stageId];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Drops the aircraft's picture when another kind of publisher is on air than when it was taken;
+   * true when it did (the key frame the session holds may be the old publisher's too).
+   */
+  function forgetOtherPublisher(entry: Aircraft, onAir: OnAir | undefined): boolean {
+    const taken = entry.picture?.onAir;
+    if (onAir === undefined || taken === undefined || taken === onAir) return false;
+    entry.picture = undefined;
+    return true;
+  }
+
+  async function decoded(
+    entry: Aircraft,
+    keyFrame: ReceivedKeyFrame,
+    onAir: OnAir | undefined,
+  ): Promise<Buffer | undefined> {
     if (entry.picture?.from === keyFrame) return entry.picture.jpeg;
     try {
       const jpeg = await decodeKeyFrame(keyFrame, { ffmpeg, width: CARD_WIDTH });
       counts.decodes += 1;
-      entry.picture = { jpeg, from: keyFrame };
+      // Asked while nothing was on air (a camera waking): the picture is of whoever came.
+      entry.picture = { jpeg, from: keyFrame, onAir: onAir === 'none' ? undefined : onAir };
       entry.lastFailure = undefined;
       return jpeg;
     } catch (error) {
@@ -170,15 +213,23 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     }
   }
 
-  async function picture(entry: Aircraft, stopLater: () => void): Promise<Buffer | undefined> {
+  /** `publisherChanged`: only a key frame that comes after this request is of the one on air. */
+  async function picture(
+    entry: Aircraft,
+    onAir: OnAir | undefined,
+    publisherChanged: boolean,
+    stopLater: () => void,
+  ): Promise<Buffer | undefined> {
     const { feed } = entry;
-    const newest = feed.newestKeyFrame;
-    if (newest && now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest);
+    const newest = publisherChanged ? undefined : feed.newestKeyFrame;
+    if (newest && now() - newest.receivedAtMs < FRESH_MS) return decoded(entry, newest, onAir);
     const askedAt = now();
     feed.requestKeyFrame();
-    const keyFrame = (await feed.keyFrameAfter(askedAt, keyFrameWaitMs)) ?? feed.newestKeyFrame;
-    if (keyFrame) return decoded(entry, keyFrame);
-    entry.late ??= lateKeyFrame(entry, askedAt).finally(() => {
+    const keyFrame =
+      (await feed.keyFrameAfter(askedAt, keyFrameWaitMs)) ??
+      (publisherChanged ? undefined : feed.newestKeyFrame);
+    if (keyFrame) return decoded(entry, keyFrame, onAir);
+    entry.late ??= lateKeyFrame(entry, askedAt, onAir).finally(() => {
       entry.late = undefined;
       stopLater();
     });
@@ -186,16 +237,51 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
   }
 
   /** Decodes the first key frame after `askedAt` when it comes, asking again as a player does. */
-  async function lateKeyFrame(entry: Aircraft, askedAt: number): Promise<void> {
+  async function lateKeyFrame(
+    entry: Aircraft,
+    askedAt: number,
+    onAir: OnAir | undefined,
+  ): Promise<void> {
     const deadline = askedAt + LATE_KEY_FRAME_MS;
     while (entry.feed.watching && now() < deadline) {
       entry.feed.requestKeyFrame();
       const wait = Math.min(keyFrameWaitMs, deadline - now());
       const late = await entry.feed.keyFrameAfter(askedAt, wait);
       if (late) {
-        await decoded(entry, late);
+        await decoded(entry, late, onAir);
         return;
       }
+    }
+  }
+
+  /** A recent picture of the publisher on air now, or one taken now (asks together share it). */
+  async function answer(
+    stageId: string,
+    entry: Aircraft,
+    onAir: OnAir | undefined,
+  ): Promise<Buffer | undefined> {
+    const publisherChanged = forgetOtherPublisher(entry, onAir);
+    const recent = recentPicture(entry);
+    if (recent) return recent;
+    // The session ends DEMAND_MS after the last request, its picture or its late key frame.
+    const stopLater = () => {
+      clearTimeout(entry.stopTimer);
+      entry.stopTimer = setTimeout(() => {
+        // A request or a late key frame still pending calls stopLater when it ends.
+        if (entry.pending || entry.late) return;
+        entry.feed.stop();
+        log.debug(`thumbnails: stopped watching ${stageId}`);
+      }, demandMs);
+    };
+    stopLater();
+    if (!entry.feed.watching) {
+      log.debug(`thumbnails: watching ${stageId}`);
+      entry.feed.start();
+    }
+    try {
+      return await picture(entry, onAir, publisherChanged, stopLater);
+    } finally {
+      stopLater();
     }
   }
 
@@ -203,28 +289,11 @@ export function startThumbnailService(options: ThumbnailServiceOptions): Thumbna
     thumbnail(stageId) {
       const entry = aircraft.get(stageId);
       if (!entry) return Promise.reject(new UnknownAircraftError(`No aircraft ${stageId}`));
-      if (entry.pending) return entry.pending;
-      const recent = recentPicture(entry);
-      if (recent) return Promise.resolve(recent);
-      // The session ends DEMAND_MS after the last request, its picture or its late key frame.
-      const stopLater = () => {
-        clearTimeout(entry.stopTimer);
-        entry.stopTimer = setTimeout(() => {
-          // A request or a late key frame still pending calls stopLater when it ends.
-          if (entry.pending || entry.late) return;
-          entry.feed.stop();
-          log.debug(`thumbnails: stopped watching ${stageId}`);
-        }, demandMs);
-      };
-      stopLater();
-      if (!entry.feed.watching) {
-        log.debug(`thumbnails: watching ${stageId}`);
-        entry.feed.start();
-      }
-      entry.pending ??= picture(entry, stopLater).finally(() => {
-        entry.pending = undefined;
-        stopLater();
-      });
+      entry.pending ??= onAirNow(stageId)
+        .then((onAir) => answer(stageId, entry, onAir))
+        .finally(() => {
+          entry.pending = undefined;
+        });
       return entry.pending;
     },
     stats() {
