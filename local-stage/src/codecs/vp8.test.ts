@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isVp8KeyFrameStart, vp8KeyFrameSize } from './vp8';
+import { isVp8KeyFrameStart, renumberVp8, vp8KeyFrameSize, vp8Numbering } from './vp8';
 
 describe('isVp8KeyFrameStart', () => {
   // Descriptor: X=1, S=1, PID=0; extension: I=1 with a 15-bit picture id; then the frame header.
@@ -51,5 +51,39 @@ describe('vp8KeyFrameSize', () => {
     expect(
       vp8KeyFrameSize(new Uint8Array([0x10, 0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x80])),
     ).toBeUndefined();
+  });
+});
+
+describe('vp8Numbering and renumberVp8', () => {
+  // X=1, S=1; I, L and T; a 15-bit picture ID 0x0123; TL0PICIDX 0xfe; TID; then a frame byte.
+  const libwebrtcs = () => Buffer.from([0x90, 0xe0, 0x81, 0x23, 0xfe, 0x40, 0x11]);
+
+  it('reads a 15-bit or 7-bit picture ID and the TL0PICIDX; nothing from a descriptor without them', () => {
+    expect(vp8Numbering(libwebrtcs())).toEqual({
+      pictureId: 0x0123,
+      pictureIdBits: 15,
+      tl0PicIdx: 0xfe,
+    });
+    // A 7-bit picture ID, no TL0PICIDX.
+    expect(vp8Numbering(Buffer.from([0x90, 0x80, 0x05, 0x10]))).toEqual({
+      pictureId: 5,
+      pictureIdBits: 7,
+      tl0PicIdx: undefined,
+    });
+    expect(vp8Numbering(Buffer.from([0x10, 0x10]))).toBeUndefined(); // no extension
+    expect(vp8Numbering(Buffer.from([0x90, 0x10, 0x10]))).toBeUndefined(); // only TID/KEYIDX
+    expect(vp8Numbering(Buffer.from([0x90, 0x80, 0x81]))).toBeUndefined(); // cut short
+  });
+
+  it('moves both on, each wrapping at its width, in a copy; every other byte as it was', () => {
+    const payload = libwebrtcs();
+    const moved = renumberVp8(payload, 0x7fff - 0x0123 + 2, 3);
+    expect(vp8Numbering(moved)).toEqual({ pictureId: 1, pictureIdBits: 15, tl0PicIdx: 1 });
+    expect([moved[0], moved[1], moved[5], moved[6]]).toEqual([0x90, 0xe0, 0x40, 0x11]);
+    expect(payload.equals(libwebrtcs())).toBe(true);
+    const seven = renumberVp8(Buffer.from([0x90, 0x80, 0x7e, 0x10]), 3, 0);
+    expect([...seven]).toEqual([0x90, 0x80, 0x01, 0x10]);
+    const plain = Buffer.from([0x10, 0x10]);
+    expect(renumberVp8(plain, 5, 5)).toBe(plain);
   });
 });

@@ -76,3 +76,84 @@ export function vp8DescriptorLength(payload: Uint8Array): number | undefined {
   }
   return offset;
 }
+
+/**
+ * What a VP8 payload descriptor numbers (RFC 7741 4.2): the picture ID (7 or 15 bits) and the
+ * TL0PICIDX, where present. Each simulcast encoding numbers its own, from its own random start.
+ */
+export interface Vp8Numbering {
+  pictureId: number | undefined;
+  /** The picture ID's width: 7, or 15 when its M bit is set. */
+  pictureIdBits: 7 | 15;
+  tl0PicIdx: number | undefined;
+}
+
+/** Where a descriptor's picture ID and TL0PICIDX are (byte offsets), if it has them whole. */
+function numberingOffsets(
+  payload: Uint8Array,
+): { pictureId?: number; pictureIdBits: 7 | 15; tl0PicIdx?: number } | undefined {
+  const first = payload[0];
+  const flags = payload[1];
+  if (first === undefined || (first & 0x80) === 0 || flags === undefined) return undefined;
+  const found: { pictureId?: number; pictureIdBits: 7 | 15; tl0PicIdx?: number } = {
+    pictureIdBits: 7,
+  };
+  let offset = 2;
+  if (flags & 0x80) {
+    found.pictureId = offset;
+    found.pictureIdBits = (payload[offset] ?? 0) & 0x80 ? 15 : 7;
+    offset += found.pictureIdBits === 15 ? 2 : 1;
+  }
+  if (flags & 0x40) {
+    found.tl0PicIdx = offset;
+    offset += 1;
+  }
+  if (offset > payload.length) return undefined;
+  if (found.pictureId === undefined && found.tl0PicIdx === undefined) return undefined;
+  return found;
+}
+
+/** A packet's picture ID and TL0PICIDX; undefined when its descriptor carries neither. */
+export function vp8Numbering(payload: Uint8Array): Vp8Numbering | undefined {
+  const offsets = numberingOffsets(payload);
+  if (!offsets) return undefined;
+  const at = (index: number) => payload[index] ?? 0;
+  let pictureId: number | undefined;
+  if (offsets.pictureId !== undefined) {
+    pictureId =
+      offsets.pictureIdBits === 15
+        ? ((at(offsets.pictureId) & 0x7f) << 8) | at(offsets.pictureId + 1)
+        : at(offsets.pictureId) & 0x7f;
+  }
+  return {
+    pictureId,
+    pictureIdBits: offsets.pictureIdBits,
+    tl0PicIdx: offsets.tl0PicIdx === undefined ? undefined : at(offsets.tl0PicIdx),
+  };
+}
+
+/**
+ * A copy of `payload` whose picture ID is moved on by `pictureIdShift` and its TL0PICIDX by
+ * `tl0Shift`, each modulo its width; `payload` itself is left as it is (every viewer's copy of a
+ * packet shares it). A payload without the fields is returned as it is.
+ */
+export function renumberVp8(payload: Buffer, pictureIdShift: number, tl0Shift: number): Buffer {
+  const offsets = numberingOffsets(payload);
+  if (!offsets) return payload;
+  const numbering = vp8Numbering(payload);
+  const copy = Buffer.from(payload);
+  if (offsets.pictureId !== undefined && numbering?.pictureId !== undefined) {
+    const at = offsets.pictureId;
+    if (offsets.pictureIdBits === 15) {
+      const value = (numbering.pictureId + pictureIdShift) & 0x7fff;
+      copy[at] = 0x80 | (value >> 8);
+      copy[at + 1] = value & 0xff;
+    } else {
+      copy[at] = (numbering.pictureId + pictureIdShift) & 0x7f;
+    }
+  }
+  if (offsets.tl0PicIdx !== undefined && numbering?.tl0PicIdx !== undefined) {
+    copy[offsets.tl0PicIdx] = (numbering.tl0PicIdx + tl0Shift) & 0xff;
+  }
+  return copy;
+}

@@ -69,6 +69,11 @@ export class VideoLayer {
     this.keyFrames = options.keyFrames(this);
   }
 
+  /** Whether its payloads are VP8's (their descriptors number the pictures: codecs/vp8.ts). */
+  get isVp8(): boolean {
+    return this.mimeType === 'video/VP8';
+  }
+
   /** Takes in a packet of this layer; whether it opens a key frame. */
   receive(packet: RtpPacket, now: number): boolean {
     const { payload, header } = packet;

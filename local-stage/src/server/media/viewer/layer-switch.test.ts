@@ -2,6 +2,7 @@ import { RtpHeader, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { KeyFrameRequests } from '../publisher/key-frame-requests';
 import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from '../publisher/video-layers';
+import { vp8Numbering } from '../../../codecs/vp8';
 import { LayerSwitch } from './layer-switch';
 
 /** A VP8 payload: a key frame's first packet of `width`x`height`, or an inter frame's. */
@@ -60,14 +61,16 @@ function simulcast() {
     target: () => layers.best,
     askKeyFrame: (wanted) => wanted.keyFrames.request(),
   });
-  /** A packet of `from` arriving at `now`: what the viewer gets, if anything. */
-  const arrive = (from: VideoLayer, rtp: RtpPacket, now: number) => {
+  /** A packet of `from` arriving at `now`: the viewer's copy of it, if it gets it. */
+  const take = (from: VideoLayer, rtp: RtpPacket, now: number) => {
     const keyFrameStart = from.receive(rtp, now);
     layers.update(now);
     const copy = rtp.clone();
-    return viewer.accept(copy, from, keyFrameStart, now) ? copy.header : undefined;
+    return viewer.accept(copy, from, keyFrameStart, now) ? copy : undefined;
   };
-  return { q, h, f, layers, viewer, arrive, asked };
+  /** The same: the header the viewer gets, if it gets the packet. */
+  const arrive = (from: VideoLayer, rtp: RtpPacket, now: number) => take(from, rtp, now)?.header;
+  return { q, h, f, layers, viewer, arrive, take, asked };
 }
 
 describe('a publisher of one encoding', () => {
@@ -224,5 +227,79 @@ describe('a simulcast publisher', () => {
     // The same instant on the viewer's clock (within the test's own run time).
     expect(Math.abs((moved?.timestamp ?? 0) - 1_009_000)).toBeLessThan(900);
     expect(Math.abs((viewer.rtpTimestampAt(epochMs) ?? 0) - 1_000_000)).toBeLessThan(900);
+  });
+});
+
+/**
+ * A VP8 packet as libwebrtc sends one: its descriptor carries a 15-bit picture ID, a TL0PICIDX and
+ * a temporal layer index (each encoding numbers its own pictures, from a start of its own).
+ */
+function numberedPacket(
+  ssrc: number,
+  sequenceNumber: number,
+  picture: { id: number; tl0: number },
+  keyFrame = false,
+) {
+  const [width, height] = SIZES[ssrc] ?? [640, 360];
+  const descriptor = [0x90, 0xe0, 0x80 | (picture.id >> 8), picture.id & 0xff, picture.tl0, 0x00];
+  const frame = keyFrame
+    ? [0x00, 0, 0, 0x9d, 0x01, 0x2a, width & 0xff, width >> 8, height & 0xff, height >> 8]
+    : [0x01, 0, 0, 0, 0];
+  return new RtpPacket(
+    new RtpHeader({ ssrc, sequenceNumber, timestamp: sequenceNumber * 3_000, payloadType: 96 }),
+    Buffer.from([...descriptor, ...frame]),
+  );
+}
+
+describe("VP8's picture numbers across a move (decision 0107)", () => {
+  it("continues them: the new layer's key frame is the picture after the last one, its TL0PICIDX the next", () => {
+    const { q, f, take } = simulcast();
+    // The lowest layer first, numbered from 30,000; the highest numbers its own from 100.
+    expect(take(q, numberedPacket(1, 10, { id: 30_000, tl0: 7 }, true), 0)).toBeDefined();
+    const lastOfQ = take(q, numberedPacket(1, 11, { id: 30_001, tl0: 7 }), 33);
+    expect(lastOfQ && vp8Numbering(lastOfQ.payload)).toMatchObject({ pictureId: 30_001 });
+    const keyOfF = numberedPacket(3, 500, { id: 100, tl0: 200 }, true);
+    const publishersBytes = Buffer.from(keyOfF.payload);
+    const moved = take(f, keyOfF, 50);
+    expect(moved && vp8Numbering(moved.payload)).toEqual({
+      pictureId: 30_002,
+      pictureIdBits: 15,
+      tl0PicIdx: 8,
+    });
+    // Only the viewer's copy is renumbered: the publisher's packet (every viewer's) is as it came.
+    expect(keyOfF.payload.equals(publishersBytes)).toBe(true);
+    // The frame itself is untouched: still a 640x360 key frame.
+    expect(moved?.payload.subarray(6)).toEqual(publishersBytes.subarray(6));
+    const next = take(f, numberedPacket(3, 501, { id: 101, tl0: 200 }), 83);
+    expect(next && vp8Numbering(next.payload)).toMatchObject({ pictureId: 30_003, tl0PicIdx: 8 });
+  });
+
+  it('wraps the 15-bit picture ID and the 8-bit TL0PICIDX, and numbers a move back down on', () => {
+    const { q, f, take } = simulcast();
+    take(q, numberedPacket(1, 10, { id: 0x7ffe, tl0: 254 }, true), 0);
+    take(q, numberedPacket(1, 11, { id: 0x7fff, tl0: 255 }), 33);
+    const up = take(f, numberedPacket(3, 40, { id: 5, tl0: 9 }, true), 50);
+    expect(up && vp8Numbering(up.payload)).toMatchObject({ pictureId: 0, tl0PicIdx: 0 });
+    take(f, numberedPacket(3, 41, { id: 6, tl0: 10 }), 83);
+    // The highest stops: back down to the lowest at its key frame, after the picture before.
+    let now = 83;
+    let sequence = 12;
+    while (now < LAYER_SILENT_MS + 200) {
+      now += 66;
+      take(q, numberedPacket(1, sequence, { id: sequence, tl0: 3 }), now);
+      sequence += 1;
+    }
+    const down = take(q, numberedPacket(1, sequence, { id: 4_000, tl0: 77 }, true), now + 10);
+    expect(down && vp8Numbering(down.payload)).toMatchObject({ pictureId: 2, tl0PicIdx: 2 });
+  });
+
+  it("leaves the first layer's numbers, and a publisher without them, as they came (no copy)", () => {
+    const { q, take } = simulcast();
+    const first = numberedPacket(1, 10, { id: 1_234, tl0: 5 }, true);
+    expect(take(q, first, 0)?.payload).toBe(first.payload);
+    const { f: plainF, q: plainQ, take: takePlain } = simulcast();
+    takePlain(plainQ, packet(1, 10, 0, true), 0);
+    const plain = packet(3, 20, 3_000, true);
+    expect(takePlain(plainF, plain, 10)?.payload).toBe(plain.payload);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * One viewer's layer: it changes only at a key frame of the new one, and sequence numbers and
- * timestamps are rewritten so the viewer sees one continuous stream on its one SSRC
- * (docs/decisions/0067-simulcast-in.md). The layer it moves to is the viewer's choice
+ * One viewer's layer: it changes only at a key frame of the new one, and sequence numbers,
+ * timestamps and VP8's picture numbers are rewritten so the viewer sees one continuous stream on
+ * its one SSRC (docs/decisions/0067-simulcast-in.md, docs/decisions/0107-vp8-pictures-numbered-on.md). The layer it moves to is the viewer's choice
  * (layer-choice.ts, viewer-adaptation.ts).
  */
 import type { RtpPacket } from 'werift';
 import { int16Difference, int32Difference, mod32, TWO_TO_32 } from '../../../codecs/sequence';
+import { renumberVp8, vp8Numbering, type Vp8Numbering } from '../../../codecs/vp8';
 import { isHigher, VIDEO_CLOCK_RATE, type VideoLayer } from '../publisher/video-layers';
 
 /** Packets of a layer from before its key frame may come this many packets late, at most. */
@@ -34,6 +35,15 @@ export class LayerSwitch {
    */
   private firstSequence: number | undefined;
   private last: { sequence: number; timestamp: number; at: number } | undefined;
+  /**
+   * VP8's picture ID and TL0PICIDX are each encoding's own, from a random start: a viewer's
+   * decoder orders frames and finds their references by them, so they continue across a move as
+   * the sequence numbers do (docs/decisions/0107-vp8-pictures-numbered-on.md).
+   */
+  private pictureIdShift = 0;
+  private tl0Shift = 0;
+  /** The newest VP8 packet's numbering, as the viewer got it. */
+  private lastNumbering: Vp8Numbering | undefined;
 
   constructor(options: {
     target: () => VideoLayer | null | undefined;
@@ -93,8 +103,12 @@ export class LayerSwitch {
     }
     header.sequenceNumber = (header.sequenceNumber + this.sequenceOffset) & 0xffff;
     header.timestamp = (header.timestamp + this.timestampOffset) % TWO_TO_32;
+    if (layer.isVp8 && (this.pictureIdShift !== 0 || this.tl0Shift !== 0)) {
+      packet.payload = renumberVp8(packet.payload, this.pictureIdShift, this.tl0Shift);
+    }
     if (this.last === undefined || int16Difference(header.sequenceNumber, this.last.sequence) > 0) {
       this.last = { sequence: header.sequenceNumber, timestamp: header.timestamp, at: now };
+      if (layer.isVp8) this.lastNumbering = vp8Numbering(packet.payload) ?? this.lastNumbering;
     }
     return true;
   }
@@ -145,5 +159,23 @@ export class LayerSwitch {
       if (int32Difference(byClock, last.timestamp) > 0) continued = byClock;
     }
     this.timestampOffset = mod32(continued - timestamp);
+    this.continueNumbering(layer, packet);
+  }
+
+  /** The shifts that make `packet` (the new layer's key frame) the picture after the last one. */
+  private continueNumbering(layer: VideoLayer, packet: RtpPacket): void {
+    const last = this.lastNumbering;
+    const key = layer.isVp8 ? vp8Numbering(packet.payload) : undefined;
+    this.pictureIdShift = 0;
+    this.tl0Shift = 0;
+    if (!key || !last) return;
+    if (key.pictureId !== undefined && last.pictureId !== undefined) {
+      const modulo = key.pictureIdBits === 15 ? 0x8000 : 0x80;
+      this.pictureIdShift = (((last.pictureId + 1 - key.pictureId) % modulo) + modulo) % modulo;
+    }
+    // The key frame is a base layer frame: the one after the last.
+    if (key.tl0PicIdx !== undefined && last.tl0PicIdx !== undefined) {
+      this.tl0Shift = (last.tl0PicIdx + 1 - key.tl0PicIdx) & 0xff;
+    }
   }
 }
