@@ -7,6 +7,7 @@ import { importsReach, isolationProjects } from '../scripts/vitest-isolation';
  * cameras, whose encoders drop layers when starved of CPU) and frame-gap bounds. `npm test` runs
  * the others beside the other workspaces' tests (`TAILCAM_LOCAL_STAGE_TESTS=beside`), then these
  * with nothing else running, two files at a time, one a core (`=alone`), then `SOLO` (`=solo`).
+ * `OTHER_LANE` runs in the other lane of `npm test`'s first step (`=other-lane`), not beside.
  * Unset, all run, one file at a time.
  */
 export const LOAD_SENSITIVE = [
@@ -28,9 +29,23 @@ export const SOLO = [
   'src/cameras/camera-publisher-key-frame.test.ts',
 ];
 
+/**
+ * Run by `npm test` in its first step's other lane (the type-check's, lint's and the other
+ * workspaces' suites), where they even out the two lanes' ends: the local stage's suite is the
+ * longer queue (docs/development.md#how-npm-test-spends-its-time).
+ */
+export const OTHER_LANE = ['src/recorder/recorder.test.ts'];
+
 const phase = process.env.TAILCAM_LOCAL_STAGE_TESTS;
 const exclude =
-  phase === 'beside' ? [...LOAD_SENSITIVE, ...SOLO, '**/node_modules/**'] : ['**/node_modules/**'];
+  phase === 'beside'
+    ? [...LOAD_SENSITIVE, ...SOLO, ...OTHER_LANE, '**/node_modules/**']
+    : ['**/node_modules/**'];
+const ONLY: Record<string, string[]> = {
+  alone: LOAD_SENSITIVE,
+  solo: SOLO,
+  'other-lane': OTHER_LANE,
+};
 
 export default defineConfig({
   test: {
@@ -44,8 +59,8 @@ export default defineConfig({
     // after another in one process (import 6.8 s and 60 processes' starts, 16.8 → 4.3 s quiet).
     // A file that does stays in a process of its own: many files' libwebrtc peers in one
     // process crashed it (docs/development.md#how-npm-test-spends-its-time).
-    ...(phase === 'alone' || phase === 'solo'
-      ? { include: phase === 'alone' ? LOAD_SENSITIVE : SOLO }
+    ...(phase !== undefined && phase in ONLY
+      ? { include: ONLY[phase] }
       : {
           projects: isolationProjects({
             srcDir: fileURLToPath(new URL('./src', import.meta.url)),

@@ -182,6 +182,8 @@ if (
 // together (docs/development.md#how-npm-test-spends-its-time). The server's tests two at a time
 // ended the step ~25 s sooner, but starved the local stage's real-encoder tests beside them (a
 // GStreamer publisher not on air in 15 s). The build writes only dist/ files no unit test reads.
+// A few of the local stage's files (OTHER_LANE in local-stage/vitest.config.ts) run in the second
+// lane, which is the shorter without them.
 // The local stage's tests whose bounds need a core to themselves (LOAD_SENSITIVE in
 // local-stage/vitest.config.ts) run after, alone, two files at a time (one a core), and SOLO's
 // after them. On a machine of one core the two queues run as one.
@@ -198,6 +200,12 @@ const laneQueues = [
     { name: 'type-check', command: 'npm', args: ['run', 'typecheck'] },
     { name: 'lint', command: 'npm', args: ['run', 'lint'] },
     { name: QUICK_WORKSPACES.join(', '), command: 'npm', args: workspaceTests(QUICK_WORKSPACES) },
+    {
+      name: 'local-stage, other lane',
+      command: 'npm',
+      args: ['run', 'test', '-w', 'local-stage'],
+      env: { TAILCAM_LOCAL_STAGE_TESTS: 'other-lane' },
+    },
     {
       name: databaseWorkspaces.join(', '),
       command: process.execPath,
