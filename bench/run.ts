@@ -44,6 +44,7 @@ import { runReconnect } from './parts/reconnect';
 import { runRewind } from './parts/rewind';
 import { runThumbnails } from './parts/thumbnails';
 import { runToken } from './parts/token';
+import { runForwarding } from './parts/forwarding';
 import { runWebhooks } from './parts/webhooks';
 
 const PARTS: Record<string, (bench: BenchContext) => Promise<BenchRow[]>> = {
@@ -78,9 +79,11 @@ const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight', 'metric
  * Parts that measure the API's code in processes of their own, with neither the product nor a
  * browser (neither is started when only these are asked for); run only when asked for too.
  * webhooks: the webhook queue's disk, delivery and dead-consumer figures (~1 minute).
+ * forwarding: a viewer's layer switch per VP8 packet, before and after a move (~10 s).
  */
 const WITHOUT_PRODUCT: Record<string, () => Promise<BenchRow[]>> = {
   webhooks: runWebhooks,
+  forwarding: runForwarding,
 };
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */

@@ -140,20 +140,17 @@ export function vp8Numbering(payload: Uint8Array): Vp8Numbering | undefined {
 export function renumberVp8(payload: Buffer, pictureIdShift: number, tl0Shift: number): Buffer {
   const offsets = numberingOffsets(payload);
   if (!offsets) return payload;
-  const numbering = vp8Numbering(payload);
   const copy = Buffer.from(payload);
-  if (offsets.pictureId !== undefined && numbering?.pictureId !== undefined) {
-    const at = offsets.pictureId;
-    if (offsets.pictureIdBits === 15) {
-      const value = (numbering.pictureId + pictureIdShift) & 0x7fff;
-      copy[at] = 0x80 | (value >> 8);
-      copy[at + 1] = value & 0xff;
-    } else {
-      copy[at] = (numbering.pictureId + pictureIdShift) & 0x7f;
-    }
+  const at = offsets.pictureId;
+  if (at !== undefined && offsets.pictureIdBits === 15) {
+    const value = ((((copy[at] ?? 0) & 0x7f) << 8) + (copy[at + 1] ?? 0) + pictureIdShift) & 0x7fff;
+    copy[at] = 0x80 | (value >> 8);
+    copy[at + 1] = value & 0xff;
+  } else if (at !== undefined) {
+    copy[at] = ((copy[at] ?? 0) + pictureIdShift) & 0x7f;
   }
-  if (offsets.tl0PicIdx !== undefined && numbering?.tl0PicIdx !== undefined) {
-    copy[offsets.tl0PicIdx] = (numbering.tl0PicIdx + tl0Shift) & 0xff;
+  if (offsets.tl0PicIdx !== undefined) {
+    copy[offsets.tl0PicIdx] = ((copy[offsets.tl0PicIdx] ?? 0) + tl0Shift) & 0xff;
   }
   return copy;
 }

@@ -42,7 +42,7 @@ export class LayerSwitch {
    */
   private pictureIdShift = 0;
   private tl0Shift = 0;
-  /** The newest VP8 packet's numbering, as the viewer got it. */
+  /** The newest VP8 frame's numbering, as the viewer got it. */
   private lastNumbering: Vp8Numbering | undefined;
 
   constructor(options: {
@@ -107,8 +107,11 @@ export class LayerSwitch {
       packet.payload = renumberVp8(packet.payload, this.pictureIdShift, this.tl0Shift);
     }
     if (this.last === undefined || int16Difference(header.sequenceNumber, this.last.sequence) > 0) {
+      // Read once a frame: each of its packets carries the frame's numbers.
+      if (layer.isVp8 && header.timestamp !== this.last?.timestamp) {
+        this.lastNumbering = vp8Numbering(packet.payload) ?? this.lastNumbering;
+      }
       this.last = { sequence: header.sequenceNumber, timestamp: header.timestamp, at: now };
-      if (layer.isVp8) this.lastNumbering = vp8Numbering(packet.payload) ?? this.lastNumbering;
     }
     return true;
   }

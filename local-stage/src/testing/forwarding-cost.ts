@@ -1,0 +1,67 @@
+/**
+ * What a viewer's layer switch costs per VP8 packet, for `npm run bench -- --only=forwarding`
+ * (decision 0107): the stage's own `LayerSwitch` fed libwebrtc-shaped VP8 packets of a simulcast
+ * camera's layers, each packet a viewer's own copy as the publisher hands it out.
+ */
+import { RtpHeader, RtpPacket } from 'werift';
+import { KeyFrameRequests } from '../server/media/publisher/key-frame-requests';
+import { VideoLayer } from '../server/media/publisher/video-layers';
+import { LayerSwitch } from '../server/media/viewer/layer-switch';
+
+/** A 640x360 VP8 packet's payload, about what the synthetic camera's top layer sends. */
+export const PAYLOAD_BYTES = 1_100;
+
+function layer(rid: string): VideoLayer {
+  return new VideoLayer({
+    rid,
+    mimeType: 'video/VP8',
+    keyFrames: () =>
+      new KeyFrameRequests({
+        sendRequest: () => true,
+        pendingMs: 250,
+        minIntervalMs: 0,
+        viewerIntervalMs: 1_000,
+      }),
+  });
+}
+
+/** A VP8 packet as libwebrtc sends one (15-bit picture ID, TL0PICIDX, TID), key frame or not. */
+function vp8Packet(ssrc: number, sequence: number, pictureId: number, keyFrame: boolean) {
+  const payload = Buffer.alloc(PAYLOAD_BYTES, 0x55);
+  payload.set([0x90, 0xe0, 0x80 | ((pictureId >> 8) & 0x7f), pictureId & 0xff, 3, 0x00], 0);
+  payload.set(keyFrame ? [0x00, 0, 0, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01] : [0x01], 6);
+  return new RtpPacket(
+    new RtpHeader({ ssrc, sequenceNumber: sequence & 0xffff, timestamp: sequence * 3_000 }),
+    payload,
+  );
+}
+
+/** ns a packet through `LayerSwitch.accept` (a viewer's own copy each), moved once or never. */
+export function forwardingNsPerPacket(moved: boolean, count: number): number {
+  const low = layer('q');
+  const high = layer('f');
+  let target = moved ? low : high;
+  const viewer = new LayerSwitch({ target: () => target, askKeyFrame: () => undefined });
+  const take = (from: VideoLayer, rtp: RtpPacket, now: number) =>
+    viewer.accept(rtp.clone(), from, from.receive(rtp, now), now);
+  if (moved) {
+    take(low, vp8Packet(1, 10, 20_000, true), 0);
+    take(low, vp8Packet(1, 11, 20_001, false), 1);
+    target = high;
+  }
+  take(high, vp8Packet(3, 500, 100, true), 2);
+  // The same few packets again and again: what is measured is the forwarding, not their making.
+  const packets = Array.from({ length: 64 }, (_, index) =>
+    vp8Packet(3, 501 + index, 101 + index, false),
+  );
+  let forwarded = 0;
+  const started = process.hrtime.bigint();
+  for (let index = 0; index < count; index += 1) {
+    const rtp = packets[index % packets.length]!;
+    rtp.header.sequenceNumber = (501 + index) & 0xffff;
+    if (take(high, rtp, 3 + index / 100)) forwarded += 1;
+  }
+  const ns = Number(process.hrtime.bigint() - started) / count;
+  if (forwarded !== count) throw new Error(`forwarded ${forwarded} of ${count} packets`);
+  return ns;
+}
