@@ -112,13 +112,15 @@ for (const codec of ['VP8', 'H264'] as const) {
     await expectVideoPlaying(page);
     const resumed = Date.now();
     await client.setEncodingActive('f', true);
-    // Back at once on a quiet machine (the layer the publisher paused is taken again as it
-    // returns: 0.2–0.5 s); on a loaded one the viewer's estimate may have pushed it lower
-    // meanwhile, and the way up is then probe by probe (decision 0069): up to ~20 s.
+    // Back at once: the layer the publisher paused is taken again at its first key frame as it
+    // returns (0.16–0.52 s in 39 runs of this machine's logs, both codecs, loaded or not). With
+    // VP8's picture numbers passed on as each layer numbers them, Chromium took 3.0–8.1 s in 9 of
+    // 24 VP8 runs, its picture standing still until its own key frame request after libwebrtc's
+    // 3 s wait (decision 0107): the bound tells that from a move.
     await expect.poll(width, { timeout: 30_000, message: 'the viewer on f again' }).toBe(960);
-    console.log(
-      `${codec}: on h ${down} ms after f paused, on f ${Date.now() - resumed} ms after f resumed`,
-    );
+    const up = Date.now() - resumed;
+    console.log(`${codec}: on h ${down} ms after f paused, on f ${up} ms after f resumed`);
+    expect(up).toBeLessThan(2_500);
     await expectVideoPlaying(page);
 
     await client.stop();
