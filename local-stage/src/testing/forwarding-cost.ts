@@ -4,26 +4,12 @@
  * camera's layers, each packet a viewer's own copy as the publisher hands it out.
  */
 import { RtpHeader, RtpPacket } from 'werift';
-import { KeyFrameRequests } from '../server/media/publisher/key-frame-requests';
-import { VideoLayer } from '../server/media/publisher/video-layers';
+import type { VideoLayer } from '../server/media/publisher/video-layers';
 import { LayerSwitch } from '../server/media/viewer/layer-switch';
+import { testVideoLayer as layer } from './video-layer';
 
 /** A 640x360 VP8 packet's payload, about what the synthetic camera's top layer sends. */
 export const PAYLOAD_BYTES = 1_100;
-
-function layer(rid: string): VideoLayer {
-  return new VideoLayer({
-    rid,
-    mimeType: 'video/VP8',
-    keyFrames: () =>
-      new KeyFrameRequests({
-        sendRequest: () => true,
-        pendingMs: 250,
-        minIntervalMs: 0,
-        viewerIntervalMs: 1_000,
-      }),
-  });
-}
 
 /** A VP8 packet as libwebrtc sends one (15-bit picture ID, TL0PICIDX, TID), key frame or not. */
 function vp8Packet(ssrc: number, sequence: number, pictureId: number, keyFrame: boolean) {
