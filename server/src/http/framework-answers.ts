@@ -35,6 +35,10 @@ export function createClientErrorHandler(
  * Requests that arrive while the server shuts down (on a connection that was busy when it began)
  * are answered 503 and their connection closed, through the same reply path as any other answer.
  * Registered in place of Fastify's `return503OnClosing`, which writes its own body and no headers.
+ * A request already in hand when the shutdown began is answered as usual, on a connection that
+ * then closes: the server's close waits for every connection, and a kept-alive one (a health
+ * check's, a proxied request's) held it until the client let go, 5 s and a SIGKILL under
+ * `npm start`.
  */
 export function registerShutdownAnswer(app: FastifyInstance): void {
   let closing = false;
@@ -44,5 +48,9 @@ export function registerShutdownAnswer(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     await reply.code(503).header('connection', 'close').send({ error: SHUTTING_DOWN });
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
   });
 }

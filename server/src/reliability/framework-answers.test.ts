@@ -4,7 +4,9 @@
  * request that arrives while the server shuts down. Each is `{error}` JSON with the security
  * headers, and none echoes what the client sent.
  */
-import { describe, expect, it } from 'vitest';
+import { Agent, get as httpGet, type IncomingMessage } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
+import { OperationsStateStore, type OperationsState } from '../operations/operations-state';
 import { build } from '../test/helpers';
 import { listenOnLoopback, rawExchange, type RawSocketAnswer } from '../test/raw-http';
 
@@ -95,5 +97,42 @@ describe('answers the framework would write itself', () => {
     expectOurs('closing', answer, 'The server is shutting down; try again in a moment');
     expect(answer.headers.connection).toBe('close');
     expect(answer.closed).toBe(true);
+  });
+
+  it('a request in hand when the server shuts down is answered, and its kept-alive connection closes', async () => {
+    // A held poll of the operator's page: in hand until the shutdown lets it go.
+    const operations = new OperationsStateStore(['N743AS', 'N953AS', 'N954AS']);
+    let held = 0;
+    const state: OperationsState = {
+      snapshot: () => operations.snapshot(),
+      changed: (afterVersion, signal) => {
+        held += 1;
+        return operations.changed(afterVersion, signal);
+      },
+    };
+    const { app, addUser, login } = await build({ deps: { operations: state } });
+    await addUser('alice', 'correct horse');
+    const token = await login('alice', 'correct horse');
+    const port = await listenOnLoopback(app);
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const answered = new Promise<IncomingMessage>((resolve, reject) => {
+        const path = `/api/operations?after=${String(operations.snapshot().version)}`;
+        httpGet({ port, path, agent, headers: { authorization: `Bearer ${token}` } }, resolve).on(
+          'error',
+          reject,
+        );
+      });
+      await vi.waitFor(() => expect(held).toBe(1));
+      const closed = app.close();
+      const response = await answered;
+      response.resume();
+      expect(response.statusCode).toBe(200);
+      expect(response.headers.connection).toBe('close');
+      // Without that, the close would wait for the agent, which keeps the connection for its pool.
+      await closed;
+    } finally {
+      agent.destroy();
+    }
   });
 });
