@@ -286,7 +286,7 @@ describe.skipIf(!hasFfmpeg)('thumbnails of an aircraft an encoder takes over', (
         'the encoder on air',
         15_000,
       );
-      // Well within the page's 10 s of the camera's picture, which was the answer until then.
+      // Well within the page's 10 s of the camera's picture, which the 10 s rule alone gives again.
       const next = await readStrip((await takeover.thumbnail(STAGE)) as Buffer);
       expect({ width: next.width, height: next.height }).toEqual({ width: 320, height: 180 });
     } finally {

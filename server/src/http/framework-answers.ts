@@ -37,8 +37,8 @@ export function createClientErrorHandler(
  * Registered in place of Fastify's `return503OnClosing`, which writes its own body and no headers.
  * A request already in hand when the shutdown began is answered as usual, on a connection that
  * then closes: the server's close waits for every connection, and a kept-alive one (a health
- * check's, a proxied request's) held it until the client let go, 5 s and a SIGKILL under
- * `npm start`.
+ * check's, a proxied request's) would hold it until the client lets go (under `npm start`, 5 s,
+ * then a SIGKILL).
  */
 export function registerShutdownAnswer(app: FastifyInstance): void {
   let closing = false;
