@@ -1,7 +1,8 @@
 /**
  * One viewer's layer: it changes only at a key frame of the new one, and sequence numbers,
  * timestamps and VP8's picture numbers are rewritten so the viewer sees one continuous stream on
- * its one SSRC (docs/decisions/0067-simulcast-in.md, docs/decisions/0107-vp8-pictures-numbered-on.md). The layer it moves to is the viewer's choice
+ * its one SSRC (docs/decisions/0067-simulcast-in.md,
+ * docs/decisions/0107-vp8-pictures-numbered-on.md). The layer it moves to is the viewer's choice
  * (layer-choice.ts, viewer-adaptation.ts).
  */
 import type { RtpPacket } from 'werift';
