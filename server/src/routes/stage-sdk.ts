@@ -11,6 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { negotiate } from '@fastify/accept-negotiator';
 import {
   compressedForms,
   MIN_COMPRESS_BYTES,
@@ -111,13 +112,6 @@ function compressedScript(path: string, etag: string): CompressedForms | undefin
 
 /** The encoding to send for an Accept-Encoding header: brotli, else gzip, else none. */
 export function acceptedEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
-  const accepted = new Set<string>();
-  for (const part of (header ?? '').toLowerCase().split(',')) {
-    const [name = '', ...parameters] = part.split(';').map((each) => each.trim());
-    const quality = parameters.find((each) => each.startsWith('q='));
-    if (name !== '' && (quality === undefined || Number(quality.slice(2)) > 0)) accepted.add(name);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip')) return 'gzip';
-  return undefined;
+  // Content codings are case-insensitive (RFC 9110 §8.4.1); the negotiator compares them as sent.
+  return negotiate<'br' | 'gzip'>((header ?? '').toLowerCase(), ['br', 'gzip']) ?? undefined;
 }
