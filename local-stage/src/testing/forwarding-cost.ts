@@ -3,24 +3,23 @@
  * (decision 0107): the stage's own `LayerSwitch` fed libwebrtc-shaped VP8 packets of a simulcast
  * camera's layers, each packet a viewer's own copy as the publisher hands it out.
  */
-import { RtpHeader, RtpPacket } from 'werift';
+import type { RtpPacket } from 'werift';
 import type { VideoLayer } from '../server/media/publisher/video-layers';
 import { LayerSwitch } from '../server/media/viewer/layer-switch';
 import { testVideoLayer as layer } from './video-layer';
+import { libwebrtcVp8Packet } from './vp8-packets';
 
 /** A 640x360 VP8 packet's payload, about what the synthetic camera's top layer sends. */
 export const PAYLOAD_BYTES = 1_100;
 
-/** A VP8 packet as libwebrtc sends one (15-bit picture ID, TL0PICIDX, TID), key frame or not. */
-function vp8Packet(ssrc: number, sequence: number, pictureId: number, keyFrame: boolean) {
-  const payload = Buffer.alloc(PAYLOAD_BYTES, 0x55);
-  payload.set([0x90, 0xe0, 0x80 | ((pictureId >> 8) & 0x7f), pictureId & 0xff, 3, 0x00], 0);
-  payload.set(keyFrame ? [0x00, 0, 0, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01] : [0x01], 6);
-  return new RtpPacket(
-    new RtpHeader({ ssrc, sequenceNumber: sequence & 0xffff, timestamp: sequence * 3_000 }),
-    payload,
-  );
-}
+const vp8Packet = (ssrc: number, sequence: number, pictureId: number, keyFrame: boolean) =>
+  libwebrtcVp8Packet({
+    ssrc,
+    sequence,
+    picture: { id: pictureId, tl0: 3 },
+    keyFrame,
+    bytes: PAYLOAD_BYTES,
+  });
 
 /** ns a packet through `LayerSwitch.accept` (a viewer's own copy each), moved once or never. */
 export function forwardingNsPerPacket(moved: boolean, count: number): number {

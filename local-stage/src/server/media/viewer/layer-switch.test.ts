@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { KeyFrameRequests } from '../publisher/key-frame-requests';
 import { LAYER_SILENT_MS, VideoLayer, VideoLayers } from '../publisher/video-layers';
 import { vp8Numbering } from '../../../codecs/vp8';
+import { libwebrtcVp8Packet } from '../../../testing/vp8-packets';
 import { LayerSwitch } from './layer-switch';
 
 /** A VP8 payload: a key frame's first packet of `width`x`height`, or an inter frame's. */
@@ -230,25 +231,15 @@ describe('a simulcast publisher', () => {
   });
 });
 
-/**
- * A VP8 packet as libwebrtc sends one: its descriptor carries a 15-bit picture ID, a TL0PICIDX and
- * a temporal layer index (each encoding numbers its own pictures, from a start of its own).
- */
+/** A VP8 packet of a layer's SSRC as libwebrtc sends one, numbered `picture`. */
 function numberedPacket(
   ssrc: number,
-  sequenceNumber: number,
+  sequence: number,
   picture: { id: number; tl0: number },
   keyFrame = false,
 ) {
   const [width, height] = SIZES[ssrc] ?? [640, 360];
-  const descriptor = [0x90, 0xe0, 0x80 | (picture.id >> 8), picture.id & 0xff, picture.tl0, 0x00];
-  const frame = keyFrame
-    ? [0x00, 0, 0, 0x9d, 0x01, 0x2a, width & 0xff, width >> 8, height & 0xff, height >> 8]
-    : [0x01, 0, 0, 0, 0];
-  return new RtpPacket(
-    new RtpHeader({ ssrc, sequenceNumber, timestamp: sequenceNumber * 3_000, payloadType: 96 }),
-    Buffer.from([...descriptor, ...frame]),
-  );
+  return libwebrtcVp8Packet({ ssrc, sequence, picture, keyFrame, size: { width, height } });
 }
 
 describe("VP8's picture numbers across a move (decision 0107)", () => {
