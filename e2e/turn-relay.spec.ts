@@ -10,6 +10,7 @@
  * UDP for real; the network lab (harness/) does. Skipped, saying so, where coturn is not
  * installed.
  */
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { z } from 'zod';
 import { CHROMIUM_ARGS, chromiumExecutable } from '@tailcam/harness/chromium';
@@ -32,17 +33,39 @@ if (missing !== undefined) console.warn(`SKIPPED turn-relay.spec.ts: ${missing}`
 /**
  * Records every RTCPeerConnection the page makes and the configuration the SDK gave it. With
  * `relayVia` (a URI scheme, `turn:` or `turns:`), the connection gets relay candidates only, from
- * the token's URIs of that scheme only.
+ * the token's URIs of that scheme only. Each keeps a log of its states, candidates and TURN errors,
+ * and its candidate pairs as last seen before it connected, for a join that does not play.
  */
 function recordPeerConnections(relayVia: string | null): void {
   const Native = window.RTCPeerConnection;
-  const made: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[] = [];
+  const made: {
+    peer: RTCPeerConnection;
+    configuration: RTCConfiguration | undefined;
+    events: string[];
+    pairs: string[];
+  }[] = [];
   Object.assign(window, { e2eMade: made });
   const onlyVia = (servers: RTCIceServer[], scheme: string): RTCIceServer[] =>
     servers.map((server) => ({
       ...server,
       urls: [server.urls].flat().filter((url) => url.startsWith(scheme)),
     }));
+  const describePairs = async (peer: RTCPeerConnection): Promise<string[]> => {
+    const entries = new Map<string, Record<string, unknown>>();
+    (await peer.getStats()).forEach((entry: Record<string, unknown>) =>
+      entries.set(String(entry.id), entry),
+    );
+    const candidate = (id: unknown) => {
+      const found = entries.get(String(id));
+      return `${String(found?.candidateType)} ${String(found?.address)}:${String(found?.port)}`;
+    };
+    return [...entries.values()]
+      .filter((entry) => entry.type === 'candidate-pair')
+      .map(
+        (pair) =>
+          `${candidate(pair.localCandidateId)} → ${candidate(pair.remoteCandidateId)}: ${String(pair.state)}, requests ${String(pair.requestsSent)} sent, ${String(pair.responsesReceived)} answered, ${String(pair.requestsReceived)} received`,
+      );
+  };
   window.RTCPeerConnection = class extends Native {
     constructor(configuration?: RTCConfiguration) {
       super(
@@ -54,7 +77,31 @@ function recordPeerConnections(relayVia: string | null): void {
               iceTransportPolicy: 'relay',
             },
       );
-      made.push({ peer: this, configuration });
+      const start = performance.now();
+      const record = { peer: this, configuration, events: [] as string[], pairs: [] as string[] };
+      const log = (text: string) =>
+        record.events.push(`${Math.round(performance.now() - start)} ms: ${text}`);
+      this.addEventListener('connectionstatechange', () => log(this.connectionState));
+      this.addEventListener('iceconnectionstatechange', () =>
+        log(`ice ${this.iceConnectionState}`),
+      );
+      this.addEventListener('icecandidate', ({ candidate }) =>
+        log(
+          `candidate ${candidate?.type ?? 'end'} ${candidate?.address ?? ''}:${candidate?.port ?? ''}`,
+        ),
+      );
+      this.addEventListener('icecandidateerror', (event) => {
+        const { url, errorCode, errorText } = event as RTCPeerConnectionIceErrorEvent;
+        log(`candidate error ${url} ${errorCode} ${errorText}`);
+      });
+      const watch = setInterval(() => {
+        if (this.connectionState === 'closed' || this.connectionState === 'connected') {
+          clearInterval(watch);
+          return;
+        }
+        void describePairs(this).then((pairs) => (record.pairs = pairs));
+      }, 1_000);
+      made.push(record);
     }
   };
 }
@@ -92,6 +139,55 @@ async function selectedPath(page: Page): Promise<SelectedPath | undefined> {
   return { iceServers: found.iceServers, local: candidateStats.parse(found.local) };
 }
 
+/**
+ * What a relayed join that did not play leaves to read, printed with the failure (CI keeps only
+ * the output): the page's peer connections and their candidate pairs, what the player shows,
+ * coturn's requests and errors, and the stage's warnings.
+ */
+async function explainNoPicture(page: Page, product: Product, coturn: RunningCoturn) {
+  const peers = await page
+    .evaluate(() => {
+      const { e2eMade } = window as unknown as {
+        e2eMade: { peer: RTCPeerConnection; events: string[]; pairs: string[] }[];
+      };
+      return e2eMade.map(({ peer, events, pairs }) => ({
+        state: peer.connectionState,
+        events,
+        pairsLastSeen: pairs,
+      }));
+    })
+    .catch((error: unknown) => `no page state: ${String(error)}`);
+  const shown = await page
+    .locator('body')
+    .innerText()
+    .catch(() => '');
+  const coturnLines = coturn
+    .log()
+    .split('\n')
+    .filter((line) => /ALLOCATE|PERMISSION|CHANNEL|error|refused|closed|timeout/i.test(line))
+    .slice(-40);
+  let stageLines: string[] = [];
+  try {
+    stageLines = readFileSync(product.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => /warn|error|subscription|fail/i.test(line))
+      .slice(-40);
+  } catch {
+    // no log yet
+  }
+  console.log(
+    [
+      'the relayed join did not play; what it left:',
+      `peer connections: ${JSON.stringify(peers, null, 1)}`,
+      `the page shows: ${shown.replace(/\s+/g, ' ').slice(0, 300)}`,
+      "coturn's log:",
+      ...coturnLines,
+      "the stage's log:",
+      ...stageLines,
+    ].join('\n'),
+  );
+}
+
 /** The product's TURN_URLS: TURN over TCP and over TLS, both on loopback. */
 function turnUrls(coturn: RunningCoturn): string[] {
   return [
@@ -113,6 +209,22 @@ async function watch(
   await page.goto(`${product.baseUrl}/player/${STAGE}`);
   await expectVideoPlaying(page);
   return Date.now() - started;
+}
+
+/** `watch` through the relay; a join that does not play says what it left before it fails. */
+async function watchRelayed(
+  page: Page,
+  product: Product,
+  coturn: RunningCoturn,
+  loginToken: string,
+  relayVia: 'turn:' | 'turns:',
+): Promise<number> {
+  try {
+    return await watch(page, product, loginToken, relayVia);
+  } catch (error) {
+    await explainNoPicture(page, product, coturn);
+    throw error;
+  }
 }
 
 test.describe('a viewer without UDP, through TURN over TCP or TLS', () => {
@@ -162,7 +274,7 @@ test.describe('a viewer without UDP, through TURN over TCP or TLS', () => {
     await directPage.close();
 
     const relayedPage = await page.context().newPage();
-    const relayedMs = await watch(relayedPage, product, loginToken, 'turn:');
+    const relayedMs = await watchRelayed(relayedPage, product, coturn, loginToken, 'turn:');
     const relayed = await selectedPath(relayedPage);
     expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tcp' });
     // From the token: a REST username (expiry:user id) and its HMAC, never the secret.
@@ -193,7 +305,7 @@ test.describe('a viewer without UDP, through TURN over TCP or TLS', () => {
       args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
     });
     const relayedPage = await tlsBrowser.newPage();
-    const relayedMs = await watch(relayedPage, product, loginToken, 'turns:');
+    const relayedMs = await watchRelayed(relayedPage, product, coturn, loginToken, 'turns:');
     const relayed = await selectedPath(relayedPage);
     expect(relayed?.local).toMatchObject({ candidateType: 'relay', relayProtocol: 'tls' });
     console.log(`player navigation → video playing through coturn TURN over TLS: ${relayedMs} ms`);
