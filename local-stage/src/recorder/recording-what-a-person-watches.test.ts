@@ -20,7 +20,7 @@ import {
   SEGMENT_INDEX_FILE,
 } from '@tailcam/protocol/recordings';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
-import { publishNoise } from '../testing/noise-publisher';
+import { publishNoiseOn } from '../testing/noise-publisher';
 import { testParticipantToken } from '../testing/participant-tokens';
 import type { StageWithCameras } from '../testing/stage-with-cameras';
 import { startRecordingStage, type RecordingStage } from '../testing/test-recorder';
@@ -198,16 +198,10 @@ describe('the recorder and a synthetic camera', () => {
   );
 
   it('records a real encoder with nobody watching it', async () => {
-    const token = await testParticipantToken({
+    const encoder = await publishNoiseOn({
       secret,
       stageUrl: running.url,
       stageId: 'N743AS',
-      userId: 'encoder-N743AS',
-      capabilities: { publish: true, subscribe: false },
-    });
-    const encoder = await publishNoise({
-      endpoint: new URL('/stage/whip/N743AS', running.url),
-      token,
       width: 320,
       height: 180,
       fps: 15,

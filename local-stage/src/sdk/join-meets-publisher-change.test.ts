@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import wrtc from '@roamhq/wrtc';
-import { publishNoise } from '../testing/noise-publisher';
+import { publishNoiseOn } from '../testing/noise-publisher';
 import { testParticipantToken } from '../testing/participant-tokens';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
@@ -116,15 +116,10 @@ function frameOf(
 
 /** A WHIP encoder on air on the aircraft (viewers see it rather than the camera); its end. */
 async function encoderOnAir(): Promise<() => void> {
-  const encoder = await publishNoise({
-    endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
-    token: await testParticipantToken({
-      secret,
-      stageUrl: running.url,
-      stageId: STAGE,
-      userId: `encoder-${STAGE}`,
-      capabilities: { publish: true, subscribe: false },
-    }),
+  const encoder = await publishNoiseOn({
+    secret,
+    stageUrl: running.url,
+    stageId: STAGE,
     width: 160,
     height: 90,
     fps: 15,

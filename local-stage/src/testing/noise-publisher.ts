@@ -8,6 +8,7 @@ import { randomFillSync } from 'node:crypto';
 import { z } from 'zod';
 import { publishOverWhip, type WhipSession } from '../cameras/whip-client';
 import { RTCPeerConnection, RTCVideoSource } from '../cameras/wrtc';
+import { PUBLISH, testParticipantToken, type TestTokenInput } from './participant-tokens';
 
 const candidatePairSchema = z.object({
   type: z.literal('candidate-pair'),
@@ -52,14 +53,39 @@ export function withLessFeedback(sdp: string, kept: 'none' | 'remb'): string {
     .join('\r\n');
 }
 
-export async function publishNoise(options: {
-  endpoint: URL;
-  token: string;
+/** The noise sent: 640x360 at 30 frame/s, offering all the feedback, unless a test says more. */
+interface NoiseOptions {
   width?: number;
   height?: number;
   fps?: number;
   feedback?: 'all' | 'remb' | 'none';
-}): Promise<NoisePublisher> {
+}
+
+/** The stage and aircraft a noise publisher goes on air on, and as whom. */
+type NoiseStage = Pick<TestTokenInput, 'secret' | 'stageUrl' | 'stageId' | 'userId'>;
+
+/**
+ * A noise publisher on air as an encoder (`encoder-<stageId>` unless the test names its user):
+ * the publish-only token and the stage's WHIP endpoint are made here, so that a test names only
+ * the stage and what it sends. The stage reads a token's expiry at the join alone, so its ten
+ * minutes only need to outlast the WHIP POST, however slow the machine.
+ */
+export async function publishNoiseOn(options: NoiseStage & NoiseOptions): Promise<NoisePublisher> {
+  const { stageUrl, secret, stageId, userId, ...noise } = options;
+  const token = await testParticipantToken({
+    secret,
+    stageUrl,
+    stageId,
+    userId: userId ?? `encoder-${stageId}`,
+    capabilities: PUBLISH,
+    ttlSeconds: 600,
+  });
+  return publishNoise({ endpoint: new URL(`/stage/whip/${stageId}`, stageUrl), token, ...noise });
+}
+
+async function publishNoise(
+  options: { endpoint: URL; token: string } & NoiseOptions,
+): Promise<NoisePublisher> {
   const width = options.width ?? 640;
   const height = options.height ?? 360;
   const source = new RTCVideoSource();

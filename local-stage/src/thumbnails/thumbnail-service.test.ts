@@ -10,8 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import { publishNoise, type NoisePublisher } from '../testing/noise-publisher';
-import { PUBLISH, testParticipantToken } from '../testing/participant-tokens';
+import { publishNoiseOn, type NoisePublisher } from '../testing/noise-publisher';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { waitUntil } from '../testing/wait-until';
 import { decodeTimeStrip } from '../time-strip';
@@ -268,15 +267,10 @@ describe.skipIf(!hasFfmpeg)('thumbnails of an aircraft an encoder takes over', (
       const camera = await readStrip((await takeover.thumbnail(STAGE)) as Buffer);
       expect(camera.strip?.streamIndex, 'the camera on air first').toBe(STREAM_IDS.indexOf(STAGE));
       await waitUntil(() => takeover.stats().watching.length === 0, 'the session ended', 5_000, 50);
-      encoder = await publishNoise({
-        endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
-        token: await testParticipantToken({
-          secret,
-          stageUrl: running.url,
-          stageId: STAGE,
-          userId: `encoder-${STAGE}`,
-          capabilities: PUBLISH,
-        }),
+      encoder = await publishNoiseOn({
+        secret,
+        stageUrl: running.url,
+        stageId: STAGE,
         width: 320,
         height: 180,
         fps: 15,

@@ -10,8 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStage, type RunningStage } from '@tailcam/local-stage/start';
-import { publishNoise, type NoisePublisher } from '@tailcam/local-stage/testing/noise-publisher';
-import { PUBLISH, testParticipantToken } from '@tailcam/local-stage/testing/participant-tokens';
+import { publishNoiseOn } from '@tailcam/local-stage/testing/noise-publisher';
 import { forkApi, type ApiProcess } from '../test/api-process';
 import { bundleEntry } from '../test/bundle';
 import { stageTokenSecret, tempDir } from '../test/helpers';
@@ -97,17 +96,11 @@ describe('stage events to a webhook', () => {
 
     const first = startApi(env);
     await first.listening;
-    const token = await testParticipantToken({
+    const publisher = await publishNoiseOn({
       secret: stageTokenSecret,
       stageUrl: running.url,
       stageId: STAGE,
       userId: 'encoder-n743as',
-      capabilities: PUBLISH,
-      ttlSeconds: 600,
-    });
-    const publisher: NoisePublisher = await publishNoise({
-      endpoint: new URL(`${running.url}/stage/whip/${STAGE}`),
-      token,
       width: 160,
       height: 90,
       fps: 10,

@@ -13,8 +13,8 @@ import {
   type StageEventsAnswer,
 } from '@tailcam/protocol/stage-control';
 import { THUMBNAILS_USER_ID } from '@tailcam/protocol/thumbnails';
-import { publishNoise, type NoisePublisher } from '../../testing/noise-publisher';
-import { PUBLISH, testParticipantToken } from '../../testing/participant-tokens';
+import { publishNoiseOn } from '../../testing/noise-publisher';
+import { testParticipantToken } from '../../testing/participant-tokens';
 import { waitUntil } from '../../testing/wait-until';
 import { deleteWhepSession, postWhepOffer, whepPeer } from '../../whep-client';
 import { startLocalStage, type RunningStage } from '../start';
@@ -91,19 +91,13 @@ describe('GET /_control/events', () => {
 
   it("says a publisher's and a person's comings and goings, never the recorder's or the thumbnails'", async () => {
     const start = (await feed()).last;
-    const token = await testParticipantToken({
+    // A question with nothing new is held, and answered by the publisher's coming.
+    const held = feed(`?after=${String(start)}&run=${(await feed()).run}&wait=20`);
+    const publisher = await publishNoiseOn({
       secret,
       stageUrl: running.url,
       stageId: STAGE,
       userId: 'encoder-1',
-      capabilities: PUBLISH,
-      ttlSeconds: 600,
-    });
-    // A question with nothing new is held, and answered by the publisher's coming.
-    const held = feed(`?after=${String(start)}&run=${(await feed()).run}&wait=20`);
-    const publisher: NoisePublisher = await publishNoise({
-      endpoint: new URL(`${running.url}/stage/whip/${STAGE}`),
-      token,
       width: 160,
       height: 90,
       fps: 10,

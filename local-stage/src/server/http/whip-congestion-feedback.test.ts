@@ -8,8 +8,7 @@
 import { loadavg } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePublishMaxKbps } from '../media/publisher/publish-max-bitrate';
-import { testParticipantToken } from '../../testing/participant-tokens';
-import { publishNoise, type NoisePublisher } from '../../testing/noise-publisher';
+import { publishNoiseOn, type NoisePublisher } from '../../testing/noise-publisher';
 import { startTestStage } from '../../testing/test-stage';
 import type { RunningStage } from '../start';
 
@@ -46,17 +45,10 @@ async function highestEstimate(
   const caps = parsePublishMaxKbps(options.publishMaxKbps);
   if (typeof caps === 'string') throw new Error(caps);
   running = await startTestStage({ secret, publishMaxKbps: caps });
-  const token = await testParticipantToken({
+  publisher = await publishNoiseOn({
     secret,
     stageUrl: running.url,
     stageId: STAGE,
-    userId: `encoder-${STAGE}`,
-    capabilities: { publish: true, subscribe: false },
-    ttlSeconds: 600,
-  });
-  publisher = await publishNoise({
-    endpoint: new URL(`/stage/whip/${STAGE}`, running.url),
-    token,
     feedback: options.feedback,
   });
   const started = performance.now();
