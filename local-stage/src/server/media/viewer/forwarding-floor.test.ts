@@ -14,6 +14,7 @@ import { TrackForwarder } from './forwarding';
 
 function forwarder() {
   const sent: number[] = [];
+  const retransmittedBytes: number[] = [];
   const sender = {
     ssrc: 1111,
     rtxSsrc: 2222,
@@ -33,14 +34,20 @@ function forwarder() {
     headerExtensions: [],
     codecs: [],
   } as unknown as RTCRtpTransceiver;
-  const track = new TrackForwarder({ sender, transceiver, clock: undefined, cachePackets: 64 });
+  const track = new TrackForwarder({
+    sender,
+    transceiver,
+    clock: undefined,
+    cachePackets: 64,
+    onRetransmitted: (bytes) => retransmittedBytes.push(bytes),
+  });
   // As it comes off the wire: serialized, then parsed by werift.
   const nack = (lost: number[]) => {
     const feedback = new GenericNack({ senderSsrc: 7, mediaSourceSsrc: 1111, lost });
     const wire = new RtcpTransportLayerFeedback({ feedback }).serialize();
     for (const rtcp of RtcpPacketConverter.deSerialize(wire)) sender.handleRtcpPacket(rtcp);
   };
-  return { track, sent, nack };
+  return { track, sent, nack, retransmittedBytes };
 }
 
 const packet = (sequenceNumber: number) =>
@@ -48,7 +55,7 @@ const packet = (sequenceNumber: number) =>
 
 describe('NACKs for a layer the viewer left', () => {
   it('are not answered; those after the new layer’s key frame are, across the wrap', () => {
-    const { track, sent, nack } = forwarder();
+    const { track, sent, nack, retransmittedBytes } = forwarder();
     for (const sequence of [65_533, 65_534, 65_535, 0, 1]) track.forward(packet(sequence));
     sent.length = 0;
     // The new layer's key frame went out as 65,535.
@@ -57,5 +64,7 @@ describe('NACKs for a layer the viewer left', () => {
     expect(sent).toEqual([65_535, 0, 1]);
     expect(track.counts.superseded).toBe(2);
     expect(track.counts.retransmitted).toBe(3);
+    // What the viewer's link was offered again, for its loss bound (decision 0108).
+    expect(retransmittedBytes).toEqual([100, 100, 100]);
   });
 });

@@ -137,6 +137,7 @@ export class TrackForwarder {
   private roundTripMs: number | undefined;
   private reportTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly onRetransmitted: (bytes: number) => void;
 
   constructor(options: {
     sender: RTCRtpSender;
@@ -147,11 +148,14 @@ export class TrackForwarder {
      */
     clock: Pick<CaptureClock, 'rtpTimestampAt'> | undefined;
     cachePackets: number;
+    /** A packet's payload was sent again for a NACK (its bytes). */
+    onRetransmitted?: (bytes: number) => void;
   }) {
     this.sender = options.sender;
     this.transceiver = options.transceiver;
     this.clock = options.clock;
     this.cache = new Array<RtpPacket | undefined>(options.cachePackets);
+    this.onRetransmitted = options.onRetransmitted ?? (() => undefined);
     // werift's SR loop starts at the first packet unless it seems to run already.
     this.sender.rtcpRunning = true;
     const handleRtcp = this.sender.handleRtcpPacket.bind(this.sender);
@@ -284,6 +288,7 @@ export class TrackForwarder {
       packet.header.extensions = this.stampedExtensions();
       this.counts.retransmitted += 1;
       this.counts.retransmittedBytes += cached.payload.length;
+      this.onRetransmitted(cached.payload.length);
       void transport.sendRtp(packet.payload, packet.header).catch(() => undefined);
     }
   }

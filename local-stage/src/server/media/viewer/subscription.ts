@@ -268,6 +268,7 @@ export class Subscription implements FeedListener {
             layer: layer?.rid ?? null,
             estimate: estimate ?? null,
             loss: this.adaptation.loss?.fraction ?? null,
+            lossBound: this.adaptation.lossBound() ?? null,
             lineLoss: this.adaptation.lineLoss() ?? null,
             roundTripMs: this.videoForwarder?.roundTrip ?? null,
             retransmitted: this.videoForwarder?.counts.retransmitted,
@@ -303,6 +304,7 @@ export class Subscription implements FeedListener {
         transceiver,
         clock: this.layerSwitch,
         cachePackets: VIDEO_CACHE_PACKETS,
+        onRetransmitted: (bytes) => this.adaptation.retransmitted(bytes),
       });
       // The viewer lost a picture: the publisher sends a key frame for everyone.
       this.videoSender.onPictureLossIndication.subscribe(() => this.viewerAsksForKeyFrame());

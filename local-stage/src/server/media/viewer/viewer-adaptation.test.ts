@@ -226,6 +226,17 @@ describe('a viewer whose receiver reports show loss', () => {
     expect(viewer.estimate()).toBe(2_000_000);
   });
 
+  it('counts all the link was offered: the retransmissions and audio sent beside the layer', () => {
+    const { f, viewer, report } = lossyViewer();
+    // Over the second before the report: 500 kbit/s sent again for NACKs, 50 kbit/s of audio.
+    for (let at = 1_100; at < 2_100; at += 20) {
+      viewer.retransmitted(1_250, at);
+      viewer.audioForwarded(125, at);
+    }
+    viewer.onRtcp(report(100, 70), 2_099);
+    expect(viewer.lossBound(2_099)).toBeCloseTo((f.bitrate(2_099) + 550_000) * 0.3, -3);
+  });
+
   it('is judged over 100 packets or more: three lost in twenty, as a 2 % random loss bunches now and then, is no loss of 15 %', () => {
     const { viewer, report } = lossyViewer();
     viewer.onRtcp(report(20, 3), 300);
@@ -301,6 +312,31 @@ describe('a viewer whose receiver reports show loss', () => {
     // Counted from 1.2 s, after it: the new layer's own.
     viewer.onRtcp(report(100, 50), 1_400);
     expect(viewer.lossBound(1_400)).toBeDefined();
+  });
+
+  it('takes no report counted within a second of a move down: the layer left still crowds the link', () => {
+    const f = testVideoLayer('f');
+    const q = testVideoLayer('q');
+    feed(f, 0, 1_000);
+    // q at a tenth of f's 1 Mbit/s.
+    for (let at = 0; at <= 1_000; at += 100) {
+      const header = new RtpHeader({ ssrc: 2, sequenceNumber: at / 100, timestamp: at * 90 });
+      q.receive(new RtpPacket(header, Buffer.alloc(1_250)), at);
+    }
+    let current: VideoLayer = f;
+    const viewer = adaptation({ current: () => current });
+    const report = reports();
+    viewer.tick(0);
+    viewer.onRtcp(report(0, 0), 500);
+    current = q;
+    viewer.tick(1_000);
+    for (const at of [1_200, 1_700, 2_100]) {
+      viewer.onRtcp(report(100, 50), at);
+      expect(viewer.lossBound(at)).toBeUndefined();
+    }
+    // Counted from 2.1 s, over a second after the move: q's own loss.
+    viewer.onRtcp(report(100, 50), 2_300);
+    expect(viewer.lossBound(2_300)).toBeDefined();
   });
 });
 
