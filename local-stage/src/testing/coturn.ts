@@ -12,7 +12,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,14 +56,38 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function accepts(port: number): Promise<boolean> {
+/**
+ * Whether coturn answers a STUN Binding request on `port` (over TLS with `tls`): a port that only
+ * accepts connections may be another process's, taken between `freePort` and coturn's bind
+ * (coturn then keeps trying to bind it, and a browser's TURN allocation goes to the other).
+ */
+function answersStun(port: number, tls: boolean): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
+    const request = Buffer.alloc(20);
+    request.writeUInt16BE(0x0001, 0);
+    request.writeUInt32BE(0x2112a442, 4);
+    randomBytes(12).copy(request, 8);
+    const socket = tls
+      ? connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false })
+      : createConnection({ host: '127.0.0.1', port });
+    let received = Buffer.alloc(0);
+    const done = (answered: boolean) => {
+      clearTimeout(timer);
       socket.destroy();
-      resolve(true);
+      resolve(answered);
+    };
+    const timer = setTimeout(() => done(false), 1_000);
+    socket.once(tls ? 'secureConnect' : 'connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 20) return;
+      // A Binding success response to this request: its transaction ID echoed.
+      done(
+        received.readUInt16BE(0) === 0x0101 &&
+          received.subarray(8, 20).equals(request.subarray(8, 20)),
+      );
     });
-    socket.once('error', () => resolve(false));
+    socket.once('error', () => done(false));
   });
 }
 
@@ -88,12 +114,27 @@ function throwawayCertificate(dir: string): { key: string; cert: string } {
   return { key, cert };
 }
 
-export async function startCoturn(options: {
+interface CoturnOptions {
   secret: string;
   lifetimeSeconds?: number;
   /** Also listen for TURN over TLS, with a throwaway self-signed certificate. */
   tls?: boolean;
-}): Promise<RunningCoturn> {
+}
+
+/** Starts coturn; on ports another process took meanwhile, again on others (three tries). */
+export async function startCoturn(options: CoturnOptions): Promise<RunningCoturn> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnFreePorts(options);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof PortsTaken)) throw error;
+    }
+  }
+}
+
+class PortsTaken extends Error {}
+
+async function startOnFreePorts(options: CoturnOptions): Promise<RunningCoturn> {
   const dir = mkdtempSync(join(tmpdir(), 'tailcam-coturn-'));
   const logFile = join(dir, 'turnserver.log');
   const port = await freePort();
@@ -146,11 +187,14 @@ export async function startCoturn(options: {
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  const ready = async () =>
+    (await answersStun(port, false)) && (tlsPort === undefined || answersStun(tlsPort, true));
+  while (!(await ready())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       const output = log();
       await close();
-      throw new Error(`coturn did not start listening on ${port}:\n${output}`);
+      const message = `coturn did not answer STUN on ${port}${tlsPort === undefined ? '' : ` and ${tlsPort} (TLS)`}:\n${output}`;
+      throw /Cannot bind|errno=98/.test(output) ? new PortsTaken(message) : new Error(message);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
