@@ -236,6 +236,8 @@ export class LayerChoice {
   private probed: number | undefined;
   private lastFallAt = -Infinity;
   private probeFailedAt = -Infinity;
+  /** When a probe up was last seen under way. */
+  private probeSeenAt = -Infinity;
   /** Layers left for not fitting: not chosen again until `until`. */
   private readonly retries = new Map<VideoLayer, { until: number; waitMs: number }>();
   /** Layers a probe failed toward: not probed again until then (the estimate may still go up). */
@@ -254,12 +256,21 @@ export class LayerChoice {
     const chosen = this.decide(layers, now, constraints);
     if (chosen !== this.chosen) this.chosenAt = now;
     this.chosen = chosen;
+    if (this.probe !== undefined) this.probeSeenAt = now;
     return chosen;
   }
 
   /** Whether a probe up is under way: the probe then sends the next layer's whole need. */
   get probingUp(): boolean {
     return this.probe !== undefined;
+  }
+
+  /**
+   * Whether a probe up's padding may still be on the viewer's link: under way, or within its
+   * aftermath (`PROBE_AFTERMATH_MS`). Loss then is the probe's, not the line's own.
+   */
+  probeOnLink(now: number): boolean {
+    return this.probe !== undefined || now - this.probeSeenAt < PROBE_AFTERMATH_MS;
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   FIRST_RETRY_MS,
   FIT_SHARE,
   LayerChoice,
+  PROBE_AFTERMATH_MS,
   PROBE_MARGIN,
   PROBE_QUIET_MS,
   PROBE_REACH,
@@ -285,6 +286,28 @@ describe('probing up', () => {
     expect((onTopAt ?? Infinity) - startedAt).toBeLessThanOrEqual(
       estimateProbesF + PROBE_WINDOW_MS + 1_000,
     );
+  });
+
+  it('says its padding is on the link during a probe and its aftermath: the loss then is the probe’s, not the line’s', () => {
+    const { layers, choice, run, now } = downToLowest();
+    const quiet = { maxBitrate: SHORT_OF_H };
+    expect(choice.probeOnLink(now())).toBe(false);
+    run(PROBE_QUIET_MS + 200, (at) => choice.choose(layers, at, quiet));
+    expect(choice.probingUp).toBe(true);
+    expect(choice.probeOnLink(now())).toBe(true);
+    run(200, (at) =>
+      choice.choose(layers, at, { maxBitrate: 0.9 * SHORT_OF_H, estimateFalling: true }),
+    );
+    expect(choice.probingUp).toBe(false);
+    // Last seen under way a choice or two before (one each 100 ms): on the link until its
+    // aftermath ends.
+    const ended = now();
+    run(PROBE_AFTERMATH_MS + 200, (at) => {
+      choice.choose(layers, at, quiet);
+      if (at - ended < PROBE_AFTERMATH_MS - 400) expect(choice.probeOnLink(at)).toBe(true);
+    });
+    expect(choice.probingUp).toBe(false);
+    expect(choice.probeOnLink(now())).toBe(false);
   });
 
   it('fails when the estimate falls during the probe: the layer waits before it is probed again', () => {

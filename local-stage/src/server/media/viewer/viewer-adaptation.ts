@@ -74,7 +74,8 @@ export const LOSS_MIN_PACKETS = 100;
  * times it): the delay-based estimate falls under what a congested link is sent, so loss beside
  * one above it is the line's (congestion's loss is the estimate's business, and leaves with the
  * layer that caused it). libwebrtc's REMB on a lossy line with room sat at 1.05–1.17 times the
- * top layer's payload (the audio and headers count in it), never twice it.
+ * top layer's payload (the audio and headers count in it), never twice it. Nor while a probe up,
+ * or its aftermath, is on the link: it sends past what the link carries (decision 0108).
  */
 export const LINE_LOSS_PACKETS = 300;
 export const LINE_LOSS_ROOM = 1;
@@ -303,7 +304,15 @@ export class ViewerAdaptation {
     const estimate = this.estimate();
     const started =
       this.startedAt === undefined || now - this.startedAt >= LINE_LOSS_AFTER_START_MS;
-    if (started && estimate !== undefined && !this.falling && estimate >= LINE_LOSS_ROOM * sent) {
+    // A probe up fills the link past what it carries: its loss is the probe's (decision 0108).
+    const probeLoss = this.choice.probeOnLink(now);
+    if (
+      started &&
+      !probeLoss &&
+      estimate !== undefined &&
+      !this.falling &&
+      estimate >= LINE_LOSS_ROOM * sent
+    ) {
       this.countLineLoss(window);
     }
     this.lossy =
