@@ -29,24 +29,25 @@ export async function runForwarding(): Promise<BenchRow[]> {
     for (const moved of order) (moved ? once : never).push(pass(moved));
   }
   const note = `${PASSES} passes of ${PACKETS} packets of ${PAYLOAD_BYTES} B, a frame each (the worst case), alternating`;
+  const row = (what: string, samples: number[], rowNote: string): BenchRow => ({
+    part: 'forwarding',
+    what,
+    target: '–',
+    median: `${round(median(samples), 0)} ns`,
+    p95: `${round(p95(samples), 0)} ns`,
+    pass: undefined,
+    note: rowNote,
+  });
   return [
-    {
-      part: 'forwarding',
-      what: "a viewer's layer switch, per VP8 packet, never moved (the publisher's bytes)",
-      target: '–',
-      median: `${round(median(never), 0)} ns`,
-      p95: `${round(p95(never), 0)} ns`,
-      pass: undefined,
+    row(
+      "a viewer's layer switch, per VP8 packet, never moved (the publisher's bytes)",
+      never,
       note,
-    },
-    {
-      part: 'forwarding',
-      what: "the same after a move: the picture numbers continued in the viewer's copy",
-      target: '–',
-      median: `${round(median(once), 0)} ns`,
-      p95: `${round(p95(once), 0)} ns`,
-      pass: undefined,
-      note: `ratio ${round(median(once) / median(never), 2)}; ${note}`,
-    },
+    ),
+    row(
+      "the same after a move: the picture numbers continued in the viewer's copy",
+      once,
+      `ratio ${round(median(once) / median(never), 2)}; ${note}`,
+    ),
   ];
 }
