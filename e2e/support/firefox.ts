@@ -128,14 +128,41 @@ export async function expectPlayingIn(page: Page, selector: string): Promise<voi
     })
     .toBeGreaterThan(0.2);
   const before = await videoProgress(page, selector);
-  await expect
-    .poll(async () => (await videoProgress(page, selector))?.presented ?? 0, {
-      message: `${selector} presents new frames`,
-    })
-    .toBeGreaterThan((before?.presented ?? 0) + 5);
+  try {
+    await expect
+      .poll(async () => (await videoProgress(page, selector))?.presented ?? 0, {
+        message: `${selector} presents new frames`,
+      })
+      .toBeGreaterThan((before?.presented ?? 0) + 5);
+  } catch (error) {
+    // CI keeps only the output: what the video was left at says where it stopped.
+    console.log(`${selector} does not play: ${await videoState(page, selector)}`);
+    throw error;
+  }
   await expect
     .poll(async () => (await videoProgress(page, selector))?.time ?? 0)
     .toBeGreaterThan(before?.time ?? 0);
+}
+
+/** The video's state in a line: its time, readiness, seeking or paused, and buffered ranges. */
+function videoState(page: Page, selector: string): Promise<string> {
+  return page.evaluate((wanted) => {
+    const video = document.querySelector(wanted);
+    if (!(video instanceof HTMLVideoElement)) return 'no video';
+    const ranges = Array.from(
+      { length: video.buffered.length },
+      (_, index) =>
+        `${video.buffered.start(index).toFixed(3)}–${video.buffered.end(index).toFixed(3)}`,
+    );
+    return [
+      `currentTime ${video.currentTime.toFixed(3)}`,
+      `readyState ${video.readyState}`,
+      `seeking ${video.seeking}`,
+      `paused ${video.paused}`,
+      `buffered [${ranges.join(', ')}]`,
+      `error ${video.error?.message ?? 'none'}`,
+    ].join(', ');
+  }, selector);
 }
 
 export interface FirefoxFrameStamp {

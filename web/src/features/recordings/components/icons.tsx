@@ -1,5 +1,5 @@
 /**
- * The Recordings page's icons, drawn here rather than taken from lucide-react: a lazy chunk that
+ * The recordings feature's icons (the Recordings page's, the live rewind's), drawn here rather than taken from lucide-react: a lazy chunk that
  * imports both React and a lucide icon makes the build put React in a chunk of its own, which the
  * first load then fetches too, past its budget (decision 0060).
  * Decorative (`aria-hidden`): each button says what it does in its label.
@@ -44,6 +44,16 @@ export function BackIcon() {
   return (
     <svg {...common} className="size-4">
       <path d="M19 12H5M12 19l-7-7 7-7" />
+    </svg>
+  );
+}
+
+/** The live player's 'Rewind 30 seconds' (its button's own colour). */
+export function RewindIcon() {
+  return (
+    <svg {...common} className="size-4">
+      <path d="M3 12a9 9 0 1 0 3-6.7L3 8" />
+      <path d="M3 3v5h5" />
     </svg>
   );
 }

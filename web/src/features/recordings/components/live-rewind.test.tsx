@@ -69,6 +69,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
@@ -180,6 +181,30 @@ describe('the rewind bar', () => {
     );
     act(() => scrubber.blur());
     expect(screen.queryByTestId('timeline-preview')).toBeNull();
+  });
+
+  it('reads the list again before a step back from live lands past the newest instant it names', async () => {
+    // Where only finished segments play (Firefox and WebM), a list 8 s old ends 8 s ago; ← asks
+    // for 5 s back, which the segments finished since then hold.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    recordedMs = 120_000;
+    const { user } = renderRewind();
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: rewindText.rewind })).toBeEnabled(),
+    );
+    const lists = () =>
+      fetchSpy.mock.calls.filter(([input]) => String(input).includes('/api/recordings?')).length;
+    const listedBefore = lists();
+    vi.setSystemTime(Date.now() + 8_000);
+    // The bar's clock moves on (it reads the time every 250 ms).
+    await waitFor(() => expect(screen.getByTestId('rewind-behind')).toHaveTextContent('Live'));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 300)));
+
+    await user.keyboard('{ArrowLeft}');
+    await waitFor(() =>
+      expect(screen.getByTestId('rewind-behind')).toHaveTextContent(/^0:0[4-6] behind live$/),
+    );
+    expect(lists()).toBe(listedBefore + 1);
   });
 
   it('goes, on the scrubber, to the instant chosen, or the next recorded one in a gap', async () => {

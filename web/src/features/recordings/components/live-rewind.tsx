@@ -29,6 +29,7 @@ import {
   type FeedSegment,
   type WallRange,
 } from '../lib/rewind-timeline';
+import { RewindIcon } from './icons';
 import { ScrubberPreview } from './timeline-preview';
 import { useRewindKeys } from './use-rewind-keys';
 
@@ -43,6 +44,8 @@ const TICK_MS = 250;
  */
 const WRITING_LAG_MS = 1_000;
 const STEP_S = { rewind: 30, key: 10, arrow: 5 } as const;
+/** A list read longer ago than this is read again before a step back lands past its newest. */
+const FRESH_LIST_MS = 1_000;
 
 export interface LiveRewindProps {
   streamId: string;
@@ -103,6 +106,8 @@ export function LiveRewind({
   const feedRef = useRef<RewindFeed>(undefined);
   const liveMutedRef = useRef(true);
   const [recordingMuted, setRecordingMuted] = useState(true);
+  /** When the list was last read while live (Date.now()), or never (-Infinity). */
+  const listedAtRef = useRef(Number.NEGATIVE_INFINITY);
   const segmentsRef = useRef(segments);
   const hlsSpansRef = useRef(hlsSpans);
   useEffect(() => {
@@ -140,6 +145,7 @@ export function LiveRewind({
     const read = () =>
       listRecorded(abort.signal).then(
         (recorded) => {
+          listedAtRef.current = Date.now();
           setSegments(recorded.segments);
           setHlsSpans(recorded.hlsSpans);
         },
@@ -226,19 +232,16 @@ export function LiveRewind({
     announce(rewindText.wentLive);
   };
 
-  /**
-   * Goes to `wallMs`, or to the next recorded instant after it. Past the newest recorded instant a
-   * key or button going on goes live; the scrubber and a step back (`toNewest`) stop at the newest
-   * recorded instant (with Amazon IVS, 10 s before now is not on S3 yet: `j` from live lands there).
-   */
-  const goTo = (wallMs: number, toNewest = false) => {
-    let landing = playableAt(Math.max(wallMs, windowStart), ranges);
-    if (landing === undefined || (newest !== undefined && landing >= newest)) {
-      if (!toNewest || newest === undefined) {
+  /** Goes to `wallMs` in `known` ranges (goTo's landing, once the list is as fresh as it needs). */
+  const landAt = (wallMs: number, toNewest: boolean, known: readonly WallRange[]) => {
+    const knownNewest = newestRecorded(known);
+    let landing = playableAt(Math.max(wallMs, windowStart), known);
+    if (landing === undefined || (knownNewest !== undefined && landing >= knownNewest)) {
+      if (!toNewest || knownNewest === undefined) {
         if (mode.behind) goLive();
         return;
       }
-      landing = newest;
+      landing = knownNewest;
     }
     const live = liveVideo.current;
     if (!mode.behind && live) {
@@ -249,6 +252,31 @@ export function LiveRewind({
     setMode({ behind: true, targetMs: landing });
     setShownMs(landing);
     announce(fillText(rewindText.wentBack, { behind: formatBehind(Date.now() - landing) }));
+  };
+
+  /**
+   * Goes to `wallMs`, or to the next recorded instant after it. Past the newest recorded instant a
+   * key or button going on goes live; the scrubber and a step back (`toNewest`) stop at the newest
+   * recorded instant (with Amazon IVS, 10 s before now is not on S3 yet: `j` from live lands there).
+   * A step back from live past the newest instant a list of up to LIVE_LIST_MS ago names reads the
+   * list again first: where only finished segments play, one more is there every few seconds.
+   */
+  const goTo = (wallMs: number, toNewest = false) => {
+    const landing = playableAt(Math.max(wallMs, windowStart), ranges);
+    const pastNewest = landing === undefined || (newest !== undefined && landing >= newest);
+    const stale = Date.now() - listedAtRef.current > FRESH_LIST_MS;
+    if (!(toNewest && pastNewest && stale && !mode.behind && !ivs)) {
+      landAt(wallMs, toNewest, ranges);
+      return;
+    }
+    void listRecorded(new AbortController().signal).then(
+      (recorded) => {
+        listedAtRef.current = Date.now();
+        setSegments(recorded.segments);
+        landAt(wallMs, true, recordedRanges(recorded.segments, Date.now() - WRITING_LAG_MS));
+      },
+      () => landAt(wallMs, true, ranges),
+    );
   };
 
   const from = shownMs ?? nowMs;
@@ -408,20 +436,4 @@ export function LiveRewind({
 /** The live video's sound, off while the recording plays over it and back as the viewer left it. */
 function setMuted(video: HTMLVideoElement | null, muted: boolean): void {
   if (video) video.muted = muted;
-}
-
-function RewindIcon() {
-  return (
-    <svg
-      aria-hidden="true"
-      viewBox="0 0 24 24"
-      className="size-4"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-    >
-      <path d="M3 12a9 9 0 1 0 3-6.7L3 8" strokeLinecap="round" strokeLinejoin="round" />
-      <path d="M3 3v5h5" strokeLinecap="round" strokeLinejoin="round" />
-    </svg>
-  );
 }

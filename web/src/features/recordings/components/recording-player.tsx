@@ -20,7 +20,7 @@ import { fillText } from '@/config/ui-text';
 import { recordingsText } from '@/config/ui-text-recordings';
 import { getSegment, utcTime, type RecordedSpan } from '../api/recordings';
 import { playHls } from '../lib/hls-playback';
-import { pastHole, rangesOf } from './buffered-holes';
+import { isStalled, pastHole, rangesOf } from '../lib/buffered-holes';
 
 /** Fetched ahead of the playhead. */
 const AHEAD_S = 20;
@@ -187,9 +187,8 @@ export function RecordingPlayer({
         // (buffered-holes.ts) moves on past it.
         let stalledSince: number | undefined;
         const watch = window.setInterval(() => {
-          const stalled =
-            video.seeking ||
-            (!video.paused && !video.ended && video.readyState < HTMLMediaElement.HAVE_FUTURE_DATA);
+          // Not autoplayed (played once loaded): a paused video here is the viewer's pause.
+          const stalled = isStalled(video);
           if (!stalled) {
             stalledSince = undefined;
             return;

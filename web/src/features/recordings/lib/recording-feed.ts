@@ -8,9 +8,11 @@
  * it grows (decision 0085) and appended in pieces, each piece from where the last stopped. Only the
  * segment under the playhead and those up to AHEAD_MS after it are fetched; media more than
  * KEEP_BEHIND_MS behind the playhead is removed, a segment at a time, so an hour of watching stays
- * within the browser's buffer quota. Gaps between recorded stretches are stepped over.
+ * within the browser's buffer quota. Gaps between recorded stretches, and holes inside one (seconds
+ * the recorder got no pictures for), are stepped over.
  */
 import type { SegmentBytes } from '../api/growing-segment';
+import { isStalled, pastHole, rangesOf } from './buffered-holes';
 import type { FeedSegment } from './rewind-timeline';
 
 /** Fetched ahead of the playhead. */
@@ -23,7 +25,7 @@ const RELIST_MS = 1_500;
 const IDLE_RELIST_MS = 2_500;
 /** Kept behind the playhead; older media is removed from the buffer. */
 const KEEP_BEHIND_MS = 30_000;
-/** A playhead stalled this long at the end of a stretch moves on to the next. */
+/** A playhead stalled this long at a hole, or at the end of a stretch, moves on past it. */
 const STALL_JUMP_MS = 400;
 
 export interface FeedSource {
@@ -55,6 +57,8 @@ export class RecordingFeed {
   private wake: (() => void) | undefined;
   private lastListMs = 0;
   private stalledSince: number | undefined;
+  /** The viewer paused the picture (a pause event): a paused video is then not stalled. */
+  private pausedByViewer = false;
 
   constructor(
     private readonly video: HTMLVideoElement,
@@ -88,6 +92,12 @@ export class RecordingFeed {
     for (const event of ['seeking', 'waiting', 'timeupdate'] as const) {
       video.addEventListener(event, () => this.nudge(), { signal: this.abort.signal });
     }
+    video.addEventListener('pause', () => (this.pausedByViewer = true), {
+      signal: this.abort.signal,
+    });
+    video.addEventListener('play', () => (this.pausedByViewer = false), {
+      signal: this.abort.signal,
+    });
   }
 
   /** The wall-clock instant (UTC ms) the picture shows. */
@@ -215,31 +225,47 @@ export class RecordingFeed {
   }
 
   /**
-   * A playhead stalled at the end of a recorded stretch, with the next stretch in the buffer and
-   * nothing to read between them, moves to the next one's start.
+   * A playhead stalled (playing short of data, a seek not completing, or autoplay never given
+   * enough data to begin) for STALL_JUMP_MS moves
+   * on: past a hole in what is appended that nothing still to read fills (buffered-holes.ts), or,
+   * at the end of a recorded stretch, to the next stretch's start (its media is read from there).
    */
   private stepOverGap(): void {
     const video = this.video;
-    const stalled =
-      !video.paused && video.readyState < HTMLMediaElement.HAVE_FUTURE_DATA && !video.seeking;
+    const stalled = isStalled(video, this.pausedByViewer);
     if (!stalled) {
       this.stalledSince = undefined;
       return;
     }
     this.stalledSince ??= performance.now();
     if (performance.now() - this.stalledSince < STALL_JUMP_MS) return;
+    const to = this.pastHole() ?? this.nextStretch();
+    if (to === undefined) return;
+    this.stalledSince = undefined;
+    video.currentTime = to;
+  }
+
+  /** Past a hole in the buffered media, where no segment still to read lies in it. */
+  private pastHole(): number | undefined {
+    const mediaS = (wallMs: number) => (wallMs - this.anchorMs) / 1000;
+    const pending = this.segments
+      .filter((segment) => !this.appended.get(keyOf(segment))?.complete)
+      .map((segment) => [mediaS(segment.startMs), mediaS(endOf(segment))] as const);
+    return pastHole(this.video.currentTime, rangesOf(this.video.buffered), pending);
+  }
+
+  /** The next stretch's start, where nothing between the playhead and it is still to read. */
+  private nextStretch(): number | undefined {
     const playhead = this.shownMs;
     const next = this.segments.find((segment) => segment.startMs > playhead + 50);
-    if (!next) return;
+    if (!next) return undefined;
     const between = this.segments.some(
       (segment) =>
         endOf(segment) > playhead + 50 &&
         segment.startMs < next.startMs &&
         !this.appended.get(keyOf(segment))?.complete,
     );
-    if (between) return;
-    this.stalledSince = undefined;
-    video.currentTime = (next.startMs - this.anchorMs) / 1000 + 0.001;
+    return between ? undefined : (next.startMs - this.anchorMs) / 1000 + 0.001;
   }
 }
 
