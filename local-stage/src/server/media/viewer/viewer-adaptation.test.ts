@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RtpHeader, RtpPacket } from 'werift';
 import { testVideoLayer } from '../../../testing/video-layer';
 import { VideoLayer, VideoLayers } from '../publisher/video-layers';
-import { PROBE_WINDOW_MS } from './layer-choice';
+import { PROBE_AFTERMATH_MS, PROBE_WINDOW_MS } from './layer-choice';
 import { encodeRemb } from '../publisher/remb';
 import { ViewerAdaptation } from './viewer-adaptation';
 
@@ -102,6 +102,84 @@ describe('a viewer adapted from its REMB', () => {
     expect(run(5_000, 900, (at) => 300_000 * 1.08 ** ((at - start) / 1000))).toBe(f);
     // It stops at 400 kbit/s and stays: the viewer's link does not carry the top layer.
     expect(run(1_000, 900, () => 400_000)).toBe(q);
+  });
+});
+
+describe('a viewer probed up toward a layer its estimate nears', () => {
+  it('counts no loss as the line’s own while the probe’s padding is on its link (decision 0108)', () => {
+    const q = testVideoLayer('q');
+    const f = testVideoLayer('f');
+    const layers = new VideoLayers([q, f]);
+    let current: VideoLayer | undefined = q;
+    let padded = 0;
+    const adapted = new ViewerAdaptation({
+      layers: () => layers,
+      current: () => current,
+      pad: (bytes) => {
+        padded += bytes;
+        return bytes;
+      },
+      paused: () => false,
+      report: () => undefined,
+      videoSsrc: () => 1234,
+    });
+    let highest = 1_000;
+    let lost = 0;
+    /** A receiver report: `expected` more packets, `lostNow` of them lost. */
+    const report = (expected: number, lostNow: number) => {
+      highest += expected;
+      lost += lostNow;
+      const info = new RtcpReceiverInfo({
+        ssrc: 1234,
+        highestSequence: highest,
+        packetsLost: lost,
+      });
+      return new RtcpRrPacket({ ssrc: 7, reports: [info] });
+    };
+    let now = 0;
+    let sequence = 0;
+    /** `ms` of q (100 kbit/s) and f (900 kbit/s) arriving, the chosen one sent, a REMB of 600 kbit/s. */
+    const run = (ms: number, each?: (at: number) => void) => {
+      for (const end = now + ms; now < end; now += 50) {
+        for (const [layer, kbps] of [
+          [q, 100],
+          [f, 900],
+        ] as const) {
+          const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+          layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 160)), now);
+        }
+        layers.update(now);
+        adapted.forwarded(((current === f ? 900 : 100) * 1000) / 160, now);
+        if (now % 200 === 0) adapted.onRtcp(remb(600_000), now);
+        current = adapted.target(now) ?? undefined;
+        adapted.tick(now);
+        each?.(now);
+      }
+    };
+    adapted.onRtcp(report(0, 0), 0);
+    // Clean reports while the estimate holds, short of f: the line's loss is nothing.
+    run(2_500, (at) => {
+      if (at % 500 === 0) adapted.onRtcp(report(100, 0), at);
+    });
+    expect(adapted.lineLoss()).toBe(0);
+    expect(padded).toBe(0);
+    // After f's retry wait, a quiet estimate within a probe's reach of it: the probe pads the
+    // link toward f. Its reports lose a fifth with the REMB far over what q sends: loss that, but
+    // for the probe, would be the line's own. The probe and its aftermath count none of it.
+    let padStart: number | undefined;
+    const counted: number[] = [];
+    run(20_000, (at) => {
+      if (padded > 0) padStart ??= at;
+      if (padStart === undefined || at % 500 !== 0) return;
+      adapted.onRtcp(report(100, 20), at);
+      if (at - padStart < PROBE_AFTERMATH_MS) counted.push(adapted.lineLoss() ?? 0);
+    });
+    expect(padStart).toBeDefined();
+    expect(counted.length).toBeGreaterThan(5);
+    expect(Math.max(...counted)).toBe(0);
+    // Once the probe's aftermath is over, the padding that lets the estimate grow is no probe up:
+    // its loss is judged as the line's.
+    expect(adapted.lineLoss()).toBeGreaterThan(0.1);
   });
 });
 
