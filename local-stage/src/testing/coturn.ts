@@ -12,11 +12,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseStun, STUN_CLASS, STUN_METHOD, stunRequest } from '@tailcam/protocol/stun-message';
 
 export const TURNSERVER = '/usr/bin/turnserver';
 
@@ -63,10 +63,7 @@ async function freePort(): Promise<number> {
  */
 function answersStun(port: number, tls: boolean): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = Buffer.alloc(20);
-    request.writeUInt16BE(0x0001, 0);
-    request.writeUInt32BE(0x2112a442, 4);
-    randomBytes(12).copy(request, 8);
+    const request = stunRequest(STUN_METHOD.BINDING);
     const socket = tls
       ? connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false })
       : createConnection({ host: '127.0.0.1', port });
@@ -82,9 +79,10 @@ function answersStun(port: number, tls: boolean): Promise<boolean> {
       received = Buffer.concat([received, chunk]);
       if (received.length < 20) return;
       // A Binding success response to this request: its transaction ID echoed.
+      const answer = parseStun(received);
       done(
-        received.readUInt16BE(0) === 0x0101 &&
-          received.subarray(8, 20).equals(request.subarray(8, 20)),
+        answer?.type === (STUN_METHOD.BINDING | STUN_CLASS.SUCCESS) &&
+          answer.transactionId.equals(request.subarray(8, 20)),
       );
     });
     socket.once('error', () => done(false));
