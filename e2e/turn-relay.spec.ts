@@ -44,17 +44,22 @@ function recordPeerConnections(relayVia: string | null): void {
     events: string[];
     pairs: string[];
   }[] = [];
-  Object.assign(window, { e2eMade: made });
+  /** A peer connection's stats by id (`selectedPath` reads them too, through the window). */
+  const statsById = async (peer: RTCPeerConnection) => {
+    const entries = new Map<string, Record<string, unknown>>();
+    (await peer.getStats()).forEach((entry: Record<string, unknown>) =>
+      entries.set(String(entry.id), entry),
+    );
+    return entries;
+  };
+  Object.assign(window, { e2eMade: made, e2eStatsById: statsById });
   const onlyVia = (servers: RTCIceServer[], scheme: string): RTCIceServer[] =>
     servers.map((server) => ({
       ...server,
       urls: [server.urls].flat().filter((url) => url.startsWith(scheme)),
     }));
   const describePairs = async (peer: RTCPeerConnection): Promise<string[]> => {
-    const entries = new Map<string, Record<string, unknown>>();
-    (await peer.getStats()).forEach((entry: Record<string, unknown>) =>
-      entries.set(String(entry.id), entry),
-    );
+    const entries = await statsById(peer);
     const candidate = (id: unknown) => {
       const found = entries.get(String(id));
       return `${String(found?.candidateType)} ${String(found?.address)}:${String(found?.port)}`;
@@ -119,15 +124,13 @@ interface SelectedPath {
 /** The connected peer connection's ICE servers and the local candidate of its selected pair. */
 async function selectedPath(page: Page): Promise<SelectedPath | undefined> {
   const found = await page.evaluate(async () => {
-    const { e2eMade } = window as unknown as {
+    const { e2eMade, e2eStatsById } = window as unknown as {
       e2eMade: { peer: RTCPeerConnection; configuration: RTCConfiguration | undefined }[];
+      e2eStatsById: (peer: RTCPeerConnection) => Promise<Map<string, Record<string, unknown>>>;
     };
     const connected = e2eMade.find(({ peer }) => peer.connectionState === 'connected');
     if (connected === undefined) return undefined;
-    const stats = new Map<string, Record<string, unknown>>();
-    (await connected.peer.getStats()).forEach((entry: Record<string, unknown>) =>
-      stats.set(String(entry.id), entry),
-    );
+    const stats = await e2eStatsById(connected.peer);
     const transport = [...stats.values()].find((entry) => entry.type === 'transport');
     const pair = stats.get(String(transport?.selectedCandidatePairId));
     return {
