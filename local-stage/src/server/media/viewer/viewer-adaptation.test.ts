@@ -14,13 +14,14 @@ function adaptation(
     current?: () => VideoLayer | undefined;
     layers?: VideoLayers;
     sendsRemb?: () => boolean;
+    pad?: (bytes: number) => number;
   } = {},
 ) {
   const layers = options.layers ?? new VideoLayers([]);
   return new ViewerAdaptation({
     layers: () => layers,
     current: options.current ?? (() => undefined),
-    pad: () => 0,
+    pad: options.pad ?? (() => 0),
     paused: options.paused ?? (() => false),
     report: options.report ?? (() => undefined),
     videoSsrc: () => 1234,
@@ -57,41 +58,74 @@ describe('a viewer’s bandwidth estimate', () => {
   });
 });
 
-describe('a viewer adapted from its REMB', () => {
-  /** Layers of 100 kbit/s and 900 kbit/s, fed on a fake clock, and the viewer's adaptation. */
-  function viewer() {
-    const make = testVideoLayer;
-    const q = make('q');
-    const f = make('f');
-    const layers = new VideoLayers([q, f]);
-    let current: VideoLayer | undefined = f;
-    const adapted = adaptation({ layers, current: () => current });
-    let now = 0;
-    let sequence = 0;
-    /** `ms` of both layers arriving, the viewer sent `sentKbps`, a REMB of `remb(now)` each 200 ms. */
-    const run = (ms: number, sentKbps: number, remb?: (now: number) => number) => {
-      for (const end = now + ms; now < end; now += 100) {
-        for (const [layer, kbps] of [
-          [q, 100],
-          [f, 900],
-        ] as const) {
-          const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
-          layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 80)), now);
-        }
-        layers.update(now);
-        adapted.forwarded((sentKbps * 1000) / 80, now);
-        if (remb && now % 200 === 0) {
-          const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, remb(now), [1234]));
-          if (packet) adapted.onRtcp(packet, now);
-        }
-        const target = adapted.target(now);
-        current = target ?? undefined;
-      }
-      return current;
-    };
-    return { q, f, run };
-  }
+/** Receiver reports with running totals: each says `expected` more packets, `lost` of them. */
+function receiverReports() {
+  let highest = 1_000;
+  let lost = 0;
+  return (expected: number, lostNow: number, ssrc = 1234) => {
+    highest += expected;
+    lost += lostNow;
+    const info = new RtcpReceiverInfo({ ssrc, highestSequence: highest, packetsLost: lost });
+    return new RtcpRrPacket({ ssrc: 7, reports: [info] });
+  };
+}
 
+/**
+ * Layers of 100 kbit/s and 900 kbit/s, fed on a fake clock, and the viewer's adaptation; the
+ * bytes its probes pad with are counted (`padded()`).
+ */
+function viewer() {
+  const make = testVideoLayer;
+  const q = make('q');
+  const f = make('f');
+  const layers = new VideoLayers([q, f]);
+  let current: VideoLayer | undefined = f;
+  let padded = 0;
+  const adapted = adaptation({
+    layers,
+    current: () => current,
+    pad: (bytes) => {
+      padded += bytes;
+      return bytes;
+    },
+  });
+  let now = 0;
+  let sequence = 0;
+  /**
+   * `ms` of both layers arriving in 100 ms steps, the viewer sent `sentKbps` (or the chosen
+   * layer's rate), a REMB of `remb(now)` each 200 ms, then `each(now)`.
+   */
+  const run = (
+    ms: number,
+    sentKbps: number | 'chosen',
+    remb?: (now: number) => number,
+    each?: (now: number) => void,
+  ) => {
+    for (const end = now + ms; now < end; now += 100) {
+      for (const [layer, kbps] of [
+        [q, 100],
+        [f, 900],
+      ] as const) {
+        const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
+        layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 80)), now);
+      }
+      layers.update(now);
+      const sent = sentKbps === 'chosen' ? (current === f ? 900 : 100) : sentKbps;
+      adapted.forwarded((sent * 1000) / 80, now);
+      if (remb && now % 200 === 0) {
+        const [packet] = RtcpPacketConverter.deSerialize(encodeRemb(99, remb(now), [1234]));
+        if (packet) adapted.onRtcp(packet, now);
+      }
+      const target = adapted.target(now);
+      current = target ?? undefined;
+      each?.(now);
+    }
+    return current;
+  };
+  return { q, f, run, adapted, padded: () => padded };
+}
+
+describe('a viewer adapted from its REMB', () => {
   it('keeps the top layer while its estimate climbs from what it was sent, and leaves it when the estimate stops short', () => {
     const { q, f, run } = viewer();
     expect(run(1_000, 0)).toBe(f);
@@ -107,69 +141,26 @@ describe('a viewer adapted from its REMB', () => {
 
 describe('a viewer probed up toward a layer its estimate nears', () => {
   it('counts no loss as the line’s own while the probe’s padding is on its link (decision 0108)', () => {
-    const q = testVideoLayer('q');
-    const f = testVideoLayer('f');
-    const layers = new VideoLayers([q, f]);
-    let current: VideoLayer | undefined = q;
-    let padded = 0;
-    const adapted = new ViewerAdaptation({
-      layers: () => layers,
-      current: () => current,
-      pad: (bytes) => {
-        padded += bytes;
-        return bytes;
-      },
-      paused: () => false,
-      report: () => undefined,
-      videoSsrc: () => 1234,
-    });
-    let highest = 1_000;
-    let lost = 0;
-    /** A receiver report: `expected` more packets, `lostNow` of them lost. */
-    const report = (expected: number, lostNow: number) => {
-      highest += expected;
-      lost += lostNow;
-      const info = new RtcpReceiverInfo({
-        ssrc: 1234,
-        highestSequence: highest,
-        packetsLost: lost,
-      });
-      return new RtcpRrPacket({ ssrc: 7, reports: [info] });
-    };
-    let now = 0;
-    let sequence = 0;
-    /** `ms` of q (100 kbit/s) and f (900 kbit/s) arriving, the chosen one sent, a REMB of 600 kbit/s. */
-    const run = (ms: number, each?: (at: number) => void) => {
-      for (const end = now + ms; now < end; now += 50) {
-        for (const [layer, kbps] of [
-          [q, 100],
-          [f, 900],
-        ] as const) {
-          const header = new RtpHeader({ ssrc: 1, sequenceNumber: sequence++ & 0xffff });
-          layer.receive(new RtpPacket(header, Buffer.alloc((kbps * 1000) / 160)), now);
-        }
-        layers.update(now);
-        adapted.forwarded(((current === f ? 900 : 100) * 1000) / 160, now);
-        if (now % 200 === 0) adapted.onRtcp(remb(600_000), now);
-        current = adapted.target(now) ?? undefined;
-        adapted.tick(now);
-        each?.(now);
-      }
-    };
+    const { q, run, adapted, padded } = viewer();
+    const report = receiverReports();
+    const remb600 = () => 600_000;
     adapted.onRtcp(report(0, 0), 0);
-    // Clean reports while the estimate holds, short of f: the line's loss is nothing.
-    run(2_500, (at) => {
+    // An estimate short of f: down to q, clean reports, the line's loss nothing.
+    const chosen = run(2_500, 'chosen', remb600, (at) => {
+      adapted.tick(at);
       if (at % 500 === 0) adapted.onRtcp(report(100, 0), at);
     });
+    expect(chosen).toBe(q);
     expect(adapted.lineLoss()).toBe(0);
-    expect(padded).toBe(0);
+    expect(padded()).toBe(0);
     // After f's retry wait, a quiet estimate within a probe's reach of it: the probe pads the
     // link toward f. Its reports lose a fifth with the REMB far over what q sends: loss that, but
     // for the probe, would be the line's own. The probe and its aftermath count none of it.
     let padStart: number | undefined;
     const counted: number[] = [];
-    run(20_000, (at) => {
-      if (padded > 0) padStart ??= at;
+    run(20_000, 'chosen', remb600, (at) => {
+      adapted.tick(at);
+      if (padded() > 0) padStart ??= at;
       if (padStart === undefined || at % 500 !== 0) return;
       adapted.onRtcp(report(100, 20), at);
       if (at - padStart < PROBE_AFTERMATH_MS) counted.push(adapted.lineLoss() ?? 0);
@@ -256,17 +247,6 @@ describe('a paused viewer', () => {
 });
 
 describe('a viewer whose receiver reports show loss', () => {
-  /** Receiver reports with running totals: each says `expected` more packets, `lost` of them. */
-  function reports() {
-    let highest = 1_000;
-    let lost = 0;
-    return (expected: number, lostNow: number, ssrc = 1234) => {
-      highest += expected;
-      lost += lostNow;
-      const info = new RtcpReceiverInfo({ ssrc, highestSequence: highest, packetsLost: lost });
-      return new RtcpRrPacket({ ssrc: 7, reports: [info] });
-    };
-  }
   /** A layer of 1 Mbit/s, fed in 100 ms steps from `from` to `to`. */
   function feed(layer: VideoLayer, from: number, to: number) {
     for (let at = from; at <= to; at += 100) {
@@ -279,7 +259,7 @@ describe('a viewer whose receiver reports show loss', () => {
   function lossyViewer(sendsRemb?: () => boolean) {
     const f = testVideoLayer('f');
     const viewer = adaptation({ current: () => f, ...(sendsRemb ? { sendsRemb } : {}) });
-    const report = reports();
+    const report = receiverReports();
     viewer.tick(0);
     viewer.onRtcp(report(0, 0), 100);
     feed(f, 0, 2_000);
@@ -378,7 +358,7 @@ describe('a viewer whose receiver reports show loss', () => {
   it('takes no report counted from before a layer change: it tells of the layer before', () => {
     let current: VideoLayer = testVideoLayer('f');
     const viewer = adaptation({ current: () => current });
-    const report = reports();
+    const report = receiverReports();
     viewer.tick(0);
     viewer.onRtcp(report(0, 0), 500);
     current = testVideoLayer('q');
@@ -403,7 +383,7 @@ describe('a viewer whose receiver reports show loss', () => {
     }
     let current: VideoLayer = f;
     const viewer = adaptation({ current: () => current });
-    const report = reports();
+    const report = receiverReports();
     viewer.tick(0);
     viewer.onRtcp(report(0, 0), 500);
     current = q;
