@@ -226,9 +226,9 @@ export class RecordingFeed {
 
   /**
    * A playhead stalled (playing short of data, a seek not completing, or autoplay never given
-   * enough data to begin) for STALL_JUMP_MS moves
-   * on: past a hole in what is appended that nothing still to read fills (buffered-holes.ts), or,
-   * at the end of a recorded stretch, to the next stretch's start (its media is read from there).
+   * enough data to begin) for STALL_JUMP_MS moves on: past a hole in what is appended that
+   * nothing still to read fills (buffered-holes.ts), or, at the end of a recorded stretch, to the
+   * next stretch's start (its media is read from there).
    */
   private stepOverGap(): void {
     const video = this.video;
@@ -245,13 +245,23 @@ export class RecordingFeed {
     video.currentTime = to;
   }
 
-  /** Past a hole in the buffered media, where no segment still to read lies in it. */
+  /**
+   * Past a hole in the buffered media, where nothing still to read lies in it: no segment not
+   * yet appended, nor the rest of the one being appended (read in order, it adds media only after
+   * what is buffered: a hole before that is the recording's own).
+   */
   private pastHole(): number | undefined {
+    const buffered = rangesOf(this.video.buffered);
+    const bufferedEnd = buffered.at(-1)?.[1] ?? 0;
     const mediaS = (wallMs: number) => (wallMs - this.anchorMs) / 1000;
-    const pending = this.segments
-      .filter((segment) => !this.appended.get(keyOf(segment))?.complete)
-      .map((segment) => [mediaS(segment.startMs), mediaS(endOf(segment))] as const);
-    return pastHole(this.video.currentTime, rangesOf(this.video.buffered), pending);
+    const pending = this.segments.flatMap((segment) => {
+      const appended = this.appended.get(keyOf(segment));
+      if (appended?.complete) return [];
+      const start = mediaS(segment.startMs);
+      const from = appended ? Math.max(start, bufferedEnd) : start;
+      return [[from, mediaS(endOf(segment))] as const];
+    });
+    return pastHole(this.video.currentTime, buffered, pending);
   }
 
   /** The next stretch's start, where nothing between the playhead and it is still to read. */
