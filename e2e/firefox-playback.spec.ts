@@ -19,13 +19,13 @@ import {
   expectPlayingIn,
   firefoxForFile,
   firefoxPage,
+  firstFrameStampAfter,
   frameStampIn,
   named,
   pathOf,
   skipWithoutFirefox,
   stayOrSignIn,
   videoProgress,
-  type FirefoxFrameStamp,
   type Page,
 } from './support/firefox';
 import { expect, loginToken, test } from './support/fixtures';
@@ -38,8 +38,6 @@ import {
 import { localStage } from './support/local-stage';
 import { startRecorder } from './support/recordings';
 import { servePlayerPage, subscribeToken } from './support/whip-publisher';
-import { pageKitScript } from '@tailcam/harness/page-scripts';
-import { STREAM_IDS } from '@tailcam/protocol/streams';
 
 skipWithoutFirefox();
 const firefox = firefoxForFile({ width: 1280, height: 900 });
@@ -140,32 +138,6 @@ async function stampMs(page: Page, selector: string): Promise<number> {
 }
 
 /**
- * The strip of the first frame the video at `selector` presents, read in its frame callback: where
- * a seek landed, whatever it took the page to show it (the video may not be there yet).
- */
-async function firstFrameStampIn(page: Page, selector: string): Promise<FirefoxFrameStamp | null> {
-  const stamp = await page.evaluate(
-    (wanted) =>
-      new Promise<ReturnType<typeof window.TailcamPageKit.frameStamp> | null>((resolve) => {
-        const timer = setTimeout(() => resolve(null), 20_000);
-        const waitForVideo = () => {
-          const video = document.querySelector(wanted);
-          if (!(video instanceof HTMLVideoElement)) return void setTimeout(waitForVideo, 20);
-          video.requestVideoFrameCallback(() => {
-            clearTimeout(timer);
-            resolve(window.TailcamPageKit.frameStamp(video));
-          });
-        };
-        waitForVideo();
-      }),
-    selector,
-  );
-  if (!stamp) return null;
-  const { streamIndex, frame, captureTimeMs } = stamp;
-  return { streamId: STREAM_IDS[streamIndex] ?? 'unknown', frame, captureTimeMs };
-}
-
-/**
  * The live player's rewind (docs/product.md#rewind, decision 0088) while N743AS is recorded: ←
  * shows the picture 5 s older than the live one, in Firefox's own Media Source Extensions; the
  * scrubber's right end plays on through the 4 s segments, within two segments of live (Firefox
@@ -190,11 +162,10 @@ async function rewindsInPlace(page: Page, since: number): Promise<void> {
   await expect
     .poll(() => recordedFor('N743AS', since), { timeout: 20_000, message: '6 s recorded' })
     .toBeGreaterThanOrEqual(6_000);
-  await page.evaluate(await pageKitScript());
   const liveAt = await stampMs(page, live);
-  const landed = firstFrameStampIn(page, recorded);
-  await page.keyboard.press('ArrowLeft');
-  const landing = await landed;
+  const landing = await firstFrameStampAfter(page, recorded, () =>
+    page.keyboard.press('ArrowLeft'),
+  );
   await expectPlayingIn(page, recorded);
   expect((await frameStampIn(page, recorded))?.streamId).toBe('N743AS');
   expect(landing?.streamId).toBe('N743AS');

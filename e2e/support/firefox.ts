@@ -186,7 +186,46 @@ export async function frameStampIn(
     if (!(video instanceof HTMLVideoElement)) return null;
     return window.TailcamPageKit.frameStamp(video);
   }, selector);
-  if (!stamp) return null;
+  return stamp && frameStampOf(stamp);
+}
+
+/**
+ * The strip of the first frame the video at `selector` presents after `act` (a key that makes the
+ * video, or moves it), read in that frame's own callback: where a seek landed, however long the
+ * page then takes to show it plays.
+ */
+export async function firstFrameStampAfter(
+  page: Page,
+  selector: string,
+  act: () => Promise<void>,
+): Promise<FirefoxFrameStamp | null> {
+  await page.evaluate(await pageKitScript());
+  const first = page.evaluate(
+    (wanted) =>
+      new Promise<ReturnType<typeof window.TailcamPageKit.frameStamp> | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), 20_000);
+        const waitForVideo = () => {
+          const video = document.querySelector(wanted);
+          if (!(video instanceof HTMLVideoElement)) return void setTimeout(waitForVideo, 20);
+          video.requestVideoFrameCallback(() => {
+            clearTimeout(timer);
+            resolve(window.TailcamPageKit.frameStamp(video));
+          });
+        };
+        waitForVideo();
+      }),
+    selector,
+  );
+  await act();
+  const stamp = await first;
+  return stamp && frameStampOf(stamp);
+}
+
+function frameStampOf(stamp: {
+  streamIndex: number;
+  frame: number;
+  captureTimeMs: number;
+}): FirefoxFrameStamp {
   return {
     streamId: STREAM_IDS[stamp.streamIndex] ?? `unknown-${stamp.streamIndex}`,
     frame: stamp.frame,

@@ -207,6 +207,38 @@ describe('the rewind bar', () => {
     expect(lists()).toBe(listedBefore + 1);
   });
 
+  it('drops that reading when End goes live before the list comes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    recordedMs = 120_000;
+    const { box, user } = renderRewind();
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: rewindText.rewind })).toBeEnabled(),
+    );
+    vi.setSystemTime(Date.now() + 8_000);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    // The list read again answers only once the viewer has gone live.
+    let answer: () => void = () => undefined;
+    fetchSpy.mockImplementationOnce(
+      () =>
+        new Promise<Response>((resolve) => {
+          answer = () =>
+            resolve(
+              new Response(JSON.stringify(recordingsAnswer()), {
+                status: 200,
+                headers: { 'Content-Type': 'application/json' },
+              }),
+            );
+        }),
+    );
+
+    await user.keyboard('{ArrowLeft}');
+    await user.keyboard('{End}');
+    await act(async () => answer());
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(screen.getByTestId('rewind-behind')).toHaveTextContent('Live');
+    expect(box.querySelector('[data-testid="rewind-video"]')).toBeNull();
+  });
+
   it('goes, on the scrubber, to the instant chosen, or the next recorded one in a gap', async () => {
     recordedMs = 60_000;
     const { user } = renderRewind();

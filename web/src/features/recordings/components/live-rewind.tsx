@@ -18,9 +18,9 @@ import { RecordingFeed } from '../lib/recording-feed';
 import {
   formatBehind,
   hlsRanges,
+  landingIn,
   IVS_RECORDING_DELAY_MS,
   newestRecorded,
-  playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
   growingSegmentPlays,
@@ -106,8 +106,11 @@ export function LiveRewind({
   const feedRef = useRef<RewindFeed>(undefined);
   const liveMutedRef = useRef(true);
   const [recordingMuted, setRecordingMuted] = useState(true);
-  /** When the list was last read while live (Date.now()), or never (-Infinity). */
+  /** When the list was last read (Date.now()), or never (-Infinity). */
   const listedAtRef = useRef(Number.NEGATIVE_INFINITY);
+  /** The list being read again before a step back from live lands (`goTo`). */
+  const rereadRef = useRef<AbortController>(undefined);
+  useEffect(() => () => rereadRef.current?.abort(), []);
   const segmentsRef = useRef(segments);
   const hlsSpansRef = useRef(hlsSpans);
   useEffect(() => {
@@ -120,6 +123,7 @@ export function LiveRewind({
       // The hour and a minute's slack: what the scrubber spans, not the day.
       const sinceMs = Date.now() - REWIND_WINDOW_MS - 60_000;
       const { aircraft } = await getRecordings(signal, streamId, sinceMs);
+      listedAtRef.current = Date.now();
       const mine = aircraft.find((entry) => entry.stageId === streamId);
       const nowMs = Date.now();
       return {
@@ -145,7 +149,6 @@ export function LiveRewind({
     const read = () =>
       listRecorded(abort.signal).then(
         (recorded) => {
-          listedAtRef.current = Date.now();
           setSegments(recorded.segments);
           setHlsSpans(recorded.hlsSpans);
         },
@@ -224,6 +227,7 @@ export function LiveRewind({
   useEffect(() => onBehindChange(behind), [behind, onBehindChange]);
 
   const goLive = () => {
+    rereadRef.current?.abort();
     const recording = recordingRef.current;
     setMuted(liveVideo.current, recording ? recording.muted : liveMutedRef.current);
     setMode({ behind: false });
@@ -232,16 +236,12 @@ export function LiveRewind({
     announce(rewindText.wentLive);
   };
 
-  /** Goes to `wallMs` in `known` ranges (goTo's landing, once the list is as fresh as it needs). */
-  const landAt = (wallMs: number, toNewest: boolean, known: readonly WallRange[]) => {
-    const knownNewest = newestRecorded(known);
-    let landing = playableAt(Math.max(wallMs, windowStart), known);
-    if (landing === undefined || (knownNewest !== undefined && landing >= knownNewest)) {
-      if (!toNewest || knownNewest === undefined) {
-        if (mode.behind) goLive();
-        return;
-      }
-      landing = knownNewest;
+  /** Goes to `targetMs` in `known` ranges (goTo's landing, once the list is as fresh as it needs). */
+  const landAt = (targetMs: number, toNewest: boolean, known: readonly WallRange[]) => {
+    const landing = landingIn(targetMs, known) ?? (toNewest ? newestRecorded(known) : undefined);
+    if (landing === undefined) {
+      if (mode.behind) goLive();
+      return;
     }
     const live = liveVideo.current;
     if (!mode.behind && live) {
@@ -259,23 +259,29 @@ export function LiveRewind({
    * key or button going on goes live; the scrubber and a step back (`toNewest`) stop at the newest
    * recorded instant (with Amazon IVS, 10 s before now is not on S3 yet: `j` from live lands there).
    * A step back from live past the newest instant a list of up to LIVE_LIST_MS ago names reads the
-   * list again first: where only finished segments play, one more is there every few seconds.
+   * list again first: where only finished segments play, one more is there every few seconds. A
+   * later step, or leaving the player, drops that reading.
    */
   const goTo = (wallMs: number, toNewest = false) => {
-    const landing = playableAt(Math.max(wallMs, windowStart), ranges);
-    const pastNewest = landing === undefined || (newest !== undefined && landing >= newest);
+    rereadRef.current?.abort();
+    const target = Math.max(wallMs, windowStart);
     const stale = Date.now() - listedAtRef.current > FRESH_LIST_MS;
-    if (!(toNewest && pastNewest && stale && !mode.behind && !ivs)) {
-      landAt(wallMs, toNewest, ranges);
+    const pastNewest = landingIn(target, ranges) === undefined;
+    if (!toNewest || mode.behind || ivs || !stale || !pastNewest) {
+      landAt(target, toNewest, ranges);
       return;
     }
-    void listRecorded(new AbortController().signal).then(
+    const reread = new AbortController();
+    rereadRef.current = reread;
+    listRecorded(reread.signal).then(
       (recorded) => {
-        listedAtRef.current = Date.now();
+        if (reread.signal.aborted) return;
         setSegments(recorded.segments);
-        landAt(wallMs, true, recordedRanges(recorded.segments, Date.now() - WRITING_LAG_MS));
+        landAt(target, true, recordedRanges(recorded.segments, Date.now() - WRITING_LAG_MS));
       },
-      () => landAt(wallMs, true, ranges),
+      () => {
+        if (!reread.signal.aborted) landAt(target, true, ranges);
+      },
     );
   };
 
@@ -290,7 +296,7 @@ export function LiveRewind({
     back: (seconds) => canRewind && goTo(from - seconds * 1000, true),
     on: (seconds) => mode.behind && goTo(from + seconds * 1000),
     oldest: () => ranges[0] && goTo(ranges[0][0]),
-    live: () => mode.behind && goLive(),
+    live: () => (mode.behind ? goLive() : rereadRef.current?.abort()),
     togglePause,
     steps: STEP_S,
   });

@@ -7,6 +7,7 @@ import {
   hlsSpanAt,
   IVS_RECORDING_DELAY_MS,
   newestRecorded,
+  landingIn,
   playableAt,
   recordedRanges,
   REWIND_WINDOW_MS,
@@ -100,6 +101,11 @@ describe('the rewind over the last hour', () => {
     expect(playableAt(8_000, ranges)).toBeUndefined();
     expect(newestRecorded(ranges)).toBe(8_000);
     expect(newestRecorded([])).toBeUndefined();
+    // Short of the newest: what a step lands on without going live or stopping at the newest.
+    expect(landingIn(3_000, ranges)).toBe(5_000);
+    expect(landingIn(7_999, ranges)).toBe(7_999);
+    expect(landingIn(8_000, ranges)).toBeUndefined();
+    expect(landingIn(9_000, ranges)).toBeUndefined();
   });
 
   it('with Amazon IVS, takes the HLS spans of the hour and ends what is recorded the delay before now', () => {

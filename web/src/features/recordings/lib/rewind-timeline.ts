@@ -177,6 +177,16 @@ export function playableAt(targetMs: number, ranges: readonly WallRange[]): numb
   return undefined;
 }
 
+/**
+ * Where `targetMs` lands short of the newest recorded instant: the instant, or the next recorded
+ * one (`playableAt`); undefined at or past the newest.
+ */
+export function landingIn(targetMs: number, ranges: readonly WallRange[]): number | undefined {
+  const landing = playableAt(targetMs, ranges);
+  const newest = newestRecorded(ranges);
+  return landing === undefined || (newest !== undefined && landing >= newest) ? undefined : landing;
+}
+
 /** The newest recorded instant, or undefined before anything is recorded. */
 export function newestRecorded(ranges: readonly WallRange[]): number | undefined {
   return ranges.at(-1)?.[1];
