@@ -3,7 +3,8 @@
  * lib/page-probe.ts; DevTools-injected, so the app's CSP does not apply to it). `install` stores
  * the login token as a signed-in browser would have it, and records, with the page's own clock:
  * - the last click (capture phase, before the app sees it), and the first frame presented after
- *   it (`requestVideoFrameCallback`) and `loadeddata`, on every <video> that appears;
+ *   it (`requestVideoFrameCallback`: its callback, and the frame's arrival and presentation) and
+ *   `loadeddata`, on every <video> that appears, and when a video's source was set;
  * - the steps of a join: WebSocket created/open/`joined`/`offer`, peer connection connected;
  * - the first frame after a video's source changes (a rejoin attaches a new track);
  * - optionally (`__bench.g2g.on`), the capture time in every other frame's time strip against
@@ -154,6 +155,7 @@ function install(loginToken: string): void {
     watched.add(video);
     video.addEventListener('loadstart', () => {
       bench.sourceAt = performance.now();
+      mark('video-source');
       bench.firstFrameAfterSource = undefined;
     });
     video.addEventListener('loadeddata', () => {
@@ -164,6 +166,12 @@ function install(loginToken: string): void {
       bench.frames += 1;
       if (bench.clickAt !== undefined && bench.firstFrameAt === undefined && now >= bench.clickAt) {
         bench.firstFrameAt = now;
+        // Its last packet's arrival: what is left after it is the decoder's and the renderer's.
+        if (metadata.receiveTime !== undefined) {
+          bench.marks.push({ name: 'frame-received', at: metadata.receiveTime });
+        }
+        // Handed to the compositor: on screen then, whatever the main thread is doing.
+        bench.marks.push({ name: 'frame-presented', at: metadata.presentationTime });
       }
       if (bench.sourceAt !== undefined && bench.firstFrameAfterSource === undefined) {
         bench.firstFrameAfterSource = now;

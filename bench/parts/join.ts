@@ -124,6 +124,9 @@ function rowsFor(
     'ws-sent-candidate',
     'ice-connected',
     'pc-connected',
+    'video-source',
+    'frame-received',
+    'frame-presented',
   ];
   const steps = stepNames
     .map((name) => {
@@ -132,6 +135,17 @@ function rowsFor(
     })
     .join(', ');
   const medianMs = median(totals);
+  // The p95 is a few slow joins: the slowest one's steps say which step it waited at.
+  const slowest = samples.reduce<JoinSample | undefined>(
+    (worst, sample) => (worst === undefined || sample.totalMs > worst.totalMs ? sample : worst),
+    undefined,
+  );
+  const slowestSteps =
+    slowest &&
+    stepNames
+      .filter((name) => slowest.steps[name] !== undefined)
+      .map((name) => `${name} ${round(slowest.steps[name] ?? Number.NaN)}`)
+      .join(', ');
   return [
     {
       part: 'join',
@@ -144,7 +158,8 @@ function rowsFor(
         (failures.length > 0
           ? `${failures.length} join(s) never played (${failures.join('; ')}); `
           : '') +
-        `loadeddata ${round(median(samples.map((s) => s.loadedDataMs)))} ms; medians after the click: ${steps}`,
+        `loadeddata ${round(median(samples.map((s) => s.loadedDataMs)))} ms; medians after the click: ${steps}` +
+        (slowest ? `; the slowest, ${round(slowest.totalMs)} ms: ${slowestSteps}` : ''),
     },
   ];
 }

@@ -248,7 +248,13 @@ export class LayerChoice {
     now: number,
     constraints: LayerConstraints,
   ): VideoLayer | null | undefined {
-    if (now - this.decidedAt < CHOICE_INTERVAL_MS && constraints.preferredRid === this.decidedRid) {
+    // Held once made; no choice yet (a publisher starting) is looked at again at the next packet,
+    // or its highest layer's key frame, a few ms away, would go by unforwarded.
+    if (
+      this.chosen !== undefined &&
+      now - this.decidedAt < CHOICE_INTERVAL_MS &&
+      constraints.preferredRid === this.decidedRid
+    ) {
       return this.chosen;
     }
     this.decidedAt = now;

@@ -44,6 +44,18 @@ describe('a viewer’s first layer while the publisher starts', () => {
     expect(choice.choose(layers, 1_300, {})).toBe(f);
   });
 
+  it('opens on the highest layer the moment it comes, not a choice later', () => {
+    // A camera resuming for its first viewer: its three layers come within 20 ms, and the highest
+    // layer's first frame is the key frame the join asked for (the next comes 300 ms on at best).
+    const { q, h, f, layers } = camera();
+    const choice = new LayerChoice();
+    feed(q, layers, 1_000);
+    expect(choice.choose(layers, 1_000, {})).toBeUndefined();
+    feed(h, layers, 1_010);
+    feed(f, layers, 1_020);
+    expect(choice.choose(layers, 1_020, {})).toBe(f);
+  });
+
   it('takes what arrives once the others have not come within the start', () => {
     const { q, h, layers } = camera();
     const choice = new LayerChoice();
