@@ -1,11 +1,17 @@
 /**
  * The 'Watch all' part's probe (parts/player.ts), added before the page's own scripts: for every
- * tile's <video>, when its first frame was presented and how many it has presented since, and the
- * first click of the page.
+ * tile's <video>, when it came into the page and was given its stream, when its first frame was
+ * presented (and its last packet arrived) and how many it has presented since, and the first
+ * click of the page.
  */
 
 export interface Tile {
+  /** When its <video> came into the page, when it was given its stream (`loadstart`). */
+  mountedAt: number;
+  sourceAt?: number;
   firstFrameAt?: number;
+  /** When the last packet of the first frame presented arrived. */
+  firstFrameReceivedAt?: number;
   presented: number;
   /** The width of the last frame presented: which simulcast layer the tile plays. */
   width: number;
@@ -31,10 +37,15 @@ document.addEventListener(
 const watch = (video: HTMLVideoElement) => {
   const id = (video.getAttribute('aria-label') || '').replace('Live video from ', '');
   if (!id || tiles[id]) return;
-  const tile: Tile = { firstFrameAt: undefined, presented: 0, width: 0 };
+  const tile: Tile = { mountedAt: performance.now(), presented: 0, width: 0 };
   tiles[id] = tile;
+  if (video.srcObject) tile.sourceAt = tile.mountedAt;
+  else video.addEventListener('loadstart', () => (tile.sourceAt ??= performance.now()));
   const onFrame = (now: number, metadata: VideoFrameCallbackMetadata) => {
-    if (tile.firstFrameAt === undefined) tile.firstFrameAt = now;
+    if (tile.firstFrameAt === undefined) {
+      tile.firstFrameAt = now;
+      tile.firstFrameReceivedAt = metadata.receiveTime;
+    }
     tile.presented = metadata.presentedFrames;
     tile.width = metadata.width;
     video.requestVideoFrameCallback(onFrame);

@@ -18,6 +18,7 @@ import { startLocalStage } from './server/start';
 import { loadSharedSecret, orExitOnConfigError } from './env-config';
 import { exitOnShutdown } from './process-shutdown';
 import { createStageLogger, type StageLogger } from './stage-log';
+import { useNativeDtlsCrypto } from './dtls-native-crypto';
 
 // dist/stage.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,6 +37,8 @@ async function peerNetwork(config: StageConfig): Promise<PeerNetwork> {
 }
 
 async function main(config: StageConfig, log: StageLogger): Promise<void> {
+  // Before any peer connection: werift's DTLS handshakes with Node's own crypto (decision 0110).
+  useNativeDtlsCrypto();
   const network = await peerNetwork(config);
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)

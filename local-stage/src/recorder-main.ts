@@ -15,6 +15,7 @@ import { exitOnShutdown } from './process-shutdown';
 import { ConfigError, loadRecorderConfig, type RecorderProcessConfig } from './recorder/config';
 import { Recorder } from './recorder/recorder';
 import { createStageLogger, type StageLogger } from './stage-log';
+import { useNativeDtlsCrypto } from './dtls-native-crypto';
 
 // dist/recorder.js lives two levels below the repository root; relative paths resolve there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,6 +33,8 @@ function configuration(): RecorderProcessConfig {
 }
 
 async function main(config: RecorderProcessConfig, log: StageLogger): Promise<void> {
+  // Before any peer connection: werift's DTLS handshakes with Node's own crypto (decision 0110).
+  useNativeDtlsCrypto();
   if (config.mode === 'off') {
     log.info('RECORDING=off: nothing to record; exiting');
     process.exit(0);

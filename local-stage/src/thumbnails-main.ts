@@ -17,11 +17,14 @@ import { createStageLogger, type StageLogger } from './stage-log';
 import { loadThumbnailProcessConfig, type ThumbnailProcessConfig } from './thumbnails/config';
 import { startThumbnailService } from './thumbnails/thumbnail-service';
 import { listenOnSocket } from './thumbnails/thumbnail-socket';
+import { useNativeDtlsCrypto } from './dtls-native-crypto';
 
 // dist/thumbnails.js lives two levels below the repository root; relative DATA_DIR resolves there.
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function main(config: ThumbnailProcessConfig, log: StageLogger): Promise<void> {
+  // Before any peer connection: werift's DTLS handshakes with Node's own crypto (decision 0110).
+  useNativeDtlsCrypto();
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
     : await loadSharedSecret(join(config.dataDir, STAGE_TOKEN_SECRET_FILE));
