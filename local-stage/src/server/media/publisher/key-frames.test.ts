@@ -4,8 +4,7 @@
  * three players asking at once each get the same next key frame. (That the publisher is sent one
  * PLI for them, not three, is key-frame-requests.test.ts: libwebrtc's encoder would merge three
  * requests arriving together into one key frame by itself.) A player asking ten times a second
- * gets about one key frame a second, and a new player joining meanwhile its first at once; a player
- * joining just after another's key frame starts from it (recent-key-frame.ts).
+ * gets about one key frame a second, and a new player joining meanwhile its first at once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -164,25 +163,6 @@ describe('key frames for players', () => {
     const countsAfter = publisherCounts();
     expect(countsAfter.viewerKeyFrameRequests - countsBefore.viewerKeyFrameRequests).toBe(3);
     expect(countsAfter.plisSent - countsBefore.plisSent).toBe(1);
-  });
-
-  it('starts a player that joins just after another’s key frame from that key frame, with no PLI of its own', async () => {
-    // The camera paused since the last test's players left; the first player's join resumes it.
-    const seenBefore = publisherCounts().keyFrames;
-    const first = whepPlayer(7);
-    await waitUntil(
-      () => publisherCounts().keyFrames > seenBefore,
-      "the first player's key frame at the stage",
-      10_000,
-      2,
-    );
-    // The camera's encoder takes one PLI in 300 ms: a PLI for this join would be sent 330 ms
-    // after the first player's, and its key frame would be this player's first picture.
-    const plisBefore = publisherCounts().plisSent;
-    const second = await whepPlayer(8);
-    await first;
-    expect(second.keyFrames.length).toBeGreaterThan(0);
-    expect(publisherCounts().plisSent).toBe(plisBefore);
   });
 
   it('answers a player asking ten times a second with about one key frame a second, and a player joining meanwhile at once', async () => {

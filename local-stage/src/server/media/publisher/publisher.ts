@@ -47,7 +47,6 @@ import {
   announcesCandidate,
   type PeerNetworkPlan,
 } from '../transport/peer-network';
-import { RecentKeyFrame } from './recent-key-frame';
 import { KeyFrameRequests } from './key-frame-requests';
 import { VideoLayer, VideoLayers } from './video-layers';
 import { withSessionIceLite } from '../sdp/werift-sdp';
@@ -200,8 +199,6 @@ export class Publisher implements SdpSession {
   private readonly offer: WhipOffer;
   private readonly token: HeldToken;
   private readonly listeners = new Set<FeedListener>();
-  /** Each layer's latest key frame and what followed, for a listener that comes just after. */
-  private readonly recentKeyFrames = new Map<VideoLayer, RecentKeyFrame>();
   private readonly onStateChange: (publisher: Publisher) => void;
   private readonly onKeyFrameRequested: () => void;
   private readonly log: StageLogger;
@@ -379,21 +376,9 @@ export class Publisher implements SdpSession {
   }
 
   /** Starts sending to `listener`. */
-  /**
-   * A new listener; one of the video is first handed each layer's key frame of the last moments
-   * and the packets since (recent-key-frame.ts), as if they came now. Whether it took one, its
-   * own `held` says.
-   */
   add(listener: FeedListener): void {
     this.listeners.add(listener);
     this.onStateChange(this);
-    if (!listener.media.video) return;
-    const now = performance.now();
-    for (const layer of this.layers.all) {
-      for (const kept of this.recentKeyFrame(layer).packetsAt(now)) {
-        listener.onVideoPacket(kept.packet, kept.keyFrameStart, layer, kept.inBand);
-      }
-    }
   }
 
   remove(listener: FeedListener): void {
@@ -478,7 +463,6 @@ export class Publisher implements SdpSession {
     clearTimeout(this.connectTimer);
     this.connection.stop();
     for (const layer of this.layers.all) layer.keyFrames.close();
-    for (const recent of this.recentKeyFrames.values()) recent.clear();
     this.congestion.stop();
     this.listeners.clear();
     void this.peer.close().catch(() => undefined);
@@ -514,21 +498,11 @@ export class Publisher implements SdpSession {
       packet.header.marker && this.video?.mimeType === 'video/VP8'
         ? layer.inBand.frameEnds(packet.header.timestamp, layer.frameIsKey, now)
         : undefined;
-    this.recentKeyFrame(layer).keep(packet, keyFrameStart, inBand, now);
     for (const listener of this.listeners) {
       if (listener.media.video) {
         listener.onVideoPacket(packet.clone(), keyFrameStart, layer, inBand);
       }
     }
-  }
-
-  private recentKeyFrame(layer: VideoLayer): RecentKeyFrame {
-    let recent = this.recentKeyFrames.get(layer);
-    if (!recent) {
-      recent = new RecentKeyFrame();
-      this.recentKeyFrames.set(layer, recent);
-    }
-    return recent;
   }
 
   /**

@@ -393,11 +393,10 @@ export class Subscription implements FeedListener {
       return false;
     }
     // After the offer is ready: an idle camera draws its first frame while the viewer answers.
-    // A key frame of the last moments comes with it, and is held (recent-key-frame.ts).
     this.publisher.add(this);
-    // Else the key frame is asked for now, not once connected: it is encoded and paced out while
-    // the viewer answers and connects, and held until then.
-    if (this.media.video && !this.held) this.requestKeyFrame();
+    // The key frame is asked for now, not once connected: it is encoded and paced out while the
+    // viewer answers and connects, and held until then.
+    if (this.media.video) this.requestKeyFrame();
     const iceServers = this.iceServers?.() ?? [];
     this.send({
       type: 'offer',
@@ -432,7 +431,7 @@ export class Subscription implements FeedListener {
       return undefined;
     }
     this.publisher.add(this);
-    if (this.media.video && !this.held) this.requestKeyFrame();
+    if (this.media.video) this.requestKeyFrame();
     // Not connected by then: the viewer never reached the stage (nothing half-open is kept).
     this.answerTimer = setTimeout(() => {
       if (!this.connected) this.close('connect-timeout', false);
