@@ -145,20 +145,20 @@ async function multiview(bench: BenchContext): Promise<BenchRow[]> {
       const seconds = (Date.now() - started) / 1000;
       const stats = round < FPS_ROUNDS ? await bench.product.stage.stats() : undefined;
       for (const streamId of STREAMS) {
-        (joins[streamId] ??= []).push((after[streamId]?.firstFrameAt ?? Number.NaN) - clickAt);
         const tile = after[streamId];
+        (joins[streamId] ??= []).push((tile?.firstFrameAt ?? Number.NaN) - clickAt);
         tileSteps.mounted.push((tile?.mountedAt ?? Number.NaN) - clickAt);
         tileSteps.source.push((tile?.sourceAt ?? Number.NaN) - clickAt);
         tileSteps.received.push((tile?.firstFrameReceivedAt ?? Number.NaN) - clickAt);
-        const shown = (after[streamId]?.presented ?? 0) - (before[streamId]?.presented ?? 0);
+        const shown = (tile?.presented ?? 0) - (before[streamId]?.presented ?? 0);
         if (round < FPS_ROUNDS) {
           (fps[streamId] ??= []).push(shown / seconds);
           // The layer the tile plays (by its frames' width), as the stage received it.
           const layer = stats?.stages[streamId]?.publisher?.layers.find(
-            (each) => each.width === after[streamId]?.width,
+            (each) => each.width === tile?.width,
           );
           (layerFps[streamId] ??= []).push(layer?.frameRate ?? Number.NaN);
-          (widths[streamId] ??= []).push(after[streamId]?.width ?? 0);
+          (widths[streamId] ??= []).push(tile?.width ?? 0);
         }
       }
       await page.close();
