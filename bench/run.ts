@@ -44,6 +44,7 @@ import { runReconnect } from './parts/reconnect';
 import { runRewind } from './parts/rewind';
 import { runThumbnails } from './parts/thumbnails';
 import { runToken } from './parts/token';
+import { runCamera } from './parts/camera';
 import { runForwarding } from './parts/forwarding';
 import { runWebhooks } from './parts/webhooks';
 
@@ -80,10 +81,12 @@ const ON_REQUEST = new Set(['janus', 'rewind', 'join-firefox', 'flight', 'metric
  * browser (neither is started when only these are asked for); run only when asked for too.
  * webhooks: the webhook queue's disk, delivery and dead-consumer figures (~1 minute).
  * forwarding: a viewer's layer switch per VP8 packet, before and after a move (~10 s).
+ * camera: a synthetic camera's frame drawn, at two sizes (~10 s).
  */
 const WITHOUT_PRODUCT: Record<string, () => Promise<BenchRow[]>> = {
   webhooks: runWebhooks,
   forwarding: runForwarding,
+  camera: runCamera,
 };
 
 /** The command line, read with node:util's parseArgs (strict: an unknown flag is an error). */

@@ -4,9 +4,12 @@
  * palette and scenery so that a person can tell the streams apart at a glance; the time strip
  * along the bottom lets a machine do the same.
  *
- * The scene is written straight into the I420 frame (flat shapes need no canvas), and only the
- * HUD band is drawn with @napi-rs/canvas and read back: reading back a whole 640x360 canvas costs
- * 2-4 ms a frame, the HUD band a fraction of that (docs/decisions/0025-camera-rendering.md).
+ * The scene is written straight into the I420 frame (flat shapes need no canvas); only the HUD's
+ * text is drawn with @napi-rs/canvas, once, at start: its band and each glyph of its clock become
+ * I420 there, and a frame copies them (docs/decisions/0025-camera-rendering.md). The camera
+ * process shares the machine with whoever watches, so each frame's work is kept to what changes:
+ * the ridges' sines come from tables made at start, rows wholly inside a shape are filled at once,
+ * and a cloud is filled by the span of each row.
  */
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { timeStripGeometry, writeTimeStripI420 } from '../time-strip';
@@ -91,13 +94,76 @@ function mix(a: Rgb, b: Rgb, t: number): Rgb {
   return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 }
 
-function ridge(x: number, phase: number, relief: number, seed: number): number {
-  return (
-    relief *
-    (Math.sin(x * 2.1 + phase + seed) * 0.6 +
-      Math.sin(x * 5.3 + phase * 1.7 + seed * 2) * 0.3 +
-      Math.sin(x * 11.7 + phase * 2.9) * 0.1)
-  );
+/**
+ * A terrain ridge's height across the view, `relief` × the sum of three sines of the column
+ * (0..1) sliding with `phase`: sin(k·u + m·phase + seed·n). Each sine is split once, at start,
+ * into the column's part and the phase's (sin(a + b) = sin a·cos b + cos a·sin b), so a frame
+ * takes three sines and cosines in all rather than three a column.
+ */
+export class Ridge {
+  private static readonly HARMONICS = [
+    { frequency: 2.1, phase: 1, seed: 1, weight: 0.6 },
+    { frequency: 5.3, phase: 1.7, seed: 2, weight: 0.3 },
+    { frequency: 11.7, phase: 2.9, seed: 0, weight: 0.1 },
+  ] as const;
+  private readonly sines: Float64Array[];
+  private readonly cosines: Float64Array[];
+
+  constructor(width: number, seed: number) {
+    this.sines = Ridge.HARMONICS.map(() => new Float64Array(width));
+    this.cosines = Ridge.HARMONICS.map(() => new Float64Array(width));
+    Ridge.HARMONICS.forEach((harmonic, index) => {
+      const sines = this.sines[index] as Float64Array;
+      const cosines = this.cosines[index] as Float64Array;
+      for (let x = 0; x < width; x += 1) {
+        const angle = (x / width) * harmonic.frequency + seed * harmonic.seed;
+        sines[x] = Math.sin(angle);
+        cosines[x] = Math.cos(angle);
+      }
+    });
+  }
+
+  /** Writes top[x] = round(base + scale × height(x)), clamped to [low, high]. */
+  tops(
+    phase: number,
+    relief: number,
+    base: number,
+    scale: number,
+    low: number,
+    high: number,
+    top: Int32Array,
+  ): void {
+    const [first, second, third] = Ridge.HARMONICS.map((harmonic) => ({
+      sin: Math.sin(phase * harmonic.phase) * harmonic.weight,
+      cos: Math.cos(phase * harmonic.phase) * harmonic.weight,
+    })) as [
+      { sin: number; cos: number },
+      { sin: number; cos: number },
+      { sin: number; cos: number },
+    ];
+    const [s0, s1, s2] = this.sines as [Float64Array, Float64Array, Float64Array];
+    const [c0, c1, c2] = this.cosines as [Float64Array, Float64Array, Float64Array];
+    for (let x = 0; x < top.length; x += 1) {
+      const height =
+        (s0[x] as number) * first.cos +
+        (c0[x] as number) * first.sin +
+        (s1[x] as number) * second.cos +
+        (c1[x] as number) * second.sin +
+        (s2[x] as number) * third.cos +
+        (c2[x] as number) * third.sin;
+      top[x] = Math.max(low, Math.min(high, Math.round(base + scale * relief * height)));
+    }
+  }
+}
+
+/** The HUD clock's characters, each drawn once as an I420 cell. */
+const CLOCK_GLYPHS = '0123456789:.UTC# ';
+
+interface Glyphs {
+  /** Each glyph's cell, I420: `cellWidth` × the band's height. */
+  cells: Map<string, Uint8Array>;
+  /** Even, so that every cell's chroma is its own. */
+  cellWidth: number;
 }
 
 export interface SceneOptions {
@@ -114,8 +180,11 @@ export class SceneRenderer {
   private readonly colors: Record<'far' | 'near' | 'cloud' | 'wing' | 'accent', Yuv>;
   private readonly viewHeight: number;
   private readonly hudHeight: number;
-  private readonly hudContext: SKRSContext2D;
+  /** The HUD band without its clock (background, tail number), I420. */
   private readonly hudI420: Uint8Array;
+  private readonly glyphs: Glyphs;
+  private readonly farRidge: Ridge;
+  private readonly nearRidge: Ridge;
   private readonly farTop: Int32Array;
   private readonly nearTop: Int32Array;
 
@@ -133,8 +202,10 @@ export class SceneRenderer {
     // Even boundaries keep every 2x2 chroma block inside one region.
     this.viewHeight = Math.floor(timeStripGeometry(width, height).y / 2) * 2;
     this.hudHeight = Math.round((height / 12) * 0.8) * 2;
-    this.hudContext = createCanvas(width, this.hudHeight).getContext('2d');
-    this.hudI420 = new Uint8Array(width * this.hudHeight * 1.5);
+    this.hudI420 = this.drawHudBand();
+    this.glyphs = this.drawClockGlyphs();
+    this.farRidge = new Ridge(width, 1);
+    this.nearRidge = new Ridge(width, 4);
     this.farTop = new Int32Array(width);
     this.nearTop = new Int32Array(width);
   }
@@ -157,6 +228,28 @@ export class SceneRenderer {
         out.fill(v, vOffset + row + x0 / 2, vOffset + row + x1 / 2);
       }
     };
+    // Row y of an ellipse centred at cx, of half-width rx, `dy` half-heights from its middle.
+    const fillSpan = (
+      y: number,
+      cx: number,
+      rx: number,
+      dy: number,
+      left: number,
+      right: number,
+      colour: Yuv,
+    ) => {
+      if (dy * dy > 1) return;
+      const half = rx * Math.sqrt(1 - dy * dy);
+      const x0 = Math.max(left, Math.ceil(cx - half));
+      const x1 = Math.min(right, Math.floor(cx + half) + 1);
+      if (x1 <= x0) return;
+      out.fill(colour[0], y * width + x0, y * width + x1);
+      if (y % 2 === 0) {
+        const row = (y / 2) * chromaWidth;
+        out.fill(colour[1], uOffset + row + Math.ceil(x0 / 2), uOffset + row + Math.ceil(x1 / 2));
+        out.fill(colour[2], vOffset + row + Math.ceil(x0 / 2), vOffset + row + Math.ceil(x1 / 2));
+      }
+    };
     const setPixel = (x: number, y: number, [luma, u, v]: Yuv) => {
       out[y * width + x] = luma;
       if (y % 2 === 0 && x % 2 === 0) {
@@ -171,7 +264,7 @@ export class SceneRenderer {
       setRow(y, 0, width, toYuv(mix(palette.skyTop, palette.skyBottom, Math.min(1, y / horizon))));
     }
 
-    // Clouds drift slowly across the sky.
+    // Clouds drift slowly across the sky: two ellipses each, filled row by row, span by span.
     for (let index = 0; index < 4; index += 1) {
       const span = width * 1.4;
       const cx =
@@ -179,46 +272,70 @@ export class SceneRenderer {
       const cy = horizon * (0.2 + 0.15 * index) + this.hudHeight * 0.5;
       const rx = width * 0.08;
       const ry = height * 0.03;
+      const left = Math.max(0, Math.floor(cx - rx));
+      const right = Math.min(width, Math.ceil(cx + rx * 1.8)); // exclusive
       for (
         let y = Math.max(this.hudHeight, Math.floor(cy - ry));
         y <= Math.min(horizon, cy + ry * 1.6);
         y += 1
       ) {
-        for (let x = Math.max(0, Math.floor(cx - rx)); x < Math.min(width, cx + rx * 1.8); x += 1) {
-          const a = ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2;
-          const b =
-            ((x - cx - rx * 0.6) / (rx * 0.75)) ** 2 + ((y - cy - ry * 0.3) / (ry * 0.8)) ** 2;
-          if (a <= 1 || b <= 1) setPixel(x, y, this.colors.cloud);
-        }
+        fillSpan(y, cx, rx, (y - cy) / ry, left, right, this.colors.cloud);
+        fillSpan(
+          y,
+          cx + rx * 0.6,
+          rx * 0.75,
+          (y - cy - ry * 0.3) / (ry * 0.8),
+          left,
+          right,
+          this.colors.cloud,
+        );
       }
     }
 
     // Two layers of terrain, the nearer one sliding faster (parallax).
     const phase = (seconds * palette.speed * Math.PI * 2) / 60;
+    const hud = this.hudHeight;
+    this.farRidge.tops(phase * 0.5, palette.relief, horizon, view, hud, view, this.farTop);
+    this.nearRidge.tops(
+      phase,
+      palette.relief,
+      horizon + view * 0.12,
+      view,
+      hud,
+      view,
+      this.nearTop,
+    );
+    // Below the lowest point of the near ridge every row is near ground: filled at once. Above
+    // it, column by column: far ground down to the near ridge, then near ground.
+    let top = view;
+    let allNear = hud;
     for (let x = 0; x < width; x += 1) {
-      const u = x / width;
-      const far = Math.round(horizon + view * ridge(u, phase * 0.5, palette.relief, 1));
-      const near = Math.round(horizon + view * (0.12 + ridge(u, phase, palette.relief, 4)));
-      this.farTop[x] = Math.max(this.hudHeight, Math.min(view, far));
-      this.nearTop[x] = Math.max(this.hudHeight, Math.min(view, near));
+      const near = this.nearTop[x] ?? view;
+      top = Math.min(top, near, this.farTop[x] ?? view);
+      allNear = Math.max(allNear, near);
     }
-    // Column by column: far ground down to the near ridge, then near ground down to the strip.
     const [farY, farU, farV] = this.colors.far;
     const [nearY, nearU, nearV] = this.colors.near;
     for (let x = 0; x < width; x += 1) {
       const far = this.farTop[x] ?? view;
       const near = this.nearTop[x] ?? view;
-      for (let y = Math.min(far, near); y < view; y += 1)
+      for (let y = Math.min(far, near); y < allNear; y += 1)
         out[y * width + x] = y >= near ? nearY : farY;
     }
+    out.fill(nearY, allNear * width, view * width);
+    const allNearChroma = Math.ceil(allNear / 2);
     for (let cx = 0; cx < chromaWidth; cx += 1) {
       const far = this.farTop[cx * 2] ?? view;
       const near = this.nearTop[cx * 2] ?? view;
-      for (let cy = Math.ceil(Math.min(far, near) / 2); cy < view / 2; cy += 1) {
+      for (let cy = Math.ceil(Math.min(far, near) / 2); cy < allNearChroma; cy += 1) {
         const isNear = cy * 2 >= near;
         out[uOffset + cy * chromaWidth + cx] = isNear ? nearU : farU;
         out[vOffset + cy * chromaWidth + cx] = isNear ? nearV : farV;
       }
+    }
+    if (top < view) {
+      out.fill(nearU, uOffset + allNearChroma * chromaWidth, uOffset + (view / 2) * chromaWidth);
+      out.fill(nearV, vOffset + allNearChroma * chromaWidth, vOffset + (view / 2) * chromaWidth);
     }
 
     // The wing, from the cabin window, with a blinking tip light.
@@ -254,33 +371,10 @@ export class SceneRenderer {
     );
   }
 
-  /** The HUD band at the top: drawn with canvas (text), converted, copied into the frame. */
+  /** The HUD band at the top: the band drawn at start, then the clock, glyph by glyph. */
   private renderHud(frame: number, captureTimeMs: number, out: Uint8Array): void {
     const { width, height } = this.options;
     const band = this.hudHeight;
-    const context = this.hudContext;
-    const fontSize = Math.round(height / 12);
-    context.fillStyle = this.palette.hud;
-    context.fillRect(0, 0, width, band);
-    context.fillStyle = this.palette.accent;
-    context.font = `bold ${fontSize}px sans-serif`;
-    context.textBaseline = 'middle';
-    context.textAlign = 'left';
-    context.fillText(this.options.streamId, fontSize * 0.5, band / 2);
-    context.fillStyle = '#ffffff';
-    context.font = `${Math.round(fontSize * 0.7)}px monospace`;
-    context.textAlign = 'right';
-    const clock = new Date(captureTimeMs).toISOString().slice(11, 23);
-    context.fillText(`${clock} UTC  #${frame}`, width - fontSize * 0.5, band / 2);
-    const rgba = context.getImageData(0, 0, width, band);
-    rgbaToI420(
-      {
-        width,
-        height: band,
-        data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.byteLength),
-      },
-      { width, height: band, data: this.hudI420 },
-    );
     const lumaSize = width * band;
     const chromaSize = (width / 2) * (band / 2);
     out.set(this.hudI420.subarray(0, lumaSize), 0);
@@ -289,5 +383,87 @@ export class SceneRenderer {
       this.hudI420.subarray(lumaSize + chromaSize, lumaSize + 2 * chromaSize),
       width * height + (width / 2) * (height / 2),
     );
+    const clock = new Date(captureTimeMs).toISOString().slice(11, 23);
+    const text = `${clock} UTC  #${frame}`;
+    const { cells, cellWidth } = this.glyphs;
+    const right = Math.floor((width - Math.round(height / 12) * 0.5) / 2) * 2;
+    const cellLuma = cellWidth * band;
+    const cellChroma = (cellWidth / 2) * (band / 2);
+    const chromaWidth = width / 2;
+    const uOffset = width * height;
+    const vOffset = uOffset + chromaWidth * (height / 2);
+    for (let index = 0; index < text.length; index += 1) {
+      const x0 = right - (text.length - index) * cellWidth;
+      const cell = cells.get(text[index] as string);
+      if (x0 < 0 || cell === undefined) continue;
+      for (let y = 0; y < band; y += 1) {
+        for (let x = 0; x < cellWidth; x += 1)
+          out[y * width + x0 + x] = cell[y * cellWidth + x] as number;
+      }
+      const chromaX = x0 / 2;
+      for (let y = 0; y < band / 2; y += 1) {
+        for (let x = 0; x < cellWidth / 2; x += 1) {
+          const from = y * (cellWidth / 2) + x;
+          out[uOffset + y * chromaWidth + chromaX + x] = cell[cellLuma + from] as number;
+          out[vOffset + y * chromaWidth + chromaX + x] = cell[
+            cellLuma + cellChroma + from
+          ] as number;
+        }
+      }
+    }
   }
+
+  /** The HUD band, drawn once: its background and the tail number, as I420. */
+  private drawHudBand(): Uint8Array {
+    const { width, height } = this.options;
+    const band = this.hudHeight;
+    const context = createCanvas(width, band).getContext('2d');
+    const fontSize = Math.round(height / 12);
+    context.fillStyle = this.palette.hud;
+    context.fillRect(0, 0, width, band);
+    context.fillStyle = this.palette.accent;
+    context.font = `bold ${fontSize}px sans-serif`;
+    context.textBaseline = 'middle';
+    context.textAlign = 'left';
+    context.fillText(this.options.streamId, fontSize * 0.5, band / 2);
+    return toI420(context, width, band);
+  }
+
+  /** Each character the clock uses, drawn once in a cell of the monospace font's advance. */
+  private drawClockGlyphs(): Glyphs {
+    const { height } = this.options;
+    const band = this.hudHeight;
+    const font = `${Math.round(Math.round(height / 12) * 0.7)}px monospace`;
+    const measure = createCanvas(2, 2).getContext('2d');
+    measure.font = font;
+    const cellWidth = Math.max(2, Math.round(measure.measureText('0').width / 2) * 2);
+    const cells = new Map<string, Uint8Array>();
+    for (const glyph of CLOCK_GLYPHS) {
+      const context = createCanvas(cellWidth, band).getContext('2d');
+      context.fillStyle = this.palette.hud;
+      context.fillRect(0, 0, cellWidth, band);
+      context.fillStyle = '#ffffff';
+      context.font = font;
+      context.textBaseline = 'middle';
+      context.textAlign = 'center';
+      context.fillText(glyph, cellWidth / 2, band / 2);
+      cells.set(glyph, toI420(context, cellWidth, band));
+    }
+    return { cells, cellWidth };
+  }
+}
+
+/** The canvas's picture (even width and height) as I420. */
+function toI420(context: SKRSContext2D, width: number, height: number): Uint8Array {
+  const rgba = context.getImageData(0, 0, width, height);
+  const i420 = new Uint8Array(width * height * 1.5);
+  rgbaToI420(
+    {
+      width,
+      height,
+      data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.byteLength),
+    },
+    { width, height, data: i420 },
+  );
+  return i420;
 }
