@@ -15,7 +15,8 @@ export function sceneMsPerFrame(
   const scene = new SceneRenderer({ streamId, streamIndex: 0, width, height });
   const out = new Uint8Array(width * height * 1.5);
   const start = Date.UTC(2026, 10, 30, 12, 0, 0);
-  const frameAt = (frame: number) => scene.render(frame, start + Math.round(frame * (1000 / 30)), out);
+  const frameAt = (frame: number) =>
+    scene.render(frame, start + Math.round(frame * (1000 / 30)), out);
   for (let frame = 0; frame < 100; frame += 1) frameAt(frame);
   const began = performance.now();
   for (let frame = 100; frame < 100 + frames; frame += 1) frameAt(frame);
