@@ -118,6 +118,7 @@ function benchArgs(argv: string[]): {
       sections: text,
       json: text,
       trace: text,
+      cpu: text,
     },
   });
   const count = (name: keyof typeof flags, fallback: number, max: number) => {
@@ -156,6 +157,7 @@ function benchArgs(argv: string[]): {
       reconnects: count('reconnects', 10, 50),
       hoverMs: Number(flags.hover ?? 0),
       trace: flags.trace,
+      cpuWindowMs: flags.cpu === undefined ? undefined : count('cpu', 150, 2000),
       ab: (flags.ab ?? '').split(',').filter((flag) => flag !== ''),
       peer: peer === 'janus' || only.includes('janus') ? 'janus' : '',
       peerPasses: count('passes', 3, 10),

@@ -16,6 +16,11 @@ export interface BenchOptions {
    * what the page's main thread did in each.
    */
   trace: string | undefined;
+  /**
+   * `--cpu=MS`: the join part reads every process's CPU time (the product's, the browser's, its
+   * own) just before each instant click on a fresh /home and MS ms after it, and says the mean.
+   */
+  cpuWindowMs: number | undefined;
   /** `--peer=janus`: the side-by-side comparison with Janus (bench/parts/janus.ts). */
   peer: '' | 'janus';
   /** Passes of the CPU-per-viewer ramp against the peer (each ramps both servers). */

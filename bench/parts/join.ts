@@ -15,6 +15,7 @@ import {
   streamCard,
   waitForFirstFrame,
 } from '../lib/browser';
+import { CpuWindows, cpuTimes, listProcesses } from '../lib/process-cpu';
 import { describeSummary, summarizeClickTrace } from '../lib/trace-summary';
 import type { BenchContext } from '../lib/context';
 import type { BenchRow } from '../lib/result';
@@ -54,11 +55,18 @@ async function sampleOrFailure(
   }
 }
 
+/** `--cpu`: the windows each process's CPU is summed over, and their length. */
+interface CpuProbe {
+  windows: CpuWindows;
+  ms: number;
+}
+
 export async function measureClick(
   page: Page,
   streamId: string,
   hoverMs = 0,
   pressMs = 0,
+  cpu?: CpuProbe,
 ): Promise<JoinSample> {
   const card = streamCard(page, streamId);
   await readyToWait(page);
@@ -67,7 +75,16 @@ export async function measureClick(
     await page.waitForTimeout(hoverMs);
   }
   // The figure starts at the click (the release): a press of pressMs comes before it.
-  await card.click({ delay: pressMs });
+  if (cpu) {
+    const processes = listProcesses();
+    const before = cpuTimes(processes);
+    const clicked = card.click({ delay: pressMs });
+    await new Promise((resolve) => setTimeout(resolve, cpu.ms));
+    cpu.windows.add(processes, before, cpuTimes(processes));
+    await clicked;
+  } else {
+    await card.click({ delay: pressMs });
+  }
   const played = await waitForFirstFrame(page).then(
     () => true,
     () => false,
@@ -204,11 +221,20 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       warm: [],
     };
     const fresh: JoinSample[] = [];
+    const cpuMs = bench.options.cpuWindowMs;
+    const cpu = cpuMs === undefined ? undefined : { windows: new CpuWindows(), ms: cpuMs };
     // One unrecorded join first: Chromium's first video decoder in the browser process.
     for (let index = -1; index < joins; index += 1) {
       await page.goto('/home');
       const sample = await sampleOrFailure(
-        () => measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS'),
+        () =>
+          measureClick(
+            page,
+            STREAMS[(index + 3) % 3] ?? 'N743AS',
+            0,
+            0,
+            index >= 0 ? cpu : undefined,
+          ),
         failed.fresh,
       );
       if (index >= 0 && sample) fresh.push(sample);
@@ -243,8 +269,22 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       await streamCard(page, 'N743AS').waitFor();
     }
     const traced = bench.options.trace ? await tracedClicks(bench, page, bench.options.trace) : [];
+    const cpuRow: BenchRow[] = cpu
+      ? [
+          {
+            part: 'join',
+            what: `CPU of each process in the ${cpu.ms} ms after an instant click (fresh /home, n=${cpu.windows.windows})`,
+            target: '(where the machine goes)',
+            median: '',
+            p95: '',
+            pass: undefined,
+            note: `mean ms of CPU a click: ${cpu.windows.describe()}; from /proc (10 ms ticks)`,
+          },
+        ]
+      : [];
     return [
       ...traced,
+      ...cpuRow,
       ...rowsFor('fresh /home', fresh, true, failed.fresh),
       ...rowsFor(
         `fresh /home, pointer on the card ${HOVER_MS} ms before`,
