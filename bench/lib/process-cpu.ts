@@ -12,7 +12,10 @@ const TICKS_PER_SECOND = 100;
 
 /** What a command line is, by the entry it runs. */
 const NAMES: [RegExp, string][] = [
-  [/chrom/, 'Chromium (all its processes)'],
+  [/chrom.*--type=renderer/, "Chromium's renderers"],
+  [/chrom.*--type=gpu-process/, "Chromium's GPU process (compositing)"],
+  [/chrom.*--type=utility/, "Chromium's utilities (network, audio)"],
+  [/chrom/, "Chromium's browser process"],
   [/firefox/, 'Firefox (all its processes)'],
   [/dist\/cameras\.js/, 'the camera process'],
   [/dist\/stage\.js/, 'the stage'],
