@@ -19,7 +19,6 @@ import {
   SubscribeType,
 } from './enums';
 import { RemoteStageStream } from './participant';
-import { warmUpPeerConnections } from './peer-connection-warm-up';
 import { Stage } from './stage';
 
 export { Stage } from './stage';
@@ -54,6 +53,3 @@ Object.defineProperty(globalThis, 'IVSBroadcastClient', {
   configurable: true,
   enumerable: true,
 });
-
-// The browser's WebRTC made ready while the page is idle, before any join.
-warmUpPeerConnections();

@@ -28,7 +28,6 @@ import type { EmitStageEvent } from './events';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import type { SignalSocket } from './signal-socket';
 import { inBandReady, inBandSupported } from './in-band-receiver';
-import { peerConnectionConfiguration } from './peer-connection-warm-up';
 import { SubscriptionPeer } from './subscription-peer';
 
 export interface WantedMedia {
@@ -289,7 +288,7 @@ export class Session {
     const peer = new SubscriptionPeer(
       // The offer's servers carry a credential made for this connection; the token's may have
       // expired by now (decision 0063).
-      new RTCPeerConnection(peerConnectionConfiguration(offer.iceServers ?? this.iceServers)),
+      new RTCPeerConnection({ iceServers: offer.iceServers ?? this.iceServers }),
       participant.info,
       {
         candidate: (candidate) =>
