@@ -79,14 +79,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await sampler.stop();
 
     // Every viewer has gone: the stage must come back to nothing (the thumbnail process's
-    // sessions end 4 s after the viewers' /home asked for its last picture).
+    // sessions end 4 s after the viewers' /home asked for its last picture), every count the
+    // report checks included: a camera's listeners go a moment after the last connection.
     let finalStats = await sampler.sample();
     await pollUntil(async () => {
       finalStats = await sampler!.sample();
+      const stages = Object.values(finalStats.stages);
       return (
         finalStats.sockets === 0 &&
         finalStats.peerConnections === 0 &&
-        finalStats.thumbnailSessions === 0
+        finalStats.thumbnailSessions === 0 &&
+        stages.every(
+          (stage) =>
+            stage.participants === 0 && stage.audioListeners === 0 && stage.camera.viewers === 0,
+        )
       );
     }, 15_000);
     return soakReport({
