@@ -5,15 +5,14 @@
  * along the bottom lets a machine do the same.
  *
  * The scene is written straight into the I420 frame (flat shapes need no canvas); only the HUD's
- * text is drawn with @napi-rs/canvas, once, at start: its band and each glyph of its clock become
+ * text is drawn with @napi-rs/canvas, once, at start (./hud-band.ts): its band and each glyph of its clock become
  * I420 there, and a frame copies them (docs/decisions/0025-camera-rendering.md). The camera
  * process shares the machine with whoever watches, so each frame's work is kept to what changes:
  * the ridges' sines come from tables made at start, rows wholly inside a shape are filled at once,
  * and a cloud is filled by the span of each row.
  */
-import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { timeStripGeometry, writeTimeStripI420 } from '../time-strip';
-import { rgbaToI420 } from './wrtc';
+import { HudBand } from './hud-band';
 
 type Rgb = readonly [number, number, number];
 type Yuv = readonly [number, number, number];
@@ -156,16 +155,6 @@ export class Ridge {
   }
 }
 
-/** The HUD clock's characters, each drawn once as an I420 cell. */
-const CLOCK_GLYPHS = '0123456789:.UTC# ';
-
-interface Glyphs {
-  /** Each glyph's cell, I420: `cellWidth` × the band's height. */
-  cells: Map<string, Uint8Array>;
-  /** Even, so that every cell's chroma is its own. */
-  cellWidth: number;
-}
-
 export interface SceneOptions {
   streamId: string;
   streamIndex: number;
@@ -180,9 +169,7 @@ export class SceneRenderer {
   private readonly colors: Record<'far' | 'near' | 'cloud' | 'wing' | 'accent', Yuv>;
   private readonly viewHeight: number;
   private readonly hudHeight: number;
-  /** The HUD band without its clock (background, tail number), I420. */
-  private readonly hudI420: Uint8Array;
-  private readonly glyphs: Glyphs;
+  private readonly hud: HudBand;
   private readonly farRidge: Ridge;
   private readonly nearRidge: Ridge;
   private readonly farTop: Int32Array;
@@ -202,8 +189,14 @@ export class SceneRenderer {
     // Even boundaries keep every 2x2 chroma block inside one region.
     this.viewHeight = Math.floor(timeStripGeometry(width, height).y / 2) * 2;
     this.hudHeight = Math.round((height / 12) * 0.8) * 2;
-    this.hudI420 = this.drawHudBand();
-    this.glyphs = this.drawClockGlyphs();
+    this.hud = new HudBand({
+      streamId: options.streamId,
+      width,
+      height,
+      band: this.hudHeight,
+      background: this.palette.hud,
+      accent: this.palette.accent,
+    });
     this.farRidge = new Ridge(width, 1);
     this.nearRidge = new Ridge(width, 4);
     this.farTop = new Int32Array(width);
@@ -355,7 +348,7 @@ export class SceneRenderer {
       }
     }
 
-    this.renderHud(frame, captureTimeMs, out);
+    this.hud.write(frame, captureTimeMs, out);
     this.stamp(frame, captureTimeMs, out);
   }
 
@@ -370,100 +363,4 @@ export class SceneRenderer {
       { captureTimeMs, streamIndex: this.options.streamIndex, frame },
     );
   }
-
-  /** The HUD band at the top: the band drawn at start, then the clock, glyph by glyph. */
-  private renderHud(frame: number, captureTimeMs: number, out: Uint8Array): void {
-    const { width, height } = this.options;
-    const band = this.hudHeight;
-    const lumaSize = width * band;
-    const chromaSize = (width / 2) * (band / 2);
-    out.set(this.hudI420.subarray(0, lumaSize), 0);
-    out.set(this.hudI420.subarray(lumaSize, lumaSize + chromaSize), width * height);
-    out.set(
-      this.hudI420.subarray(lumaSize + chromaSize, lumaSize + 2 * chromaSize),
-      width * height + (width / 2) * (height / 2),
-    );
-    const clock = new Date(captureTimeMs).toISOString().slice(11, 23);
-    const text = `${clock} UTC  #${frame}`;
-    const { cells, cellWidth } = this.glyphs;
-    const right = Math.floor((width - Math.round(height / 12) * 0.5) / 2) * 2;
-    const cellLuma = cellWidth * band;
-    const cellChroma = (cellWidth / 2) * (band / 2);
-    const chromaWidth = width / 2;
-    const uOffset = width * height;
-    const vOffset = uOffset + chromaWidth * (height / 2);
-    for (let index = 0; index < text.length; index += 1) {
-      const x0 = right - (text.length - index) * cellWidth;
-      const cell = cells.get(text[index] as string);
-      if (x0 < 0 || cell === undefined) continue;
-      for (let y = 0; y < band; y += 1) {
-        for (let x = 0; x < cellWidth; x += 1)
-          out[y * width + x0 + x] = cell[y * cellWidth + x] as number;
-      }
-      const chromaX = x0 / 2;
-      for (let y = 0; y < band / 2; y += 1) {
-        for (let x = 0; x < cellWidth / 2; x += 1) {
-          const from = y * (cellWidth / 2) + x;
-          out[uOffset + y * chromaWidth + chromaX + x] = cell[cellLuma + from] as number;
-          out[vOffset + y * chromaWidth + chromaX + x] = cell[
-            cellLuma + cellChroma + from
-          ] as number;
-        }
-      }
-    }
-  }
-
-  /** The HUD band, drawn once: its background and the tail number, as I420. */
-  private drawHudBand(): Uint8Array {
-    const { width, height } = this.options;
-    const band = this.hudHeight;
-    const context = createCanvas(width, band).getContext('2d');
-    const fontSize = Math.round(height / 12);
-    context.fillStyle = this.palette.hud;
-    context.fillRect(0, 0, width, band);
-    context.fillStyle = this.palette.accent;
-    context.font = `bold ${fontSize}px sans-serif`;
-    context.textBaseline = 'middle';
-    context.textAlign = 'left';
-    context.fillText(this.options.streamId, fontSize * 0.5, band / 2);
-    return toI420(context, width, band);
-  }
-
-  /** Each character the clock uses, drawn once in a cell of the monospace font's advance. */
-  private drawClockGlyphs(): Glyphs {
-    const { height } = this.options;
-    const band = this.hudHeight;
-    const font = `${Math.round(Math.round(height / 12) * 0.7)}px monospace`;
-    const measure = createCanvas(2, 2).getContext('2d');
-    measure.font = font;
-    const cellWidth = Math.max(2, Math.round(measure.measureText('0').width / 2) * 2);
-    const cells = new Map<string, Uint8Array>();
-    for (const glyph of CLOCK_GLYPHS) {
-      const context = createCanvas(cellWidth, band).getContext('2d');
-      context.fillStyle = this.palette.hud;
-      context.fillRect(0, 0, cellWidth, band);
-      context.fillStyle = '#ffffff';
-      context.font = font;
-      context.textBaseline = 'middle';
-      context.textAlign = 'center';
-      context.fillText(glyph, cellWidth / 2, band / 2);
-      cells.set(glyph, toI420(context, cellWidth, band));
-    }
-    return { cells, cellWidth };
-  }
-}
-
-/** The canvas's picture (even width and height) as I420. */
-function toI420(context: SKRSContext2D, width: number, height: number): Uint8Array {
-  const rgba = context.getImageData(0, 0, width, height);
-  const i420 = new Uint8Array(width * height * 1.5);
-  rgbaToI420(
-    {
-      width,
-      height,
-      data: new Uint8Array(rgba.data.buffer, rgba.data.byteOffset, rgba.data.byteLength),
-    },
-    { width, height, data: i420 },
-  );
-  return i420;
 }
