@@ -3,12 +3,10 @@
  * product's processes, the browser's and the bench's own, by name. Read from /proc/<pid>/stat
  * (user + system time, in clock ticks of 10 ms), so one window is coarse; the mean over a run's
  * clicks is not. Listing the processes reads every /proc/<pid>/cmdline and is done before the
- * window; the window itself reads one small file a process.
+ * window; the window itself reads one small file a process (`cpuSecondsOf`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-
-/** Linux's USER_HZ: /proc's times are in these. */
-const TICKS_PER_SECOND = 100;
+import { cpuSecondsOf } from './stats';
 
 /** What a command line is, by the entry it runs. */
 const NAMES: [RegExp, string][] = [
@@ -47,15 +45,8 @@ export function listProcesses(): ProcessList {
 export function cpuTimes(list: ProcessList): Map<number, number> {
   const times = new Map<number, number>();
   for (const pid of list.keys()) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // The fields after the command's name, which may hold spaces, closed by its ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
-      times.set(pid, (ticks * 1000) / TICKS_PER_SECOND);
-    } catch {
-      // Ended.
-    }
+    const seconds = cpuSecondsOf(pid);
+    if (seconds !== undefined) times.set(pid, seconds * 1000);
   }
   return times;
 }
