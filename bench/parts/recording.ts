@@ -115,8 +115,8 @@ export async function runRecording(bench: BenchContext): Promise<BenchRow[]> {
   // 4 s segments), the recorder with shorter and longer segments, so with more and fewer of its
   // key-frame requests (each makes every simulcast layer a key frame): where a cost shows, this
   // tells whether they are it (2 s, the default before, was seen to cost a viewer; decision 0075). (Its
-  // priority, RECORDING_NICE=0 against the default 10, showed no difference in two runs:
-  // docs/benchmarks.md.)
+  // priority, RECORDING_NICE=0 against 10, showed no difference here in two runs; on a saturated
+  // machine 10 starved it: decision 0111.)
   const sides: Side[] = [
     { name: 'off' },
     { name: 'on', env: {} },

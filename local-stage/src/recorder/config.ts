@@ -28,7 +28,7 @@ const envSchema = z.object({
   RECORDING_MAX_MB: integer('RECORDING_MAX_MB', 2048, 1, 100 * 1024 * 1024),
   RECORDING_MIN_FREE_MB: integer('RECORDING_MIN_FREE_MB', 1024, 0, 100 * 1024 * 1024),
   RECORDING_SEGMENT_MS: integer('RECORDING_SEGMENT_MS', 4000, 500, 10_000),
-  RECORDING_NICE: integer('RECORDING_NICE', 10, 0, 19),
+  RECORDING_NICE: integer('RECORDING_NICE', 0, 0, 19),
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
 });
 
@@ -40,7 +40,10 @@ export interface RecorderProcessConfig extends StagePlayerConfig {
   maxBytes: number;
   minFreeBytes: number;
   segmentMs: number;
-  /** The recorder process's niceness: below the stage and the cameras, whose frames are live. */
+  /**
+   * The recorder process's niceness: 0 by default, the stage's and the cameras' own (decision
+   * 0111: a starved recorder reads its sockets late and loses what it records).
+   */
   nice: number;
   /** The ffmpeg that decodes each segment's preview picture (decision 0084). */
   ffmpeg: string;
