@@ -54,6 +54,7 @@ test('6 joins and leaves by 3 viewers beside a Watch all tab, a camera process k
     participants: 0,
     audioListeners: 0,
     cameraViewers: 0,
+    thumbnailSessions: 0,
   });
   // Three viewers and the three tiles of the Watch all tab (and the WHIP publisher's session).
   expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(7);

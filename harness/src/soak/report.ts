@@ -39,6 +39,8 @@ export interface SoakResult {
     participants: number;
     audioListeners: number;
     cameraViewers: number;
+    /** The thumbnail process's sessions (counted apart from the viewers' peer connections). */
+    thumbnailSessions: number;
   };
   rssMiB: MemoryTrend;
   joinMs: { p50: number; p95: number; max: number };
@@ -114,6 +116,7 @@ export function soakReport(parts: SoakParts): SoakResult {
       participants: perStage.reduce((sum, stage) => sum + stage.participants, 0),
       audioListeners: perStage.reduce((sum, stage) => sum + stage.audioListeners, 0),
       cameraViewers: perStage.reduce((sum, stage) => sum + stage.camera.viewers, 0),
+      thumbnailSessions: finalStats.thumbnailSessions,
     },
     rssMiB: { start: rss[0] ?? 0, peak: Math.max(...rss), end: rss.at(-1) ?? 0 },
     joinMs: { p50: percentile(0.5), p95: percentile(0.95), max: Math.max(0, ...viewers.joinMs) },

@@ -101,6 +101,13 @@ async function route(
     const token = bearerToken(request);
     const offer = await readBody(request);
     const created = await endpoint.create(stageId, token, offer.toString('utf8'));
+    if (response.destroyed) {
+      // The client gave up before its answer (its request timed out, its page closed): it cannot
+      // connect to the session nor end it, so the session ends now rather than hold its seat and
+      // its publisher's listener until the connect timeout.
+      endpoint.session(stageId, created.id)?.end();
+      return;
+    }
     const body = Buffer.from(created.answer);
     // RFC 9725 §4.6. A client that does not trickle has gathered before it sees them: it needs an
     // ICE server of its own, or to trickle (docs/deployment.md#whip-and-whep-clients-behind-firewalls).
