@@ -7,6 +7,7 @@
  * (docs/decisions/0084-recording-what-a-person-watches.md) share it.
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 const DECODE_TIMEOUT_MS = 5_000;
 const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
@@ -28,6 +29,8 @@ export interface DecodeOptions {
   ffmpeg?: string;
   /** A decode still running after this long is killed (5 s by default). */
   timeoutMs?: number;
+  /** The ffmpeg process's niceness (`os.setPriority`); the caller's own by default. */
+  nice?: number;
 }
 
 export class DecodeError extends Error {
@@ -84,6 +87,13 @@ export function decodeKeyFrame(keyFrame: EncodedKeyFrame, options: DecodeOptions
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpeg, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    if (options.nice !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, options.nice);
+      } catch {
+        // Gone already (it failed at once), or not ours to lower: it runs at the caller's.
+      }
+    }
     const out: Buffer[] = [];
     let size = 0;
     let errors = '';

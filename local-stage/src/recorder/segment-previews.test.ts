@@ -1,17 +1,18 @@
 /**
  * What a segment's preview costs (segment-previews.ts, decision 0084): one decode at a time per
  * aircraft, a key frame that comes meanwhile gets no preview rather than a queue; without ffmpeg
- * no preview, said once; a decode that fails costs its preview and nothing of the segment.
+ * no preview, said once; a decode that fails costs its preview and nothing of the segment; the
+ * decode runs below the recorder (decision 0111).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSegmentIndexLine, SEGMENT_INDEX_FILE } from '@tailcam/protocol/recordings';
 import type { EncodedKeyFrame } from '../codecs/decode-key-frame';
 import { createStageLogger } from '../stage-log';
-import { SegmentPreviews } from './segment-previews';
+import { PREVIEW_NICE, SegmentPreviews } from './segment-previews';
 import { SpanWriter } from './span-writer';
 
 const hasFfmpeg = spawnSync('ffmpeg', ['-version']).status === 0;
@@ -69,6 +70,19 @@ describe('segment previews', () => {
         /^recording: could not run \/nonexistent\/ffmpeg: .*; segments are written without previews/,
       ),
     ]);
+  });
+
+  it('decode below the recorder: ffmpeg runs at niceness PREVIEW_NICE (a picture may wait)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tailcam-preview-nice-'));
+    const reported = join(dir, 'niceness');
+    // An "ffmpeg" that takes its input, tells its niceness and gives no picture.
+    const ffmpeg = join(dir, 'ffmpeg');
+    writeFileSync(ffmpeg, `#!/bin/sh\ncat > /dev/null\nsleep 0.2\nnice > '${reported}'\nexit 1\n`, {
+      mode: 0o755,
+    });
+    const previews = new SegmentPreviews({ ffmpeg, log: logLines().log });
+    expect(await previews.forAircraft()(KEY_FRAME)).toBeUndefined();
+    expect(Number(readFileSync(reported, 'utf8'))).toBe(Math.max(PREVIEW_NICE, getPriority()));
   });
 
   it.skipIf(!hasFfmpeg)(

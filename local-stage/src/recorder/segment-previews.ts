@@ -1,11 +1,13 @@
 /**
  * Each segment's preview picture (docs/decisions/0084-recording-what-a-person-watches.md): the key
  * frame a segment starts with, decoded by ffmpeg (codecs/decode-key-frame.ts, a process per
- * picture, at the recorder's niceness) into a JPEG 160 px wide, its aspect kept. No key frame is
+ * picture, at niceness PREVIEW_NICE: a picture may wait, what the recorder receives may not,
+ * decision 0111) into a JPEG 160 px wide, its aspect kept. No key frame is
  * asked for it. The cost is bounded: at most one decode in flight per aircraft, and a segment that
  * starts meanwhile gets no preview rather than a queue; a failed decode costs only its preview.
  * Without ffmpeg, segments are written without previews and the log says so once.
  */
+import { getPriority } from 'node:os';
 import { DecodeError, decodeKeyFrame, type EncodedKeyFrame } from '../codecs/decode-key-frame';
 import type { StageLogger } from '../stage-log';
 
@@ -13,6 +15,8 @@ import type { StageLogger } from '../stage-log';
 export const PREVIEW_WIDTH = 160;
 /** A decode that takes longer is killed: the next segment's key frame comes within seconds. */
 const DECODE_TIMEOUT_MS = 3_000;
+/** The decode's niceness: below the recorder, the stage and the cameras (decision 0111). */
+export const PREVIEW_NICE = 10;
 
 /** One aircraft's previews: a JPEG to come for `keyFrame`, or undefined when it gets none. */
 export type PreviewMaker = (keyFrame: EncodedKeyFrame) => Promise<Buffer | undefined> | undefined;
@@ -58,6 +62,8 @@ export class SegmentPreviews {
         ffmpeg: this.options.ffmpeg,
         width: { min: PREVIEW_WIDTH, max: PREVIEW_WIDTH },
         timeoutMs: DECODE_TIMEOUT_MS,
+        // Never above the recorder's own (a recorder run niced further keeps its decodes so).
+        nice: Math.max(PREVIEW_NICE, getPriority()),
       });
       this.counts.decodes += 1;
       return jpeg;
