@@ -2,9 +2,9 @@
  * Each segment's preview picture (docs/decisions/0084-recording-what-a-person-watches.md): the key
  * frame a segment starts with, decoded by ffmpeg (codecs/decode-key-frame.ts, a process per
  * picture, at niceness PREVIEW_NICE: a picture may wait, what the recorder receives may not,
- * decision 0111) into a JPEG 160 px wide, its aspect kept. No key frame is
- * asked for it. The cost is bounded: at most one decode in flight per aircraft, and a segment that
- * starts meanwhile gets no preview rather than a queue; a failed decode costs only its preview.
+ * decision 0111) into a JPEG 160 px wide, its aspect kept. No key frame is asked for it. The cost
+ * is bounded: at most one decode in flight per aircraft, and a segment that starts meanwhile gets
+ * no preview rather than a queue; a failed decode costs only its preview.
  * Without ffmpeg, segments are written without previews and the log says so once.
  */
 import { getPriority } from 'node:os';
