@@ -6,7 +6,7 @@
  * With RECORDING=off it has nothing to do and exits at once (code 0); a configuration error exits
  * with code 2.
  */
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STAGE_TOKEN_SECRET_FILE } from '@tailcam/protocol/secret-file';
@@ -39,11 +39,14 @@ async function main(config: RecorderProcessConfig, log: StageLogger): Promise<vo
     log.info('RECORDING=off: nothing to record; exiting');
     process.exit(0);
   }
-  // What it writes may wait; what the stage forwards and the cameras encode may not.
-  try {
-    setPriority(config.nice);
-  } catch (error) {
-    log.warn(`recording: cannot lower the recorder's priority (${String(error)}); going on`);
+  // At the stage's priority by default (decision 0111: what it receives may not wait); lowered only
+  // by RECORDING_NICE, never raised above what it was started with (`nice npm start`).
+  if (config.nice > getPriority()) {
+    try {
+      setPriority(config.nice);
+    } catch (error) {
+      log.warn(`recording: cannot lower the recorder's priority (${String(error)}); going on`);
+    }
   }
   const secret = config.tokenSecret
     ? new TextEncoder().encode(config.tokenSecret)
