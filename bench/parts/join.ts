@@ -61,12 +61,17 @@ interface CpuProbe {
   ms: number;
 }
 
+/** How a click is made: the pointer on the card first, a person's press, `--cpu`'s window. */
+interface ClickWay {
+  hoverMs?: number;
+  pressMs?: number;
+  cpu?: CpuProbe | undefined;
+}
+
 export async function measureClick(
   page: Page,
   streamId: string,
-  hoverMs = 0,
-  pressMs = 0,
-  cpu?: CpuProbe,
+  { hoverMs = 0, pressMs = 0, cpu }: ClickWay = {},
 ): Promise<JoinSample> {
   const card = streamCard(page, streamId);
   await readyToWait(page);
@@ -201,11 +206,9 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
         // stream in turn. (A variant that always followed the other on the same stream ~150 ms
         // later waited for its key frame: the camera's encoder ignores a PLI within 300 ms of
         // the last one, so its join took 300 ms more.)
-        const sample = await measureClick(
-          page,
-          STREAMS[(index + 3) % 3] ?? 'N743AS',
-          bench.options.hoverMs,
-        );
+        const sample = await measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS', {
+          hoverMs: bench.options.hoverMs,
+        });
         if (index >= 0) groups[group]?.push(sample);
       }
       await page.evaluate(() => localStorage.removeItem('tailcam-exp'));
@@ -228,13 +231,9 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       await page.goto('/home');
       const sample = await sampleOrFailure(
         () =>
-          measureClick(
-            page,
-            STREAMS[(index + 3) % 3] ?? 'N743AS',
-            0,
-            0,
-            index >= 0 ? cpu : undefined,
-          ),
+          measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS', {
+            cpu: index >= 0 ? cpu : undefined,
+          }),
         failed.fresh,
       );
       if (index >= 0 && sample) fresh.push(sample);
@@ -243,7 +242,7 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
     for (let index = 0; index < joins; index += 1) {
       await page.goto('/home');
       const sample = await sampleOrFailure(
-        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', HOVER_MS),
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', { hoverMs: HOVER_MS }),
         failed.hovered,
       );
       if (sample) hovered.push(sample);
@@ -252,7 +251,7 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
     for (let index = 0; index < joins; index += 1) {
       await page.goto('/home');
       const sample = await sampleOrFailure(
-        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', 0, PRESS_MS),
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', { pressMs: PRESS_MS }),
         failed.pressed,
       );
       if (sample) pressed.push(sample);
@@ -325,7 +324,7 @@ async function tracedClicks(bench: BenchContext, page: Page, prefix: string): Pr
         path,
         categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel'],
       });
-      const sample = await measureClick(page, STREAMS[index % 3] ?? 'N743AS', hoverMs);
+      const sample = await measureClick(page, STREAMS[index % 3] ?? 'N743AS', { hoverMs });
       await bench.browser.stopTracing();
       const summary = summarizeClickTrace(path, sample.totalMs);
       lines.push(

@@ -88,9 +88,21 @@ export interface SoakParts {
 
 const byMinute = (values: number[]) => [...values].map((value) => value ?? 0);
 
+/** What the stage still holds: all 0 once every viewer has left (the soak's final check). */
+export function leftOnStage(stats: StageStats): SoakResult['finalStage'] {
+  const perStage = Object.values(stats.stages);
+  return {
+    sockets: stats.sockets,
+    peerConnections: stats.peerConnections,
+    participants: perStage.reduce((sum, stage) => sum + stage.participants, 0),
+    audioListeners: perStage.reduce((sum, stage) => sum + stage.audioListeners, 0),
+    cameraViewers: perStage.reduce((sum, stage) => sum + stage.camera.viewers, 0),
+    thumbnailSessions: stats.thumbnailSessions,
+  };
+}
+
 export function soakReport(parts: SoakParts): SoakResult {
   const { viewers, sampler, finalStats } = parts;
-  const perStage = Object.values(finalStats.stages);
   const stageSamples = sampler.stageSamples;
   const rss = stageSamples.map((sample) => sample.rssMiB);
   const percentile = (q: number) =>
@@ -110,14 +122,7 @@ export function soakReport(parts: SoakParts): SoakResult {
     serverErrorLines: serverErrorLines(parts.logFile),
     stageSamples,
     maxConcurrentPeerConnections: Math.max(...stageSamples.map((s) => s.peerConnections)),
-    finalStage: {
-      sockets: finalStats.sockets,
-      peerConnections: finalStats.peerConnections,
-      participants: perStage.reduce((sum, stage) => sum + stage.participants, 0),
-      audioListeners: perStage.reduce((sum, stage) => sum + stage.audioListeners, 0),
-      cameraViewers: perStage.reduce((sum, stage) => sum + stage.camera.viewers, 0),
-      thumbnailSessions: finalStats.thumbnailSessions,
-    },
+    finalStage: leftOnStage(finalStats),
     rssMiB: { start: rss[0] ?? 0, peak: Math.max(...rss), end: rss.at(-1) ?? 0 },
     joinMs: { p50: percentile(0.5), p95: percentile(0.95), max: Math.max(0, ...viewers.joinMs) },
     stageRestarts: sampler.stageRestarts(),

@@ -21,7 +21,7 @@ import { loadAverage } from '../load-average';
 import { churnWhipPublisher, killCameras } from './churn';
 import type { SoakOptions, SoakRun } from './context';
 import { Sampler } from './instruments';
-import { soakReport, type SoakResult } from './report';
+import { leftOnStage, soakReport, type SoakResult } from './report';
 import { launchViewerBrowser, type ViewerBrowser, type ViewerPage } from './viewer-pages';
 import { openWatchAll, runViewers, tilesPlayingAtEnd } from './viewers';
 
@@ -78,22 +78,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const durationMs = Date.now() - run.started;
     await sampler.stop();
 
-    // Every viewer has gone: the stage must come back to nothing (the thumbnail process's
-    // sessions end 4 s after the viewers' /home asked for its last picture), every count the
-    // report checks included: a camera's listeners go a moment after the last connection.
+    // Every viewer has gone: the stage must come back to nothing, every count the report checks
+    // (the thumbnail process's sessions end 4 s after the viewers' /home asked for its last
+    // picture; a camera's listeners go a moment after the last connection).
     let finalStats = await sampler.sample();
     await pollUntil(async () => {
       finalStats = await sampler!.sample();
-      const stages = Object.values(finalStats.stages);
-      return (
-        finalStats.sockets === 0 &&
-        finalStats.peerConnections === 0 &&
-        finalStats.thumbnailSessions === 0 &&
-        stages.every(
-          (stage) =>
-            stage.participants === 0 && stage.audioListeners === 0 && stage.camera.viewers === 0,
-        )
-      );
+      return Object.values(leftOnStage(finalStats)).every((count) => count === 0);
     }, 15_000);
     return soakReport({
       browser: `${viewerBrowser.name} ${viewerBrowser.version}`,

@@ -7,7 +7,7 @@
  * (docs/decisions/0084-recording-what-a-person-watches.md) share it.
  */
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 const DECODE_TIMEOUT_MS = 5_000;
 const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
@@ -29,7 +29,10 @@ export interface DecodeOptions {
   ffmpeg?: string;
   /** A decode still running after this long is killed (5 s by default). */
   timeoutMs?: number;
-  /** The ffmpeg process's niceness (`os.setPriority`); the caller's own by default. */
+  /**
+   * The ffmpeg process's niceness (`os.setPriority`) at least: never above the caller's priority
+   * (a caller run niced further keeps its decodes so). The caller's own by default.
+   */
   nice?: number;
 }
 
@@ -89,7 +92,7 @@ export function decodeKeyFrame(keyFrame: EncodedKeyFrame, options: DecodeOptions
     const child = spawn(ffmpeg, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     if (options.nice !== undefined && child.pid !== undefined) {
       try {
-        setPriority(child.pid, options.nice);
+        setPriority(child.pid, Math.max(options.nice, getPriority()));
       } catch {
         // Gone already (it failed at once), or not ours to lower: it runs at the caller's.
       }

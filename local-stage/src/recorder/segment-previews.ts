@@ -7,7 +7,6 @@
  * no preview rather than a queue; a failed decode costs only its preview.
  * Without ffmpeg, segments are written without previews and the log says so once.
  */
-import { getPriority } from 'node:os';
 import { DecodeError, decodeKeyFrame, type EncodedKeyFrame } from '../codecs/decode-key-frame';
 import type { StageLogger } from '../stage-log';
 
@@ -62,8 +61,7 @@ export class SegmentPreviews {
         ffmpeg: this.options.ffmpeg,
         width: { min: PREVIEW_WIDTH, max: PREVIEW_WIDTH },
         timeoutMs: DECODE_TIMEOUT_MS,
-        // Never above the recorder's own (a recorder run niced further keeps its decodes so).
-        nice: Math.max(PREVIEW_NICE, getPriority()),
+        nice: PREVIEW_NICE,
       });
       this.counts.decodes += 1;
       return jpeg;
