@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { failureExcerpt } from '@tailcam/harness/failure-excerpt';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const skipped = [];
@@ -81,8 +82,12 @@ async function run(title, command, args, { allowStatus = [], env = {} } = {}) {
   return status;
 }
 
-/** Runs one command with its output lines prefixed with `[name] `; resolves with its status. */
+/**
+ * Runs one command with its output lines prefixed with `[name] `; resolves with its status and
+ * its output's lines (kept for the failure excerpt).
+ */
 function runPrefixed(name, { command, args, env = {} }) {
+  const output = [];
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: root,
@@ -94,14 +99,21 @@ function runPrefixed(name, { command, args, env = {} }) {
       stream.on('data', (chunk) => {
         const lines = (partial + chunk.toString()).split('\n');
         partial = lines.pop() ?? '';
-        for (const line of lines) out.write(`[${name}] ${line}\n`);
+        for (const line of lines) {
+          output.push(line);
+          out.write(`[${name}] ${line}\n`);
+        }
       });
-      stream.on('end', () => partial && out.write(`[${name}] ${partial}\n`));
+      stream.on('end', () => {
+        if (!partial) return;
+        output.push(partial);
+        out.write(`[${name}] ${partial}\n`);
+      });
     };
     prefixLines(child.stdout, process.stdout);
     prefixLines(child.stderr, process.stderr);
     child.on('error', (error) => console.error(`[${name}] cannot run: ${error.message}`));
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('close', (code, signal) => resolve({ status: code ?? (signal ? 1 : 0), output }));
   });
 }
 
@@ -121,12 +133,12 @@ async function runLanes(title, lanes) {
       const done = [];
       for (const command of lane) {
         const commandStartedAt = performance.now();
-        const status = await runPrefixed(command.name, command);
+        const { status, output } = await runPrefixed(command.name, command);
         const seconds = (performance.now() - commandStartedAt) / 1000;
         console.log(
           `[tailcam test] ${command.name}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(1)} s`,
         );
-        done.push({ name: command.name, status, seconds });
+        done.push({ name: command.name, status, seconds, output });
         if (status !== 0) break;
       }
       return done;
@@ -138,6 +150,10 @@ async function runLanes(title, lanes) {
   }
   const failed = ends.flat().filter(({ status }) => status !== 0);
   if (failed.length > 0) {
+    for (const { name, output } of failed) {
+      console.error(`\n[tailcam test] ${name} failed; what it said of it:`);
+      for (const line of failureExcerpt(output)) console.error(`[${name}] ${line}`);
+    }
     printDurations();
     console.error(
       `\n[tailcam test] FAILED: ${title}: ${failed.map(({ name }) => name).join(', ')}`,
