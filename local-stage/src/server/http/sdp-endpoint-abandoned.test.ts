@@ -53,12 +53,15 @@ function fakeEndpoint(name: 'whip' | 'whep'): FakeEndpoint {
 }
 
 let server: Server | undefined;
+/** Resolved when the server sees a response's connection close (its client gone, or answered). */
+let responseClosed: Promise<void> = Promise.resolve();
 afterEach(
   () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
 );
 
 async function serve(endpoint: SdpEndpoint): Promise<number> {
   server = createServer((request, response) => {
+    responseClosed = new Promise((resolve) => response.on('close', () => resolve()));
     void handleSdpEndpoint(request, response, request.url ?? '', endpoint);
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
@@ -92,7 +95,7 @@ for (const name of ['whip', 'whep'] as const) {
     await endpoint.created;
     client.destroy();
     // The server sees the connection close, then the stage answers.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await responseClosed;
     endpoint.answer();
     await waitUntil(() => endpoint.ended.get('session-1') === true, 'the session ended', 2_000);
   });
