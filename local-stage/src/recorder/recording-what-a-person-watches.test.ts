@@ -157,8 +157,9 @@ describe('the recorder and a synthetic camera', () => {
       await person.close();
       const span = (await readSpans(root, 'N743AS')).at(-1);
       const dir = span?.dir ?? '';
-      // The last preview is written once its decode is done, after the segment. A segment that
-      // starts while its aircraft's last decode still runs gets none (skipped, not queued).
+      // The last preview is written once its decode is done, after the segment. The newest key
+      // frame that comes while its aircraft's decode runs waits for it; an older one waiting gets
+      // none (skipped).
       let stored: StoredSegment[] = [];
       await waitUntil(
         async () => {

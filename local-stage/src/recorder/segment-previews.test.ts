@@ -1,6 +1,6 @@
 /**
  * What a segment's preview costs (segment-previews.ts, decision 0084): one decode at a time per
- * aircraft, a key frame that comes meanwhile gets no preview rather than a queue; without ffmpeg
+ * aircraft, the newest key frame that comes meanwhile waiting for it (decision 0111); without ffmpeg
  * no preview, said once; a decode that fails costs its preview and nothing of the segment; the
  * decode runs below the recorder (decision 0111).
  */
@@ -36,25 +36,36 @@ function logLines() {
 }
 
 describe('segment previews', () => {
-  it('decode one key frame at a time per aircraft: one that comes meanwhile gets none', async () => {
-    const pending: ((jpeg: Buffer) => void)[] = [];
+  it('decode one key frame at a time per aircraft; the newest that comes meanwhile waits for it, an older one gets none', async () => {
+    const pending: { data: Buffer; resolve: (jpeg: Buffer) => void }[] = [];
     const previews = new SegmentPreviews({
       ffmpeg: 'ffmpeg',
       log: logLines().log,
-      decode: () => new Promise<Buffer>((resolve) => pending.push(resolve)),
+      decode: (keyFrame) =>
+        new Promise<Buffer>((resolve) =>
+          pending.push({ data: Buffer.from(keyFrame.data), resolve }),
+        ),
     });
+    const frame = (n: number) => ({ ...KEY_FRAME, data: Buffer.from([n]) });
     const n743as = previews.forAircraft();
     const n953as = previews.forAircraft();
-    const first = n743as(KEY_FRAME);
-    expect(first).toBeInstanceOf(Promise);
-    expect(n743as(KEY_FRAME)).toBeUndefined();
+    const first = n743as(frame(1));
+    const dropped = n743as(frame(2));
+    const newest = n743as(frame(3));
     // Another aircraft's is its own.
-    expect(n953as(KEY_FRAME)).toBeInstanceOf(Promise);
-    expect(pending).toHaveLength(2);
-    pending[0]?.(Buffer.from('jpeg'));
-    expect(await first).toEqual(Buffer.from('jpeg'));
-    expect(n743as(KEY_FRAME)).toBeInstanceOf(Promise);
-    expect(previews.counts).toMatchObject({ decodes: 1, skipped: 1 });
+    const other = n953as(frame(4));
+    expect(pending.map(({ data }) => data[0])).toEqual([1, 4]);
+
+    pending[0]?.resolve(Buffer.from('jpeg 1'));
+    expect(await first).toEqual(Buffer.from('jpeg 1'));
+    expect(await dropped).toBeUndefined();
+    // Only once the first is done: one decode at a time.
+    expect(pending.map(({ data }) => data[0])).toEqual([1, 4, 3]);
+    pending[2]?.resolve(Buffer.from('jpeg 3'));
+    expect(await newest).toEqual(Buffer.from('jpeg 3'));
+    pending[1]?.resolve(Buffer.from('jpeg 4'));
+    expect(await other).toEqual(Buffer.from('jpeg 4'));
+    expect(previews.counts).toMatchObject({ decodes: 3, skipped: 1 });
   });
 
   it('give none without ffmpeg, and say so once', async () => {

@@ -3,8 +3,9 @@
  * frame a segment starts with, decoded by ffmpeg (codecs/decode-key-frame.ts, a process per
  * picture, at niceness PREVIEW_NICE: a picture may wait, what the recorder receives may not,
  * decision 0111) into a JPEG 160 px wide, its aspect kept. No key frame is asked for it. The cost
- * is bounded: at most one decode in flight per aircraft, and a segment that starts meanwhile gets
- * no preview rather than a queue; a failed decode costs only its preview.
+ * is bounded: at most one decode in flight per aircraft, and the newest key frame that comes
+ * meanwhile waits for it (one waiting: an older one is dropped, its segment gets no preview); a
+ * failed decode costs only its preview.
  * Without ffmpeg, segments are written without previews and the log says so once.
  */
 import { DecodeError, decodeKeyFrame, type EncodedKeyFrame } from '../codecs/decode-key-frame';
@@ -38,19 +39,33 @@ export class SegmentPreviews {
 
   constructor(private readonly options: SegmentPreviewsOptions) {}
 
-  /** A maker for one aircraft: one decode at a time; a key frame that comes meanwhile gets none. */
+  /**
+   * A maker for one aircraft: one decode at a time, and the newest key frame that comes meanwhile
+   * decoded after it (a picture at niceness 10 on a busy machine may outlast its segment, decision
+   * 0111); an older one waiting is dropped, and its promise gives undefined.
+   */
   forAircraft(): PreviewMaker {
     let decoding = false;
-    return (keyFrame) => {
-      if (this.unavailable) return undefined;
-      if (decoding) {
-        this.counts.skipped += 1;
-        return undefined;
-      }
+    /** The newest key frame that came during the decode, and who waits for its picture. */
+    let waiting:
+      { keyFrame: EncodedKeyFrame; give: (jpeg: Promise<Buffer | undefined>) => void } | undefined;
+    const run = (keyFrame: EncodedKeyFrame): Promise<Buffer | undefined> => {
       decoding = true;
       return this.decode(keyFrame).finally(() => {
         decoding = false;
+        const next = waiting;
+        waiting = undefined;
+        next?.give(this.unavailable ? Promise.resolve(undefined) : run(next.keyFrame));
       });
+    };
+    return (keyFrame) => {
+      if (this.unavailable) return undefined;
+      if (!decoding) return run(keyFrame);
+      if (waiting) {
+        this.counts.skipped += 1;
+        waiting.give(Promise.resolve(undefined));
+      }
+      return new Promise((resolve) => (waiting = { keyFrame, give: resolve }));
     };
   }
 
