@@ -99,27 +99,33 @@ function mix(a: Rgb, b: Rgb, t: number): Rgb {
  * into the column's part and the phase's (sin(a + b) = sin a·cos b + cos a·sin b), so a frame
  * takes three sines and cosines in all rather than three a column.
  */
+/** The three sines a ridge's height sums. */
+const RIDGE_HARMONICS = [
+  { frequency: 2.1, phase: 1, seed: 1, weight: 0.6 },
+  { frequency: 5.3, phase: 1.7, seed: 2, weight: 0.3 },
+  { frequency: 11.7, phase: 2.9, seed: 0, weight: 0.1 },
+] as const;
+type RidgeHarmonic = (typeof RIDGE_HARMONICS)[number];
+
+/** One value for each of the ridge's three harmonics, in their order. */
+function perHarmonic<T>(make: (harmonic: RidgeHarmonic) => T): readonly [T, T, T] {
+  const [first, second, third] = RIDGE_HARMONICS;
+  return [make(first), make(second), make(third)];
+}
+
 export class Ridge {
-  private static readonly HARMONICS = [
-    { frequency: 2.1, phase: 1, seed: 1, weight: 0.6 },
-    { frequency: 5.3, phase: 1.7, seed: 2, weight: 0.3 },
-    { frequency: 11.7, phase: 2.9, seed: 0, weight: 0.1 },
-  ] as const;
-  private readonly sines: Float64Array[];
-  private readonly cosines: Float64Array[];
+  private readonly sines: readonly [Float64Array, Float64Array, Float64Array];
+  private readonly cosines: readonly [Float64Array, Float64Array, Float64Array];
 
   constructor(width: number, seed: number) {
-    this.sines = Ridge.HARMONICS.map(() => new Float64Array(width));
-    this.cosines = Ridge.HARMONICS.map(() => new Float64Array(width));
-    Ridge.HARMONICS.forEach((harmonic, index) => {
-      const sines = this.sines[index] as Float64Array;
-      const cosines = this.cosines[index] as Float64Array;
-      for (let x = 0; x < width; x += 1) {
-        const angle = (x / width) * harmonic.frequency + seed * harmonic.seed;
-        sines[x] = Math.sin(angle);
-        cosines[x] = Math.cos(angle);
-      }
-    });
+    const columns = (wave: (angle: number) => number) =>
+      perHarmonic((harmonic) =>
+        Float64Array.from({ length: width }, (_, x) =>
+          wave((x / width) * harmonic.frequency + seed * harmonic.seed),
+        ),
+      );
+    this.sines = columns(Math.sin);
+    this.cosines = columns(Math.cos);
   }
 
   /** Writes top[x] = round(base + scale × height(x)), clamped to [low, high]. */
@@ -132,16 +138,12 @@ export class Ridge {
     high: number,
     top: Int32Array,
   ): void {
-    const [first, second, third] = Ridge.HARMONICS.map((harmonic) => ({
+    const [first, second, third] = perHarmonic((harmonic) => ({
       sin: Math.sin(phase * harmonic.phase) * harmonic.weight,
       cos: Math.cos(phase * harmonic.phase) * harmonic.weight,
-    })) as [
-      { sin: number; cos: number },
-      { sin: number; cos: number },
-      { sin: number; cos: number },
-    ];
-    const [s0, s1, s2] = this.sines as [Float64Array, Float64Array, Float64Array];
-    const [c0, c1, c2] = this.cosines as [Float64Array, Float64Array, Float64Array];
+    }));
+    const [s0, s1, s2] = this.sines;
+    const [c0, c1, c2] = this.cosines;
     for (let x = 0; x < top.length; x += 1) {
       const height =
         (s0[x] as number) * first.cos +
