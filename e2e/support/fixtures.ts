@@ -62,6 +62,29 @@ export async function recordWhenShown(page: Page, text: string): Promise<() => P
 }
 
 /**
+ * Records every text the page's live regions (`aria-live`) say, in order, however soon the next
+ * replaces it (the player's one polite region says each announcement in turn: a choice's, then
+ * the HUD's phase of flight 60 ms later). Call before the page loads; poll the returned function.
+ */
+export async function recordAnnouncements(page: Page): Promise<() => Promise<string[]>> {
+  await page.addInitScript(() => {
+    const said: string[] = [];
+    (window as unknown as { e2eAnnounced: string[] }).e2eAnnounced = said;
+    new MutationObserver((mutations) => {
+      for (const mutation of mutations) {
+        const target =
+          mutation.target instanceof Element ? mutation.target : mutation.target.parentElement;
+        const region = target?.closest('[aria-live]');
+        const text = region?.textContent?.trim();
+        if (text && said.at(-1) !== text) said.push(text);
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  return () =>
+    page.evaluate(() => [...(window as unknown as { e2eAnnounced: string[] }).e2eAnnounced]);
+}
+
+/**
  * Counts top-level navigations (loads and reloads) of the page: a recovery "without a reload"
  * leaves it unchanged.
  */
