@@ -67,6 +67,7 @@ export function PlayerFlightData({
   videoBox,
   controls,
   announce,
+  announceWhenFree,
   keysEnabled,
 }: FlightDataSlot) {
   const store = useLiveFlightData(onInBandMessage, videoBox);
@@ -77,7 +78,11 @@ export function PlayerFlightData({
     <>
       {shown &&
         videoBox &&
-        createPortal(<FlightHud mode="live" store={store} onAnnounce={announce} />, videoBox)}
+        createPortal(
+          // A change of phase comes by itself: it waits for the viewer's last message to stand.
+          <FlightHud mode="live" store={store} onAnnounce={announceWhenFree ?? announce} />,
+          videoBox,
+        )}
       {status !== 'none' &&
         controls &&
         createPortal(

@@ -56,8 +56,13 @@ export interface FlightDataSlot {
   videoBox: HTMLDivElement | null;
   /** The player's controls, where its toggle goes; null in a tile, which has none. */
   controls: HTMLDivElement | null;
-  /** Says it in the player's polite live region; none in a tile. */
+  /** Says it in the player's polite live region (the viewer's own action's); none in a tile. */
   announce?: ((text: string) => void) | undefined;
+  /**
+   * Says it there once the message there has stood a second (what the page says by itself: a
+   * change of flight phase); none in a tile.
+   */
+  announceWhenFree?: ((text: string) => void) | undefined;
   /** Whether the player's keys work now (not while its help is open); none in a tile. */
   keysEnabled?: (() => boolean) | undefined;
 }
@@ -92,7 +97,7 @@ export function StreamPlayer({ streamId, Rewind, FlightData, OffAirSince }: Stre
   const [behind, setBehind] = useState(false);
   const [statsOpen, setStatsOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
-  const { announcement, announce } = useAnnouncer();
+  const { announcement, announce, announceWhenFree } = useAnnouncer();
   const { shortcuts } = uiText;
   const live = useLiveVideo(streamId, { frameDetail: statsOpen });
   const { state, videoRef, figures, quality, layers, preferLayer } = live;
@@ -227,6 +232,7 @@ export function StreamPlayer({ streamId, Rewind, FlightData, OffAirSince }: Stre
               videoBox={videoBox}
               controls={controls}
               announce={announce}
+              announceWhenFree={announceWhenFree}
               keysEnabled={() => !helpOpen}
             />
           </Suspense>

@@ -1,0 +1,64 @@
+import { act, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { ANNOUNCEMENT_HOLD_MS, useAnnouncer } from './use-announcer';
+
+let say: ReturnType<typeof useAnnouncer> | undefined;
+
+/** The player's polite region as the player renders it. */
+function Region() {
+  const announcer = useAnnouncer();
+  say = announcer;
+  return (
+    <div aria-live="polite" data-testid="region">
+      <span key={announcer.announcement.id}>{announcer.announcement.text}</span>
+    </div>
+  );
+}
+
+const region = () => screen.getByTestId('region');
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  vi.advanceTimersByTime(10_000);
+  render(<Region />);
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+it("says the viewer's own messages at once, one after another", () => {
+  act(() => say?.announce('Live stats shown'));
+  expect(region()).toHaveTextContent('Live stats shown');
+  act(() => say?.announce('Live stats hidden'));
+  expect(region()).toHaveTextContent('Live stats hidden');
+});
+
+it("says what comes by itself once the viewer's message has stood a second, the newest only", () => {
+  act(() => say?.announce('Quality: Auto'));
+  act(() => vi.advanceTimersByTime(60));
+  act(() => say?.announceWhenFree('Flight phase: Takeoff'));
+  act(() => say?.announceWhenFree('Flight phase: Climb'));
+  expect(region()).toHaveTextContent('Quality: Auto');
+  act(() => vi.advanceTimersByTime(ANNOUNCEMENT_HOLD_MS - 61));
+  expect(region()).toHaveTextContent('Quality: Auto');
+  act(() => vi.advanceTimersByTime(1));
+  expect(region()).toHaveTextContent('Flight phase: Climb');
+  act(() => vi.advanceTimersByTime(ANNOUNCEMENT_HOLD_MS * 2));
+  expect(region()).toHaveTextContent('Flight phase: Climb');
+});
+
+it('says what comes by itself at once when nothing was said for a second, and lets the viewer cut in', () => {
+  act(() => say?.announceWhenFree('Flight phase: Climb'));
+  expect(region()).toHaveTextContent('Flight phase: Climb');
+  act(() => say?.announce('Live stats shown'));
+  act(() => vi.advanceTimersByTime(500));
+  act(() => say?.announceWhenFree('Flight phase: Cruise'));
+  act(() => say?.announce('Live stats hidden'));
+  expect(region()).toHaveTextContent('Live stats hidden');
+  // Due 500 ms on, the waiting one looks again: the viewer's message has stood only 500 ms.
+  act(() => vi.advanceTimersByTime(999));
+  expect(region()).toHaveTextContent('Live stats hidden');
+  act(() => vi.advanceTimersByTime(1));
+  expect(region()).toHaveTextContent('Flight phase: Cruise');
+});
