@@ -1,13 +1,16 @@
 import { act, render, screen } from '@testing-library/react';
+import { useEffect } from 'react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ANNOUNCEMENT_HOLD_MS, useAnnouncer } from './use-announcer';
 
 let say: ReturnType<typeof useAnnouncer> | undefined;
 
-/** The player's polite region as the player renders it. */
-function Region() {
+/** The player's polite region as the player renders it; `expose` hands the test its announcer. */
+function Region({ expose }: { expose: (announcer: ReturnType<typeof useAnnouncer>) => void }) {
   const announcer = useAnnouncer();
-  say = announcer;
+  useEffect(() => {
+    expose(announcer);
+  });
   return (
     <div aria-live="polite" data-testid="region">
       <span key={announcer.announcement.id}>{announcer.announcement.text}</span>
@@ -20,7 +23,7 @@ const region = () => screen.getByTestId('region');
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   vi.advanceTimersByTime(10_000);
-  render(<Region />);
+  render(<Region expose={(announcer) => (say = announcer)} />);
 });
 
 afterEach(() => {
