@@ -10,11 +10,16 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { createPortal } from 'react-dom';
 import { FlightHud } from '@/features/flight-data/components/flight-hud';
 import { FlightHudToggle } from '@/features/flight-data/components/flight-hud-toggle';
+import { useAnnounceWhenFree } from '@/features/flight-data/hooks/use-announce-when-free';
 import { useFlightHudToggle } from '@/features/flight-data/hooks/use-flight-hud-toggle';
 import { flightSampleFromPayload } from '@/features/flight-data/lib/flight-payload';
 import { FrameAlignedSamples, MAX_HOLD_MS } from '@/features/flight-data/lib/frame-aligned';
 import { LiveFlightData } from '@/features/flight-data/lib/live-flight-data';
 import type { FlightDataSlot } from '@/features/player/components/stream-player';
+
+/** A player with no live region (none says anything), and a region where nothing was said. */
+const NO_ANNOUNCER = () => undefined;
+const NEVER = { current: -Infinity } as const;
 
 const CONTROL_BUTTON =
   'inline-flex size-8 items-center justify-center rounded-lg bg-slate-950/75 text-slate-200 ring-1 ring-slate-700/80 backdrop-blur-sm transition hover:bg-slate-800 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:outline-none aria-pressed:bg-sky-500 aria-pressed:text-slate-950 aria-pressed:ring-sky-300';
@@ -67,10 +72,12 @@ export function PlayerFlightData({
   videoBox,
   controls,
   announce,
-  announceWhenFree,
+  announcedAt,
   keysEnabled,
 }: FlightDataSlot) {
   const store = useLiveFlightData(onInBandMessage, videoBox);
+  // A change of phase comes by itself: it waits for the region's last message to stand.
+  const announcePhase = useAnnounceWhenFree(announce ?? NO_ANNOUNCER, announcedAt ?? NEVER);
   const { shown, toggle } = useFlightHudToggle({ onAnnounce: announce, keyEnabled: keysEnabled });
   // The toggle only once there is something to show: a publisher that sends none has no button.
   const status = useSyncExternalStore(store.subscribe, () => store.getSnapshot().status);
@@ -78,11 +85,7 @@ export function PlayerFlightData({
     <>
       {shown &&
         videoBox &&
-        createPortal(
-          // A change of phase comes by itself: it waits for the viewer's last message to stand.
-          <FlightHud mode="live" store={store} onAnnounce={announceWhenFree ?? announce} />,
-          videoBox,
-        )}
+        createPortal(<FlightHud mode="live" store={store} onAnnounce={announcePhase} />, videoBox)}
       {status !== 'none' &&
         controls &&
         createPortal(

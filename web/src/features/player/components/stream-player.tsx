@@ -59,10 +59,10 @@ export interface FlightDataSlot {
   /** Says it in the player's polite live region (the viewer's own action's); none in a tile. */
   announce?: ((text: string) => void) | undefined;
   /**
-   * Says it there once the message there has stood a second (what the page says by itself: a
-   * change of flight phase); none in a tile.
+   * When the polite region's last message was said (`performance.now()`): what the page says by
+   * itself (a change of flight phase) waits for it to stand a while; none in a tile.
    */
-  announceWhenFree?: ((text: string) => void) | undefined;
+  announcedAt?: { readonly current: number } | undefined;
   /** Whether the player's keys work now (not while its help is open); none in a tile. */
   keysEnabled?: (() => boolean) | undefined;
 }
@@ -97,7 +97,7 @@ export function StreamPlayer({ streamId, Rewind, FlightData, OffAirSince }: Stre
   const [behind, setBehind] = useState(false);
   const [statsOpen, setStatsOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
-  const { announcement, announce, announceWhenFree } = useAnnouncer();
+  const { announcement, announce, announcedAt } = useAnnouncer();
   const { shortcuts } = uiText;
   const live = useLiveVideo(streamId, { frameDetail: statsOpen });
   const { state, videoRef, figures, quality, layers, preferLayer } = live;
@@ -232,7 +232,7 @@ export function StreamPlayer({ streamId, Rewind, FlightData, OffAirSince }: Stre
               videoBox={videoBox}
               controls={controls}
               announce={announce}
-              announceWhenFree={announceWhenFree}
+              announcedAt={announcedAt}
               keysEnabled={() => !helpOpen}
             />
           </Suspense>

@@ -1,19 +1,31 @@
 import { act, render, screen } from '@testing-library/react';
-import { useEffect } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ANNOUNCEMENT_HOLD_MS, useAnnouncer } from './use-announcer';
+import { ANNOUNCEMENT_HOLD_MS, useAnnounceWhenFree } from './use-announce-when-free';
 
-let say: ReturnType<typeof useAnnouncer> | undefined;
+interface Say {
+  /** The viewer's own action's message. */
+  announce: (text: string) => void;
+  /** What the page says by itself. */
+  whenFree: (text: string) => void;
+}
+let say: Say | undefined;
 
-/** The player's polite region as the player renders it; `expose` hands the test its announcer. */
-function Region({ expose }: { expose: (announcer: ReturnType<typeof useAnnouncer>) => void }) {
-  const announcer = useAnnouncer();
+/** A polite region as the player keeps one: the last message, and when it was said. */
+function Region({ expose }: { expose: (say: Say) => void }) {
+  const [text, setText] = useState('');
+  const announcedAt = useRef(-Infinity);
+  const announce = useCallback((next: string) => {
+    announcedAt.current = performance.now();
+    setText(next);
+  }, []);
+  const whenFree = useAnnounceWhenFree(announce, announcedAt);
   useEffect(() => {
-    expose(announcer);
+    expose({ announce, whenFree });
   });
   return (
     <div aria-live="polite" data-testid="region">
-      <span key={announcer.announcement.id}>{announcer.announcement.text}</span>
+      {text}
     </div>
   );
 }
@@ -23,25 +35,18 @@ const region = () => screen.getByTestId('region');
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   vi.advanceTimersByTime(10_000);
-  render(<Region expose={(announcer) => (say = announcer)} />);
+  render(<Region expose={(given) => (say = given)} />);
 });
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-it("says the viewer's own messages at once, one after another", () => {
-  act(() => say?.announce('Live stats shown'));
-  expect(region()).toHaveTextContent('Live stats shown');
-  act(() => say?.announce('Live stats hidden'));
-  expect(region()).toHaveTextContent('Live stats hidden');
-});
-
 it("says what comes by itself once the viewer's message has stood a second, the newest only", () => {
   act(() => say?.announce('Quality: Auto'));
   act(() => vi.advanceTimersByTime(60));
-  act(() => say?.announceWhenFree('Flight phase: Takeoff'));
-  act(() => say?.announceWhenFree('Flight phase: Climb'));
+  act(() => say?.whenFree('Flight phase: Takeoff'));
+  act(() => say?.whenFree('Flight phase: Climb'));
   expect(region()).toHaveTextContent('Quality: Auto');
   act(() => vi.advanceTimersByTime(ANNOUNCEMENT_HOLD_MS - 61));
   expect(region()).toHaveTextContent('Quality: Auto');
@@ -52,11 +57,11 @@ it("says what comes by itself once the viewer's message has stood a second, the 
 });
 
 it('says what comes by itself at once when nothing was said for a second, and lets the viewer cut in', () => {
-  act(() => say?.announceWhenFree('Flight phase: Climb'));
+  act(() => say?.whenFree('Flight phase: Climb'));
   expect(region()).toHaveTextContent('Flight phase: Climb');
   act(() => say?.announce('Live stats shown'));
   act(() => vi.advanceTimersByTime(500));
-  act(() => say?.announceWhenFree('Flight phase: Cruise'));
+  act(() => say?.whenFree('Flight phase: Cruise'));
   act(() => say?.announce('Live stats hidden'));
   expect(region()).toHaveTextContent('Live stats hidden');
   // Due 500 ms on, the waiting one looks again: the viewer's message has stood only 500 ms.
