@@ -8,8 +8,8 @@ export const FAILURE_LINES = 80;
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
- * From vitest's first failure header ("Failed Tests 1", "Failed Suites 1", "Unhandled Errors") when the command printed one, else its last lines; at most
- * FAILURE_LINES, colours removed.
+ * From vitest's first failure header ("Failed Tests 1", "Failed Suites 1", "Unhandled Errors")
+ * when the command printed one, else its last lines; at most FAILURE_LINES, colours removed.
  */
 export function failureExcerpt(lines) {
   const plain = lines.map((line) => line.replace(ANSI, ''));

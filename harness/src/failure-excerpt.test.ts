@@ -18,6 +18,13 @@ describe('the failure excerpt printed again at the end of npm test', () => {
     ]);
   });
 
+  it("starts at a failed file's or an unhandled error's header as well", () => {
+    for (const header of ['⎯⎯ Failed Suites 1 ⎯⎯', '⎯⎯ Unhandled Errors ⎯⎯']) {
+      const lines = [' ✓ src/passing.test.ts', header, 'Error: the worker died'];
+      expect(failureExcerpt(lines)).toEqual([header, 'Error: the worker died']);
+    }
+  });
+
   it('is the last lines when there is no header, and at most FAILURE_LINES and a line saying so', () => {
     const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`);
     expect(failureExcerpt(lines)).toEqual(lines.slice(-FAILURE_LINES));

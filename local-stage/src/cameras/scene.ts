@@ -93,12 +93,6 @@ function mix(a: Rgb, b: Rgb, t: number): Rgb {
   return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 }
 
-/**
- * A terrain ridge's height across the view, `relief` × the sum of three sines of the column
- * (0..1) sliding with `phase`: sin(k·u + m·phase + seed·n). Each sine is split once, at start,
- * into the column's part and the phase's (sin(a + b) = sin a·cos b + cos a·sin b), so a frame
- * takes three sines and cosines in all rather than three a column.
- */
 /** The three sines a ridge's height sums. */
 const RIDGE_HARMONICS = [
   { frequency: 2.1, phase: 1, seed: 1, weight: 0.6 },
@@ -113,6 +107,12 @@ function perHarmonic<T>(make: (harmonic: RidgeHarmonic) => T): readonly [T, T, T
   return [make(first), make(second), make(third)];
 }
 
+/**
+ * A terrain ridge's height across the view, `relief` × the sum of three sines of the column
+ * (0..1) sliding with `phase`: sin(k·u + m·phase + seed·n). Each sine is split once, at start,
+ * into the column's part and the phase's (sin(a + b) = sin a·cos b + cos a·sin b), so a frame
+ * takes three sines and cosines in all rather than three a column.
+ */
 export class Ridge {
   private readonly sines: readonly [Float64Array, Float64Array, Float64Array];
   private readonly cosines: readonly [Float64Array, Float64Array, Float64Array];

@@ -1,8 +1,8 @@
 /**
  * What a segment's preview costs (segment-previews.ts, decision 0084): one decode at a time per
- * aircraft, the newest key frame that comes meanwhile waiting for it (decision 0111); without ffmpeg
- * no preview, said once; a decode that fails costs its preview and nothing of the segment; the
- * decode runs below the recorder (decision 0111).
+ * aircraft, the newest key frame that comes meanwhile waiting for it; without ffmpeg no preview,
+ * said once; a decode that fails costs its preview and nothing of the segment; the decode runs
+ * below the recorder (decision 0111, both).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

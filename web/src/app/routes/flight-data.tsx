@@ -10,7 +10,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { createPortal } from 'react-dom';
 import { FlightHud } from '@/features/flight-data/components/flight-hud';
 import { FlightHudToggle } from '@/features/flight-data/components/flight-hud-toggle';
-import { useAnnounceWhenFree } from '@/features/flight-data/hooks/use-announce-when-free';
+import { useAnnounceWhenFree } from '@/lib/use-announce-when-free';
 import { useFlightHudToggle } from '@/features/flight-data/hooks/use-flight-hud-toggle';
 import { flightSampleFromPayload } from '@/features/flight-data/lib/flight-payload';
 import { FrameAlignedSamples, MAX_HOLD_MS } from '@/features/flight-data/lib/frame-aligned';

@@ -12,7 +12,7 @@ import { ErrorBoundary } from '@/components/error-boundary';
 import { uiText } from '@/config/ui-text';
 import { useLiveVideo } from '../hooks/use-live-video';
 import { usePlayerShortcuts } from '../hooks/use-player-shortcuts';
-import { useAnnouncer } from '../hooks/use-announcer';
+import { useAnnouncer } from '@/lib/use-announcer';
 import type { StageSessionView } from '../hooks/use-stage-session';
 import { toggleFullscreen, togglePictureInPicture } from '../lib/display-modes';
 import { ConnectionQualityBadge } from './connection-quality-badge';

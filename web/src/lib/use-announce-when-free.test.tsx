@@ -1,7 +1,8 @@
 import { act, render, screen } from '@testing-library/react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect } from 'react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ANNOUNCEMENT_HOLD_MS, useAnnounceWhenFree } from './use-announce-when-free';
+import { useAnnouncer } from './use-announcer';
 
 interface Say {
   /** The viewer's own action's message. */
@@ -11,21 +12,16 @@ interface Say {
 }
 let say: Say | undefined;
 
-/** A polite region as the player keeps one: the last message, and when it was said. */
+/** The player's polite region, as the player and its flight data keep it. */
 function Region({ expose }: { expose: (say: Say) => void }) {
-  const [text, setText] = useState('');
-  const announcedAt = useRef(-Infinity);
-  const announce = useCallback((next: string) => {
-    announcedAt.current = performance.now();
-    setText(next);
-  }, []);
+  const { announcement, announce, announcedAt } = useAnnouncer();
   const whenFree = useAnnounceWhenFree(announce, announcedAt);
   useEffect(() => {
     expose({ announce, whenFree });
   });
   return (
     <div aria-live="polite" data-testid="region">
-      {text}
+      <span key={announcement.id}>{announcement.text}</span>
     </div>
   );
 }
@@ -40,6 +36,13 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.useRealTimers();
+});
+
+it("says the viewer's own messages at once, one after another", () => {
+  act(() => say?.announce('Live stats shown'));
+  expect(region()).toHaveTextContent('Live stats shown');
+  act(() => say?.announce('Live stats hidden'));
+  expect(region()).toHaveTextContent('Live stats hidden');
 });
 
 it("says what comes by itself once the viewer's message has stood a second, the newest only", () => {

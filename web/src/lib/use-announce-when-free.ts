@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef } from 'react';
 
 /**
- * How long a message stands in the player's polite region before one the page says by itself may
- * take its place: the viewer's own action's message is not replaced within a moment by a change
+ * How long a message stands in a polite region (use-announcer.ts) before one the page says by
+ * itself may take its place: the viewer's own action's message is not replaced within a moment by a change
  * of flight phase, before a screen reader has read it (docs/product.md#flight-data).
  */
 export const ANNOUNCEMENT_HOLD_MS = 1_000;
