@@ -121,8 +121,9 @@ export type ClientMessage =
        * its `subscribe`: these media of what it sends, each offer's requestId
        * `joinedOfferRequestId(publisher)`. Saves a round trip of the join (decision
        * 0076). The SDK takes an offer its strategy wants as it is and unsubscribes any other.
+       * `standby`: those subscriptions are on standby (see `subscribe`).
        */
-      offers?: { audio: boolean; video: boolean };
+      offers?: { audio: boolean; video: boolean; standby?: true };
     }
   | {
       type: 'subscribe';
@@ -131,7 +132,14 @@ export type ClientMessage =
       media: { audio: boolean; video: boolean };
       /** The layer the video starts on (default: the highest arriving). */
       initialLayer?: InitialLayerName;
+      /**
+       * On standby (decision 0112): offered and connected as any other, but the stage sends none
+       * of the publisher's media, and asks its camera for none, until `resume`.
+       */
+      standby?: true;
     }
+  /** Starts a standby subscription's media: its first key frame is asked for at once. */
+  | { type: 'resume'; subscriptionId: string }
   /** The layer the viewer prefers for a subscription's video; null: the stage chooses. */
   | { type: 'preferLayer'; subscriptionId: string; rid: string | null }
   /** `inBandMessaging`: the SDK reads in-band messages, so the stage may add VP8 trailers (decision 0094). */

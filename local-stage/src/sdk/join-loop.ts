@@ -67,7 +67,7 @@ export function joinOnce(
   deadline: number,
   signal: AbortSignal,
   onJoined: (socket: SignalSocket, message: JoinedMessage) => void,
-  offers?: WantedMedia,
+  offers?: WantedMedia & { standby?: true },
 ): Promise<JoinOutcome> {
   return new Promise((resolve) => {
     let socket: SignalSocket | undefined;

@@ -51,6 +51,17 @@ interface Subscription {
   adaptation?: Extract<StageMessage, { type: 'videoAdaptation' }>;
   /** The layer preference last sent to the stage (null: the stage chooses). */
   preferredRid: string | null;
+  /**
+   * On standby (decision 0112): the strategy does not ask for it yet, so the app knows nothing of
+   * it (no state, no streams), and the stage sends none of its media.
+   */
+  hidden?: boolean;
+  /** Made on standby, and the stage not yet told to start its media (`resume`). */
+  stageHolds?: boolean;
+  /** What it gets, for a subscription on standby (which the strategy may later ask for). */
+  media?: WantedMedia;
+  /** Its answer is on its way to the stage. */
+  answered?: boolean;
 }
 
 export interface SessionOwner {
@@ -63,6 +74,11 @@ export interface SessionOwner {
   initialLayer(participant: StageParticipantInfo): InitialLayerName | undefined;
   /** Whether the strategy asks for a subscription's in-band messages (decision 0094). */
   inBandMessaging(participant: StageParticipantInfo): boolean;
+  /**
+   * What of a participant to keep on standby while the strategy asks for none of it (the
+   * `standby` configuration, decision 0112); undefined: nothing.
+   */
+  standbyMedia(participant: RemoteParticipant): WantedMedia | undefined;
   /** The session ended by itself: the state it leaves the Stage in, and `stageLeft`'s reason. */
   ended(session: Session, state: StageConnectionState, reason?: StageLeftReason): void;
 }
@@ -102,7 +118,7 @@ export class Session {
    * `joined` (the join asked for them); the strategy's first answer takes that offer when it
    * wants the same, with no initial layer of its own, instead of subscribing.
    */
-  add(description: ParticipantDescription, offered?: WantedMedia): void {
+  add(description: ParticipantDescription, offered?: WantedMedia & { standby?: boolean }): void {
     if (this.participants.has(description.id)) return;
     const participant: RemoteParticipant = {
       description,
@@ -180,10 +196,14 @@ export class Session {
         if (peer && message.candidate) await peer.addCandidate(message.candidate);
         return;
       }
-      case 'subscriptionEnded':
+      case 'subscriptionEnded': {
+        const participant = this.participantOf(message.subscriptionId);
+        // One on standby is dropped quietly: a later ask subscribes anew.
+        if (participant?.subscription?.hidden) return this.dropStandby(participant);
         // The stage cut the media of a live subscription: for the app, the connection is lost.
-        if (this.subscription(message.subscriptionId)) this.lost();
+        if (participant) this.lost();
         return;
+      }
       case 'layers':
       case 'layerSelected':
       case 'videoAdaptation':
@@ -222,6 +242,8 @@ export class Session {
     // A layer preference for a subscription already ended (its publisher left as the preference
     // went): moot, not a failure.
     if (message.subscriptionId && !this.subscription(message.subscriptionId)) return;
+    // A subscription on standby refused: dropped quietly (the app asked for nothing yet).
+    if (participant && participant.subscription?.hidden) return this.dropStandby(participant);
     if (participant) {
       // The stage refused the subscription; the strategy is not asked again until a refresh.
       participant.subscription?.peer?.close();
@@ -241,15 +263,27 @@ export class Session {
    * same media, the stage's starting layer); otherwise that offer is refused on arrival
    * (`answer` unsubscribes an offer nobody asked for).
    */
-  private applyStrategy(participant: RemoteParticipant, offered?: WantedMedia): void {
+  private applyStrategy(
+    participant: RemoteParticipant,
+    offered?: WantedMedia & { standby?: boolean },
+  ): void {
     const media = this.host.wantedMedia(participant);
     if (!media) return;
+    const standing = participant.subscription?.hidden ? participant.subscription : undefined;
     if (!media.audio && !media.video) {
-      if (participant.subscription) {
+      if (participant.subscription && !standing) {
         this.endSubscription(participant);
         this.subscribeState(participant, NOT_SUBSCRIBED);
       }
+      if (!participant.subscription) this.standBy(participant, offered);
       return;
+    }
+    if (standing) {
+      const same = standing.media?.audio === media.audio && standing.media?.video === media.video;
+      if (same && this.host.initialLayer(participant.info) === undefined) {
+        return this.show(participant, standing);
+      }
+      this.dropStandby(participant, true);
     }
     if (participant.subscription) return;
     const initialLayer = this.host.initialLayer(participant.info);
@@ -263,7 +297,14 @@ export class Session {
     const requestId = takesOffer
       ? joinedOfferRequestId(participant.info.id)
       : `subscribe-${this.requests}`;
-    participant.subscription = { requestId, id: undefined, peer: undefined, preferredRid: null };
+    participant.subscription = {
+      requestId,
+      id: undefined,
+      peer: undefined,
+      preferredRid: null,
+      // An offer on standby taken as it is: its media start once it is answered.
+      ...(takesOffer && offered.standby ? { stageHolds: true } : {}),
+    };
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
     if (takesOffer) return;
     this.socket.send({
@@ -273,6 +314,72 @@ export class Session {
       media,
       ...(initialLayer ? { initialLayer } : {}),
     });
+  }
+
+  /**
+   * Keeps the participant's `standbyMedia` on standby (decision 0112): the stage's offer sent with
+   * `joined` when it is the same, else a `subscribe` on standby. The app is told nothing.
+   */
+  private standBy(participant: RemoteParticipant, offered?: WantedMedia & { standby?: boolean }) {
+    const media = this.host.standbyMedia(participant);
+    if (!media || (!media.audio && !media.video)) return;
+    const published = participant.description.media;
+    const takesOffer =
+      offered?.standby === true &&
+      media.audio === (offered.audio && published.includes('audio')) &&
+      media.video === (offered.video && published.includes('video'));
+    this.requests += 1;
+    const requestId = takesOffer
+      ? joinedOfferRequestId(participant.info.id)
+      : `subscribe-${this.requests}`;
+    participant.subscription = {
+      requestId,
+      id: undefined,
+      peer: undefined,
+      preferredRid: null,
+      hidden: true,
+      stageHolds: true,
+      media,
+    };
+    if (takesOffer) return;
+    this.socket.send({
+      type: 'subscribe',
+      requestId,
+      participantId: participant.info.id,
+      media,
+      standby: true,
+    });
+  }
+
+  /**
+   * The strategy asks for a subscription on standby: the stage starts its media (at once, or
+   * right after the answer when that has not gone yet), and the app hears of it as of any other.
+   */
+  private show(participant: RemoteParticipant, subscription: Subscription): void {
+    subscription.hidden = false;
+    this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
+    if (!subscription.answered) return;
+    this.resume(subscription);
+    subscription.peer?.announce();
+    if (subscription.peer?.isConnected) this.subscribeState(participant, SUBSCRIBED);
+  }
+
+  /** Tells the stage to start the media of a subscription made on standby, once. */
+  private resume(subscription: Subscription): void {
+    if (!subscription.stageHolds || subscription.id === undefined) return;
+    subscription.stageHolds = false;
+    this.socket.send({ type: 'resume', subscriptionId: subscription.id });
+  }
+
+  /** Ends a subscription on standby without a word to the app; `tell`: the stage too. */
+  private dropStandby(participant: RemoteParticipant, tell = false): void {
+    const subscription = participant.subscription;
+    if (!subscription?.hidden) return;
+    participant.subscription = undefined;
+    subscription.peer?.close();
+    if (tell && subscription.id) {
+      this.socket.send({ type: 'unsubscribe', subscriptionId: subscription.id });
+    }
   }
 
   private async answer(offer: Extract<StageMessage, { type: 'offer' }>): Promise<void> {
@@ -294,7 +401,9 @@ export class Session {
         candidate: (candidate) =>
           this.socket.send({ type: 'candidate', subscriptionId, candidate }),
         tracks: (streams) => this.streamsAdded(participant, subscription, streams),
-        connected: () => this.subscribeState(participant, SUBSCRIBED),
+        connected: () => {
+          if (!subscription.hidden) this.subscribeState(participant, SUBSCRIBED);
+        },
         lost: () => this.lost(),
       },
     );
@@ -319,6 +428,9 @@ export class Session {
           sdp,
           ...(inBand ? { inBandMessaging: true } : {}),
         });
+        subscription.answered = true;
+        if (subscription.hidden) return;
+        this.resume(subscription);
         // The app hears of the streams once the answer is on its way (its work would delay it).
         peer.announce();
       }
@@ -400,7 +512,7 @@ export class Session {
   private applyLayerPreference(participant: RemoteParticipant): void {
     const subscription = participant.subscription;
     const video = subscription?.peer?.streams.find((each) => each.streamType === StreamType.VIDEO);
-    if (!subscription?.id || !video || this.closed) return;
+    if (!subscription?.id || subscription.hidden || !video || this.closed) return;
     const rid = this.host.preferredLayer(participant.info, video);
     if (rid === subscription.preferredRid) return;
     if (rid !== null && !video.getLayers().some((layer) => layer.label === rid)) return;
@@ -409,8 +521,12 @@ export class Session {
   }
 
   private subscription(subscriptionId: string): Subscription | undefined {
+    return this.participantOf(subscriptionId)?.subscription;
+  }
+
+  private participantOf(subscriptionId: string): RemoteParticipant | undefined {
     for (const participant of this.participants.values()) {
-      if (participant.subscription?.id === subscriptionId) return participant.subscription;
+      if (participant.subscription?.id === subscriptionId) return participant;
     }
     return undefined;
   }
@@ -434,7 +550,8 @@ export class Session {
   }
 
   private streamsRemoved(participant: RemoteParticipant, subscription?: Subscription): void {
-    const streams = subscription?.peer?.streams ?? [];
+    // The app never heard of the streams of one on standby.
+    const streams = (!subscription?.hidden && subscription?.peer?.streams) || [];
     if (streams.length > 0) {
       this.host.emit(StageEvents.STAGE_PARTICIPANT_STREAMS_REMOVED, participant.info, streams);
     }

@@ -81,6 +81,16 @@ export interface LocalStageConfiguration {
    * answers otherwise has that offer refused and is subscribed to as it says.
    */
   subscribeOnJoin?: SubscribeType | StageSubscribeStreamType[];
+  /**
+   * Standby (decision 0112): while the strategy answers NONE for a publisher, the SDK keeps a
+   * subscription to the media `subscribeOnJoin` names all the same, connected, with none of its
+   * media sent by the stage (no key frame, no camera woken), and tells the app nothing of it. The
+   * strategy's first answer that asks for those media (`refreshStrategy`) takes it: the stage
+   * starts its media at once, from a key frame, with no new connection to make. The real SDK has
+   * no standby (NONE subscribes to nothing), so an app that uses it works the same on IVS, with
+   * the join's time after its refresh.
+   */
+  standby?: boolean;
 }
 
 const DEFAULT_JOIN_TIMEOUT_MS = 60_000;
@@ -91,7 +101,7 @@ export class Stage extends TypedEmitter<StageEventMap> {
   private strategy: StageStrategy;
   private readonly joinTimeoutMs: number;
   /** The media the join asks the stage to offer of its publishers at once (none: undefined). */
-  private readonly offersOnJoin: WantedMedia | undefined;
+  private readonly offersOnJoin: (WantedMedia & { standby?: true }) | undefined;
   private state: StageConnectionState = StageConnectionState.DISCONNECTED;
   private session: Session | undefined;
   private joining: Promise<void> | undefined;
@@ -111,6 +121,15 @@ export class Stage extends TypedEmitter<StageEventMap> {
       this.askStrategy('subscribeConfiguration', () =>
         this.strategy.subscribeConfiguration?.(participant),
       )?.simulcast?.initialLayerPreference,
+    standbyMedia: (participant) => {
+      const offers = this.offersOnJoin;
+      if (!offers?.standby) return undefined;
+      const published = participant.description.media;
+      return {
+        audio: offers.audio && published.includes('audio'),
+        video: offers.video && published.includes('video'),
+      };
+    },
     inBandMessaging: (participant) =>
       this.askStrategy('subscribeConfiguration', () =>
         this.strategy.subscribeConfiguration?.(participant),
@@ -136,7 +155,9 @@ export class Stage extends TypedEmitter<StageEventMap> {
       video: kinds.has(StageSubscribeStreamType.VIDEO),
     };
     this.offersOnJoin =
-      this.claims.canSubscribe && (offers.audio || offers.video) ? offers : undefined;
+      this.claims.canSubscribe && (offers.audio || offers.video)
+        ? { ...offers, ...(configuration?.standby === true ? { standby: true as const } : {}) }
+        : undefined;
   }
 
   /** Joins the stage; resolves once connected, rejects with a StageError. */

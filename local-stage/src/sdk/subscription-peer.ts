@@ -79,6 +79,11 @@ export class SubscriptionPeer {
     }
   }
 
+  /** Whether its connection is up now. */
+  get isConnected(): boolean {
+    return !this.closed && this.peer.connectionState === 'connected';
+  }
+
   /** From the video track on, each in-band message of its frames goes to `onMessage`. */
   readInBandMessages(onMessage: (message: SeiMessage) => void): void {
     this.onInBandMessage = onMessage;

@@ -28,7 +28,9 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('join'),
     token: z.string().min(1).max(8192),
-    offers: z.object({ audio: z.boolean(), video: z.boolean() }).optional(),
+    offers: z
+      .object({ audio: z.boolean(), video: z.boolean(), standby: z.literal(true).optional() })
+      .optional(),
   }),
   z.object({
     type: z.literal('subscribe'),
@@ -36,7 +38,9 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
     participantId: id,
     media: z.object({ audio: z.boolean(), video: z.boolean() }),
     initialLayer: z.enum(['lowest_quality', 'highest_quality']).optional(),
+    standby: z.literal(true).optional(),
   }),
+  z.object({ type: z.literal('resume'), subscriptionId: id }),
   preferLayerSchema,
   z.object({
     type: z.literal('answer'),

@@ -64,6 +64,8 @@ export class ViewerSession {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private readonly joinTimer: NodeJS.Timeout;
+  /** Joined with its offers on standby (decision 0112), and has shown nothing since. */
+  private standbyOnly = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -92,6 +94,15 @@ export class ViewerSession {
 
   get state(): SessionState {
     return this.stateValue;
+  }
+
+  /**
+   * Joined on standby and showing nothing yet (no `resume`, no subscription that is not on
+   * standby): a page that may show the stream, not a viewer. Its seat yields to its account's
+   * viewers (local-stage.ts).
+   */
+  get onStandby(): boolean {
+    return this.standbyOnly;
   }
 
   get peerConnectionCount(): number {
@@ -152,12 +163,18 @@ export class ViewerSession {
     if (this.stateValue !== 'joined') return this.protocolError();
     switch (message.type) {
       case 'subscribe':
+        if (!message.standby) this.standbyOnly = false;
         return this.subscribe(
           message.requestId,
           message.participantId,
           message.media,
           message.initialLayer,
+          message.standby === true,
         );
+      case 'resume':
+        this.standbyOnly = false;
+        this.subscriptions.get(message.subscriptionId)?.resume();
+        return;
       case 'preferLayer': {
         const subscription = this.subscriptions.get(message.subscriptionId);
         if (!subscription) {
@@ -190,9 +207,10 @@ export class ViewerSession {
    */
   private async join(
     token: string,
-    offers: { audio: boolean; video: boolean } | undefined,
+    offers: { audio: boolean; video: boolean; standby?: true } | undefined,
   ): Promise<void> {
     clearTimeout(this.joinTimer);
+    this.standbyOnly = offers?.standby === true;
     try {
       const admitted = await this.stage.admit(this, token);
       if (this.stateValue === 'closed') return;
@@ -209,7 +227,8 @@ export class ViewerSession {
       });
       if (!offers?.audio && !offers?.video) return;
       for (const publisher of joinedOfferPublishers(admitted.participants)) {
-        await this.subscribe(joinedOfferRequestId(publisher.id), publisher.id, offers);
+        const requestId = joinedOfferRequestId(publisher.id);
+        await this.subscribe(requestId, publisher.id, offers, undefined, offers.standby === true);
       }
     } catch (error) {
       if (error instanceof JoinRefusedError) return this.refuse(error);
@@ -222,6 +241,7 @@ export class ViewerSession {
     publisherId: string,
     asked: { audio: boolean; video: boolean },
     initialLayer?: InitialLayerName,
+    standby = false,
   ): Promise<void> {
     const publisher = this.stageId ? this.stage.publisherOf(this.stageId, publisherId) : undefined;
     const refuse = (code: number, message: string) =>
@@ -259,6 +279,7 @@ export class ViewerSession {
       network: this.stage.peerNetwork,
       ...(this.iceServers ? { iceServers: this.iceServers } : {}),
       ...(initialLayer ? { initialLayer } : {}),
+      ...(standby ? { standby } : {}),
       onClosed: (closed) => {
         this.subscriptions.delete(closed.id);
         this.stage.subscriptionClosed(closed);

@@ -233,7 +233,7 @@ export class LocalStage {
     if (session.state === 'closed') {
       throw new JoinRefusedError(STAGE_ERROR_CODES.CANCELED, undefined, 'socket closed');
     }
-    const seat = this.takeSeat({
+    const seat = this.seatForJoin(session, {
       kind: 'socket',
       stageId: claims.topic,
       userId: claims.user_id,
@@ -260,6 +260,31 @@ export class LocalStage {
       participants: shown ? [shown] : [],
       ...(iceServersFor ? { iceServers: () => iceServersFor(claims.user_id) } : {}),
     };
+  }
+
+  /**
+   * A socket join's seat. When its account holds all its seats (or the stage all of its own), a
+   * join that will show a stream takes the seat of the oldest session on standby of that account
+   * (of any account), which is ended as IVS's DisconnectParticipant ends one (decision 0112):
+   * pages that may show a stream never keep out one that does.
+   */
+  private seatForJoin(session: ViewerSession, request: SeatRequest): Seat {
+    try {
+      return this.takeSeat(request);
+    } catch (error) {
+      if (!(error instanceof JoinRefusedError) || session.onStandby) throw error;
+      const accountFull = error.code === STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED;
+      if (!accountFull && error.code !== STAGE_ERROR_CODES.STAGE_AT_CAPACITY) throw error;
+      const yielding = [...this.sessions].find(
+        (other) =>
+          other.onStandby &&
+          other.state === 'joined' &&
+          (!accountFull || this.sessionSeats.get(other)?.request.userId === request.userId),
+      );
+      if (!yielding) throw error;
+      yielding.end('participant-disconnected');
+      return this.takeSeat(request);
+    }
   }
 
   // ---- Publishers (WHIP) and players (WHEP): sdp-endpoint.ts ----

@@ -150,6 +150,11 @@ export interface SubscriptionOptions {
    * viewer's SDK asks in its answer instead.
    */
   inBandMessaging?: boolean;
+  /**
+   * On standby (decision 0112): connected like any other, but nothing of the publisher's is
+   * forwarded or asked for (no key frame, no demand on its camera) until `resume()`.
+   */
+  standby?: boolean;
 }
 
 export class Subscription implements FeedListener {
@@ -189,6 +194,8 @@ export class Subscription implements FeedListener {
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
+  /** On standby: not listening to the publisher yet (`resume`). */
+  private standby: boolean;
   /** The start of the video, paced (start-pacer.ts). */
   private readonly startPacer = new StartPacer(
     (packet) => this.forward(packet),
@@ -224,6 +231,7 @@ export class Subscription implements FeedListener {
     this.person = options.person ?? true;
     this.iceServers = options.iceServers;
     this.inBandMessaging = options.inBandMessaging ?? false;
+    this.standby = options.standby ?? false;
     this.send = options.send;
     this.onClosed = options.onClosed;
     this.onConnected = options.onConnected ?? (() => undefined);
@@ -393,10 +401,9 @@ export class Subscription implements FeedListener {
       return false;
     }
     // After the offer is ready: an idle camera draws its first frame while the viewer answers.
-    this.publisher.add(this);
     // The key frame is asked for now, not once connected: it is encoded and paced out while the
-    // viewer answers and connects, and held until then.
-    if (this.media.video) this.requestKeyFrame();
+    // viewer answers and connects, and held until then. On standby, both wait for `resume`.
+    if (!this.standby) this.listen();
     const iceServers = this.iceServers?.() ?? [];
     this.send({
       type: 'offer',
@@ -408,6 +415,26 @@ export class Subscription implements FeedListener {
     });
     this.answerTimer = setTimeout(() => this.close('answer-timeout', true), ANSWER_TIMEOUT_MS);
     return true;
+  }
+
+  /**
+   * The viewer shows the standby subscription now: the publisher's media from its next key frame,
+   * asked for at once. Does nothing when it is not on standby, or the publisher has gone.
+   */
+  resume(): void {
+    if (!this.standby || this.closed) return;
+    this.standby = false;
+    if (this.publisher.state === 'closed') return;
+    if (!this.connected) return this.listen();
+    // Connected already (the usual case): asked as a connected join asks, until it comes.
+    this.publisher.add(this);
+    if (this.media.video) this.askForKeyFrame(KEY_FRAME_RETRIES);
+  }
+
+  /** Starts getting the publisher's media, and its key frame. */
+  private listen(): void {
+    this.publisher.add(this);
+    if (this.media.video) this.requestKeyFrame();
   }
 
   /**
@@ -651,6 +678,7 @@ export class Subscription implements FeedListener {
    * picture; before its first key frame it asks as its join does, at once.
    */
   private viewerAsksForKeyFrame(): void {
+    if (this.standby) return;
     this.keyFramesAsked += 1;
     this.requestKeyFrame(this.videoOpen);
   }
@@ -708,7 +736,7 @@ export class Subscription implements FeedListener {
       this.connectedAt = performance.now();
       this.onConnected(this);
     }
-    if (this.media.video && !this.videoOpen) {
+    if (this.media.video && !this.videoOpen && !this.standby) {
       if (this.held) this.openVideo();
       else this.askForKeyFrame(KEY_FRAME_RETRIES);
     }
