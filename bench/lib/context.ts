@@ -10,6 +10,8 @@ export interface BenchOptions {
   ab: string[];
   /** In A/B joins: rest the pointer on the card this long before clicking. */
   hoverMs: number;
+  /** In A/B joins: move the pointer on the page (away from the card) this long before clicking. */
+  arrivalMs: number;
   /**
    * `--trace=PREFIX`: the join part traces three instant clicks and three after the pointer's
    * rest (Chromium's devtools.timeline, PREFIX-instant-1.json, ...) beside its figures, and says

@@ -34,6 +34,12 @@ export interface JoinSample {
 /** How long a mouse user's pointer rests on the card before the click, in the `hover` mode. */
 const HOVER_MS = 150;
 /**
+ * In the `arrived` mode, how long before an instant click the pointer first moves on /home (away
+ * from every card and link): a person's arrival, whose first sign of life joins every stream on
+ * standby (decision 0112). A person reads the page for longer than this before a click.
+ */
+const ARRIVAL_MS = 1_000;
+/**
  * How long a person holds the button down in a click (Playwright's own click presses for under
  * 2 ms); the join may start at the press (decision 0057), the figure starts at the release.
  */
@@ -63,6 +69,8 @@ interface CpuProbe {
 
 /** How a click is made: the pointer on the card first, a person's press, `--cpu`'s window. */
 interface ClickWay {
+  /** The pointer moved on the page (not on the card) this long before the click. */
+  arrivalMs?: number;
   hoverMs?: number;
   pressMs?: number;
   cpu?: CpuProbe | undefined;
@@ -71,10 +79,14 @@ interface ClickWay {
 export async function measureClick(
   page: Page,
   streamId: string,
-  { hoverMs = 0, pressMs = 0, cpu }: ClickWay = {},
+  { arrivalMs = 0, hoverMs = 0, pressMs = 0, cpu }: ClickWay = {},
 ): Promise<JoinSample> {
   const card = streamCard(page, streamId);
   await readyToWait(page);
+  if (arrivalMs > 0) {
+    await page.mouse.move(2, 300);
+    await page.waitForTimeout(arrivalMs);
+  }
   if (hoverMs > 0) {
     await card.hover();
     await page.waitForTimeout(hoverMs);
@@ -140,6 +152,7 @@ function rowsFor(
     'ws-open',
     'ws-joined',
     'ws-sent-subscribe',
+    'ws-sent-resume',
     'ws-offer',
     'ws-sent-answer',
     'ws-candidate',
@@ -208,6 +221,7 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
         // the last one, so its join took 300 ms more.)
         const sample = await measureClick(page, STREAMS[(index + 3) % 3] ?? 'N743AS', {
           hoverMs: bench.options.hoverMs,
+          arrivalMs: bench.options.arrivalMs,
         });
         if (index >= 0) groups[group]?.push(sample);
       }
@@ -217,8 +231,9 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
         ...rowsFor(`B: ${bench.options.ab.join('+')}`, groups[1] ?? [], false),
       ];
     }
-    const failed: Record<'fresh' | 'hovered' | 'pressed' | 'warm', string[]> = {
+    const failed: Record<'fresh' | 'arrived' | 'hovered' | 'pressed' | 'warm', string[]> = {
       fresh: [],
+      arrived: [],
       hovered: [],
       pressed: [],
       warm: [],
@@ -237,6 +252,15 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
         failed.fresh,
       );
       if (index >= 0 && sample) fresh.push(sample);
+    }
+    const arrived: JoinSample[] = [];
+    for (let index = 0; index < joins; index += 1) {
+      await page.goto('/home');
+      const sample = await sampleOrFailure(
+        () => measureClick(page, STREAMS[index % 3] ?? 'N743AS', { arrivalMs: ARRIVAL_MS }),
+        failed.arrived,
+      );
+      if (sample) arrived.push(sample);
     }
     const hovered: JoinSample[] = [];
     for (let index = 0; index < joins; index += 1) {
@@ -286,6 +310,12 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
       ...cpuRow,
       ...rowsFor('fresh /home', fresh, true, failed.fresh),
       ...rowsFor(
+        `fresh /home, the pointer moved on the page ${ARRIVAL_MS} ms before`,
+        arrived,
+        true,
+        failed.arrived,
+      ),
+      ...rowsFor(
         `fresh /home, pointer on the card ${HOVER_MS} ms before`,
         hovered,
         false,
@@ -305,16 +335,19 @@ export async function runJoin(bench: BenchContext): Promise<BenchRow[]> {
 }
 
 /**
- * Three instant clicks and three after the pointer's rest on a fresh /home, each traced
+ * Three instant clicks, three after the person's arrival and three after the pointer's rest on a
+ * fresh /home, each traced
  * (devtools.timeline) into `${prefix}-{mode}-{n}.json`, with what the page's main thread did
  * from the click to the first frame. Not among the figures: tracing slows the page.
  */
 async function tracedClicks(bench: BenchContext, page: Page, prefix: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const [mode, hoverMs] of [
-    ['instant', 0],
-    ['rested', HOVER_MS],
-  ] as const) {
+  const modes: [string, string, ClickWay][] = [
+    ['instant', 'instant', {}],
+    ['arrived', `the pointer moved on the page ${ARRIVAL_MS} ms before`, { arrivalMs: ARRIVAL_MS }],
+    ['rested', `pointer on the card ${HOVER_MS} ms before`, { hoverMs: HOVER_MS }],
+  ];
+  for (const [mode, described, way] of modes) {
     const lines: string[] = [];
     for (let index = 1; index <= 3; index += 1) {
       const path = `${prefix}-${mode}-${index}.json`;
@@ -324,7 +357,7 @@ async function tracedClicks(bench: BenchContext, page: Page, prefix: string): Pr
         path,
         categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel'],
       });
-      const sample = await measureClick(page, STREAMS[index % 3] ?? 'N743AS', { hoverMs });
+      const sample = await measureClick(page, STREAMS[index % 3] ?? 'N743AS', way);
       await bench.browser.stopTracing();
       const summary = summarizeClickTrace(path, sample.totalMs);
       lines.push(
@@ -334,7 +367,7 @@ async function tracedClicks(bench: BenchContext, page: Page, prefix: string): Pr
     }
     rows.push({
       part: 'join',
-      what: `trace of a click (fresh /home, ${mode === 'instant' ? 'instant' : `pointer on the card ${HOVER_MS} ms before`}, n=3, traced: slower)`,
+      what: `trace of a click (fresh /home, ${described}, n=3, traced: slower)`,
       target: '(where the time goes)',
       median: '',
       p95: '',

@@ -54,6 +54,7 @@ const stages: Stage[] = [];
 beforeAll(async () => {
   running = await startStageWithCameras({
     secret,
+    faultsEnabled: false,
     syntheticCameras: [STAGE],
     // Two seats an account: a standby join and a viewer's fill it (the yield test).
     limits: { sessionsPerUser: 2 },

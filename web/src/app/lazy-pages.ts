@@ -5,17 +5,31 @@
  * loaded, so a second call costs nothing and the render that follows waits on no network
  * (decision 0060).
  */
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { createElement, lazy, type ComponentType } from 'react';
 
 interface LazyPage {
-  Page: LazyExoticComponent<ComponentType>;
+  Page: ComponentType;
   preload: () => void;
 }
 
+/**
+ * Once its module is loaded, the page renders at once: the router's updates are not transitions
+ * (router.tsx), and a page that suspended would show the spinner and then wait React's reveal
+ * throttle. Before, it suspends under the spinner while it loads.
+ */
 function lazyPage(load: () => Promise<ComponentType>): LazyPage {
-  const loadModule = () => load().then((Page) => ({ default: Page }));
-  // A fetch ahead that fails costs nothing: the render fetches again, and says so if it fails.
-  return { Page: lazy(loadModule), preload: () => void loadModule().catch(() => undefined) };
+  let loaded: ComponentType | undefined;
+  const loadModule = () =>
+    load().then((Page) => {
+      loaded = Page;
+      return { default: Page };
+    });
+  const Lazy = lazy(loadModule);
+  return {
+    Page: () => createElement(loaded ?? Lazy),
+    // A fetch ahead that fails costs nothing: the render fetches again, and says so if it fails.
+    preload: () => void loadModule().catch(() => undefined),
+  };
 }
 
 export const watchAllPage = lazyPage(() =>

@@ -54,12 +54,15 @@ export class FakeStage {
   readonly listeners = new Map<string, Set<Listener>>();
   joinCalls = 0;
   leaveCalls = 0;
+  refreshCalls = 0;
   private settleJoin: { resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   constructor(
     readonly token: string,
     readonly strategy: StageStrategy,
     private readonly sdk: FakeStageSdk,
+    /** The local options the app passed (`subscribeOnJoin`, `standby`). */
+    readonly configuration: Record<string, unknown> = {},
   ) {
     if (sdk.nextConstructorError) {
       const error = sdk.nextConstructorError;
@@ -67,6 +70,15 @@ export class FakeStage {
       throw error;
     }
     sdk.stages.push(this);
+  }
+
+  refreshStrategy(): void {
+    this.refreshCalls += 1;
+  }
+
+  /** What the strategy asks of a publisher now: its stream types, or a SubscribeType. */
+  subscribesTo(): unknown {
+    return this.strategy.shouldSubscribeToParticipant(participantFor('publisher') as never);
   }
 
   on(event: string, listener: Listener): void {
@@ -200,10 +212,10 @@ export class FakeStageSdk {
 
 function stageClassFor(
   sdk: FakeStageSdk,
-): new (token: string, strategy: StageStrategy) => FakeStage {
+): new (token: string, strategy: StageStrategy, configuration?: object) => FakeStage {
   return class extends FakeStage {
-    constructor(token: string, strategy: StageStrategy) {
-      super(token, strategy, sdk);
+    constructor(token: string, strategy: StageStrategy, configuration?: object) {
+      super(token, strategy, sdk, { ...configuration });
     }
   };
 }

@@ -17,6 +17,8 @@ import {
 } from '@/features/player/hooks/use-participant-token-prefetch';
 
 const EVERY_STREAM = BUILT_IN_STREAMS.map((stream) => stream.id);
+/** What a person does on the page before a click: none of it happens in a tab left alone. */
+const SIGNS_OF_LIFE = ['pointermove', 'pointerdown', 'keydown', 'wheel', 'touchstart'];
 
 const HEADER_LINK =
   'inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none';
@@ -38,6 +40,18 @@ export function HomeRoute() {
   });
   // What an intent joined and no click took ends with the page (a click's joins are the player's).
   useEffect(() => joinIntent.forgoAll, [joinIntent]);
+  // The viewer's first sign of life on the page joins every stream on standby, and the next one
+  // after they lapse joins again: the click then only shows its stream (decision 0112).
+  useEffect(() => {
+    const standBy = () => {
+      joinIntent.standBy(EVERY_STREAM);
+      watchAllPage.preload();
+    };
+    for (const type of SIGNS_OF_LIFE) addEventListener(type, standBy, { passive: true });
+    return () => {
+      for (const type of SIGNS_OF_LIFE) removeEventListener(type, standBy);
+    };
+  }, [joinIntent]);
   useDocumentTitle(uiText.home.documentTitle);
   return (
     <>

@@ -196,6 +196,7 @@ export class Subscription implements FeedListener {
   private held: RtpPacket[] | undefined;
   /** On standby: not listening to the publisher yet (`resume`). */
   private standby: boolean;
+  private resumedAt: number | undefined;
   /** The start of the video, paced (start-pacer.ts). */
   private readonly startPacer = new StartPacer(
     (packet) => this.forward(packet),
@@ -424,6 +425,7 @@ export class Subscription implements FeedListener {
   resume(): void {
     if (!this.standby || this.closed) return;
     this.standby = false;
+    this.resumedAt = performance.now();
     if (this.publisher.state === 'closed') return;
     if (!this.connected) return this.listen();
     // Connected already (the usual case): asked as a connected join asks, until it comes.
@@ -607,6 +609,7 @@ export class Subscription implements FeedListener {
         layer: this.layerSwitch.forwarding?.rid ?? null,
         ...startFigures(held),
         sinceOfferMs: Math.round(performance.now() - this.requestedAt),
+        sinceResumeMs: this.resumedAt === undefined ? null : Math.round(performance.now() - this.resumedAt),
       },
       'viewer video opened',
     );

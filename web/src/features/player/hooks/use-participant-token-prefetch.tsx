@@ -73,8 +73,10 @@ export interface JoinIntent {
   intend: (stageIds: readonly string[]) => void;
   /** The intent went (the pointer left, the focus moved): the joins it started are left. */
   forgo: (stageIds: readonly string[]) => void;
-  /** The page that showed the streams went: every join an intent started is left. */
+  /** The page that showed the streams went: every join an intent or the page started is left. */
   forgoAll: () => void;
+  /** The viewer shows a sign of life on a page of these streams: each joins on standby (0112). */
+  standBy: (stageIds: readonly string[]) => void;
 }
 
 /** The joins started on intent, and their end. No-ops without the provider. */
@@ -91,6 +93,7 @@ export function useJoinIntent(): JoinIntent {
       },
       forgo: (stageIds) => headStart?.earlySessions.forgo(stageIds),
       forgoAll: () => headStart?.earlySessions.forgoAll(),
+      standBy: (stageIds) => headStart?.earlySessions.standBy(stageIds),
     }),
     [headStart],
   );

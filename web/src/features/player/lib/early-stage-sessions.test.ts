@@ -5,6 +5,7 @@ import {
   EarlyStageSessions,
   INTENT_JOINS_PER_MINUTE,
   INTENT_SESSION_TTL_MS,
+  STANDBY_SESSION_TTL_MS,
 } from './early-stage-sessions';
 import { StageSession } from './stage-session';
 
@@ -194,5 +195,106 @@ describe('EarlyStageSessions, joins on intent (decision 0091)', () => {
       [1, 1],
     ]);
     expect(sessions.has('N743AS')).toBe(true);
+  });
+});
+
+describe('EarlyStageSessions, joins on standby (decision 0112)', () => {
+  const EVERY = ['N743AS', 'N953AS', 'N954AS'];
+
+  it('joins each stream on standby, and the click shows its own with no second join', async () => {
+    const sessions = earlySessions();
+    sessions.standBy(EVERY);
+    sessions.standBy(EVERY); // the next sign of life: nothing more while they wait
+    await vi.advanceTimersByTimeAsync(0);
+    expect(tokenFetches).toEqual(EVERY);
+    expect(sdk.stages.map((stage) => stage.configuration.standby)).toEqual([true, true, true]);
+    expect(sdk.stages.map((stage) => stage.subscribesTo())).toEqual(['none', 'none', 'none']);
+    for (const stage of sdk.stages) stage.connect();
+
+    sessions.start('N953AS');
+    const shown = sdk.stages[1]!;
+    // Shown as its player takes it: its first frame comes once there is a video to show it.
+    expect(shown.subscribesTo()).toBe('none');
+    // The page goes with the click: the other two are left, the click's is the player's.
+    sessions.forgoAll();
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 0],
+      [1, 1],
+    ]);
+    expect(sessions.take('N953AS')?.getSnapshot().status).toBe('connected');
+    expect(shown.subscribesTo()).toEqual(['video']);
+    expect(shown.refreshCalls).toBe(1);
+    expect(tokenFetches).toEqual(EVERY);
+  });
+
+  it('shows a session on standby the player takes without a click', async () => {
+    const sessions = earlySessions();
+    sessions.standBy(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sessions.take('N743AS')).toBeInstanceOf(StageSession);
+    expect(sdk.lastStage.subscribesTo()).toEqual(['video']);
+  });
+
+  it('spends the same minute’s budget as the joins on intent', async () => {
+    const sessions = earlySessions();
+    for (let index = 0; index < INTENT_JOINS_PER_MINUTE - 1; index += 1) {
+      sessions.intend([`S${index % 2}`]);
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    sessions.forgoAll();
+    sessions.standBy(EVERY); // one join left in the minute
+    expect(sessions.intend(['S0'])).toEqual(['S0']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(tokenFetches.slice(INTENT_JOINS_PER_MINUTE - 1)).toEqual(['N743AS']);
+  });
+
+  it('leaves a join on standby after its time limit; the next sign of life joins again', async () => {
+    const sessions = earlySessions();
+    sessions.standBy(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sdk.lastStage.connect();
+    await vi.advanceTimersByTimeAsync(STANDBY_SESSION_TTL_MS);
+    expect(joinsAndLeaves()).toEqual([[1, 1]]);
+    sessions.standBy(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+  });
+
+  it('leaves a join on standby that lost its connection, and the click joins anew', async () => {
+    const sessions = earlySessions();
+    sessions.standBy(['N743AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    sdk.lastStage.connect();
+    sdk.lastStage.dropConnection(); // its seat went to a viewer of the account, say
+    await vi.advanceTimersByTimeAsync(0);
+    expect(joinsAndLeaves()).toEqual([[1, 1]]);
+    expect(sessions.has('N743AS')).toBe(false);
+    sessions.start('N743AS');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sdk.stages).toHaveLength(2);
+    expect(sdk.lastStage.configuration.standby).toBeUndefined();
+    expect(sdk.lastStage.subscribesTo()).toEqual(['video']);
+  });
+});
+
+describe('EarlyStageSessions, an intent on a join on standby', () => {
+  it('shows it at once, without a second join, and leaves it when the intent goes', async () => {
+    const sessions = earlySessions();
+    sessions.standBy(['N743AS', 'N953AS']);
+    await vi.advanceTimersByTimeAsync(0);
+    for (const stage of sdk.stages) stage.connect();
+    expect(sessions.intend(['N743AS'])).toEqual([]);
+    expect(sdk.stages[0]!.subscribesTo()).toEqual(['video']);
+    expect(sdk.stages[1]!.subscribesTo()).toBe('none');
+    sessions.forgo(['N743AS']);
+    expect(joinsAndLeaves()).toEqual([
+      [1, 1],
+      [1, 0],
+    ]);
+    expect(tokenFetches).toEqual(['N743AS', 'N953AS']);
   });
 });

@@ -11,6 +11,11 @@
  *   at most `INTENT_SESSIONS_MAX` at once and `INTENT_JOINS_PER_MINUTE` a minute, for each holds
  *   one of the account's seats on the stage and spends a participant token. The click that
  *   follows adopts it (`start`), unless it failed: then the click joins anew.
+ * - Joins on standby (`standBy`, decision 0112): every stream a page shows, joined with its video
+ *   held by the stage, from the viewer's first sign of life on it; in the same minute's budget,
+ *   left after `STANDBY_SESSION_TTL_MS` or with the page, and at once when lost (its seat may
+ *   have gone to the account's viewer). An intent shows it at once (and leaves it when it goes);
+ *   a click makes it the player's, which shows it as it takes it, with no join to wait for.
  */
 import type { StageSession } from './stage-session';
 
@@ -22,6 +27,8 @@ export const INTENT_SESSIONS_MAX = 3;
 export const INTENT_JOINS_PER_MINUTE = 10;
 /** How long a pointer resting on a card holds its join open. */
 export const INTENT_SESSION_TTL_MS = 30_000;
+/** How long a join on standby waits for a click; the viewer's next sign of life joins again. */
+export const STANDBY_SESSION_TTL_MS = 60_000;
 const MINUTE_MS = 60_000;
 
 interface EarlySession {
@@ -29,11 +36,13 @@ interface EarlySession {
   timer: ReturnType<typeof setTimeout>;
   /** Held by an intent only (no click yet): the intent's going leaves it. */
   byIntent: boolean;
+  /** On standby (no click or intent yet): the page's going leaves it. */
+  standby?: boolean;
 }
 
 export class EarlyStageSessions {
   private readonly waiting = new Map<string, EarlySession>();
-  /** When each join on intent of the last minute started. */
+  /** When each join ahead of a click (on intent, on standby) of the last minute started. */
   private intentJoins: number[] = [];
 
   constructor(
@@ -48,10 +57,13 @@ export class EarlyStageSessions {
    */
   start(stageId: string): void {
     const early = this.waiting.get(stageId);
-    if (early?.byIntent && early.session.getSnapshot().status === 'error') {
+    if (early && !this.usable(early)) {
       this.leave(stageId);
     } else if (early) {
-      if (early.byIntent) {
+      if (early.byIntent || early.standby) {
+        // The click's from now on. One on standby stays so until its player takes it: its first
+        // frame then comes once the player's video can show it (`take`).
+        early.standby = false;
         early.byIntent = false;
         clearTimeout(early.timer);
         early.timer = this.expire(stageId, early.session, this.ttlMs);
@@ -70,19 +82,43 @@ export class EarlyStageSessions {
     for (const [stageId, early] of this.waiting) {
       if (early.byIntent && !stageIds.includes(stageId)) this.leave(stageId);
     }
-    const now = this.now();
-    this.intentJoins = this.intentJoins.filter((at) => now - at < MINUTE_MS);
     const notJoined: string[] = [];
     for (const [index, stageId] of stageIds.entries()) {
-      if (this.waiting.has(stageId)) continue;
-      if (index >= INTENT_SESSIONS_MAX || this.intentJoins.length >= INTENT_JOINS_PER_MINUTE) {
+      const early = this.waiting.get(stageId);
+      if (early?.standby && index < INTENT_SESSIONS_MAX) {
+        // On standby: the intent shows it now (its picture is ready for the click), and owns it.
+        early.standby = false;
+        early.byIntent = true;
+        early.session.show();
+        clearTimeout(early.timer);
+        early.timer = this.expire(stageId, early.session, INTENT_SESSION_TTL_MS);
+      }
+      if (early) continue;
+      if (index >= INTENT_SESSIONS_MAX || !this.budget()) {
         notJoined.push(stageId);
         continue;
       }
-      this.intentJoins.push(now);
       this.open(stageId, true, INTENT_SESSION_TTL_MS);
     }
     return notJoined;
+  }
+
+  /**
+   * The viewer is on a page that shows these streams (decision 0112): each one that waits for no
+   * session yet is joined on standby, within the minute's budget of joins ahead of a click.
+   */
+  standBy(stageIds: readonly string[]): void {
+    for (const stageId of stageIds.slice(0, INTENT_SESSIONS_MAX)) {
+      if (this.waiting.has(stageId) || !this.budget()) continue;
+      const session = this.open(stageId, false, STANDBY_SESSION_TTL_MS, true);
+      // Lost on standby (its seat given to the account's viewer, the stage gone): left, not
+      // rejoined; the next sign of life joins again.
+      const stop = session.subscribe(() => {
+        const early = this.waiting.get(stageId);
+        if (early?.session !== session || !early.standby) return stop();
+        if (!this.usable(early)) this.leave(stageId);
+      });
+    }
   }
 
   /** The intent on these streams went (the pointer left, the focus moved): leaves their joins. */
@@ -92,9 +128,11 @@ export class EarlyStageSessions {
     }
   }
 
-  /** Leaves every join an intent holds (the page that showed the streams went). */
+  /** Leaves every join an intent or the page holds (the page that showed the streams went). */
   forgoAll(): void {
-    this.forgo([...this.waiting.keys()]);
+    for (const [stageId, early] of this.waiting) {
+      if (early.byIntent || early.standby) this.leave(stageId);
+    }
   }
 
   /** Whether a session for `stageId` waits for its player (it has, or is getting, its token). */
@@ -109,12 +147,13 @@ export class EarlyStageSessions {
   take(stageId: string): StageSession | undefined {
     const early = this.waiting.get(stageId);
     if (!early) return undefined;
-    if (early.byIntent && early.session.getSnapshot().status === 'error') {
+    if (!this.usable(early)) {
       this.leave(stageId);
       return undefined;
     }
     this.waiting.delete(stageId);
     clearTimeout(early.timer);
+    early.session.show();
     return early.session;
   }
 
@@ -123,10 +162,32 @@ export class EarlyStageSessions {
     for (const stageId of [...this.waiting.keys()]) this.leave(stageId);
   }
 
-  private open(stageId: string, byIntent: boolean, ttlMs: number): void {
+  /**
+   * Whether the player may take it: a click's always (its error is the player's to show); one
+   * ahead of the click only while it has not failed, nor, on standby, lost its connection.
+   */
+  private usable(early: EarlySession): boolean {
+    const { status } = early.session.getSnapshot();
+    if (early.standby && status === 'reconnecting') return false;
+    return !(early.byIntent || early.standby) || status !== 'error';
+  }
+
+  /** Counts a join ahead of a click in the minute's budget; false when it is spent. */
+  private budget(): boolean {
+    const now = this.now();
+    this.intentJoins = this.intentJoins.filter((at) => now - at < MINUTE_MS);
+    if (this.intentJoins.length >= INTENT_JOINS_PER_MINUTE) return false;
+    this.intentJoins.push(now);
+    return true;
+  }
+
+  private open(stageId: string, byIntent: boolean, ttlMs: number, standby = false) {
     const session = this.createSession(stageId);
-    this.waiting.set(stageId, { session, timer: this.expire(stageId, session, ttlMs), byIntent });
-    session.start();
+    const timer = this.expire(stageId, session, ttlMs);
+    this.waiting.set(stageId, { session, timer, byIntent, standby });
+    if (standby) session.standBy();
+    else session.start();
+    return session;
   }
 
   private expire(stageId: string, session: StageSession, ttlMs: number) {

@@ -40,18 +40,21 @@ export function getStageSdk(): StageSdk | undefined {
 
 /**
  * Publishes nothing and subscribes to the video of every participant, never audio
- * (docs/product.md#player-states); its video's layer is `preferredLayer()` (a label; null: the
- * stage chooses, docs/product.md#quality). It asks for the video's in-band messages, the
- * aircraft's flight data (docs/product.md#flight-data).
+ * (docs/product.md#player-states), once `shown()` (before: nothing, a join on standby, decision
+ * 0112); its video's layer is `preferredLayer()` (a label; null: the stage chooses,
+ * docs/product.md#quality). It asks for the video's in-band messages, the aircraft's flight data
+ * (docs/product.md#flight-data).
  */
 export function createViewerStrategy(
   sdk: StageSdk,
   preferredLayer: () => string | null = () => null,
+  shown: () => boolean = () => true,
 ): StageStrategy {
   return {
     stageStreamsToPublish: () => [],
     shouldPublishParticipant: () => false,
-    shouldSubscribeToParticipant: () => [sdk.StageSubscribeStreamType.VIDEO],
+    shouldSubscribeToParticipant: () =>
+      shown() ? [sdk.StageSubscribeStreamType.VIDEO] : sdk.SubscribeType.NONE,
     preferredLayerForStream: () => preferredLayer(),
     subscribeConfiguration: () => ({ inBandMessaging: { enabled: true } }),
   };
@@ -60,11 +63,14 @@ export function createViewerStrategy(
 /**
  * The player's Stage configuration. It tells the local stage's SDK what the viewer strategy
  * answers for every publisher (`subscribeOnJoin`, a local option the real SDK ignores), so the
- * stage sends the video's offer along with the join, a round trip sooner (decision 0076).
+ * stage sends the video's offer along with the join, a round trip sooner (decision 0076). On
+ * `standby`, that video is connected and held by the stage until the strategy asks for it
+ * (decision 0112; the real SDK subscribes then).
  */
-export function viewerStageConfiguration(sdk: StageSdk): StageConfiguration {
+export function viewerStageConfiguration(sdk: StageSdk, standby = false): StageConfiguration {
   const configuration: StageConfiguration & {
     subscribeOnJoin: IvsSdk.StageSubscribeStreamType[];
-  } = { subscribeOnJoin: [sdk.StageSubscribeStreamType.VIDEO] };
+    standby?: boolean;
+  } = { subscribeOnJoin: [sdk.StageSubscribeStreamType.VIDEO], ...(standby && { standby }) };
   return configuration;
 }

@@ -313,6 +313,35 @@ describe('StageSession', () => {
     expect(subscriber).toHaveBeenCalledTimes(1);
   });
 
+  describe('on standby (decision 0112)', () => {
+    it('asks for no video and says nothing of its absence until shown, then asks and waits', async () => {
+      const session = createSession();
+      session.standBy();
+      fetches[0]?.resolve('token-1');
+      await settle();
+      const stage = sdk.lastStage;
+      expect(stage.configuration.standby).toBe(true);
+      expect(stage.subscribesTo()).toBe('none');
+      stage.connect();
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS * 2);
+      expect(session.getSnapshot()).toEqual(connected);
+
+      session.show();
+      expect(stage.subscribesTo()).toEqual(['video']);
+      expect(stage.refreshCalls).toBe(1);
+      await vi.advanceTimersByTimeAsync(VIDEO_GRACE_MS);
+      expect(session.getSnapshot()).toEqual(waiting);
+    });
+
+    it('joins as any other once shown: a rejoin is not on standby', async () => {
+      const session = await connectedSession();
+      expect(sdk.lastStage.configuration.standby).toBeUndefined();
+      session.show(); // not on standby: nothing to do
+      expect(sdk.lastStage.refreshCalls).toBe(0);
+      expect(sdk.lastStage.subscribesTo()).toEqual(['video']);
+    });
+  });
+
   describe('when there is no picture', () => {
     it('says it is waiting only after the grace period with no video', async () => {
       const session = await connectedSession();

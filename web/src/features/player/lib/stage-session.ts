@@ -114,6 +114,8 @@ export class StageSession {
   private readonly inBandListeners = new Set<(message: SeiMessage) => void>();
   /** The layer asked for; null: the stage chooses. Kept across rejoins. */
   private preferredLayer: LayerOption | null = null;
+  /** Joined with its video on standby, until `show()` (decision 0112). */
+  private standby = false;
 
   constructor(private readonly options: StageSessionOptions) {
     this.reconnectPolicy = options.reconnectPolicy ?? playerReconnectPolicy();
@@ -143,6 +145,24 @@ export class StageSession {
     if (this.started || this.disposed) return;
     this.started = true;
     void this.connect();
+  }
+
+  /**
+   * Starts on standby (decision 0112): joined, its video connected but not sent (the real SDK:
+   * not subscribed) until `show()`, and no 'waiting for video' meanwhile.
+   */
+  standBy(): void {
+    if (this.started) return;
+    this.standby = true;
+    this.start();
+  }
+
+  /** Asks for the video of a session on standby: the stage sends it from a key frame at once. */
+  show(): void {
+    if (!this.standby) return;
+    this.standby = false;
+    this.joined?.stage.refreshStrategy();
+    if (this.state.status === 'connected' && !this.shownVideo) this.expectVideo();
   }
 
   /** 'Retry Connection': a new participant token and a new join, at once. */
@@ -231,8 +251,12 @@ export class StageSession {
     try {
       stage = new sdk.Stage(
         participantToken,
-        createViewerStrategy(sdk, () => this.preferredLayer?.label ?? null),
-        viewerStageConfiguration(sdk),
+        createViewerStrategy(
+          sdk,
+          () => this.preferredLayer?.label ?? null,
+          () => !this.standby,
+        ),
+        viewerStageConfiguration(sdk, this.standby),
       );
     } catch (error) {
       this.attemptFailed(errorMessage(error));
@@ -268,7 +292,7 @@ export class StageSession {
       if (connectionState === StageConnectionState.CONNECTED) {
         clearTimeout(this.attemptTimer);
         this.dispatch({ type: 'STAGE_CONNECTED' });
-        if (!this.shownVideo) this.expectVideo();
+        if (!this.shownVideo && !this.standby) this.expectVideo();
       } else if (connectionState === StageConnectionState.DISCONNECTED) {
         this.dispatch({ type: 'STAGE_DISCONNECTED' });
       }
