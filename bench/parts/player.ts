@@ -71,7 +71,6 @@ async function tileFirstFrames(
     const startedAt = await open(page);
     await waitForEveryTile(page);
     const tiles = await readTiles(page);
-    if (process.env.DEBUG_TILES) console.log('TILES', Object.entries(tiles).map(([id, t]) => `${id} m${Math.round((t?.mountedAt ?? NaN) - startedAt)} s${Math.round((t?.sourceAt ?? NaN) - startedAt)} r${Math.round((t?.firstFrameReceivedAt ?? NaN) - startedAt)} f${Math.round((t?.firstFrameAt ?? NaN) - startedAt)}`).join(' '));
     return STREAMS.map((streamId) => (tiles[streamId]?.firstFrameAt ?? Number.NaN) - startedAt);
   } finally {
     await page.close();

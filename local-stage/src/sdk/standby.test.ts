@@ -12,12 +12,7 @@ import { startStageWithCameras, type StageWithCameras } from '../testing/stage-w
 import { waitUntil } from '../testing/wait-until';
 import { RTCVideoSink, type NodeMediaStreamTrack } from '../cameras/wrtc';
 import { decodeTimeStripFromI420 } from '../time-strip';
-import {
-  StageEvents,
-  StageLeftReason,
-  StageSubscribeStreamType,
-  SubscribeType,
-} from './enums';
+import { StageEvents, StageLeftReason, StageSubscribeStreamType, SubscribeType } from './enums';
 import type { RemoteStageStream } from './participant';
 import { Stage } from './stage';
 
@@ -75,12 +70,29 @@ afterAll(async () => {
 
 const stageStats = () => running.stage.stats().stages[STAGE]!;
 
+/** The stage's Prometheus gauge of open sessions on the aircraft, by role. */
+async function sessionsByRole(): Promise<{ viewer: number; standby: number }> {
+  const text = await running.stage.metrics.text();
+  const value = (role: string) =>
+    Number(
+      new RegExp(`tailcam_stage_sessions\\{aircraft="${STAGE}",role="${role}"\\} (\\d+)`).exec(
+        text,
+      )?.[1],
+    );
+  return { viewer: value('viewer'), standby: value('standby') };
+}
+
 /**
  * A viewer's Stage whose strategy asks for the video once `shown.value` is true (from the start
  * unless `standby`, or `shownAtStart`).
  */
 async function viewer(userId: string, standby: boolean, shownAtStart = !standby) {
-  const token = await testParticipantToken({ secret, stageUrl: running.url, stageId: STAGE, userId });
+  const token = await testParticipantToken({
+    secret,
+    stageUrl: running.url,
+    stageId: STAGE,
+    userId,
+  });
   const shown = { value: shownAtStart };
   const stage = new Stage(
     token,
@@ -128,19 +140,22 @@ describe('a join on standby', { timeout: 30_000 }, () => {
   it('connects with no media and tells the app nothing, then plays when asked, with no new subscription', async () => {
     const { stage, shown, events, videos } = await viewer('user-standby', true);
     await stage.join();
-    // Connected on standby: one peer connection, and not one of the camera's viewers.
+    // Connected on standby: one peer connection, its camera drawing, not a frame sent on, and
+    // no person watching (nothing recorded for it).
     await waitUntil(() => stageStats().peerConnections === 1, 'the standby peer connection');
-    await waitUntil(() => stageStats().camera.state === 'idle', 'the camera idle (no viewer)');
+    await waitUntil(() => stageStats().camera.state === 'live', 'the camera kept drawing');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(stageStats().publisher?.viewers).toBe(0);
-    expect(stageStats().camera.state).toBe('idle');
+    expect(stageStats().publisher?.framesForwarded).toEqual([]);
+    expect(running.stage.watchedByPerson()[STAGE]).toBe(false);
+    expect(await sessionsByRole()).toEqual({ viewer: 0, standby: 1 });
     expect(events).toEqual([]);
 
     shown.value = true;
     stage.refreshStrategy();
     await waitUntil(() => videos.length === 1, 'the video stream, once asked for', 5_000);
     await liveFrame(videos[0]!, 5_000);
-    expect(stageStats().publisher?.viewers).toBe(1);
+    expect(running.stage.watchedByPerson()[STAGE]).toBe(true);
+    expect(await sessionsByRole()).toEqual({ viewer: 1, standby: 0 });
     expect(events).toContain('subscribe subscribed');
     expect(events.filter((event) => event.startsWith('error'))).toEqual([]);
     // The offer that came with `joined`, answered on standby, then resumed: no `subscribe`.
@@ -160,18 +175,20 @@ describe('a join on standby', { timeout: 30_000 }, () => {
     expect(sent[0]).not.toContain('subscribe');
   });
 
-  it('is not one of the camera’s viewers beside one that plays', async () => {
+  it('sends none of the video beside a viewer that plays', async () => {
     const { stage, videos } = await viewer('user-standby', true);
     const showing = await viewer('user-other', false);
     await Promise.all([stage.join(), showing.stage.join()]);
     await waitUntil(() => showing.videos.length === 1, 'the showing viewer’s video');
     await liveFrame(showing.videos[0]!, 5_000);
     await waitUntil(() => stageStats().peerConnections === 2, 'both peer connections');
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(videos).toEqual([]);
-    expect(stageStats().publisher?.viewers).toBe(1);
+    // One viewer's video in the stage's figures: the standby subscription's is not one.
+    expect(stageStats().publisher?.framesForwarded).toHaveLength(1);
   });
 
-  it("yields its seat to a join of its account that shows a stream, and only to one", async () => {
+  it('yields its seat to a join of its account that shows a stream, and only to one', async () => {
     const first = await viewer('user-full', true);
     const second = await viewer('user-full', true);
     await first.stage.join();

@@ -1,16 +1,19 @@
 /**
- * The one way the web app calls its API: a JSON body out, the status checked, the answer parsed
- * with a schema. zod's mini build keeps the browser bundle small (about 4 KB gzip for what the
- * app uses; decision 0002).
+ * The one way the web app calls its API: a JSON body out, the status checked, the answer read by
+ * the caller's parser. The browser reads two one-field shapes, `{token}` and `{error}`, with
+ * `textField`: no schema library in the first load (decision 0002, amended).
  */
-import * as z from 'zod/mini';
 import { apiUrl } from './api-url';
 
-/** A string with something in it besides spaces, as the API's tokens and messages are. */
-export const nonBlankString = z.string().check(z.refine((text) => text.trim() !== ''));
-
-/** Every error the API answers is `{error: '...'}`. */
-const errorBody = z.object({ error: nonBlankString });
+/**
+ * The `key` field of a JSON object when it is a string with something in it besides spaces, as
+ * the API's tokens and messages are; else undefined.
+ */
+export function textField(answer: unknown, key: string): string | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const value: unknown = (answer as Record<string, unknown>)[key];
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
 
 /** A call that got no usable answer: no answer at all, a status that is not OK, or a bad body. */
 export class ApiError extends Error {
@@ -33,16 +36,16 @@ export interface PostJsonOptions {
 }
 
 /**
- * POSTs `body` as JSON to an API path and returns the answer parsed by `responseSchema`. Throws an
- * `ApiError` for every failure, except a call cancelled through `signal`, which rejects with the
- * signal's reason: a cancelled call is nobody's error to show.
+ * POSTs `body` as JSON to an API path and returns the answer as `read` parses it (undefined: not
+ * the answer expected). Throws an `ApiError` for every failure, except a call cancelled through
+ * `signal`, which rejects with the signal's reason: a cancelled call is nobody's error to show.
  */
-export async function postJson<Schema extends z.ZodMiniType>(
+export async function postJson<T>(
   path: `/api/${string}`,
   body: unknown,
-  responseSchema: Schema,
+  read: (answer: unknown) => T | undefined,
   { headers, signal }: PostJsonOptions = {},
-): Promise<z.infer<Schema>> {
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(apiUrl(path), {
@@ -59,20 +62,18 @@ export async function postJson<Schema extends z.ZodMiniType>(
   const answer = await readJson(response);
   signal?.throwIfAborted();
   if (!response.ok) {
-    const refusal = errorBody.safeParse(answer);
+    // Every error the API answers is `{error: '...'}`.
     throw new ApiError(
       `${path} answered ${response.status}`,
       response.status,
-      refusal.success ? refusal.data.error : undefined,
+      textField(answer, 'error'),
     );
   }
-  const parsed = responseSchema.safeParse(answer);
-  if (!parsed.success) {
-    throw new ApiError(`${path} answered an unexpected body`, response.status, undefined, {
-      cause: parsed.error,
-    });
+  const parsed = read(answer);
+  if (parsed === undefined) {
+    throw new ApiError(`${path} answered an unexpected body`, response.status, undefined);
   }
-  return parsed.data;
+  return parsed;
 }
 
 /** The body as JSON, or undefined when it is not JSON (a proxy's HTML error page, say). */

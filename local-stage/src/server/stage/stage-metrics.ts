@@ -175,19 +175,22 @@ export class StageMetrics {
     });
     new Gauge({
       name: 'tailcam_stage_sessions',
-      help: "Open sessions on the aircraft's stage: viewers (persons), services (the recorder, the thumbnails) and publishers.",
+      help: "Open sessions on the aircraft's stage: viewers (persons), pages on standby (decision 0112), services (the recorder, the thumbnails) and publishers.",
       labelNames: ['aircraft', 'role'],
       registers,
       collect() {
         for (const [aircraft, stage] of sources.stages) {
           let viewers = 0;
+          let standby = 0;
           let services = 0;
           for (const subscription of sources.subscriptions) {
             if (subscription.stageId !== aircraft || !subscription.isOpen) continue;
             if (subscription.person) viewers += 1;
+            else if (subscription.onStandby) standby += 1;
             else services += 1;
           }
           this.set({ aircraft, role: 'viewer' }, viewers);
+          this.set({ aircraft, role: 'standby' }, standby);
           this.set({ aircraft, role: 'service' }, services);
           this.set({ aircraft, role: 'publisher' }, stage.publishers.size);
         }

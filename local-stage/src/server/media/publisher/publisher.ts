@@ -107,6 +107,8 @@ export interface FeedListener {
    * (docs/decisions/0084-recording-what-a-person-watches.md).
    */
   readonly person?: boolean;
+  /** On standby (decision 0112): its camera draws for it, but it is sent nothing yet. */
+  readonly onStandby?: boolean;
   /**
    * A video packet of `layer`; `keyFrameStart` when it opens a key frame of that layer. The packet
    * is the listener's. `inBand`: on a VP8 frame's last packet, the trailer carrying the
@@ -319,7 +321,12 @@ export class Publisher implements SdpSession {
   get videoDeliveries(): VideoDelivery[] {
     const deliveries: VideoDelivery[] = [];
     for (const listener of this.listeners) {
-      if (listener.media.video && listener.demands !== false && listener.videoDelivery)
+      if (
+        listener.media.video &&
+        listener.demands !== false &&
+        listener.onStandby !== true &&
+        listener.videoDelivery
+      )
         deliveries.push(listener.videoDelivery);
     }
     return deliveries;

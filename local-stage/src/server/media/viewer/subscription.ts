@@ -151,8 +151,9 @@ export interface SubscriptionOptions {
    */
   inBandMessaging?: boolean;
   /**
-   * On standby (decision 0112): connected like any other, but nothing of the publisher's is
-   * forwarded or asked for (no key frame, no demand on its camera) until `resume()`.
+   * On standby (decision 0112): connected like any other, and its camera kept drawing, but none
+   * of the publisher's media is forwarded (nor a key frame asked for, nor a person counted) until
+   * `resume()`.
    */
   standby?: boolean;
 }
@@ -162,7 +163,7 @@ export class Subscription implements FeedListener {
   readonly publisherId: string;
   readonly media: { audio: boolean; video: boolean };
   readonly demands: boolean;
-  readonly person: boolean;
+  private readonly isPerson: boolean;
   private readonly publisher: Publisher;
   private readonly iceServers: (() => IceServer[]) | undefined;
   private readonly send: (message: StageMessage) => void;
@@ -194,8 +195,9 @@ export class Subscription implements FeedListener {
   /** Video flows once a key frame has opened it; until then the latest key frame is held. */
   private videoOpen = false;
   private held: RtpPacket[] | undefined;
-  /** On standby: not listening to the publisher yet (`resume`). */
+  /** On standby: nothing forwarded until `resume`. */
   private standby: boolean;
+  /** When `resume` came, for the log line of its first frame. */
   private resumedAt: number | undefined;
   /** The start of the video, paced (start-pacer.ts). */
   private readonly startPacer = new StartPacer(
@@ -229,7 +231,7 @@ export class Subscription implements FeedListener {
     this.publisher = options.publisher;
     this.media = options.media;
     this.demands = options.demands ?? true;
-    this.person = options.person ?? true;
+    this.isPerson = options.person ?? true;
     this.iceServers = options.iceServers;
     this.inBandMessaging = options.inBandMessaging ?? false;
     this.standby = options.standby ?? false;
@@ -402,9 +404,10 @@ export class Subscription implements FeedListener {
       return false;
     }
     // After the offer is ready: an idle camera draws its first frame while the viewer answers.
+    this.publisher.add(this);
     // The key frame is asked for now, not once connected: it is encoded and paced out while the
-    // viewer answers and connects, and held until then. On standby, both wait for `resume`.
-    if (!this.standby) this.listen();
+    // viewer answers and connects, and held until then. On standby, at `resume`.
+    if (this.media.video && !this.standby) this.requestKeyFrame();
     const iceServers = this.iceServers?.() ?? [];
     this.send({
       type: 'offer',
@@ -427,16 +430,22 @@ export class Subscription implements FeedListener {
     this.standby = false;
     this.resumedAt = performance.now();
     if (this.publisher.state === 'closed') return;
-    if (!this.connected) return this.listen();
-    // Connected already (the usual case): asked as a connected join asks, until it comes.
+    // Added again, the publisher hears that a person now watches (its recording starts).
     this.publisher.add(this);
-    if (this.media.video) this.askForKeyFrame(KEY_FRAME_RETRIES);
+    if (!this.media.video) return;
+    // Connected already (the usual case): asked as a connected join asks, until it comes.
+    if (this.connected) this.askForKeyFrame(KEY_FRAME_RETRIES);
+    else this.requestKeyFrame();
   }
 
-  /** Starts getting the publisher's media, and its key frame. */
-  private listen(): void {
-    this.publisher.add(this);
-    if (this.media.video) this.requestKeyFrame();
+  /** A person watches through it: not a stage worker's, and not on standby. */
+  get person(): boolean {
+    return this.isPerson && !this.standby;
+  }
+
+  /** On standby (decision 0112): a page that may show the stream, not yet a viewer. */
+  get onStandby(): boolean {
+    return this.standby;
   }
 
   /**
@@ -549,7 +558,7 @@ export class Subscription implements FeedListener {
     layer: VideoLayer,
     inBand?: Uint8Array,
   ): void {
-    if (!this.videoSender) return;
+    if (!this.videoSender || this.standby) return;
     if (inBand && this.inBandMessaging) packet.payload = Buffer.concat([packet.payload, inBand]);
     const now = performance.now();
     const switches = this.layerSwitch.switches;
@@ -609,7 +618,9 @@ export class Subscription implements FeedListener {
         layer: this.layerSwitch.forwarding?.rid ?? null,
         ...startFigures(held),
         sinceOfferMs: Math.round(performance.now() - this.requestedAt),
-        sinceResumeMs: this.resumedAt === undefined ? null : Math.round(performance.now() - this.resumedAt),
+        ...(this.resumedAt === undefined
+          ? {}
+          : { sinceResumeMs: Math.round(performance.now() - this.resumedAt) }),
       },
       'viewer video opened',
     );
@@ -622,7 +633,7 @@ export class Subscription implements FeedListener {
   }
 
   onAudioPacket(packet: RtpPacket): void {
-    if (!this.connected) return;
+    if (!this.connected || this.standby) return;
     this.audioForwarder?.forward(packet);
     if (this.audioForwarder) this.adaptation.audioForwarded(packet.payload.length);
   }

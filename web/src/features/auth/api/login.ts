@@ -1,12 +1,9 @@
-import * as z from 'zod/mini';
-import { nonBlankString, postJson } from '@/lib/api-client';
+import { postJson, textField } from '@/lib/api-client';
 
 export interface LoginCredentials {
   username: string;
   password: string;
 }
-
-const loginResponse = z.object({ token: nonBlankString });
 
 /**
  * Exchanges credentials for a login token. Throws an `ApiError` on any failure (refusal, server
@@ -14,6 +11,5 @@ const loginResponse = z.object({ token: nonBlankString });
  * generic message for all the rest.
  */
 export async function login(credentials: LoginCredentials, signal?: AbortSignal): Promise<string> {
-  const { token } = await postJson('/api/login', credentials, loginResponse, { signal });
-  return token;
+  return postJson('/api/login', credentials, (answer) => textField(answer, 'token'), { signal });
 }

@@ -22,8 +22,8 @@ export class OperationsBusy extends ApiError {
   }
 }
 
-// Checked by hand, not with zod: the schema builders this needs would join the app's first load,
-// which holds zod, past its budget (decision 0060).
+// Checked by hand, as every answer the browser reads: no schema library in the web app (decisions
+// 0002, amended, and 0060).
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
 const isString = (value: unknown): value is string => typeof value === 'string';

@@ -1,9 +1,6 @@
-import * as z from 'zod/mini';
 import { uiText } from '@/config/ui-text';
-import { ApiError, nonBlankString, postJson } from '@/lib/api-client';
+import { ApiError, postJson, textField } from '@/lib/api-client';
 import { getAuthToken } from '@/lib/auth-token';
-
-const participantTokenResponse = z.object({ token: nonBlankString });
 
 /**
  * Asks the API for a participant token for a stage. Throws an Error whose message is the one
@@ -18,13 +15,12 @@ export async function getParticipantToken(
   if (!authToken) throw new Error(uiText.errors.noAuthToken);
 
   try {
-    const { token } = await postJson(
+    return await postJson(
       '/api/token',
       { stageId: request.stageId, clientId: request.clientId },
-      participantTokenResponse,
+      (answer) => textField(answer, 'token'),
       { headers: { Authorization: `Bearer ${authToken}` }, signal },
     );
-    return token;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error; // cancelled: nothing to show
     throw new Error(error.serverMessage ?? uiText.errors.tokenFetchFailed, { cause: error });

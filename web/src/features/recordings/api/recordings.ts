@@ -47,8 +47,8 @@ export interface Recordings {
   aircraft: AircraftRecordings[];
 }
 
-// Checked by hand, not with zod: the schema builders this needs (arrays, numbers) would join the
-// app's first load, which holds zod, and push it past its budget (decision 0060).
+// Checked by hand, as every answer the browser reads: no schema library in the web app (decisions
+// 0002, amended, and 0060).
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
 const isString = (value: unknown): value is string => typeof value === 'string';
