@@ -8,14 +8,17 @@ import { FakeMediaStream, stubMedia } from '@/testing/media-stubs';
 import { callsBesideThumbnails, isThumbnailRequest } from '@/testing/api-calls';
 import { renderApp } from '@/testing/render-app';
 
-/** Every fetch answers a participant token, as `POST /api/token` does. */
+/** Every fetch answers a participant token for the stream it names, as `POST /api/token` does. */
 function stubParticipantTokenFetch(onFetch?: () => void) {
   vi.stubGlobal(
     'fetch',
-    vi.fn((input: RequestInfo | URL) => {
+    vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
       if (!isThumbnailRequest(input)) onFetch?.();
+      const { stageId } = JSON.parse(typeof init?.body === 'string' ? init.body : '{}') as {
+        stageId?: string;
+      };
       return Promise.resolve(
-        new Response(JSON.stringify({ token: 'participant-token' }), {
+        new Response(JSON.stringify({ token: `token-${stageId}` }), {
           status: 200,
           headers: { 'Content-Type': 'application/json' },
         }),
@@ -123,22 +126,59 @@ describe('stream selection page', () => {
   });
 });
 
+/**
+ * The streams whose joins are open and ask for their video (an intent's, a click's, a player's),
+ * beside the joins on standby that the page's first sign of life opened (decision 0112).
+ */
+const watching = (sdk: FakeStageSdk) =>
+  sdk.stages
+    .filter((stage) => stage.leaveCalls === 0 && stage.subscribesTo() !== 'none')
+    .map((stage) => stage.token.replace('token-', ''));
+
+/** The joins of one stream, each as [joins, leaves]. */
+const joinsOf = (sdk: FakeStageSdk, streamId: string) =>
+  sdk.stages
+    .filter((stage) => stage.token === `token-${streamId}`)
+    .map((stage) => [stage.joinCalls, stage.leaveCalls]);
+
+/** The streams whose joins are still open, on standby or not. */
+const open = (sdk: FakeStageSdk) =>
+  sdk.stages
+    .filter((stage) => stage.leaveCalls === 0)
+    .map((stage) => stage.token.replace('token-', ''));
+
 describe('opening a stream from the grid', () => {
+  it("joins every stream on standby at the page's first sign of life, and asks for no video", async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+    expect(sdk.stages).toHaveLength(0);
+    await user.pointer({ coords: { x: 5, y: 5 }, target: document.body });
+    await waitFor(() => expect(open(sdk)).toEqual(['N743AS', 'N953AS', 'N954AS']));
+    expect(sdk.stages.map((stage) => stage.configuration.standby)).toEqual([true, true, true]);
+    expect(watching(sdk)).toEqual([]);
+    // The next signs of life join nothing more while they wait.
+    await user.keyboard('{Shift}');
+    await user.pointer({ coords: { x: 50, y: 50 }, target: document.body });
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(sdk.stages).toHaveLength(3);
+    delete window.IVSBroadcastClient;
+  });
+
   it('joins while the mouse rests on a card, and the player takes that join at the click', async () => {
     const { sdk, user } = renderHomeWithStageSdk();
     const card = screen.getByRole('link', { name: /N953AS/ });
 
     await user.hover(card);
-    await waitFor(() => expect(sdk.stages).toHaveLength(1));
-    expect(sdk.lastStage.joinCalls).toBe(1);
+    await waitFor(() => expect(watching(sdk)).toEqual(['N953AS']));
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
     await user.click(card);
 
     await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(sdk.stages).toHaveLength(1); // the player took the rest's join
-    expect(sdk.lastStage.leaveCalls).toBe(0);
-    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(1);
+    // The player took the rest's join (one join of the stream in all); the others left with /home.
+    expect(joinsOf(sdk, 'N953AS')).toEqual([[1, 0]]);
+    expect(open(sdk)).toEqual(['N953AS']);
+    // One token a stream: the standby joins' (the rest and the click asked for none).
+    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(3);
     delete window.IVSBroadcastClient;
   });
 
@@ -146,12 +186,13 @@ describe('opening a stream from the grid', () => {
     const { sdk, user } = renderHomeWithStageSdk();
 
     await user.hover(screen.getByRole('link', { name: /N743AS/ }));
-    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    await waitFor(() => expect(watching(sdk)).toEqual(['N743AS']));
     await user.hover(screen.getByRole('link', { name: /N954AS/ }));
-    await waitFor(() => expect(sdk.stages).toHaveLength(2));
-    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 0]);
+    await waitFor(() => expect(watching(sdk)).toEqual(['N954AS']));
+    expect(joinsOf(sdk, 'N743AS')[0]).toEqual([1, 1]);
     await user.unhover(screen.getByRole('link', { name: /N954AS/ }));
-    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1]);
+    expect(watching(sdk)).toEqual([]);
+    expect(joinsOf(sdk, 'N954AS')[0]).toEqual([1, 1]);
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
     delete window.IVSBroadcastClient;
   });
@@ -160,18 +201,20 @@ describe('opening a stream from the grid', () => {
     const { sdk, user } = renderHomeWithStageSdk();
     // The logo, 'Operations', 'Log out', 'Recordings', 'Watch all', the first card.
     for (let tab = 0; tab < 6; tab += 1) await user.tab();
-    // 'Watch all' joined the three streams, its blur left them, and the card joined its own.
-    await waitFor(() => expect(sdk.stages).toHaveLength(4));
-    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1, 0]);
+    // 'Watch all' showed the three streams, its blur left them, and the card shows its own.
+    await waitFor(() => expect(watching(sdk)).toEqual(['N743AS']));
     await user.tab(); // the second card
-    await waitFor(() => expect(sdk.stages).toHaveLength(5));
-    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1, 1, 0]);
+    await waitFor(() => expect(watching(sdk)).toEqual(['N953AS']));
+    const focused = sdk.stages.find(
+      (stage) => stage.leaveCalls === 0 && stage.subscribesTo() !== 'none',
+    );
     await user.keyboard('{Enter}');
     expect(screen.getByTestId('location')).toHaveTextContent('/player/N953AS');
     await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(sdk.stages).toHaveLength(5);
-    expect(sdk.lastStage.leaveCalls).toBe(0);
+    // Enter played the focus's join: still open, the only one.
+    expect(focused?.leaveCalls).toBe(0);
+    expect(open(sdk)).toEqual(['N953AS']);
     delete window.IVSBroadcastClient;
   });
 
@@ -179,9 +222,8 @@ describe('opening a stream from the grid', () => {
     const { sdk, user } = renderHomeWithStageSdk();
 
     await user.click(screen.getByRole('link', { name: /N954AS/ }));
-    await waitFor(() => expect(sdk.stages).toHaveLength(1));
-    const stage = sdk.lastStage;
-    expect(stage.joinCalls).toBe(1);
+    await waitFor(() => expect(joinsOf(sdk, 'N954AS')).toEqual([[1, 0]]));
+    const stage = sdk.stages.find((each) => each.token === 'token-N954AS')!;
     const track = fakeTrack('video');
     act(() => {
       stage.connect();
@@ -196,8 +238,9 @@ describe('opening a stream from the grid', () => {
     expect(((video as HTMLVideoElement).srcObject as unknown as FakeMediaStream).tracks).toEqual([
       track,
     ]);
-    expect(sdk.stages).toHaveLength(1); // the player took the click's session: one join in all
-    expect(stage.leaveCalls).toBe(0);
+    // The player took the click's session: one join of the stream in all, asking for its video.
+    expect(joinsOf(sdk, 'N954AS')).toEqual([[1, 0]]);
+    expect(watching(sdk)).toEqual(['N954AS']);
     delete window.IVSBroadcastClient;
   });
 
@@ -212,7 +255,9 @@ describe('opening a stream from the grid', () => {
     await user.click(screen.getByRole('link', { name: /N743AS/ }));
     await user.keyboard('{/Control}');
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(sdk.stages).toHaveLength(0);
+    // Only the joins on standby of the page's first sign of life: none asks for its video.
+    expect(watching(sdk)).toEqual([]);
+    expect(screen.getByTestId('location')).toHaveTextContent('/home');
     delete window.IVSBroadcastClient;
   });
 
@@ -252,13 +297,14 @@ describe('opening a stream from the grid', () => {
     await user.hover(watchAll);
     await user.unhover(watchAll);
     await act(() => new Promise((resolve) => setTimeout(resolve, 100)));
-    expect(sdk.stages).toHaveLength(0);
-    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(0);
+    expect(watching(sdk)).toEqual([]);
 
     await user.hover(watchAll);
-    await waitFor(() => expect(sdk.stages).toHaveLength(3));
+    await waitFor(() => expect(watching(sdk)).toEqual(['N743AS', 'N953AS', 'N954AS']));
+    const rested = sdk.stages.filter((stage) => stage.subscribesTo() !== 'none');
     await user.unhover(watchAll);
-    expect(sdk.stages.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1]);
+    expect(watching(sdk)).toEqual([]);
+    expect(rested.map((stage) => stage.leaveCalls)).toEqual([1, 1, 1]);
     delete window.IVSBroadcastClient;
   });
 
@@ -287,16 +333,17 @@ describe('opening a stream from the grid', () => {
     const card = screen.getByRole('link', { name: /N953AS/ });
 
     await user.pointer({ keys: '[MouseLeft>]', target: card });
-    await waitFor(() => expect(sdk.stages).toHaveLength(1));
+    await waitFor(() => expect(joinsOf(sdk, 'N953AS')).toEqual([[1, 0]]));
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
 
     await user.pointer({ keys: '[/MouseLeft]', target: card });
     expect(screen.getByTestId('location')).toHaveTextContent('/player/N953AS');
     await screen.findByLabelText(fillText(uiText.player.video, { streamId: 'N953AS' }));
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(sdk.stages).toHaveLength(1); // the player took the press's session
-    expect(sdk.lastStage.leaveCalls).toBe(0);
-    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(1); // one token: the focus after the press fetched none
+    // The player took the press's session; one token a stream: the focus after the press fetched none.
+    expect(joinsOf(sdk, 'N953AS')).toEqual([[1, 0]]);
+    expect(watching(sdk)).toEqual(['N953AS']);
+    expect(callsBesideThumbnails(vi.mocked(fetch))).toHaveLength(3);
     delete window.IVSBroadcastClient;
   });
 
@@ -308,7 +355,7 @@ describe('opening a stream from the grid', () => {
     const { user } = renderApp('/home');
     await user.pointer({ keys: '[TouchA>]', target: screen.getByRole('link', { name: /N743AS/ }) });
     await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(sdk.stages).toHaveLength(0);
+    expect(watching(sdk)).toEqual([]);
     expect(screen.getByTestId('location')).toHaveTextContent('/home');
     delete window.IVSBroadcastClient;
   });
