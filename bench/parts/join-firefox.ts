@@ -1,8 +1,9 @@
 /**
  * Click on a stream card → first frame presented, in Firefox (Debian's Firefox ESR over WebDriver
- * BiDi, harness/src/firefox.ts), the join part's two fresh modes beside Chromium's: an instant
- * click (puppeteer's: press and release together) and one after the pointer rested on the card
- * 150 ms. The same page probe stamps the release and the first frame
+ * BiDi, harness/src/firefox.ts), the join part's three fresh modes beside Chromium's: an instant
+ * click (puppeteer's: press and release together), the same 1 s after the pointer first moved on
+ * the page (a person's arrival: the joins on standby, decision 0112), and one after the pointer
+ * rested on the card 150 ms. The same page probe stamps the release and the first frame
  * (requestVideoFrameCallback). Run when asked for (`--only=join-firefox`); skipped, with a row
  * saying so, when Firefox is not installed.
  */
@@ -17,6 +18,12 @@ import type { BenchRow } from '../lib/result';
 import { round } from '../lib/stats';
 
 const HOVER_MS = 150;
+const ARRIVAL_MS = 1_000;
+
+interface ClickWay {
+  arrivalMs?: number;
+  hoverMs?: number;
+}
 
 const readJoin = (page: Page) =>
   page.evaluate(() => (window as unknown as { __bench: JoinMarks }).__bench);
@@ -32,10 +39,19 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
 }
 
-async function measureClick(page: Page, url: string, streamId: string, hoverMs: number) {
+async function measureClick(
+  page: Page,
+  url: string,
+  streamId: string,
+  { arrivalMs = 0, hoverMs = 0 }: ClickWay,
+) {
   await page.goto(url);
   const card = `a[href="/player/${streamId}"]`;
   await until(() => page.evaluate((selector) => !!document.querySelector(selector), card), card);
+  if (arrivalMs > 0) {
+    await page.mouse.move(2, 300);
+    await new Promise((resolve) => setTimeout(resolve, arrivalMs));
+  }
   if (hoverMs > 0) {
     await page.hover(card);
     await new Promise((resolve) => setTimeout(resolve, hoverMs));
@@ -74,19 +90,19 @@ export async function runJoinFirefox(bench: BenchContext): Promise<BenchRow[]> {
     await page.evaluateOnNewDocument(await pageProbe(bench.loginToken));
     const url = `${bench.product.baseUrl}/home`;
     const rows: BenchRow[] = [];
-    for (const [mode, hoverMs] of [
-      ['fresh /home', 0],
-      [`fresh /home, pointer on the card ${HOVER_MS} ms before`, HOVER_MS],
-    ] as const) {
+    const modes: [string, ClickWay][] = [
+      ['fresh /home', {}],
+      [
+        `fresh /home, the pointer moved on the page ${ARRIVAL_MS} ms before`,
+        { arrivalMs: ARRIVAL_MS },
+      ],
+      [`fresh /home, pointer on the card ${HOVER_MS} ms before`, { hoverMs: HOVER_MS }],
+    ];
+    for (const [mode, way] of modes) {
       const totals: number[] = [];
       // One unrecorded join first, as in Chromium's part.
       for (let index = -1; index < bench.options.joins; index += 1) {
-        const total = await measureClick(
-          page,
-          url,
-          STREAM_IDS[(index + 3) % 3] ?? 'N743AS',
-          hoverMs,
-        );
+        const total = await measureClick(page, url, STREAM_IDS[(index + 3) % 3] ?? 'N743AS', way);
         if (index >= 0) totals.push(total);
       }
       rows.push({
