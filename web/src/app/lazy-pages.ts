@@ -10,6 +10,8 @@ import { createElement, lazy, type ComponentType } from 'react';
 interface LazyPage {
   Page: ComponentType;
   preload: () => void;
+  /** Whether its module is there, so that the page renders at once. */
+  loaded: () => boolean;
 }
 
 /**
@@ -29,6 +31,7 @@ function lazyPage(load: () => Promise<ComponentType>): LazyPage {
     Page: () => createElement(loaded ?? Lazy),
     // A fetch ahead that fails costs nothing: the render fetches again, and says so if it fails.
     preload: () => void loadModule().catch(() => undefined),
+    loaded: () => loaded !== undefined,
   };
 }
 

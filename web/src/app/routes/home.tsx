@@ -1,5 +1,5 @@
 import { LayoutGrid } from 'lucide-react';
-import { useEffect } from 'react';
+import { startTransition, useEffect } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { recordingsPage, watchAllPage } from '@/app/lazy-pages';
 import { paths } from '@/config/paths';
@@ -87,6 +87,12 @@ export function HomeRoute() {
               onClick={(event) => {
                 if (!opensInThisPage(event)) return;
                 for (const stageId of EVERY_STREAM) startEarlySession(stageId);
+                // Its module still on its way: /home stays until it is there (a transition),
+                // rather than the spinner and React's reveal throttle after it (decision 0112).
+                if (!watchAllPage.loaded()) {
+                  event.preventDefault();
+                  startTransition(() => void navigate(paths.watchAll.href()));
+                }
               }}
               className={HEADER_LINK}
             >
