@@ -103,7 +103,8 @@ function install(loginToken: string): void {
       });
     }
     override send(data: Parameters<WebSocket['send']>[0]): void {
-      const type = typeof data === 'string' && /"type":"(subscribe|answer|candidate|resume)"/.exec(data);
+      const type =
+        typeof data === 'string' && /"type":"(subscribe|answer|candidate|resume)"/.exec(data);
       if (type) mark(`ws-sent-${type[1]}`);
       super.send(data);
     }
