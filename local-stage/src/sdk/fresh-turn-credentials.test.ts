@@ -13,6 +13,7 @@ import { turnRestCredential } from '@tailcam/protocol/turn';
 import { startStageWithCameras, type StageWithCameras } from '../testing/stage-with-cameras';
 import { StageEvents, StageSubscribeStreamType } from './enums';
 import { Stage } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 const secret = new TextEncoder().encode('a-fresh-turn-credentials-test-secret-long');
 const TURN = {
@@ -33,12 +34,7 @@ class RecordedPeerConnection extends wrtc.RTCPeerConnection {
   }
 }
 
-for (const [name, value] of [
-  ['WebSocket', WebSocket],
-  ['RTCPeerConnection', RecordedPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket, RTCPeerConnection: RecordedPeerConnection });
 
 let running: StageWithCameras;
 const stages: Stage[] = [];

@@ -18,6 +18,7 @@ import { decodeTimeStripFromI420, type TimeStripPayload } from '../time-strip';
 import { StageEvents, StageParticipantSubscribeState, SubscribeType } from './enums';
 import type { RemoteStageStream, StageParticipantInfo } from './participant';
 import { Stage, type LocalStageConfiguration } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 const secret = new TextEncoder().encode('a-publisher-change-test-secret-long-enough');
 const STAGE = 'N954AS';
@@ -51,12 +52,7 @@ function takeChange(): void {
   taken?.change();
 }
 
-for (const [name, value] of [
-  ['WebSocket', SteppedSocket],
-  ['RTCPeerConnection', wrtc.RTCPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket: SteppedSocket, RTCPeerConnection: wrtc.RTCPeerConnection });
 
 let running: StageWithCameras;
 const stages: Stage[] = [];

@@ -1,4 +1,8 @@
 /**
+ * Kept as one file: every subscription, shown or on standby (decision 0112), lives in the one
+ * participant map the socket's messages are applied to, one at a time, and each step of one
+ * (strategy, offer, answer, resume, layers, end) reads and changes that map in that order.
+ *
  * One joined session (LiveKit's RTCEngine, in small): the signalling socket's messages applied
  * one at a time (an ICE candidate waits for its offer), the remote participants, and a
  * SubscriptionPeer per subscription the strategy asks for. What an ending means for the app
@@ -287,23 +291,15 @@ export class Session {
     }
     if (participant.subscription) return;
     const initialLayer = this.host.initialLayer(participant.info);
-    const published = participant.description.media;
-    const takesOffer =
-      offered !== undefined &&
-      initialLayer === undefined &&
-      media.audio === (offered.audio && published.includes('audio')) &&
-      media.video === (offered.video && published.includes('video'));
-    this.requests += 1;
-    const requestId = takesOffer
-      ? joinedOfferRequestId(participant.info.id)
-      : `subscribe-${this.requests}`;
+    const takesOffer = initialLayer === undefined && this.offers(participant, media, offered);
+    const requestId = this.requestIdFor(participant, takesOffer);
     participant.subscription = {
       requestId,
       id: undefined,
       peer: undefined,
       preferredRid: null,
       // An offer on standby taken as it is: its media start once it is answered.
-      ...(takesOffer && offered.standby ? { stageHolds: true } : {}),
+      ...(takesOffer && offered?.standby ? { stageHolds: true } : {}),
     };
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
     if (takesOffer) return;
@@ -323,15 +319,8 @@ export class Session {
   private standBy(participant: RemoteParticipant, offered?: WantedMedia & { standby?: boolean }) {
     const media = this.host.standbyMedia(participant);
     if (!media || (!media.audio && !media.video)) return;
-    const published = participant.description.media;
-    const takesOffer =
-      offered?.standby === true &&
-      media.audio === (offered.audio && published.includes('audio')) &&
-      media.video === (offered.video && published.includes('video'));
-    this.requests += 1;
-    const requestId = takesOffer
-      ? joinedOfferRequestId(participant.info.id)
-      : `subscribe-${this.requests}`;
+    const takesOffer = offered?.standby === true && this.offers(participant, media, offered);
+    const requestId = this.requestIdFor(participant, takesOffer);
     participant.subscription = {
       requestId,
       id: undefined,
@@ -349,6 +338,22 @@ export class Session {
       media,
       standby: true,
     });
+  }
+
+  /** Whether the offer sent with `joined` is of `media`, of what the participant publishes. */
+  private offers(participant: RemoteParticipant, media: WantedMedia, offered?: WantedMedia) {
+    const published = participant.description.media;
+    return (
+      offered !== undefined &&
+      media.audio === (offered.audio && published.includes('audio')) &&
+      media.video === (offered.video && published.includes('video'))
+    );
+  }
+
+  /** A new subscription's request id: the offer's sent with `joined` when it takes that one. */
+  private requestIdFor(participant: RemoteParticipant, takesOffer: boolean): string {
+    this.requests += 1;
+    return takesOffer ? joinedOfferRequestId(participant.info.id) : `subscribe-${this.requests}`;
   }
 
   /**

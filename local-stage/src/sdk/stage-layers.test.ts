@@ -19,13 +19,9 @@ import {
 } from './enums';
 import type { RemoteStageStream, StageParticipantInfo, StageStreamLayer } from './participant';
 import { Stage, type StageStrategy } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
-for (const [name, value] of [
-  ['WebSocket', WebSocket],
-  ['RTCPeerConnection', wrtc.RTCPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket, RTCPeerConnection: wrtc.RTCPeerConnection });
 
 const secret = new TextEncoder().encode('an-sdk-layers-test-secret-long-enough!!');
 const STAGE = 'N953AS';

@@ -20,6 +20,7 @@ import {
 } from './enums';
 import type { StageError } from './errors';
 import { Stage, type LocalStageConfiguration, type StageStrategy } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 type Sent = { type: string } & Record<string, unknown>;
 
@@ -86,12 +87,7 @@ class AnsweringPeer {
   }
 }
 
-for (const [name, value] of [
-  ['WebSocket', StageEnd],
-  ['RTCPeerConnection', AnsweringPeer],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket: StageEnd, RTCPeerConnection: AnsweringPeer });
 
 const secret = new TextEncoder().encode('an-sdk-refusals-test-secret-long-enough!');
 const camera: ParticipantDescription = {

@@ -23,6 +23,7 @@ import {
 import type { StageError } from './errors';
 import type { RemoteStageStream } from './participant';
 import { Stage, type LocalStageConfiguration, type StageStrategy } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 /** Every signalling message of the SDK's sockets, in order: sent ('out') and received ('in'). */
 const traffic: { way: 'in' | 'out'; message: { type: string } & Record<string, unknown> }[] = [];
@@ -42,12 +43,7 @@ class RecordingSocket extends WebSocket {
   }
 }
 
-for (const [name, value] of [
-  ['WebSocket', RecordingSocket],
-  ['RTCPeerConnection', wrtc.RTCPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket: RecordingSocket, RTCPeerConnection: wrtc.RTCPeerConnection });
 
 const secret = new TextEncoder().encode('an-sdk-test-secret-that-is-long-enough!!');
 let running: RunningStage;

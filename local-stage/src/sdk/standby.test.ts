@@ -15,6 +15,7 @@ import { decodeTimeStripFromI420 } from '../time-strip';
 import { StageEvents, StageLeftReason, StageSubscribeStreamType, SubscribeType } from './enums';
 import type { RemoteStageStream } from './participant';
 import { Stage } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 const secret = new TextEncoder().encode('a-standby-test-secret-that-is-long-enough');
 const STAGE = 'N953AS';
@@ -36,12 +37,7 @@ class RecordingSocket extends WebSocket {
   }
 }
 
-for (const [name, value] of [
-  ['WebSocket', RecordingSocket],
-  ['RTCPeerConnection', wrtc.RTCPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket: RecordingSocket, RTCPeerConnection: wrtc.RTCPeerConnection });
 
 let running: StageWithCameras;
 const stages: Stage[] = [];

@@ -19,6 +19,7 @@ import { decodeTimeStripFromI420 } from '../time-strip';
 import { StageEvents, StageSubscribeStreamType } from './enums';
 import type { RemoteStageStream } from './participant';
 import { Stage } from './stage';
+import { installBrowserGlobals } from '../testing/browser-globals';
 
 const missing = coturnMissing();
 if (missing !== undefined) console.warn(`SKIPPED turn-relay.test.ts: ${missing}`);
@@ -38,12 +39,7 @@ class RecordedPeerConnection extends wrtc.RTCPeerConnection {
   }
 }
 
-for (const [name, value] of [
-  ['WebSocket', WebSocket],
-  ['RTCPeerConnection', RecordedPeerConnection],
-] as const) {
-  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
-}
+installBrowserGlobals({ WebSocket, RTCPeerConnection: RecordedPeerConnection });
 
 let coturn: RunningCoturn;
 let running: StageWithCameras;
