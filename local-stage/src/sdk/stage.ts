@@ -96,6 +96,8 @@ export interface LocalStageConfiguration {
 const DEFAULT_JOIN_TIMEOUT_MS = 60_000;
 
 export class Stage extends TypedEmitter<StageEventMap> {
+  /** The local stage's own (the real SDK has none): a join's video may wait on standby (0112). */
+  static readonly supportsStandby = true;
   private readonly token: string;
   private readonly claims: StageTokenClaims;
   private strategy: StageStrategy;

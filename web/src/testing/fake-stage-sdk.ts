@@ -194,6 +194,12 @@ export class FakeStageSdk {
   readonly StreamType = StreamType;
   readonly Stage = stageClassFor(this);
 
+  /** An SDK like IVS's own, which has no joins on standby (decision 0112). */
+  withoutStandby(): this {
+    Reflect.deleteProperty(this.Stage, 'supportsStandby');
+    return this;
+  }
+
   get lastStage(): FakeStage {
     const stage = this.stages.at(-1);
     if (!stage) throw new Error('No stage was created');
@@ -214,6 +220,9 @@ function stageClassFor(
   sdk: FakeStageSdk,
 ): new (token: string, strategy: StageStrategy, configuration?: object) => FakeStage {
   return class extends FakeStage {
+    /** As the local stage's SDK (decision 0112); `withoutStandby()` makes an SDK like IVS's. */
+    static supportsStandby = true;
+
     constructor(token: string, strategy: StageStrategy, configuration?: object) {
       super(token, strategy, sdk, { ...configuration });
     }

@@ -163,6 +163,16 @@ describe('opening a stream from the grid', () => {
     delete window.IVSBroadcastClient;
   });
 
+  it('joins nothing on standby with an SDK that cannot hold a video (the real one)', async () => {
+    const { sdk, user } = renderHomeWithStageSdk();
+    sdk.withoutStandby();
+    await user.pointer({ coords: { x: 5, y: 5 }, target: document.body });
+    await user.keyboard('{Shift}');
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(sdk.stages).toHaveLength(0);
+    delete window.IVSBroadcastClient;
+  });
+
   it('joins while the mouse rests on a card, and the player takes that join at the click', async () => {
     const { sdk, user } = renderHomeWithStageSdk();
     const card = screen.getByRole('link', { name: /N953AS/ });

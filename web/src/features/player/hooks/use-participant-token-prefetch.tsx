@@ -13,6 +13,7 @@ import { getClientId } from '../lib/client-id';
 import { EarlyStageSessions } from '../lib/early-stage-sessions';
 import { ParticipantTokenPrefetcher } from '../lib/participant-token-prefetch';
 import { createPlayerSession } from '../lib/player-session';
+import { sdkHasStandby } from '../lib/stage-sdk';
 
 interface JoinHeadStart {
   prefetcher: ParticipantTokenPrefetcher;
@@ -93,7 +94,9 @@ export function useJoinIntent(): JoinIntent {
       },
       forgo: (stageIds) => headStart?.earlySessions.forgo(stageIds),
       forgoAll: () => headStart?.earlySessions.forgoAll(),
-      standBy: (stageIds) => headStart?.earlySessions.standBy(stageIds),
+      standBy: (stageIds) => {
+        if (sdkHasStandby()) headStart?.earlySessions.standBy(stageIds);
+      },
     }),
     [headStart],
   );

@@ -39,6 +39,16 @@ export function getStageSdk(): StageSdk | undefined {
 }
 
 /**
+ * Whether the SDK can hold a join's video on standby (the local stage's, decision 0112). The real
+ * SDK cannot: a join there would subscribe at the click all the same, and IVS bills a participant
+ * from its join, so the app joins nothing on standby with it.
+ */
+export function sdkHasStandby(): boolean {
+  const sdk = getStageSdk();
+  return sdk !== undefined && 'supportsStandby' in sdk.Stage;
+}
+
+/**
  * Publishes nothing and subscribes to the video of every participant, never audio
  * (docs/product.md#player-states), once `shown()` (before: nothing, a join on standby, decision
  * 0112); its video's layer is `preferredLayer()` (a label; null: the stage chooses,
