@@ -357,14 +357,14 @@ export class Session {
   }
 
   /**
-   * The strategy asks for a subscription on standby: the stage starts its media (at once, or
-   * right after the answer when that has not gone yet), and the app hears of it as of any other.
+   * The strategy asks for a subscription on standby: the stage starts its media (at once, or as
+   * its offer comes), and the app hears of it as of any other once it is answered.
    */
   private show(participant: RemoteParticipant, subscription: Subscription): void {
     subscription.hidden = false;
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
-    if (!subscription.answered) return;
     this.resume(subscription);
+    if (!subscription.answered) return;
     subscription.peer?.announce();
     if (subscription.peer?.isConnected) this.subscribeState(participant, SUBSCRIBED);
   }
@@ -396,6 +396,9 @@ export class Session {
       return;
     }
     subscription.id = subscriptionId;
+    // Shown before its offer came (a click as the page's first sign of life): its media start
+    // now, the key frame encoded while the answer is made, as any join's.
+    if (!subscription.hidden) this.resume(subscription);
     // The peer reports nothing once closed, and it is closed whenever it stops being current.
     const peer = new SubscriptionPeer(
       // The offer's servers carry a credential made for this connection; the token's may have
@@ -435,7 +438,6 @@ export class Session {
         });
         subscription.answered = true;
         if (subscription.hidden) return;
-        this.resume(subscription);
         // The app hears of the streams once the answer is on its way (its work would delay it).
         peer.announce();
       }
