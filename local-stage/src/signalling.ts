@@ -133,8 +133,8 @@ export type ClientMessage =
       /** The layer the video starts on (default: the highest arriving). */
       initialLayer?: InitialLayerName;
       /**
-       * On standby (decision 0112): offered and connected as any other, but the stage sends none
-       * of the publisher's media, and asks its camera for none, until `resume`.
+       * On standby (decision 0112): offered and connected as any other (its camera drawing for
+       * it), but the stage sends none of the publisher's media until `resume`.
        */
       standby?: true;
     }

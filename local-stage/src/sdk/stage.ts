@@ -84,11 +84,10 @@ export interface LocalStageConfiguration {
   /**
    * Standby (decision 0112): while the strategy answers NONE for a publisher, the SDK keeps a
    * subscription to the media `subscribeOnJoin` names all the same, connected, with none of its
-   * media sent by the stage (no key frame, no camera woken), and tells the app nothing of it. The
-   * strategy's first answer that asks for those media (`refreshStrategy`) takes it: the stage
-   * starts its media at once, from a key frame, with no new connection to make. The real SDK has
-   * no standby (NONE subscribes to nothing), so an app that uses it works the same on IVS, with
-   * the join's time after its refresh.
+   * media sent by the stage, and tells the app nothing of it. The strategy's first answer that
+   * asks for those media (`refreshStrategy`) takes it: the stage starts its media at once, from a
+   * key frame, with no new connection to make. The real SDK has no standby (NONE subscribes to
+   * nothing): `Stage.supportsStandby` says which SDK this is.
    */
   standby?: boolean;
 }

@@ -49,7 +49,7 @@ beforeAll(async () => {
     syntheticCameras: [STAGE],
     // Two seats an account: a standby join and a viewer's fill it (the yield test).
     limits: { sessionsPerUser: 2 },
-    // The camera stops drawing 300 ms after its last viewer: a standby join must not wake it.
+    // The camera stops drawing 300 ms after its last viewer: a standby join keeps it drawing.
     camera: { width: 320, height: 180, fps: 15, idleMs: 300 },
   });
 });
@@ -203,5 +203,60 @@ describe('a join on standby', { timeout: 30_000 }, () => {
     expect(first.events).toEqual([`left ${StageLeftReason.PARTICIPANT_DISCONNECTED}`]);
     expect(second.events).toEqual([]);
     expect(stageStats().participants).toBe(2);
+  });
+  it('takes no seat of another account: that account keeps its pages on standby', async () => {
+    const other = await viewer('user-a', true);
+    await other.stage.join();
+    const first = await viewer('user-b', false);
+    const second = await viewer('user-b', false);
+    await first.stage.join();
+    await second.stage.join();
+    const third = await viewer('user-b', false);
+    await expect(third.stage.join()).rejects.toThrow(/Too many streams/);
+    expect(other.events).toEqual([]);
+  });
+
+  it('is a viewer in the stage’s events once it shows a stream, not before', async () => {
+    const viewerJoins = () =>
+      running.stage
+        .eventsAnswer(0)
+        .events.filter(
+          (event) => event.name === 'Participant Joined' && event.userId === 'user-events',
+        ).length;
+    const { stage, shown, videos } = await viewer('user-events', true);
+    await stage.join();
+    await waitUntil(() => stageStats().peerConnections === 1, 'the standby peer connection');
+    expect(viewerJoins()).toBe(0);
+    shown.value = true;
+    stage.refreshStrategy();
+    await waitUntil(() => videos.length === 1, 'the video stream, once asked for');
+    await waitUntil(() => viewerJoins() === 1, 'its Participant Joined');
+  });
+
+  it('refuses a resume that names no subscription of the session, and changes nothing', async () => {
+    const token = await testParticipantToken({
+      secret,
+      stageUrl: running.url,
+      stageId: STAGE,
+      userId: 'user-raw',
+    });
+    const socket = new WebSocket(`${running.url.replace('http', 'ws')}/stage/events`);
+    const messages: { type: string; subscriptionId?: string; fatal?: boolean }[] = [];
+    socket.on('message', (data) => messages.push(JSON.parse(data.toString()) as never));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(
+      JSON.stringify({ type: 'join', token, offers: { audio: false, video: true, standby: true } }),
+    );
+    await waitUntil(() => messages.some((message) => message.type === 'offer'), 'the offer');
+    socket.send(JSON.stringify({ type: 'resume', subscriptionId: 'no-such-subscription' }));
+    await waitUntil(() => messages.some((message) => message.type === 'error'), 'the refusal');
+    expect(messages.find((message) => message.type === 'error')).toMatchObject({
+      subscriptionId: 'no-such-subscription',
+      fatal: false,
+    });
+    // Still joined, still on standby: no person watching, the socket open.
+    expect(await sessionsByRole()).toEqual({ viewer: 0, standby: 1 });
+    expect(socket.readyState).toBe(WebSocket.OPEN);
+    socket.close();
   });
 });

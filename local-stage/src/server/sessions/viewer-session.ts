@@ -49,6 +49,8 @@ export interface ViewerSessionHost {
   publisherOf(stageId: string, participantId: string): Publisher | undefined;
   subscriptionOpened(subscription: Subscription): void;
   subscriptionClosed(subscription: Subscription): void;
+  /** A session joined on standby shows a stream for the first time (decision 0112). */
+  sessionShown(session: ViewerSession): void;
   sessionClosed(session: ViewerSession): void;
   log: StageLogger;
   /** The addresses and ports its peer connections announce (peer-network.ts). */
@@ -64,8 +66,10 @@ export class ViewerSession {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private readonly joinTimer: NodeJS.Timeout;
-  /** Joined with its offers on standby (decision 0112), and has shown nothing since. */
-  private standbyOnly = false;
+  /** Joined with its offers on standby (decision 0112). */
+  private joinedOnStandby = false;
+  /** Has shown a stream since (a `resume`, or a subscription not on standby). */
+  private shown = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -96,13 +100,26 @@ export class ViewerSession {
     return this.stateValue;
   }
 
+  /** Its join asked for its offers on standby: a page that may show the stream. */
+  get joinsOnStandby(): boolean {
+    return this.joinedOnStandby;
+  }
+
   /**
-   * Joined on standby and showing nothing yet (no `resume`, no subscription that is not on
-   * standby): a page that may show the stream, not a viewer. Its seat yields to its account's
-   * viewers (local-stage.ts).
+   * Joined on standby, showing nothing yet, and holding subscriptions all on standby: its seat
+   * yields to a viewer's (local-stage.ts). One with no subscription (its aircraft off air) may be
+   * a player waiting for the picture, so it holds its seat as any session does.
    */
   get onStandby(): boolean {
-    return this.standbyOnly;
+    if (!this.joinedOnStandby || this.shown || this.subscriptions.size === 0) return false;
+    return [...this.subscriptions.values()].every((subscription) => subscription.onStandby);
+  }
+
+  /** The session shows a stream for the first time: the stage hears of a viewer now. */
+  private showing(): void {
+    if (this.shown || !this.joinedOnStandby) return;
+    this.shown = true;
+    this.stage.sessionShown(this);
   }
 
   get peerConnectionCount(): number {
@@ -163,7 +180,7 @@ export class ViewerSession {
     if (this.stateValue !== 'joined') return this.protocolError();
     switch (message.type) {
       case 'subscribe':
-        if (!message.standby) this.standbyOnly = false;
+        if (!message.standby) this.showing();
         return this.subscribe(
           message.requestId,
           message.participantId,
@@ -171,10 +188,13 @@ export class ViewerSession {
           message.initialLayer,
           message.standby === true,
         );
-      case 'resume':
-        this.standbyOnly = false;
-        this.subscriptions.get(message.subscriptionId)?.resume();
-        return;
+      case 'resume': {
+        const subscription = this.subscriptions.get(message.subscriptionId);
+        if (!subscription)
+          return this.refusePreference('No such subscription', message.subscriptionId);
+        subscription.resume();
+        return this.showing();
+      }
       case 'preferLayer': {
         const subscription = this.subscriptions.get(message.subscriptionId);
         if (!subscription) {
@@ -210,7 +230,7 @@ export class ViewerSession {
     offers: { audio: boolean; video: boolean; standby?: true } | undefined,
   ): Promise<void> {
     clearTimeout(this.joinTimer);
-    this.standbyOnly = offers?.standby === true;
+    this.joinedOnStandby = offers?.standby === true;
     try {
       const admitted = await this.stage.admit(this, token);
       if (this.stateValue === 'closed') return;
@@ -306,9 +326,9 @@ export class ViewerSession {
   }
 
   /**
-   * A layer preference the stage cannot follow: said so, naming the subscription (one that just
-   * ended, its publisher gone, is no error of the viewer's: the SDK drops it), and nothing else
-   * changes.
+   * A layer preference (or a `resume`) the stage cannot follow: said so, naming the subscription
+   * (one that just ended, its publisher gone, is no error of the viewer's: the SDK drops it), and
+   * nothing else changes.
    */
   private refusePreference(message: string, subscriptionId?: string): void {
     this.send({

@@ -97,6 +97,11 @@ export class LocalStage {
   private readonly admission: AdmissionControl;
   /** Each admitted socket session's seat (taken when admitted, before it counts as joined). */
   private readonly sessionSeats = new WeakMap<ViewerSession, Seat>();
+  /** Who each session joined on standby is, for its Participant Joined once it shows a stream. */
+  private readonly standbyViewers = new WeakMap<
+    ViewerSession,
+    { stageId: string; participantId: string; userId: string }
+  >();
   private readonly subscriptions = new Set<Subscription>();
   private readonly connectTimes = new ConnectTimes();
   /** The stage's figures for Prometheus (stage-metrics.ts): `GET /_control/metrics`. */
@@ -170,6 +175,11 @@ export class LocalStage {
       },
       subscriptionOpened: (subscription) => this.subscriptionOpened(subscription),
       subscriptionClosed: (subscription) => this.subscriptionClosed(subscription),
+      // A page on standby is a viewer once it shows a stream: its Participant Joined then.
+      sessionShown: (session) => {
+        const who = this.standbyViewers.get(session);
+        if (who) this.events.viewerJoined(session, who);
+      },
       sessionClosed: (session) => {
         this.events.viewerLeft(session);
         this.sessions.delete(session);
@@ -248,12 +258,11 @@ export class LocalStage {
     }
     const shown = this.stages.get(claims.topic)?.describeShown();
     const { iceServersFor } = this.options;
-    // Socket sessions are the players' (the stage's own workers come over WHEP).
-    this.events.viewerJoined(session, {
-      stageId: claims.topic,
-      participantId: claims.jti,
-      userId: claims.user_id,
-    });
+    // Socket sessions are the players' (the stage's own workers come over WHEP); one on standby
+    // is a viewer once it shows a stream (decision 0112).
+    const who = { stageId: claims.topic, participantId: claims.jti, userId: claims.user_id };
+    if (session.joinsOnStandby) this.standbyViewers.set(session, who);
+    else this.events.viewerJoined(session, who);
     return {
       participantId: claims.jti,
       stageId: claims.topic,
@@ -272,7 +281,7 @@ export class LocalStage {
     try {
       return this.takeSeat(request);
     } catch (error) {
-      if (!(error instanceof JoinRefusedError) || session.onStandby) throw error;
+      if (!(error instanceof JoinRefusedError) || session.joinsOnStandby) throw error;
       const accountFull = error.code === STAGE_ERROR_CODES.TOKEN_NOT_ALLOWED;
       if (!accountFull && error.code !== STAGE_ERROR_CODES.STAGE_AT_CAPACITY) throw error;
       const yielding = [...this.sessions].find(

@@ -19,6 +19,11 @@ import {
 const EVERY_STREAM = BUILT_IN_STREAMS.map((stream) => stream.id);
 /** What a person does on the page before a click: none of it happens in a tab left alone. */
 const SIGNS_OF_LIFE = ['pointermove', 'pointerdown', 'keydown', 'wheel', 'touchstart'];
+/**
+ * How long after a sign of life the joins on standby start: a click that is itself the first
+ * sign of life leaves the page before, and spends no joins on the streams it does not open.
+ */
+export const STANDBY_AFTER_MS = 150;
 
 const HEADER_LINK =
   'inline-flex items-center gap-2 rounded-lg border border-slate-700 bg-slate-900 px-3.5 py-2 text-sm font-semibold text-slate-100 shadow-sm transition hover:border-sky-500/60 hover:text-white focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-950 focus-visible:outline-none';
@@ -43,12 +48,17 @@ export function HomeRoute() {
   // The viewer's first sign of life on the page joins every stream on standby, and the next one
   // after they lapse joins again: the click then only shows its stream (decision 0112).
   useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const standBy = () => {
-      joinIntent.standBy(EVERY_STREAM);
-      watchAllPage.preload();
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        joinIntent.standBy(EVERY_STREAM);
+        if (!watchAllPage.loaded()) watchAllPage.preload();
+      }, STANDBY_AFTER_MS);
     };
     for (const type of SIGNS_OF_LIFE) addEventListener(type, standBy, { passive: true });
     return () => {
+      clearTimeout(timer);
       for (const type of SIGNS_OF_LIFE) removeEventListener(type, standBy);
     };
   }, [joinIntent]);

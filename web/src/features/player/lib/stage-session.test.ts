@@ -333,7 +333,7 @@ describe('StageSession', () => {
       expect(session.getSnapshot()).toEqual(waiting);
     });
 
-    it('joins as any other once shown: a rejoin is not on standby', async () => {
+    it('does nothing on show() for a session that was never on standby', async () => {
       const session = await connectedSession();
       expect(sdk.lastStage.configuration.standby).toBeUndefined();
       session.show(); // not on standby: nothing to do
