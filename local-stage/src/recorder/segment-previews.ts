@@ -13,8 +13,11 @@ import type { StageLogger } from '../stage-log';
 
 /** A preview's width, px: a timeline's hover picture, a few kB. */
 export const PREVIEW_WIDTH = 160;
-/** A decode that takes longer is killed: the next segment's key frame comes within seconds. */
-const DECODE_TIMEOUT_MS = 3_000;
+/**
+ * A decode that takes longer is killed (a stuck ffmpeg). At niceness 10 on a saturated machine a
+ * decode of a few tens of ms of CPU gets a few per cent of a core (decision 0111): seconds.
+ */
+const DECODE_TIMEOUT_MS = 10_000;
 /** The decode's niceness: below the recorder, the stage and the cameras (decision 0111). */
 export const PREVIEW_NICE = 10;
 
