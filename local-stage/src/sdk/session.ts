@@ -298,7 +298,7 @@ export class Session {
       id: undefined,
       peer: undefined,
       preferredRid: null,
-      // An offer on standby taken as it is: its media start once it is answered.
+      // An offer on standby taken as it is: its media start as it comes (`resume`).
       ...(takesOffer && offered?.standby ? { stageHolds: true } : {}),
     };
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
