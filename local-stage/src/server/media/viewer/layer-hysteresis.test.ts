@@ -422,45 +422,64 @@ describe('a viewer whose estimate starts low', () => {
 });
 
 describe('a viewer moving down', () => {
-  it('is sent no more of the higher layer from its next frame until the lower key frame', () => {
+  /** A viewer of two layers, the top one first; its key frame requests in `asked`. */
+  const movingViewer = (moveDownAtOnce?: () => boolean) => {
     const asked: string[] = [];
     const q = layer('q');
     const f = layer('f');
     const layers = new VideoLayers([q, f]);
-    let target: VideoLayer = f;
     const viewer = new LayerSwitch({
-      target: () => target,
+      target: () => (target === 'q' ? q : f),
       askKeyFrame: (wanted) => asked.push(wanted.rid ?? ''),
+      moveDownAtOnce,
     });
+    let target: 'q' | 'f' = 'f';
     const key = (width: number) =>
       Buffer.from([0x10, 0, 0, 0, 0x9d, 0x01, 0x2a, width & 0xff, width >> 8, 90, 0]);
     const inter = Buffer.from([0x10, 0x01, 0, 0]);
-    const send = (
-      from: VideoLayer,
-      ssrc: number,
-      sequenceNumber: number,
-      timestamp: number,
-      keyFrame = false,
-    ) => {
+    const send = (from: 'q' | 'f', sequenceNumber: number, timestamp: number, keyFrame = false) => {
+      const sent = from === 'q' ? q : f;
       const rtp = new RtpPacket(
-        new RtpHeader({ ssrc, sequenceNumber, timestamp }),
-        keyFrame ? key(from === f ? 640 : 160) : inter,
+        new RtpHeader({ ssrc: from === 'q' ? 1 : 3, sequenceNumber, timestamp }),
+        keyFrame ? key(from === 'f' ? 640 : 160) : inter,
       );
       const at = timestamp / 90;
-      const start = from.receive(rtp, at);
+      const start = sent.receive(rtp, at);
       layers.update(at);
-      return viewer.accept(rtp, from, start, at) ? rtp.header.sequenceNumber : undefined;
+      return viewer.accept(rtp, sent, start, at) ? rtp.header.sequenceNumber : undefined;
     };
-    send(q, 1, 100, 0, true);
-    expect(send(f, 3, 500, 0, true)).toBe(500);
-    expect(send(f, 3, 501, 3_000)).toBe(501);
-    target = q;
-    expect(send(f, 3, 502, 3_000)).toBe(502); // the frame begun is finished
-    expect(send(f, 3, 503, 6_000)).toBeUndefined();
+    const moveTo = (rid: 'q' | 'f') => {
+      target = rid;
+    };
+    return { viewer, asked, send, moveTo, q };
+  };
+
+  it('is sent no more of the higher layer from its next frame until the lower key frame', () => {
+    const { viewer, asked, send, moveTo, q } = movingViewer();
+    send('q', 100, 0, true);
+    expect(send('f', 500, 0, true)).toBe(500);
+    expect(send('f', 501, 3_000)).toBe(501);
+    moveTo('q');
+    expect(send('f', 502, 3_000)).toBe(502); // the frame begun is finished
+    expect(send('f', 503, 6_000)).toBeUndefined();
     expect(asked).toEqual(['q']);
     expect(viewer.paused).toBe(false); // moving, not paused
-    expect(send(q, 1, 101, 9_000, true)).toBe(503);
+    expect(send('q', 101, 9_000, true)).toBe(503);
     expect(viewer.current).toBe(q);
+  });
+
+  it('to a layer it chose keeps its picture moving on the higher layer until the lower key frame', () => {
+    const { viewer, asked, send, moveTo, q } = movingViewer(() => false);
+    send('q', 100, 0, true);
+    expect(send('f', 500, 0, true)).toBe(500);
+    moveTo('q');
+    // A tile asking for its own size just after its first frame: the top layer goes on.
+    expect(send('f', 501, 3_000)).toBe(501);
+    expect(send('f', 502, 6_000)).toBe(502);
+    expect(asked).toEqual(['q']);
+    expect(send('q', 101, 9_000, true)).toBe(503);
+    expect(viewer.current).toBe(q);
+    expect(send('f', 503, 9_000)).toBeUndefined();
   });
 });
 

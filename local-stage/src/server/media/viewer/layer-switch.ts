@@ -28,6 +28,7 @@ export class LayerSwitch {
   /** Undefined: no layer to choose yet (the current one is kept); null: none (video paused). */
   private readonly target: () => VideoLayer | null | undefined;
   private readonly askKeyFrame: (layer: VideoLayer) => void;
+  private readonly moveDownAtOnce: () => boolean;
   private sequenceOffset = 0;
   private timestampOffset = 0;
   /**
@@ -49,9 +50,16 @@ export class LayerSwitch {
   constructor(options: {
     target: () => VideoLayer | null | undefined;
     askKeyFrame: (layer: VideoLayer) => void;
+    /**
+     * Whether a move down stops the layer above at its next frame (the default: the move is the
+     * estimate's, and the viewer's link is short); false while the viewer chose the layer, whose
+     * picture then goes on until the lower layer's key frame (decision 0069).
+     */
+    moveDownAtOnce?: () => boolean;
   }) {
     this.target = options.target;
     this.askKeyFrame = options.askKeyFrame;
+    this.moveDownAtOnce = options.moveDownAtOnce ?? (() => true);
   }
 
   /** The layer whose key frame the viewer needs: the one it is moving to, else the one it gets. */
@@ -84,13 +92,14 @@ export class LayerSwitch {
       // The first layer's key frame is the join's to ask for (the subscription asks at once).
       if (this.last !== undefined) this.askKeyFrame(target);
     }
-    // Moving down: the layer above is no longer sent (from its next frame), so that what is queued
-    // toward a congested viewer drains and the lower layer's key frame gets through.
+    // Moving down for the link: the layer above is no longer sent (from its next frame), so that
+    // what is queued toward a congested viewer drains and the lower layer's key frame gets through.
     if (
       layer === this.current &&
       this.pending !== undefined &&
       isHigher(layer, this.pending, now) &&
-      this.startsFrame(packet)
+      this.startsFrame(packet) &&
+      this.moveDownAtOnce()
     ) {
       this.current = undefined;
     }

@@ -253,6 +253,8 @@ export class Subscription implements FeedListener {
           ? topArriving(this.publisher.layers, performance.now())
           : this.adaptation.target()),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
+      // A layer the viewer chose: its picture goes on until the chosen layer's key frame.
+      moveDownAtOnce: () => this.adaptation.preferredRid === null,
     });
     this.adaptation = new ViewerAdaptation({
       layers: () => this.publisher.layers,
