@@ -28,6 +28,7 @@ import {
   stayOrSignIn,
   type Page,
 } from './support/firefox';
+import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
 import { expect, test } from './support/fixtures';
 import { localStage } from './support/local-stage';
 
@@ -92,6 +93,34 @@ test('N953AS and N954AS each play their own aircraft in Firefox, with the same s
     await expect
       .poll(async () => (await frameStampIn(page, videoOf(streamId)))?.streamId)
       .toBe(streamId);
+  }
+});
+
+test("in Firefox, the pointer's first move on /home joins the three streams on standby, and a click plays its own without a join more", async () => {
+  const page = await signedInPage();
+  const script = await page.evaluateOnNewDocument(countJoins);
+  try {
+    await page.goto(appUrl('/home'));
+    await page.waitForSelector(named('N953AS: Click to watch stream'), { visible: true });
+    expect(await page.evaluate(joinsOf), 'no join before a sign of life').toEqual({
+      made: 0,
+      open: 0,
+    });
+    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
+      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
+    }
+    await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 3 });
+
+    await page.click(named('N953AS: Click to watch stream'));
+    await expect.poll(() => pathOf(page)).toBe('/player/N953AS');
+    await expectPlayingIn(page, videoOf('N953AS'));
+    await expect
+      .poll(async () => (await frameStampIn(page, videoOf('N953AS')))?.streamId)
+      .toBe('N953AS');
+    // The player plays the standby join of its stream; the other two left with the page.
+    await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 1 });
+  } finally {
+    await page.removeScriptToEvaluateOnNewDocument(script.identifier);
   }
 });
 

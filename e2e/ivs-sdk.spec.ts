@@ -7,6 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import type { Product } from '@tailcam/harness/product';
+import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
 import { expect, test } from './support/fixtures';
 import { InBandRateRules } from '@tailcam/local-stage/codecs/in-band';
 import { closedPort, ivsLikeToken, ivsModeProduct, readIvsSdk } from './support/ivs-mode';
@@ -204,6 +205,31 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     for (const { bytes, repeatCount, reason } of BAD_INSERTS) {
       expect(new InBandRateRules(30, () => 0).check(bytes, repeatCount)).toBe(reason);
     }
+  });
+
+  test('makes no join on standby: the pointer moving on /home opens no connection (IVS bills a participant from its join; AWS simulated)', async ({
+    page,
+  }) => {
+    await page.addInitScript(countJoins);
+    await storeLoginToken(page);
+    const closed = `127.0.0.1:${await closedPort()}`;
+    await answerTokenRequests(
+      page,
+      ivs,
+      await ivsLikeToken({ eventsUrl: `wss://${closed}`, whipUrl: `https://${closed}` }),
+    );
+    await page.goto(`${ivs.baseUrl}/home`);
+    await expect(page.getByRole('link', { name: /N953AS/ })).toBeVisible();
+    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
+      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
+    }
+    // With the local SDK the joins on standby open within ~150 ms (player.spec.ts): a second
+    // with the real one, and none.
+    await page.waitForTimeout(1_000);
+    expect(await page.evaluate(joinsOf)).toEqual({ made: 0, open: 0 });
+    // The page is the app's, and its click still joins: the real SDK opens its connection.
+    await page.getByRole('link', { name: /N953AS/ }).click();
+    await expect.poll(async () => (await page.evaluate(joinsOf)).made).toBeGreaterThan(0);
   });
 
   test("a malformed participant token (AWS simulated) shows 'Stream Unavailable' with the SDK's own message", async ({

@@ -1,8 +1,9 @@
 /**
  * The network lab's one short case in every `npm test` (decision 0064): Tailcam started on the lab's
  * public segment (198.18.1.2), and a viewer behind the lab's masquerading NAT router signs in
- * through the form over plain http, opens N743AS and watches it over WebRTC, Chromium running in
- * the viewer's namespace. The long cases (1:1 NAT, UDP blocked through TURN, WHIP, WHEP) are
+ * through the form over plain http, moves the pointer (the page joins every stream on standby, its
+ * connections through the NAT), opens N743AS and watches it over WebRTC, Chromium running in the
+ * viewer's namespace. The long cases (1:1 NAT, UDP blocked through TURN, WHIP, WHEP) are
  * harness/src/lab/real-networks.long.test.ts. Where the lab cannot be built (not root, no
  * namespaces, a tool missing) it says so loudly and skips.
  */
@@ -15,6 +16,7 @@ import { labSkippedBanner, labSupport } from '@tailcam/harness/lab-support';
 import { NetworkLab } from '@tailcam/harness/network-lab';
 import { playback } from '@tailcam/harness/player';
 import type { Product } from '@tailcam/harness/product';
+import { ARRIVAL_PATH } from './support/arrival';
 import { expect, expectVideoPlaying, test } from './support/fixtures';
 
 const VIEWER = { username: 'nat-viewer', password: 'nat viewer password 1' };
@@ -55,6 +57,17 @@ test('a viewer behind NAT signs in over plain http, opens N743AS and watches it'
   await page.getByLabel('Password').fill(VIEWER.password);
   await page.getByRole('button', { name: 'Sign In' }).click();
   await expect(page).toHaveURL(/\/home$/);
+  // A person's pointer arrives: the page joins the three streams on standby through the NAT
+  // (decision 0112), and the click below shows one of them.
+  for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
+    await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
+  }
+  await expect
+    .poll(async () => {
+      const { sockets, peerConnections } = await started.product.stage.stats();
+      return { sockets, peerConnections };
+    })
+    .toEqual({ sockets: 3, peerConnections: 3 });
   const openedAt = performance.now();
   await page.getByRole('link', { name: /N743AS/ }).click();
   await expect
@@ -62,12 +75,13 @@ test('a viewer behind NAT signs in over plain http, opens N743AS and watches it'
     .toBeGreaterThan(0);
   const firstFrameMs = Math.round(performance.now() - openedAt);
   await expectVideoPlaying(page);
-  // The stage saw the viewer as the NAT router's public address, one peer connection.
+  // The stage saw the viewer as the NAT router's public address, one peer connection: the
+  // standby joins of the other two streams left with the page.
   const { sockets, peerConnections } = await product.stage.stats();
   expect({ sockets, peerConnections }).toEqual({ sockets: 1, peerConnections: 1 });
   console.log(
     `[lab] viewer behind NAT, through the app: first frame ${firstFrameMs} ms after opening ` +
-      `N743AS (its first join: the camera's first key frame included); the case took ` +
+      `N743AS (its join on standby, the camera's first key frame included); the case took ` +
       `${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
   );
 });

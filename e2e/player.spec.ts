@@ -7,6 +7,7 @@ import {
   signInThroughForm,
   test,
 } from './support/fixtures';
+import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
 import { localStage, readFrameStamp } from './support/local-stage';
 
 test.describe('a viewer signing in and watching', () => {
@@ -35,6 +36,32 @@ test.describe('a viewer signing in and watching', () => {
         return { peerConnections: stats.peerConnections, sockets: stats.sockets };
       })
       .toEqual({ peerConnections: 0, sockets: 0 });
+  });
+});
+
+test.describe('a person arriving on the stream list', () => {
+  test("the pointer's first move joins the three streams on standby, and a click plays its own without a join more", async ({
+    page,
+  }) => {
+    await page.addInitScript(countJoins);
+    await signInByApi(page);
+    await page.goto('/home');
+    await expect(page.getByRole('link', { name: /N953AS/ })).toBeVisible();
+    expect(await page.evaluate(joinsOf), 'no join before a sign of life').toEqual({
+      made: 0,
+      open: 0,
+    });
+    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
+      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
+    }
+    await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 3 });
+
+    await page.getByRole('link', { name: /N953AS/ }).click();
+    await expect(page).toHaveURL(/\/player\/N953AS$/);
+    await expectVideoPlaying(page);
+    await expect.poll(async () => (await readFrameStamp(page))?.streamId).toBe('N953AS');
+    // The player plays the standby join of its stream; the other two left with the page.
+    await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 1 });
   });
 });
 

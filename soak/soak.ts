@@ -100,7 +100,7 @@ if (problems.length > 0) {
 }
 const rss = result.processRssMiB;
 console.log(
-  `[soak] passed (${result.browser}): ${result.joins} joins, ${result.leaves} leaves in ${Math.round(result.durationMs / 1000)} s; ` +
+  `[soak] passed (${result.browser}): ${result.joins} joins (${result.joinsAfterArrival} after the pointer moved), ${result.leaves} leaves in ${Math.round(result.durationMs / 1000)} s; ` +
     `0 stage restarts; ${result.cameraKills} camera process kills (${result.joinsDuringCameraRestart.length} joins waited past 20 s for its restart); WHIP publisher on air ${result.whipPublisher.onAir} of ${result.whipPublisher.sessions}; ` +
     `RSS MiB (start → peak → end): stage ${rss.stage.start} → ${rss.stage.peak} → ${rss.stage.end}, ` +
     `cameras ${rss.cameras.start} → ${rss.cameras.peak} → ${rss.cameras.end}, api ${rss.api.start} → ${rss.api.peak} → ${rss.api.end}; ` +

@@ -20,6 +20,8 @@ export interface SoakResult {
   joins: number;
   leaves: number;
   failedJoins: string[];
+  /** Joins clicked after the pointer moved on the page (the app had joined on standby). */
+  joinsAfterArrival: number;
   /** Joins that played only once the camera process, killed on purpose, was back on air. */
   joinsDuringCameraRestart: string[];
   /** The smallest in-page counts seen while a video played: proves the instruments count. */
@@ -113,6 +115,7 @@ export function soakReport(parts: SoakParts): SoakResult {
     joins: viewers.joins,
     leaves: viewers.leaves,
     failedJoins: viewers.failedJoins,
+    joinsAfterArrival: viewers.joinsAfterArrival,
     joinsDuringCameraRestart: viewers.joinsDuringCameraRestart,
     whilePlaying: viewers.whilePlaying ?? NO_COUNTS,
     worstAfterLeave: viewers.worstAfterLeave,

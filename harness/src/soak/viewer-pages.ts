@@ -19,6 +19,8 @@ export interface ViewerPage {
   goto(url: string): Promise<void>;
   /** Clicks the first link whose accessible name matches, once there is one. */
   clickLink(name: RegExp): Promise<void>;
+  /** Moves the pointer across the page, as a person's hand arriving on it does. */
+  movePointer(): Promise<void>;
   /** The path the page is at (the app routes with the History API). */
   path(): Promise<string>;
   evaluate<R>(pageFunction: () => R | Promise<R>): Promise<R>;
@@ -42,6 +44,12 @@ export interface ViewerBrowser {
 
 /** How long a link may take to appear (Playwright's own wait for the Chromium click is alike). */
 const LINK_WAIT_MS = 30_000;
+
+/** Where a moving pointer goes: from the page's top left part towards its middle. */
+const POINTER_PATH = [
+  { x: 40, y: 60 },
+  { x: 200, y: 160 },
+] as const;
 
 export async function launchViewerBrowser(name: SoakBrowserName): Promise<ViewerBrowser> {
   return name === 'firefox'
@@ -72,6 +80,10 @@ function chromiumPage(page: PlaywrightPage): ViewerPage {
       await page.goto(url);
     },
     clickLink: (name) => page.getByRole('link', { name }).click({ timeout: LINK_WAIT_MS }),
+    movePointer: async () => {
+      await page.mouse.move(POINTER_PATH[0].x, POINTER_PATH[0].y);
+      await page.mouse.move(POINTER_PATH[1].x, POINTER_PATH[1].y, { steps: 4 });
+    },
     path: async () => new URL(page.url()).pathname,
     evaluate: (pageFunction) => page.evaluate(pageFunction),
     screenshot: async (path) => {
@@ -125,6 +137,10 @@ function firefoxPage(page: PuppeteerPage): ViewerPage {
       await page.goto(url);
     },
     clickLink,
+    movePointer: async () => {
+      await page.mouse.move(POINTER_PATH[0].x, POINTER_PATH[0].y);
+      await page.mouse.move(POINTER_PATH[1].x, POINTER_PATH[1].y, { steps: 4 });
+    },
     // puppeteer's page.url() over BiDi does not follow Firefox's pushState.
     path: () => page.evaluate(() => location.pathname),
     evaluate: (pageFunction) => page.evaluate(pageFunction) as Promise<never>,

@@ -1,6 +1,7 @@
 /**
  * The soak's viewers: each a page of the real app (in Chromium or Firefox: viewer-pages.ts), joining the aircraft in turn through
- * its cards, watching a random while, and leaving by the app's Back link (every n-th time by
+ * its cards (every other join after the pointer moved on the page a moment before, as a person's
+ * hand arrives, so that it takes a join on standby), watching a random while, and leaving by the app's Back link (every n-th time by
  * closing the tab), with what each leave left open counted in the page; and the 'Watch all' tab
  * open beside them.
  */
@@ -25,6 +26,8 @@ export interface ViewerTally {
   joins: number;
   leaves: number;
   failedJoins: string[];
+  /** Joins clicked after the pointer moved on the page: the app had joined on standby. */
+  joinsAfterArrival: number;
   /** Joins that played only once the camera process, killed on purpose, was back on air. */
   joinsDuringCameraRestart: string[];
   joinMs: number[];
@@ -34,6 +37,9 @@ export interface ViewerTally {
   worstAfterLeave: InPageCounts;
   leavesWithLeftovers: number;
 }
+
+/** How long after the pointer moves the click comes, in a join after a person's arrival. */
+const ARRIVAL_MS: [number, number] = [200, 1_500];
 
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -72,6 +78,7 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
     joins: 0,
     leaves: 0,
     failedJoins: [],
+    joinsAfterArrival: 0,
     joinsDuringCameraRestart: [],
     joinMs: [],
     whilePlaying: undefined,
@@ -98,6 +105,13 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
     for (let round = 0; moreToDo(); round += 1) {
       const streamId = STREAMS[(slot + round) % STREAMS.length]!;
       tally.joins += 1;
+      const afterArrival = round % 2 === 1;
+      if (afterArrival) {
+        // Long enough for the joins on standby to be under way, or done (decision 0112).
+        await page.movePointer();
+        await wait(randomBetween(ARRIVAL_MS));
+        tally.joinsAfterArrival += 1;
+      }
       const joinStarted = Date.now();
       await page.clickLink(new RegExp(streamId));
       if (await waitForPlayback(page, 20_000)) {
@@ -113,7 +127,8 @@ export async function runViewers(run: SoakRun, stageSamples: StageSample[]): Pro
         }
         if (counts.openPeerConnections > 0) tally.whilePlaying = least(tally.whilePlaying, counts);
       } else {
-        const what = `viewer ${slot}, join ${round}, ${streamId} (${await whatThePageShows(page)})`;
+        const how = afterArrival ? ', after the pointer moved' : '';
+        const what = `viewer ${slot}, join ${round}, ${streamId}${how} (${await whatThePageShows(page)})`;
         if (await heldUpByCameraKill(page, joinStarted, Date.now())) {
           tally.joinsDuringCameraRestart.push(what);
         } else {

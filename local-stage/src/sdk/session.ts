@@ -96,6 +96,15 @@ const IN_BAND_WORKER_WAIT_MS = 1_000;
 const { SUBSCRIBED, NOT_SUBSCRIBED, ATTEMPTING_SUBSCRIBE, ERRORED } =
   StageParticipantSubscribeState;
 
+/** A subscription asked for and not yet offered (`how`: on standby, or an offer it takes). */
+const newSubscription = (requestId: string, how: Partial<Subscription>): Subscription => ({
+  requestId,
+  id: undefined,
+  peer: undefined,
+  preferredRid: null,
+  ...how,
+});
+
 export class Session {
   closed = false;
   private readonly participants = new Map<string, RemoteParticipant>();
@@ -293,14 +302,11 @@ export class Session {
     const initialLayer = this.host.initialLayer(participant.info);
     const takesOffer = initialLayer === undefined && this.offers(participant, media, offered);
     const requestId = this.requestIdFor(participant, takesOffer);
-    participant.subscription = {
+    // An offer on standby taken as it is: its media start as it comes (`resume`).
+    participant.subscription = newSubscription(
       requestId,
-      id: undefined,
-      peer: undefined,
-      preferredRid: null,
-      // An offer on standby taken as it is: its media start as it comes (`resume`).
-      ...(takesOffer && offered?.standby ? { stageHolds: true } : {}),
-    };
+      takesOffer && offered?.standby ? { stageHolds: true } : {},
+    );
     this.subscribeState(participant, ATTEMPTING_SUBSCRIBE);
     if (takesOffer) return;
     this.socket.send({
@@ -321,15 +327,11 @@ export class Session {
     if (!media || (!media.audio && !media.video)) return;
     const takesOffer = offered?.standby === true && this.offers(participant, media, offered);
     const requestId = this.requestIdFor(participant, takesOffer);
-    participant.subscription = {
-      requestId,
-      id: undefined,
-      peer: undefined,
-      preferredRid: null,
+    participant.subscription = newSubscription(requestId, {
       hidden: true,
       stageHolds: true,
       media,
-    };
+    });
     if (takesOffer) return;
     this.socket.send({
       type: 'subscribe',

@@ -115,6 +115,13 @@ async function viewer(userId: string, standby: boolean, shownAtStart = !standby)
   return { stage, shown, events, videos };
 }
 
+/** A viewer (as `viewer`) that has joined: the seats are taken in the order of these calls. */
+async function joinedViewer(userId: string, standby: boolean) {
+  const joined = await viewer(userId, standby);
+  await joined.stage.join();
+  return joined;
+}
+
 /** The first frame of `stream` that names the aircraft (its time strip), or an error. */
 function liveFrame(stream: RemoteStageStream, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -185,10 +192,8 @@ describe('a join on standby', { timeout: 30_000 }, () => {
   });
 
   it('yields its seat to a join of its account that shows a stream, and only to one', async () => {
-    const first = await viewer('user-full', true);
-    const second = await viewer('user-full', true);
-    await first.stage.join();
-    await second.stage.join();
+    const first = await joinedViewer('user-full', true);
+    const second = await joinedViewer('user-full', true);
     // The account's two seats are taken by standby joins: a third on standby is refused.
     const third = await viewer('user-full', true);
     await expect(third.stage.join()).rejects.toThrow(/Too many streams/);
@@ -204,13 +209,11 @@ describe('a join on standby', { timeout: 30_000 }, () => {
     expect(second.events).toEqual([]);
     expect(stageStats().participants).toBe(2);
   });
+
   it('takes no seat of another account: that account keeps its pages on standby', async () => {
-    const other = await viewer('user-a', true);
-    await other.stage.join();
-    const first = await viewer('user-b', false);
-    const second = await viewer('user-b', false);
-    await first.stage.join();
-    await second.stage.join();
+    const other = await joinedViewer('user-a', true);
+    await joinedViewer('user-b', false);
+    await joinedViewer('user-b', false);
     const third = await viewer('user-b', false);
     await expect(third.stage.join()).rejects.toThrow(/Too many streams/);
     expect(other.events).toEqual([]);
