@@ -28,7 +28,7 @@ import {
   stayOrSignIn,
   type Page,
 } from './support/firefox';
-import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
+import { arrive, countJoins, joinsOf } from '@tailcam/harness/arrival';
 import { expect, test } from './support/fixtures';
 import { localStage } from './support/local-stage';
 
@@ -106,9 +106,7 @@ test("in Firefox, the pointer's first move on /home joins the three streams on s
       made: 0,
       open: 0,
     });
-    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
-      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
-    }
+    await arrive(page.mouse);
     await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 3 });
 
     await page.click(named('N953AS: Click to watch stream'));

@@ -7,7 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import type { Product } from '@tailcam/harness/product';
-import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
+import { arrive, countJoins, joinsOf } from '@tailcam/harness/arrival';
 import { expect, test } from './support/fixtures';
 import { InBandRateRules } from '@tailcam/local-stage/codecs/in-band';
 import { closedPort, ivsLikeToken, ivsModeProduct, readIvsSdk } from './support/ivs-mode';
@@ -220,9 +220,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     );
     await page.goto(`${ivs.baseUrl}/home`);
     await expect(page.getByRole('link', { name: /N953AS/ })).toBeVisible();
-    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
-      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
-    }
+    await arrive(page.mouse);
     // With the local SDK the joins on standby open within ~150 ms (player.spec.ts): a second
     // with the real one, and none.
     await page.waitForTimeout(1_000);

@@ -16,7 +16,7 @@ import { labSkippedBanner, labSupport } from '@tailcam/harness/lab-support';
 import { NetworkLab } from '@tailcam/harness/network-lab';
 import { playback } from '@tailcam/harness/player';
 import type { Product } from '@tailcam/harness/product';
-import { ARRIVAL_PATH } from './support/arrival';
+import { arrive } from '@tailcam/harness/arrival';
 import { expect, expectVideoPlaying, test } from './support/fixtures';
 
 const VIEWER = { username: 'nat-viewer', password: 'nat viewer password 1' };
@@ -59,9 +59,7 @@ test('a viewer behind NAT signs in over plain http, opens N743AS and watches it'
   await expect(page).toHaveURL(/\/home$/);
   // A person's pointer arrives: the page joins the three streams on standby through the NAT
   // (decision 0112), and the click below shows one of them.
-  for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
-    await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
-  }
+  await arrive(page.mouse);
   await expect
     .poll(async () => {
       const { sockets, peerConnections } = await started.product.stage.stats();

@@ -7,7 +7,7 @@ import {
   signInThroughForm,
   test,
 } from './support/fixtures';
-import { ARRIVAL_PATH, countJoins, joinsOf } from './support/arrival';
+import { arrive, countJoins, joinsOf } from '@tailcam/harness/arrival';
 import { localStage, readFrameStamp } from './support/local-stage';
 
 test.describe('a viewer signing in and watching', () => {
@@ -51,9 +51,7 @@ test.describe('a person arriving on the stream list', () => {
       made: 0,
       open: 0,
     });
-    for (const [index, { x, y }] of ARRIVAL_PATH.entries()) {
-      await page.mouse.move(x, y, { steps: index === 0 ? 1 : 4 });
-    }
+    await arrive(page.mouse);
     await expect.poll(() => page.evaluate(joinsOf)).toEqual({ made: 3, open: 3 });
 
     await page.getByRole('link', { name: /N953AS/ }).click();

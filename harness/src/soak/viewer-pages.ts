@@ -9,6 +9,7 @@
  */
 import type { Browser as PlaywrightBrowser, Page as PlaywrightPage } from '@playwright/test';
 import type { Browser as PuppeteerBrowser, Page as PuppeteerPage } from 'puppeteer-core';
+import { arrive } from '../arrival';
 import { launchChromium } from '../chromium';
 import { launchFirefox } from '../firefox';
 import { pollUntil } from '../poll';
@@ -45,12 +46,6 @@ export interface ViewerBrowser {
 /** How long a link may take to appear (Playwright's own wait for the Chromium click is alike). */
 const LINK_WAIT_MS = 30_000;
 
-/** Where a moving pointer goes: from the page's top left part towards its middle. */
-const POINTER_PATH = [
-  { x: 40, y: 60 },
-  { x: 200, y: 160 },
-] as const;
-
 export async function launchViewerBrowser(name: SoakBrowserName): Promise<ViewerBrowser> {
   return name === 'firefox'
     ? firefoxViewers(await launchFirefox())
@@ -80,10 +75,7 @@ function chromiumPage(page: PlaywrightPage): ViewerPage {
       await page.goto(url);
     },
     clickLink: (name) => page.getByRole('link', { name }).click({ timeout: LINK_WAIT_MS }),
-    movePointer: async () => {
-      await page.mouse.move(POINTER_PATH[0].x, POINTER_PATH[0].y);
-      await page.mouse.move(POINTER_PATH[1].x, POINTER_PATH[1].y, { steps: 4 });
-    },
+    movePointer: () => arrive(page.mouse),
     path: async () => new URL(page.url()).pathname,
     evaluate: (pageFunction) => page.evaluate(pageFunction),
     screenshot: async (path) => {
@@ -137,10 +129,7 @@ function firefoxPage(page: PuppeteerPage): ViewerPage {
       await page.goto(url);
     },
     clickLink,
-    movePointer: async () => {
-      await page.mouse.move(POINTER_PATH[0].x, POINTER_PATH[0].y);
-      await page.mouse.move(POINTER_PATH[1].x, POINTER_PATH[1].y, { steps: 4 });
-    },
+    movePointer: () => arrive(page.mouse),
     // puppeteer's page.url() over BiDi does not follow Firefox's pushState.
     path: () => page.evaluate(() => location.pathname),
     evaluate: (pageFunction) => page.evaluate(pageFunction) as Promise<never>,

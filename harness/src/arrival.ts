@@ -6,10 +6,22 @@
  */
 
 /** Where the arriving pointer goes: from the page's top left part towards its middle. */
-export const ARRIVAL_PATH = [
+const ARRIVAL_PATH = [
   { x: 40, y: 60 },
   { x: 200, y: 160 },
 ] as const;
+
+/** Playwright's and puppeteer's `page.mouse` alike. */
+interface Mouse {
+  move(x: number, y: number, options?: { steps?: number }): Promise<void>;
+}
+
+/** Moves the pointer across the page, away from every link, as a person's hand arrives. */
+export async function arrive(mouse: Mouse): Promise<void> {
+  const [from, to] = ARRIVAL_PATH;
+  await mouse.move(from.x, from.y);
+  await mouse.move(to.x, to.y, { steps: 4 });
+}
 
 export interface Joins {
   /** Joins the page made (WebSockets opened). */
