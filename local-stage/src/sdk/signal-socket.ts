@@ -34,13 +34,20 @@ export class SignalSocket {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-  /** Closes it as a normal ending (the stage releases what hung off it); says nothing more. */
+  /**
+   * Closes it as a normal ending (the stage releases what hung off it); says nothing more. One
+   * still connecting is closed once open: closed before, the browser reports a failed connection
+   * as a page error (Firefox: "can't establish a connection", and "interrupted while the page was
+   * loading"), which a join on standby left at a click must not cost (decision 0112).
+   */
   close(reason: string): void {
     const socket = this.socket;
     socket.onopen = null;
     socket.onmessage = null;
     socket.onclose = null;
-    if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
+    if (socket.readyState === WebSocket.CONNECTING) {
+      socket.onopen = () => socket.close(CLOSE_CODES.normal, reason);
+    } else if (socket.readyState === WebSocket.OPEN) {
       socket.close(CLOSE_CODES.normal, reason);
     }
   }
