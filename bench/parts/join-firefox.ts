@@ -4,14 +4,18 @@
  * click (puppeteer's: press and release together), the same 1 s after the pointer first moved on
  * the page (a person's arrival: the joins on standby, decision 0112), and one after the pointer
  * rested on the card 150 ms. The same page probe stamps the release and the first frame
- * (requestVideoFrameCallback). Run when asked for (`--only=join-firefox`); skipped, with a row
+ * (requestVideoFrameCallback). And 'Watch all' beside Chromium's player part: every tile's first
+ * frame after an instant click on its link, and after a person's arrival (bench/page/tile-probe.ts
+ * stamps them). Run when asked for (`--only=join-firefox`); skipped, with a row
  * saying so, when Firefox is not installed.
  */
 import { launchFirefox, firefoxMissingReason } from '@tailcam/harness/firefox';
+import { bundleForPage } from '@tailcam/harness/page-scripts';
 import { pollUntil } from '@tailcam/harness/poll';
+import { signInScript } from '@tailcam/harness/sign-in';
 import { median, p95 } from '@tailcam/harness/stats';
 import { STREAM_IDS } from '@tailcam/protocol/streams';
-import type { Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import type { BenchContext } from '../lib/context';
 import { pageProbe, type JoinMarks } from '../lib/page-probe';
 import type { BenchRow } from '../lib/result';
@@ -68,6 +72,65 @@ async function measureClick(
   return (join.firstFrameAt ?? Number.NaN) - join.clickAt;
 }
 
+/** A click on 'Watch all' (after a person's arrival, if asked): each tile's first frame after it. */
+async function measureWatchAll(page: Page, url: string, { arrivalMs = 0 }: ClickWay) {
+  await page.goto(url);
+  const link = 'a[href="/watch-all"]';
+  await until(() => page.evaluate((selector) => !!document.querySelector(selector), link), link);
+  if (arrivalMs > 0) {
+    await page.mouse.move(2, 300);
+    await new Promise((resolve) => setTimeout(resolve, arrivalMs));
+  }
+  await page.click(link);
+  const tiles = () =>
+    page.evaluate(() =>
+      Object.values(window.__tiles).map(
+        (tile) => (tile.firstFrameAt ?? NaN) - (window.__clickAt ?? NaN),
+      ),
+    );
+  await until(async () => {
+    const times = await tiles();
+    return times.length === STREAM_IDS.length && times.every((time) => !Number.isNaN(time));
+  }, 'first frame of every tile');
+  return tiles();
+}
+
+/** 'Watch all' in Firefox, each mode `bench.options.joins` rounds: every tile's first frame. */
+async function watchAllRows(
+  browser: Browser,
+  bench: BenchContext,
+  version: string,
+): Promise<BenchRow[]> {
+  const page = await browser.newPage();
+  await page.evaluateOnNewDocument(signInScript(bench.loginToken));
+  await page.evaluateOnNewDocument(await bundleForPage('bench/page/tile-probe.ts'));
+  const url = `${bench.product.baseUrl}/home`;
+  const rows: BenchRow[] = [];
+  const modes: [string, ClickWay][] = [
+    ['an instant click on its link', {}],
+    [`the same, the pointer moved on the page ${ARRIVAL_MS} ms before`, { arrivalMs: ARRIVAL_MS }],
+  ];
+  for (const [mode, way] of modes) {
+    const times: number[] = [];
+    // One unrecorded round first, as for the joins.
+    for (let index = -1; index < bench.options.joins; index += 1) {
+      const round = await measureWatchAll(page, url, way);
+      if (index >= 0) times.push(...round);
+    }
+    rows.push({
+      part: 'join-firefox',
+      what: `Watch all, every tile's first frame, Firefox (${mode}, ${times.length / STREAM_IDS.length} rounds)`,
+      target: '(beside Chromium)',
+      median: `${round(median(times))} ms`,
+      p95: `${round(p95(times))} ms`,
+      pass: undefined,
+      note: version,
+    });
+  }
+  await page.close();
+  return rows;
+}
+
 export async function runJoinFirefox(bench: BenchContext): Promise<BenchRow[]> {
   const missing = firefoxMissingReason();
   if (missing) {
@@ -115,6 +178,7 @@ export async function runJoinFirefox(bench: BenchContext): Promise<BenchRow[]> {
         note: version,
       });
     }
+    rows.push(...(await watchAllRows(browser, bench, version)));
     return rows;
   } finally {
     await browser.close();
