@@ -253,8 +253,9 @@ export class Subscription implements FeedListener {
           ? topArriving(this.publisher.layers, performance.now())
           : this.adaptation.target()),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
-      // A layer the viewer chose: its picture goes on until the chosen layer's key frame.
-      moveDownAtOnce: () => this.adaptation.preferredRid === null,
+      // A layer the viewer chose (and arriving): its picture goes on until that layer's key
+      // frame. A chosen layer that stopped leaves the choice to the estimate, as its moves.
+      moveDownAtOnce: () => this.adaptation.preferredRid === null || !this.preferredLayer(),
     });
     this.adaptation = new ViewerAdaptation({
       layers: () => this.publisher.layers,
