@@ -481,6 +481,21 @@ describe('a viewer moving down', () => {
     expect(viewer.current).toBe(q);
     expect(send('f', 503, 9_000)).toBeUndefined();
   });
+
+  it('that chose a layer and then its own again before the move is left where it was', () => {
+    const { viewer, asked, send, moveTo } = movingViewer(() => false);
+    send('q', 100, 0, true);
+    expect(send('f', 500, 0, true)).toBe(500);
+    moveTo('q');
+    expect(send('f', 501, 3_000)).toBe(501);
+    moveTo('f');
+    expect(send('f', 502, 6_000)).toBe(502);
+    // The lower key frame that comes after all: no move, nothing asked for again.
+    expect(send('q', 101, 9_000, true)).toBeUndefined();
+    expect(send('f', 503, 9_000)).toBe(503);
+    expect(viewer.switches).toBe(0);
+    expect(asked).toEqual(['q']);
+  });
 });
 
 describe('a layer the publisher pauses', () => {

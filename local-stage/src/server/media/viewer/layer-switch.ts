@@ -91,9 +91,14 @@ export class LayerSwitch {
       this.pending = target;
       // The first layer's key frame is the join's to ask for (the subscription asks at once).
       if (this.last !== undefined) this.askKeyFrame(target);
+    } else if (target !== undefined && target === this.current) {
+      // Back to the layer forwarded before the move was made: the move is off.
+      this.pending = undefined;
     }
     // Moving down for the link: the layer above is no longer sent (from its next frame), so that
     // what is queued toward a congested viewer drains and the lower layer's key frame gets through.
+    // A move down the viewer chose goes on forwarding it, and its key frame's first packet may
+    // then cut one of its frames short: the viewer drops that frame, as at a move up.
     if (
       layer === this.current &&
       this.pending !== undefined &&

@@ -253,9 +253,17 @@ export class Subscription implements FeedListener {
           ? topArriving(this.publisher.layers, performance.now())
           : this.adaptation.target()),
       askKeyFrame: (layer) => this.publisher.requestKeyFrame(false, layer),
-      // A layer the viewer chose (and arriving): its picture goes on until that layer's key
-      // frame. A chosen layer that stopped leaves the choice to the estimate, as its moves.
-      moveDownAtOnce: () => this.adaptation.preferredRid === null || !this.preferredLayer(),
+      // A layer the viewer chose (and arriving), on a link that carries the layer it gets: its
+      // picture goes on until the chosen layer's key frame. Else the move is the link's.
+      moveDownAtOnce: () => {
+        const current = this.layerSwitch.current;
+        return (
+          this.adaptation.preferredRid === null ||
+          !this.preferredLayer() ||
+          current === undefined ||
+          !this.adaptation.carries(current)
+        );
+      },
     });
     this.adaptation = new ViewerAdaptation({
       layers: () => this.publisher.layers,

@@ -284,6 +284,18 @@ describe('a viewer whose receiver reports show loss', () => {
     expect(viewer.estimate()).toBe(2_000_000);
   });
 
+  it('says its link carries a layer while no loss shows and its estimate, once known, reaches it', () => {
+    const { f, viewer, report } = lossyViewer();
+    expect(viewer.carries(f, 2_000)).toBe(true); // nothing known against it yet
+    viewer.onRtcp(report(100, 25), 2_000);
+    expect(viewer.carries(f, 2_000)).toBe(false); // a quarter of 1 Mbit/s lost
+    viewer.onRtcp(report(100, 0), 2_100);
+    viewer.onRtcp(remb(400_000), 2_100);
+    expect(viewer.carries(f, 2_100)).toBe(false); // 1 Mbit/s on 400 kbit/s
+    viewer.onRtcp(remb(2_000_000), 2_200);
+    expect(viewer.carries(f, 2_200)).toBe(true);
+  });
+
   it('counts all the link was offered: the retransmissions and audio sent beside the layer', () => {
     const { f, viewer, report } = lossyViewer();
     // Over the second before the report: 500 kbit/s sent again for NACKs, 50 kbit/s of audio.

@@ -205,6 +205,15 @@ export class ViewerAdaptation {
     return expected < LOSS_MIN_PACKETS ? undefined : Math.min(Math.max(lost / expected, 0), 1);
   }
 
+  /**
+   * Whether the viewer's link carries `layer`: no loss on it now, and its estimate (when there is
+   * one yet) at least the layer's bitrate.
+   */
+  carries(layer: VideoLayer, now = performance.now()): boolean {
+    const estimate = this.estimate();
+    return !this.lossy && (estimate === undefined || estimate >= layer.bitrate(now));
+  }
+
   /** Whether the viewer's video is paused: not even the lowest layer fits its link. */
   get videoPaused(): boolean {
     return this.pausedValue;
