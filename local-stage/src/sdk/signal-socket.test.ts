@@ -15,6 +15,8 @@ import { SignalSocket } from './signal-socket';
 installBrowserGlobals({ WebSocket });
 
 interface Seen {
+  /** Upgrades never answered whose connection the client closed. */
+  givenUp: number;
   connections: number;
   messages: number;
   closes: { code: number; reason: string }[];
@@ -25,12 +27,23 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close();
 });
 
-/** A server that answers each upgrade after `delayMs`, and records what reaches it. */
+const NEVER = -1;
+
+/** A server that answers each upgrade after `delayMs` (or never), and records what reaches it. */
 async function server(delayMs: number): Promise<{ url: string; seen: Seen }> {
-  const seen: Seen = { connections: 0, messages: 0, closes: [] };
+  const seen: Seen = { givenUp: 0, connections: 0, messages: 0, closes: [] };
   const http = createServer();
   const sockets = new WebSocketServer({ noServer: true });
   http.on('upgrade', (request, socket, head) => {
+    if (delayMs === NEVER) {
+      // Read, so that the client's end of the connection is seen.
+      socket.on('end', () => {
+        seen.givenUp += 1;
+        socket.destroy();
+      });
+      socket.resume();
+      return;
+    }
     setTimeout(() => {
       sockets.handleUpgrade(request, socket, head, (client) => {
         seen.connections += 1;
@@ -56,6 +69,7 @@ it('closed while it connects: the server sees it open and close normally, with t
   socket.close('left before it opened');
   await waitUntil(() => seen.closes.length === 1, 'the close at the server', 5_000);
   expect(seen).toEqual({
+    givenUp: 0,
     connections: 1,
     messages: 0,
     closes: [{ code: CLOSE_CODES.normal, reason: 'left before it opened' }],
@@ -70,4 +84,15 @@ it('closed once open: closes at once, normally', async () => {
   socket.close('done');
   await waitUntil(() => seen.closes.length === 1, 'the close at the server', 5_000);
   expect(seen.closes).toEqual([{ code: CLOSE_CODES.normal, reason: 'done' }]);
+});
+
+it('left while it connects to a server that never answers: given up after its limit', async () => {
+  const { url, seen } = await server(NEVER);
+  const socket = new SignalSocket(url, 200);
+  const said: string[] = [];
+  socket.onClose = () => said.push('close');
+  socket.close('left before it opened');
+  await waitUntil(() => seen.givenUp === 1, 'the connection given up', 5_000);
+  expect(seen.connections).toBe(0);
+  expect(said).toEqual([]);
 });

@@ -7,6 +7,13 @@
 import { CLOSE_CODES, type ClientMessage, type StageMessage } from '../signalling';
 import { parseStageMessage } from './messages';
 
+/**
+ * How long a socket left while it connects may go on connecting before it is given up (closed
+ * then, at the cost of the browser's page error): browsers open one socket to a host at a time,
+ * and a next join to the same stage would wait behind it.
+ */
+export const LEFT_CONNECTING_MS = 5_000;
+
 export class SignalSocket {
   onOpen = (): void => undefined;
   onMessage = (_message: StageMessage): void => undefined;
@@ -15,7 +22,10 @@ export class SignalSocket {
   private readonly socket: WebSocket;
 
   /** Throws when the URL is not one a WebSocket can open. */
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly leftConnectingMs = LEFT_CONNECTING_MS,
+  ) {
     const socket = new WebSocket(url);
     this.socket = socket;
     socket.onopen = () => this.onOpen();
@@ -46,7 +56,12 @@ export class SignalSocket {
     socket.onmessage = null;
     socket.onclose = null;
     if (socket.readyState === WebSocket.CONNECTING) {
-      socket.onopen = () => socket.close(CLOSE_CODES.normal, reason);
+      const giveUp = setTimeout(() => socket.close(), this.leftConnectingMs);
+      socket.onopen = () => {
+        clearTimeout(giveUp);
+        socket.close(CLOSE_CODES.normal, reason);
+      };
+      socket.onerror = () => clearTimeout(giveUp);
     } else if (socket.readyState === WebSocket.OPEN) {
       socket.close(CLOSE_CODES.normal, reason);
     }
