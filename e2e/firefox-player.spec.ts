@@ -100,8 +100,12 @@ test("in Firefox, the pointer's first move on /home joins the three streams on s
   const page = await signedInPage();
   const script = await page.evaluateOnNewDocument(countJoins);
   try {
+    // The pointer off every card first: the tests before left it where a card draws.
+    await page.mouse.move(0, 0);
     await page.goto(appUrl('/home'));
     await page.waitForSelector(named('N953AS: Click to watch stream'), { visible: true });
+    // Long enough for joins on standby, had anything started them (150 ms, then a token each).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await page.evaluate(joinsOf), 'no join before a sign of life').toEqual({
       made: 0,
       open: 0,

@@ -94,10 +94,14 @@ async function storeLoginToken(page: Page) {
   await page.addInitScript(() => localStorage.setItem('token', 'e2e-login-token'));
 }
 
+/** Answers the page's participant token requests with `participantToken`; counts them. */
 async function answerTokenRequests(page: Page, server: Product, participantToken: string) {
-  await page.route(`${server.baseUrl}/api/token`, (route) =>
-    route.fulfill({ status: 200, json: { token: participantToken } }),
-  );
+  const asked = { count: 0 };
+  await page.route(`${server.baseUrl}/api/token`, (route) => {
+    asked.count += 1;
+    return route.fulfill({ status: 200, json: { token: participantToken } });
+  });
+  return asked;
 }
 
 test.describe('the real Amazon IVS Web Broadcast SDK', () => {
@@ -213,7 +217,7 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     await page.addInitScript(countJoins);
     await storeLoginToken(page);
     const closed = `127.0.0.1:${await closedPort()}`;
-    await answerTokenRequests(
+    const tokens = await answerTokenRequests(
       page,
       ivs,
       await ivsLikeToken({ eventsUrl: `wss://${closed}`, whipUrl: `https://${closed}` }),
@@ -221,12 +225,14 @@ test.describe('the real Amazon IVS Web Broadcast SDK', () => {
     await page.goto(`${ivs.baseUrl}/home`);
     await expect(page.getByRole('link', { name: /N953AS/ })).toBeVisible();
     await arrive(page.mouse);
-    // With the local SDK the joins on standby open within ~150 ms (player.spec.ts): a second
-    // with the real one, and none.
-    await page.waitForTimeout(1_000);
+    // With the local SDK the joins on standby start 150 ms after the move, each with its token
+    // (player.spec.ts): two seconds with the real one, and no token asked for, no socket.
+    await page.waitForTimeout(2_000);
+    expect(tokens.count).toBe(0);
     expect(await page.evaluate(joinsOf)).toEqual({ made: 0, open: 0 });
-    // The page is the app's, and its click still joins: the real SDK opens its connection.
+    // The page is the app's, and its click still joins: a token, then the real SDK's connection.
     await page.getByRole('link', { name: /N953AS/ }).click();
+    await expect.poll(() => tokens.count).toBeGreaterThan(0);
     await expect.poll(async () => (await page.evaluate(joinsOf)).made).toBeGreaterThan(0);
   });
 

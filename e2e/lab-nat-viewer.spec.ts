@@ -75,8 +75,12 @@ test('a viewer behind NAT signs in over plain http, opens N743AS and watches it'
   await expectVideoPlaying(page);
   // The stage saw the viewer as the NAT router's public address, one peer connection: the
   // standby joins of the other two streams left with the page.
-  const { sockets, peerConnections } = await product.stage.stats();
-  expect({ sockets, peerConnections }).toEqual({ sockets: 1, peerConnections: 1 });
+  await expect
+    .poll(async () => {
+      const { sockets, peerConnections } = await started.product.stage.stats();
+      return { sockets, peerConnections };
+    })
+    .toEqual({ sockets: 1, peerConnections: 1 });
   console.log(
     `[lab] viewer behind NAT, through the app: first frame ${firstFrameMs} ms after opening ` +
       `N743AS (its join on standby, the camera's first key frame included); the case took ` +

@@ -47,6 +47,8 @@ test.describe('a person arriving on the stream list', () => {
     await signInByApi(page);
     await page.goto('/home');
     await expect(page.getByRole('link', { name: /N953AS/ })).toBeVisible();
+    // Long enough for joins on standby, had anything started them (150 ms, then a token each).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await page.evaluate(joinsOf), 'no join before a sign of life').toEqual({
       made: 0,
       open: 0,

@@ -49,6 +49,8 @@ async function measureClick(
   streamId: string,
   { arrivalMs = 0, hoverMs = 0 }: ClickWay,
 ) {
+  // The pointer off the cards and links first: the last round left it on the one it clicked.
+  await page.mouse.move(0, 0);
   await page.goto(url);
   const card = `a[href="/player/${streamId}"]`;
   await until(() => page.evaluate((selector) => !!document.querySelector(selector), card), card);
@@ -74,6 +76,8 @@ async function measureClick(
 
 /** A click on 'Watch all' (after a person's arrival, if asked): each tile's first frame after it. */
 async function measureWatchAll(page: Page, url: string, { arrivalMs = 0 }: ClickWay) {
+  // The pointer off the cards and links first: the last round left it on the one it clicked.
+  await page.mouse.move(0, 0);
   await page.goto(url);
   const link = 'a[href="/watch-all"]';
   await until(() => page.evaluate((selector) => !!document.querySelector(selector), link), link);
