@@ -59,8 +59,9 @@ test('6 joins and leaves by 3 viewers beside a Watch all tab, a camera process k
     cameraViewers: 0,
     thumbnailSessions: 0,
   });
-  // Three viewers and the three tiles of the Watch all tab (and the WHIP publisher's session).
-  expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(7);
+  // Three viewers, each holding up to three joins on standby while its pointer has moved and it
+  // has not yet clicked, the three tiles of the Watch all tab and the WHIP publisher's session.
+  expect(result.maxConcurrentPeerConnections).toBeLessThanOrEqual(3 * 3 + 3 + 1);
   expect(result.multiViewTilesPlayingAtEnd).toBe(3);
   expect(result.stageRestarts).toBe(0);
   expect(result.whipPublisher.failures).toEqual([]);
